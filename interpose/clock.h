@@ -1,0 +1,26 @@
+// The one host clock every vprof timestamp is on.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace vprof {
+
+// CLOCK_MONOTONIC: shared by every process of a host, never steps, and read
+// through the vDSO (no system call). Recorded in the run header as
+// CLOCK_DOMAIN_MONOTONIC; periodic ClockSample packets pair it with
+// CLOCK_REALTIME so hosts can be aligned later.
+inline uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+inline uint64_t realtime_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace vprof

@@ -1,0 +1,256 @@
+// Initialisation, the writer thread, and the ends of a process: exit,
+// SIGTERM/SIGINT, fork.
+//
+// Locks: the flush lock (g_flushing) is the only lock on the write path. It is
+// a spin flag rather than a mutex so that a signal handler can try it with a
+// timeout, and so a forked child can simply reset it. It is never held across
+// a call into the host program or a library other than libc.
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+
+#include "clock.h"
+#include "log.h"
+#include "run_info.h"
+#include "runtime.h"
+#include "settings.h"
+#include "thread_buffers.h"
+#include "trace_writer.h"
+#include "comm_registry.h"
+
+namespace vprof {
+
+std::atomic<RunState> g_run_state{RunState::kUninitialised};
+
+namespace {
+
+// All created once by initialise() and never destroyed (see log.h).
+Settings* g_settings = nullptr;
+RunInfo* g_run = nullptr;
+TraceWriter* g_writer = nullptr;
+uint64_t g_window_origin_ns = 0;
+
+std::atomic<bool> g_flushing{false};
+thread_local bool t_is_writer = false;
+
+struct sigaction g_previous_term, g_previous_int;
+
+void sleep_ns(uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+// Async-signal-safe: atomics and nanosleep only.
+bool lock_flush(uint64_t timeout_ns) {
+  uint64_t deadline = now_ns() + timeout_ns;
+  while (g_flushing.exchange(true, std::memory_order_acquire)) {
+    if (now_ns() > deadline) return false;
+    sleep_ns(50000);
+  }
+  return true;
+}
+void unlock_flush() { g_flushing.store(false, std::memory_order_release); }
+
+void disable(const char* why) {
+  RunState prev = g_run_state.exchange(RunState::kDisabled);
+  if (prev != RunState::kDisabled) {
+    log().warn("{}; profiling is off for this process, which runs on unaffected", why);
+  }
+}
+
+void end_trace(EndReason reason, int signal, uint64_t timeout_ns) {
+  if (!lock_flush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
+  if (!g_writer->finish(reason, signal) && reason != EndReason::kSignal) disable(g_writer->error());
+  unlock_flush();
+}
+
+void* writer_main(void*) {
+  t_is_writer = true;
+  const uint64_t flush_ns = uint64_t{g_settings->flush_interval_ms} * 1000000ull;
+  const uint64_t tick_ns = flush_ns < 10000000ull ? flush_ns : 10000000ull;
+  const uint64_t start_ns = g_window_origin_ns + static_cast<uint64_t>(g_settings->start_after_s * 1e9);
+  const uint64_t stop_ns = g_settings->stop_after_s > 0
+      ? g_window_origin_ns + static_cast<uint64_t>(g_settings->stop_after_s * 1e9)
+      : 0;
+  uint64_t next_flush = now_ns() + flush_ns;
+  for (;;) {
+    sleep_ns(tick_ns);
+    uint64_t now = now_ns();
+    RunState state = g_run_state.load();
+    if (state == RunState::kWaiting && now >= start_ns) {
+      RunState expected = RunState::kWaiting;
+      g_run_state.compare_exchange_strong(expected, RunState::kRecording);
+      state = RunState::kRecording;
+    }
+    if (state != RunState::kWaiting && state != RunState::kRecording) return nullptr;
+    if (stop_ns && now >= stop_ns) {
+      RunState expected = RunState::kRecording;
+      if (g_run_state.compare_exchange_strong(expected, RunState::kFinished)) {
+        end_trace(EndReason::kWindowEnd, 0, 2000000000ull);
+      }
+      return nullptr;
+    }
+    if (!lock_flush(tick_ns)) continue;
+    bool ok = true;
+    if (now >= next_flush) {
+      ok = g_writer->flush();
+      next_flush = now + flush_ns;
+    } else {
+      ok = g_writer->drain();
+    }
+    unlock_flush();
+    if (!ok) {
+      disable(g_writer->error());
+      return nullptr;
+    }
+  }
+}
+
+bool start_writer() {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  // Signals belong to the application's threads, not ours.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&thread, &attr, writer_main, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+  if (rc == 0) pthread_setname_np(thread, "vprof-writer");
+  return rc == 0;
+}
+
+void on_exit() {
+  RunState s = g_run_state.load();
+  if (s != RunState::kWaiting && s != RunState::kRecording) return;
+  g_run_state.store(RunState::kFinished);
+  end_trace(EndReason::kExit, 0, 2000000000ull);
+}
+
+void chain_signal(int sig, const struct sigaction& previous, siginfo_t* info, void* ctx) {
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(sig, info, ctx);
+  } else {
+    previous.sa_handler(sig);
+  }
+}
+
+void on_signal(int sig, siginfo_t* info, void* ctx) {
+  const struct sigaction& previous = sig == SIGTERM ? g_previous_term : g_previous_int;
+  if (previous.sa_handler == SIG_DFL && !(previous.sa_flags & SA_SIGINFO)) {
+    // The signal would end the process: end the trace, then die of it.
+    RunState s = g_run_state.load();
+    if (!t_is_writer && (s == RunState::kWaiting || s == RunState::kRecording)) {
+      g_run_state.store(RunState::kFinished);
+      end_trace(EndReason::kSignal, sig, 500000000ull);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);  // delivered when this handler returns
+    return;
+  }
+  // The program handles the signal itself and may well carry on: flush what
+  // is buffered, leave the trace open, and let its handler run.
+  if (!t_is_writer && lock_flush(500000000ull)) {
+    g_writer->flush();
+    unlock_flush();
+  }
+  chain_signal(sig, previous, info, ctx);
+}
+
+void install_signal(int sig, struct sigaction* previous) {
+  struct sigaction now{};
+  if (sigaction(sig, nullptr, &now) != 0) return;
+  if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN) return;  // nohup & co.
+  struct sigaction ours{};
+  ours.sa_sigaction = on_signal;
+  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&ours.sa_mask);
+  sigaction(sig, &ours, previous);
+}
+
+// A forked child has one thread (the forker) and copies of every lock, some
+// possibly held by threads that do not exist in it. Reset, never wait.
+void on_fork_child() {
+  RunState s = g_run_state.load();
+  if (s != RunState::kWaiting && s != RunState::kRecording) return;
+  g_flushing.store(false);
+  thread_buffers().reset_in_child();
+  comm_registry().reset_in_child();
+  g_run->pid = getpid();
+  g_run->ppid = getppid();
+  g_run->forked_child = true;
+  g_run->start_ns = now_ns();
+  g_run->start_realtime_ns = realtime_ns();
+  g_writer->reset_in_child(g_run);
+  if (!start_writer()) disable("cannot start the writer thread in a forked child");
+}
+
+void initialise() {
+  SettingsResult parsed = parse_settings([](const char* n) -> const char* { return getenv(n); });
+  init_log(parsed.settings.log_level);
+  if (!parsed.error.empty()) {
+    disable(parsed.error.c_str());
+    return;
+  }
+  if (!parsed.settings.enabled) {
+    g_run_state.store(RunState::kDisabled);
+    return;
+  }
+  g_settings = new Settings(parsed.settings);
+  g_run = new RunInfo(collect_run_info());
+  g_window_origin_ns = g_run->start_ns;
+  g_writer = new TraceWriter;
+  if (!g_writer->init(*g_settings, g_run)) {
+    disable(g_writer->error());
+    return;
+  }
+  size_t records = size_t{g_settings->buffer_kib} * 1024 / sizeof(NcclRecord);
+  thread_buffers().configure(records);
+  g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
+  if (!start_writer()) {
+    disable("cannot start the writer thread");
+    return;
+  }
+  std::atexit(on_exit);
+  install_signal(SIGTERM, &g_previous_term);
+  install_signal(SIGINT, &g_previous_int);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  log().debug("recording to {} (flush every {} ms)", g_settings->output_dir,
+              g_settings->flush_interval_ms);
+}
+
+}  // namespace
+
+void ensure_initialized() {
+  if (g_run_state.load(std::memory_order_acquire) != RunState::kUninitialised) return;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    try {
+      initialise();
+    } catch (const std::exception& e) {
+      disable(e.what());
+    } catch (...) {
+      disable("internal error during initialisation");
+    }
+  });
+}
+
+void submit(const NcclRecord& r) {
+  ThreadBuffer* b = thread_buffers().current();
+  if (!b) {
+    thread_buffers().count_lost_without_buffer();
+    return;
+  }
+  b->nccl.push(r);
+}
+
+}  // namespace vprof

@@ -1,0 +1,71 @@
+#include "log.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
+
+namespace vprof {
+namespace {
+
+// Writes each formatted line with one write(2) on fd 2: no FILE* buffering
+// shared with the host program, and lines from different threads stay whole.
+class StderrFdSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    const char* p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+      ssize_t n = ::write(STDERR_FILENO, p, left);
+      if (n <= 0) return;  // nowhere to report a failure to report
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  void flush_() override {}
+};
+
+spdlog::level::level_enum to_spdlog(LogLevel l) {
+  switch (l) {
+    case LogLevel::kTrace: return spdlog::level::trace;
+    case LogLevel::kDebug: return spdlog::level::debug;
+    case LogLevel::kInfo: return spdlog::level::info;
+    case LogLevel::kWarn: return spdlog::level::warn;
+    case LogLevel::kError: return spdlog::level::err;
+    case LogLevel::kOff: return spdlog::level::off;
+  }
+  return spdlog::level::warn;
+}
+
+std::atomic<spdlog::logger*> g_logger{nullptr};
+
+spdlog::logger* make_logger(LogLevel level) {
+  // Leaked on purpose: see log.h.
+  auto* logger = new spdlog::logger("vprof", std::make_shared<StderrFdSink>());
+  // %P is the process id, %l the level name.
+  logger->set_pattern("vprof: %P %l: %v");
+  logger->set_level(to_spdlog(level));
+  return logger;
+}
+
+}  // namespace
+
+void init_log(LogLevel level) {
+  static std::once_flag once;
+  std::call_once(once, [level] { g_logger.store(make_logger(level), std::memory_order_release); });
+}
+
+spdlog::logger& log() {
+  spdlog::logger* l = g_logger.load(std::memory_order_acquire);
+  if (!l) {
+    init_log(LogLevel::kWarn);
+    l = g_logger.load(std::memory_order_acquire);
+  }
+  return *l;
+}
+
+}  // namespace vprof

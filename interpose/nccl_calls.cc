@@ -1,0 +1,222 @@
+#include "nccl_calls.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <new>
+
+#include "log.h"
+#include "nccl_functions.h"
+
+namespace vprof {
+namespace {
+
+// ncclGroupStart nesting of this thread (NCCL's group state is per thread).
+thread_local uint32_t t_group_depth = 0;
+
+// The largest communicator for which per-peer send/recv counters are kept.
+constexpr uint32_t kMaxP2pPeers = 1u << 20;
+
+using CommQuery = ncclResult_t (*)(const ncclComm_t, int*);
+
+int query_comm(const char* fn_name, std::atomic<void*>& cache, ncclComm_t comm) {
+  void* fn = cache.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = real_nccl_aux(fn_name);
+    if (!fn) return -1;
+    cache.store(fn, std::memory_order_release);
+  }
+  int v = -1;
+  if (reinterpret_cast<CommQuery>(fn)(comm, &v) != ncclSuccess) return -1;
+  return v;
+}
+
+int comm_count(ncclComm_t comm) {
+  static std::atomic<void*> fn{nullptr};
+  return query_comm("ncclCommCount", fn, comm);
+}
+int comm_user_rank(ncclComm_t comm) {
+  static std::atomic<void*> fn{nullptr};
+  return query_comm("ncclCommUserRank", fn, comm);
+}
+int comm_device(ncclComm_t comm) {
+  static std::atomic<void*> fn{nullptr};
+  return query_comm("ncclCommCuDevice", fn, comm);
+}
+
+struct NewComm {
+  ncclComm_t comm;
+  uint64_t id;
+  int nranks = -1;  // -1: ask NCCL
+  int rank = -1;
+  uint64_t parent_id = 0;
+  int32_t color = 0;
+};
+
+CommInfo* register_comm(const NewComm& c, const NcclRecord& r) {
+  auto* info = new (std::nothrow) CommInfo;
+  if (!info) return nullptr;
+  info->comm = c.comm;
+  info->id = c.id;
+  int nranks = c.nranks >= 0 ? c.nranks : comm_count(c.comm);
+  int rank = c.rank >= 0 ? c.rank : comm_user_rank(c.comm);
+  info->nranks = nranks > 0 ? static_cast<uint32_t>(nranks) : 0;
+  info->rank = rank >= 0 ? static_cast<uint32_t>(rank) : 0;
+  info->parent_id = c.parent_id;
+  info->split_color = c.color;
+  info->created_by = r.function;
+  info->create_begin_ns = r.enter_ns;
+  info->create_end_ns = r.exit_ns;
+  info->cuda_device = comm_device(c.comm);
+  if (info->nranks > 0 && info->nranks <= kMaxP2pPeers) {
+    info->p2p_seq.reset(new (std::nothrow) std::atomic<uint64_t>[info->nranks]());
+  }
+  if (!comm_registry().insert(info)) {
+    VPROF_WARN_ONCE("more live NCCL communicators than vprof tracks ({}); new ones are recorded "
+                    "without cross-rank identity",
+                    CommRegistry::kSlots);
+    return nullptr;
+  }
+  return info;
+}
+
+void fill_comm(NcclRecord& r, const CommInfo* info) {
+  if (!info) return;
+  r.comm_id = info->id;
+  r.comm_size = info->nranks;
+  r.comm_rank = info->rank;
+}
+
+void fill_payload(NcclRecord& r, size_t count, ncclDataType_t dt, cudaStream_t stream) {
+  r.count = count;
+  r.datatype = static_cast<int8_t>(dt);
+  r.has |= NcclRecord::kHasDatatype;
+  r.bytes = count * datatype_bytes(dt);
+  r.stream = reinterpret_cast<uint64_t>(stream);
+}
+
+bool created(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
+
+}  // namespace
+
+CommInfo* comm_info(const void* comm) {
+  if (!comm) return nullptr;
+  if (CommInfo* info = comm_registry().find(comm)) return info;
+  // Adopted: its id is local to this process (pid and address), so the
+  // reporter can tell it cannot be matched across ranks (no Communicator
+  // packet names it as created by an init call).
+  static std::mutex* adopt_lock = new std::mutex;
+  std::lock_guard<std::mutex> lock(*adopt_lock);
+  if (CommInfo* info = comm_registry().find(comm)) return info;
+  uintptr_t parts[2] = {reinterpret_cast<uintptr_t>(comm), static_cast<uintptr_t>(getpid())};
+  NcclRecord none{};
+  none.function = static_cast<uint16_t>(NcclFn::kCount);
+  return register_comm(NewComm{const_cast<ncclComm_t>(static_cast<const ncclComm*>(comm)),
+                               comm_id_from_bytes(parts, sizeof parts)},
+                       none);
+}
+
+uint64_t datatype_bytes(ncclDataType_t dt) {
+  switch (dt) {
+    case ncclInt8:
+    case ncclUint8:
+    case ncclFloat8e4m3:
+    case ncclFloat8e5m2:
+      return 1;
+    case ncclFloat16:
+    case ncclBfloat16:
+      return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32:
+      return 4;
+    case ncclInt64:
+    case ncclUint64:
+    case ncclFloat64:
+      return 8;
+    default:
+      return 0;  // unknown type: bytes stay 0 rather than guessed
+  }
+}
+
+void Collective::before(NcclRecord& r) const {
+  CommInfo* info = comm_info(comm_);
+  fill_comm(r, info);
+  if (info) r.seq = info->coll_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+  fill_payload(r, count_, dt_, stream_);
+  if (has_op_) {
+    r.red_op = op_;
+    r.has |= NcclRecord::kHasRedOp;
+  }
+  if (has_root_) {
+    r.root = root_;
+    r.has |= NcclRecord::kHasRoot;
+  }
+}
+
+void PointToPoint::before(NcclRecord& r) const {
+  CommInfo* info = comm_info(comm_);
+  fill_comm(r, info);
+  if (info && info->p2p_seq && peer_ >= 0 && static_cast<uint32_t>(peer_) < info->nranks) {
+    r.seq = info->p2p_seq[peer_].fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  fill_payload(r, count_, dt_, stream_);
+  r.peer = peer_;
+  r.has |= NcclRecord::kHasPeer;
+}
+
+void GroupStart::before(NcclRecord& r) const { r.group_depth = static_cast<uint8_t>(t_group_depth); }
+void GroupStart::after(const NcclRecord&, ncclResult_t result) const {
+  if (result == ncclSuccess) ++t_group_depth;
+}
+
+void GroupEnd::before(NcclRecord& r) const { r.group_depth = static_cast<uint8_t>(t_group_depth); }
+void GroupEnd::after(const NcclRecord&, ncclResult_t) const {
+  // NCCL leaves the group even when ncclGroupEnd reports an error.
+  if (t_group_depth > 0) --t_group_depth;
+}
+
+void CommCreate::before(NcclRecord& r) const { r.comm_id = id_; }
+void CommCreate::after(const NcclRecord& r, ncclResult_t result) const {
+  if (!created(result) || !out_ || !*out_) return;
+  register_comm(NewComm{*out_, id_}, r);
+}
+
+void CommCreateAll::after(const NcclRecord& r, ncclResult_t result) const {
+  if (!created(result) || !out_ || ndev_ <= 0) return;
+  // One process owns every rank: an id private to this call is enough.
+  static std::atomic<uint64_t> calls{0};
+  uint64_t parts[2] = {static_cast<uint64_t>(getpid()), calls.fetch_add(1) + 1};
+  uint64_t id = comm_id_from_bytes(parts, sizeof parts);
+  for (int i = 0; i < ndev_; ++i) {
+    if (out_[i]) register_comm(NewComm{out_[i], id, ndev_, i}, r);
+  }
+}
+
+void CommDerive::before(NcclRecord& r) {
+  CommInfo* parent = comm_info(parent_);
+  fill_comm(r, parent);
+  if (!parent) return;
+  parent_id_ = parent->id;
+  ordinal_ = parent->derived[kind_].fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+void CommDerive::after(const NcclRecord& r, ncclResult_t result) const {
+  if (!created(result) || !out_ || !*out_ || !parent_id_) return;
+  register_comm(NewComm{*out_, comm_id_derived(parent_id_, kind_, ordinal_, color_), -1, -1,
+                        parent_id_, color_},
+                r);
+}
+
+void CommEnd::before(NcclRecord& r) const { fill_comm(r, comm_info(comm_)); }
+void CommEnd::after(const NcclRecord&, ncclResult_t) const {
+  if (!destroys_) return;
+  if (CommInfo* info = comm_registry().find(comm_)) {
+    info->destroyed.store(true, std::memory_order_relaxed);
+  }
+}
+
+void OnComm::before(NcclRecord& r) const { fill_comm(r, comm_info(comm_)); }
+
+}  // namespace vprof

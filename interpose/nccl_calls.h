@@ -1,0 +1,144 @@
+// Call shapes: what an intercepted NCCL call records, by kind of call.
+//
+// A shape's before() runs just before the real call and fills the record from
+// the arguments (and assigns sequence numbers); after() runs once the real call
+// returned and keeps vprof's view of communicators and groups current. Both
+// run on the calling thread, outside any vprof lock except where noted.
+#pragma once
+
+#include <nccl.h>
+
+#include <cstdint>
+
+#include "comm_registry.h"
+#include "nccl_record.h"
+
+namespace vprof {
+
+// Looks a communicator up; one vprof never saw created (e.g. made by an
+// unwrapped function) is adopted with a process-local id, so its calls are
+// still recorded, though they cannot be matched across ranks.
+CommInfo* comm_info(const void* comm);
+
+uint64_t datatype_bytes(ncclDataType_t dt);
+
+class Collective {
+ public:
+  Collective(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt)
+      : comm_(comm), stream_(stream), count_(count), dt_(dt) {}
+  Collective(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, ncclRedOp_t op)
+      : Collective(comm, stream, count, dt) {
+    op_ = static_cast<int32_t>(op);
+    has_op_ = true;
+  }
+  Collective& with_root(int root) {
+    root_ = root;
+    has_root_ = true;
+    return *this;
+  }
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord&, ncclResult_t) const {}
+
+ private:
+  ncclComm_t comm_;
+  cudaStream_t stream_;
+  size_t count_;
+  ncclDataType_t dt_;
+  int32_t op_ = 0;
+  bool has_op_ = false;
+  int32_t root_ = 0;
+  bool has_root_ = false;
+};
+
+class PointToPoint {
+ public:
+  PointToPoint(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, int peer)
+      : comm_(comm), stream_(stream), count_(count), dt_(dt), peer_(peer) {}
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord&, ncclResult_t) const {}
+
+ private:
+  ncclComm_t comm_;
+  cudaStream_t stream_;
+  size_t count_;
+  ncclDataType_t dt_;
+  int peer_;
+};
+
+struct GroupStart {
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord&, ncclResult_t result) const;
+};
+
+struct GroupEnd {
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord&, ncclResult_t result) const;
+};
+
+// ncclCommInitRank and friends: the new communicator's id comes from its
+// ncclUniqueId, the same on every rank.
+class CommCreate {
+ public:
+  CommCreate(ncclComm_t* out, uint64_t id) : out_(out), id_(id) {}
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord& r, ncclResult_t result) const;
+
+ private:
+  ncclComm_t* out_;
+  uint64_t id_;
+};
+
+// ncclCommInitAll: ndev communicators of one process.
+class CommCreateAll {
+ public:
+  CommCreateAll(ncclComm_t* out, int ndev) : out_(out), ndev_(ndev) {}
+  void before(NcclRecord&) const {}
+  void after(const NcclRecord& r, ncclResult_t result) const;
+
+ private:
+  ncclComm_t* out_;
+  int ndev_;
+};
+
+// ncclCommSplit / ncclCommShrink: collective over the parent; the child's id
+// is derived from the parent's id, the how-many-th derivation of that kind
+// this is, and the split colour, all equal on the ranks that end up together.
+class CommDerive {
+ public:
+  enum Kind : uint32_t { kSplit = 0, kShrink = 1 };
+  CommDerive(ncclComm_t parent, ncclComm_t* out, Kind kind, int color)
+      : parent_(parent), out_(out), kind_(kind), color_(color) {}
+  void before(NcclRecord& r);
+  void after(const NcclRecord& r, ncclResult_t result) const;
+
+ private:
+  ncclComm_t parent_;
+  ncclComm_t* out_;
+  Kind kind_;
+  int color_;
+  uint64_t parent_id_ = 0;
+  uint64_t ordinal_ = 0;
+};
+
+class CommEnd {
+ public:
+  CommEnd(ncclComm_t comm, bool destroys) : comm_(comm), destroys_(destroys) {}
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord& r, ncclResult_t result) const;
+
+ private:
+  ncclComm_t comm_;
+  bool destroys_;
+};
+
+class OnComm {
+ public:
+  explicit OnComm(ncclComm_t comm) : comm_(comm) {}
+  void before(NcclRecord& r) const;
+  void after(const NcclRecord&, ncclResult_t) const {}
+
+ private:
+  ncclComm_t comm_;
+};
+
+}  // namespace vprof

@@ -1,0 +1,167 @@
+#include "run_info.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+
+#include "clock.h"
+#include "symbol_resolver.h"
+
+extern char** environ;
+
+namespace vprof {
+namespace {
+
+std::optional<int32_t> int_var(EnvLookup lookup, const char* name) {
+  const char* v = lookup(name);
+  if (!v || !*v) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  // SLURM_NTASKS_PER_NODE may read "4(x2)": take the leading number.
+  if (errno || end == v || n < INT32_MIN || n > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(n);
+}
+
+std::string str_var(EnvLookup lookup, const char* name) {
+  const char* v = lookup(name);
+  return v ? v : "";
+}
+
+bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool looks_secret(std::string_view name) {
+  static constexpr std::string_view kMarks[] = {"TOKEN", "SECRET",     "PASSWORD", "PASSWD",
+                                                "CREDENTIAL", "AUTH", "KEY"};
+  for (auto m : kMarks) {
+    if (name.find(m) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+bool kept(std::string_view name) {
+  static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_",  "VPROF_", "TORCH_",
+                                                   "VIME_", "SLURM_", "OMPI_"};
+  static constexpr std::string_view kNames[] = {
+      "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
+      "MASTER_PORT", "LD_PRELOAD"};
+  for (auto p : kPrefixes) {
+    if (has_prefix(name, p)) return true;
+  }
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+std::vector<std::string> read_cmdline() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv;
+  size_t start = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == '\0') {
+      argv.emplace_back(all, start, i - start);
+      start = i + 1;
+    }
+  }
+  return argv;
+}
+
+const char* getenv_lookup(const char* name) { return std::getenv(name); }
+
+}  // namespace
+
+RankVars read_rank_vars(EnvLookup lookup) {
+  RankVars r;
+  if (lookup("RANK")) {
+    r.source = "torch";
+    r.rank = int_var(lookup, "RANK");
+    r.local_rank = int_var(lookup, "LOCAL_RANK");
+    r.world_size = int_var(lookup, "WORLD_SIZE");
+    r.local_world_size = int_var(lookup, "LOCAL_WORLD_SIZE");
+    r.node_rank = int_var(lookup, "GROUP_RANK");
+  } else if (lookup("SLURM_PROCID")) {
+    r.source = "slurm";
+    r.rank = int_var(lookup, "SLURM_PROCID");
+    r.local_rank = int_var(lookup, "SLURM_LOCALID");
+    r.world_size = int_var(lookup, "SLURM_NTASKS");
+    r.local_world_size = int_var(lookup, "SLURM_NTASKS_PER_NODE");
+    r.node_rank = int_var(lookup, "SLURM_NODEID");
+  } else if (lookup("OMPI_COMM_WORLD_RANK")) {
+    r.source = "ompi";
+    r.rank = int_var(lookup, "OMPI_COMM_WORLD_RANK");
+    r.local_rank = int_var(lookup, "OMPI_COMM_WORLD_LOCAL_RANK");
+    r.world_size = int_var(lookup, "OMPI_COMM_WORLD_SIZE");
+    r.local_world_size = int_var(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE");
+    r.node_rank = int_var(lookup, "OMPI_COMM_WORLD_NODE_RANK");
+  }
+  return r;
+}
+
+SlurmVars read_slurm_vars(EnvLookup lookup) {
+  SlurmVars s;
+  s.job_id = str_var(lookup, "SLURM_JOB_ID");
+  s.step_id = str_var(lookup, "SLURM_STEP_ID");
+  s.node_list = str_var(lookup, "SLURM_JOB_NODELIST");
+  s.tasks_per_node = str_var(lookup, "SLURM_TASKS_PER_NODE");
+  s.proc_id = int_var(lookup, "SLURM_PROCID");
+  s.local_id = int_var(lookup, "SLURM_LOCALID");
+  s.node_id = int_var(lookup, "SLURM_NODEID");
+  return s;
+}
+
+std::vector<EnvEntry> select_env(char** env) {
+  std::vector<EnvEntry> out;
+  for (char** e = env; e && *e; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view name = kv.substr(0, eq);
+    if (!kept(name)) continue;
+    EnvEntry entry;
+    entry.name = std::string(name);
+    entry.redacted = looks_secret(name);
+    if (!entry.redacted) entry.value = std::string(kv.substr(eq + 1));
+    out.push_back(std::move(entry));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const EnvEntry& a, const EnvEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+RunInfo collect_run_info() {
+  RunInfo info;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown-host");
+  info.host = host;
+  info.pid = getpid();
+  info.ppid = getppid();
+  info.argv = read_cmdline();
+  info.rank = read_rank_vars(getenv_lookup);
+  info.slurm = read_slurm_vars(getenv_lookup);
+  info.env = select_env(environ);
+  info.start_ns = now_ns();
+  info.start_realtime_ns = realtime_ns();
+  return info;
+}
+
+LibraryVersions detect_versions() {
+  LibraryVersions v;
+  using VersionFn = int (*)(int*);  // ncclResult_t / cudaError_t: 0 is success
+  auto ask = [](const char* name) -> uint32_t {
+    auto fn = reinterpret_cast<VersionFn>(resolve_real_symbol(name));
+    int out = 0;
+    return (fn && fn(&out) == 0 && out > 0) ? static_cast<uint32_t>(out) : 0;
+  };
+  v.nccl = ask("ncclGetVersion");
+  v.cuda_runtime = ask("cudaRuntimeGetVersion");
+  v.cuda_driver = ask("cudaDriverGetVersion");
+  return v;
+}
+
+}  // namespace vprof

@@ -1,0 +1,39 @@
+// The process-wide state the hot path consults, and its one way in.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "nccl_record.h"
+
+namespace vprof {
+
+enum class RunState : uint32_t {
+  kUninitialised,
+  kWaiting,    // before the capture window (VPROF_START_AFTER_S)
+  kRecording,  // inside the capture window
+  kFinished,   // window closed, process exiting, or trace ended
+  kDisabled,   // VPROF_ENABLE=0, a bad setting or an internal failure
+};
+
+extern std::atomic<RunState> g_run_state;
+
+// Idempotent; every way into a process (constructor, first intercepted call)
+// ends here.
+void ensure_initialized();
+
+// Whether wrappers keep vprof's bookkeeping (sequence numbers, communicators)
+// current: true from initialisation until vprof is disabled.
+inline bool runtime_tracking() {
+  RunState s = g_run_state.load(std::memory_order_relaxed);
+  return s == RunState::kWaiting || s == RunState::kRecording || s == RunState::kFinished;
+}
+
+inline bool runtime_recording() {
+  return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
+}
+
+// Hot path: hands a finished record to this thread's buffer; never blocks.
+void submit(const NcclRecord& r);
+
+}  // namespace vprof

@@ -1,0 +1,112 @@
+#include "settings.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
+
+namespace vprof {
+namespace {
+
+std::string describe(const char* name, const char* value, const char* expected) {
+  return std::string(name) + "='" + value + "' is invalid: expected " + expected;
+}
+
+// Parses a whole string as an unsigned integer in [lo, hi].
+bool parse_uint(const char* s, uint64_t lo, uint64_t hi, uint32_t* out) {
+  if (!*s || *s == '-' || *s == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return false;
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool parse_seconds(const char* s, double* out) {
+  if (!*s) return false;
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (errno || *end || !std::isfinite(v) || v < 0) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_level(std::string_view s, LogLevel* out) {
+  static constexpr struct {
+    std::string_view name;
+    LogLevel level;
+  } kLevels[] = {{"trace", LogLevel::kTrace}, {"debug", LogLevel::kDebug},
+                 {"info", LogLevel::kInfo},   {"warn", LogLevel::kWarn},
+                 {"error", LogLevel::kError}, {"off", LogLevel::kOff}};
+  for (const auto& l : kLevels) {
+    if (s == l.name) {
+      *out = l.level;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+SettingsResult parse_settings(EnvLookup lookup) {
+  SettingsResult r;
+  Settings& s = r.settings;
+  if (const char* v = lookup("VPROF_ENABLE")) {
+    std::string_view sv(v);
+    if (sv == "1") {
+      s.enabled = true;
+    } else if (sv == "0") {
+      s.enabled = false;
+    } else {
+      r.error = describe("VPROF_ENABLE", v, "0 or 1");
+      return r;
+    }
+  }
+  if (const char* v = lookup("VPROF_OUTPUT_DIR")) {
+    if (!*v) {
+      r.error = describe("VPROF_OUTPUT_DIR", v, "a folder path");
+      return r;
+    }
+    s.output_dir = v;
+  }
+  if (const char* v = lookup("VPROF_FLUSH_MS")) {
+    if (!parse_uint(v, 10, 600000, &s.flush_interval_ms)) {
+      r.error = describe("VPROF_FLUSH_MS", v, "milliseconds, an integer from 10 to 600000");
+      return r;
+    }
+  }
+  if (const char* v = lookup("VPROF_BUFFER_KB")) {
+    if (!parse_uint(v, 16, 1048576, &s.buffer_kib)) {
+      r.error = describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 1048576");
+      return r;
+    }
+  }
+  if (const char* v = lookup("VPROF_START_AFTER_S")) {
+    if (!parse_seconds(v, &s.start_after_s)) {
+      r.error = describe("VPROF_START_AFTER_S", v, "seconds, a number >= 0");
+      return r;
+    }
+  }
+  if (const char* v = lookup("VPROF_STOP_AFTER_S")) {
+    if (!parse_seconds(v, &s.stop_after_s)) {
+      r.error = describe("VPROF_STOP_AFTER_S", v, "seconds, a number >= 0 (0: never)");
+      return r;
+    }
+    if (s.stop_after_s > 0 && s.stop_after_s <= s.start_after_s) {
+      r.error = describe("VPROF_STOP_AFTER_S", v, "a time after VPROF_START_AFTER_S, or 0");
+      return r;
+    }
+  }
+  if (const char* v = lookup("VPROF_LOG_LEVEL")) {
+    if (!parse_level(v, &s.log_level)) {
+      r.error = describe("VPROF_LOG_LEVEL", v, "one of trace, debug, info, warn, error, off");
+      return r;
+    }
+  }
+  return r;
+}
+
+}  // namespace vprof

@@ -1,0 +1,94 @@
+#include "thread_buffers.h"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+#include <new>
+
+namespace vprof {
+namespace {
+
+thread_local ThreadBuffer* t_buffer = nullptr;
+// Set once the thread is exiting, so a record made by a later TLS destructor
+// does not grab a new buffer that nobody would retire.
+thread_local bool t_exiting = false;
+
+// Guards acquire(); never held while calling into anything else. A forked
+// child gets a fresh one (reset_in_child) instead of the parent's copy, which
+// another thread may have held at the fork.
+std::mutex* g_acquire_lock = new std::mutex;
+
+pthread_key_t g_exit_key;
+std::once_flag g_key_once;
+
+void on_thread_exit(void* p) {
+  auto* b = static_cast<ThreadBuffer*>(p);
+  t_exiting = true;
+  t_buffer = nullptr;
+  b->state.store(ThreadBuffer::kRetired, std::memory_order_release);
+}
+
+}  // namespace
+
+ThreadBuffer* ThreadBuffers::current() {
+  ThreadBuffer* b = t_buffer;
+  if (b) return b;
+  if (t_exiting) return nullptr;
+  b = acquire();
+  t_buffer = b;
+  return b;
+}
+
+ThreadBuffer* ThreadBuffers::acquire() {
+  std::call_once(g_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
+  std::lock_guard<std::mutex> lock(*g_acquire_lock);
+  pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  ThreadBuffer* b = nullptr;
+  size_t n = count_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < n && !b; ++i) {
+    ThreadBuffer* cand = slots_[i].load(std::memory_order_relaxed);
+    uint32_t expected = ThreadBuffer::kFree;
+    if (cand && cand->state.compare_exchange_strong(expected, ThreadBuffer::kActive)) b = cand;
+  }
+  if (!b) {
+    if (n == kMaxBuffers) return nullptr;
+    b = new (std::nothrow) ThreadBuffer(records_per_buffer_);
+    if (!b) return nullptr;
+    slots_[n].store(b, std::memory_order_release);
+    count_.store(n + 1, std::memory_order_release);
+  }
+  b->tid = tid;
+  std::memset(b->name, 0, sizeof b->name);
+  prctl(PR_GET_NAME, b->name);  // 16 bytes, NUL-terminated
+  pthread_setspecific(g_exit_key, b);
+  return b;
+}
+
+void ThreadBuffers::reset_in_child() {
+  g_acquire_lock = new std::mutex;  // the parent's copy may be held forever
+  size_t n = count_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < n; ++i) {
+    ThreadBuffer* b = slots_[i].load(std::memory_order_relaxed);
+    if (!b) continue;
+    b->nccl.discard();
+    b->nccl.take_dropped();
+    b->described_tid = 0;
+    if (b == t_buffer) {
+      b->tid = static_cast<pid_t>(syscall(SYS_gettid));
+    } else if (b->state.load(std::memory_order_relaxed) != ThreadBuffer::kFree) {
+      b->state.store(ThreadBuffer::kFree, std::memory_order_relaxed);
+    }
+  }
+  lost_without_buffer_.store(0, std::memory_order_relaxed);
+}
+
+ThreadBuffers& thread_buffers() {
+  static ThreadBuffers* buffers = new ThreadBuffers;  // never destroyed
+  return *buffers;
+}
+
+}  // namespace vprof

@@ -1,0 +1,355 @@
+#include "trace_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "clock.h"
+#include "comm_registry.h"
+#include "nccl_functions.h"
+#include "thread_buffers.h"
+#include "vprof_build_info.h"
+#include "vprof_trace_fields.h"
+
+namespace vprof {
+namespace {
+
+namespace sf = schema;
+
+constexpr size_t kEncodeBufferBytes = 1 << 20;
+// Upper bound of one encoded NcclEvent (16 fields of at most 11 bytes) plus
+// the batch and packet framing around it.
+constexpr size_t kEventRoom = 256;
+// Upper bound of every fixed-size packet (clock sample, thread, communicator).
+constexpr size_t kSmallPacketRoom = 512;
+
+// Interned string ids: 1 + NcclFn row; the row after the table names
+// communicators vprof adopted without seeing them created.
+uint64_t function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
+
+void mkdir_p(const char* dir) {
+  char path[4096];
+  size_t n = std::strlen(dir);
+  if (n == 0 || n >= sizeof path) return;
+  std::memcpy(path, dir, n + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    if (path[i] == '/' || path[i] == '\0') {
+      char saved = path[i];
+      path[i] = '\0';
+      mkdir(path, 0777);  // errors surface when the file is opened
+      path[i] = saved;
+    }
+  }
+}
+
+}  // namespace
+
+bool TraceWriter::init(const Settings& settings, RunInfo* run) {
+  settings_ = settings;
+  run_ = run;
+  auto* buf = new (std::nothrow) uint8_t[kEncodeBufferBytes];
+  if (!buf) return fail("cannot allocate the encode buffer");
+  enc_ = ProtoEncoder(buf, kEncodeBufferBytes);
+  return true;
+}
+
+bool TraceWriter::fail(const char* what) {
+  std::snprintf(error_, sizeof error_, "%s", what);
+  return false;
+}
+
+bool TraceWriter::fail_path(const char* what, const char* why) {
+  // A cut message is still a message: the return value is only looked at to
+  // say so to the compiler.
+  if (std::snprintf(error_, sizeof error_, "%s %s: %s", what, path_, why) < 0) error_[0] = '\0';
+  return false;
+}
+
+TraceWriter::PacketTokens TraceWriter::begin_packet(uint32_t field) {
+  PacketTokens t;
+  t.packet = enc_.begin_nested(sf::Trace::kPacket);
+  enc_.add_varint(sf::TracePacket::kSequence, ++packet_seq_);
+  t.data = enc_.begin_nested(field);
+  return t;
+}
+
+void TraceWriter::end_packet(PacketTokens t) {
+  enc_.end_nested(t.data);
+  enc_.end_nested(t.packet);
+}
+
+bool TraceWriter::ensure_room(size_t bytes) {
+  if (enc_.capacity() - enc_.size() >= bytes) return true;
+  return write_out();
+}
+
+bool TraceWriter::write_out() {
+  const uint8_t* p = enc_.data();
+  size_t left = enc_.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      enc_.clear();
+      return fail_path("cannot write trace file", n < 0 ? std::strerror(errno) : "no progress");
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  enc_.clear();
+  return true;
+}
+
+bool TraceWriter::open_file() {
+  if (fd_ >= 0) return true;
+  mkdir_p(settings_.output_dir.c_str());
+  for (int n = 0; n < 1000 && fd_ < 0; ++n) {
+    if (n == 0) {
+      std::snprintf(path_, sizeof path_, "%s/%s.%d.vtrace", settings_.output_dir.c_str(),
+                    run_->host.c_str(), static_cast<int>(run_->pid));
+    } else {
+      // The name is taken: an exec'd image keeps its pid.
+      std::snprintf(path_, sizeof path_, "%s/%s.%d.%d.vtrace", settings_.output_dir.c_str(),
+                    run_->host.c_str(), static_cast<int>(run_->pid), n);
+    }
+    fd_ = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno != EEXIST) {
+      return fail_path("cannot create trace file", std::strerror(errno));
+    }
+  }
+  if (fd_ < 0) return fail("no free trace file name in VPROF_OUTPUT_DIR");
+  // Libraries load late (Python imports torch after start): ask now.
+  run_->versions = detect_versions();
+  // The buffer is empty here: nothing is encoded before the file is open.
+  put_header();
+  put_function_names();
+  return !enc_.overflow() || fail("run header larger than the encode buffer");
+}
+
+void TraceWriter::put_header() {
+  const RunInfo& r = *run_;
+  auto t = begin_packet(sf::TracePacket::kRunHeader);
+  namespace h = sf::RunHeader;
+  enc_.add_varint(h::kFormatVersion, sf::kFormatVersion);
+  enc_.add_string(h::kVprofVersion, kVprofVersion);
+  enc_.add_string(h::kBuildId, kVprofBuildId);
+  enc_.add_string(h::kHost, r.host);
+  enc_.add_varint(h::kPid, static_cast<uint64_t>(r.pid));
+  enc_.add_varint(h::kPpid, static_cast<uint64_t>(r.ppid));
+  for (const auto& a : r.argv) enc_.add_string(h::kArgv, a);
+  {
+    namespace k = sf::RankInfo;
+    size_t m = enc_.begin_nested(h::kRank);
+    if (r.rank.rank) enc_.add_int32(k::kRank, *r.rank.rank);
+    if (r.rank.local_rank) enc_.add_int32(k::kLocalRank, *r.rank.local_rank);
+    if (r.rank.world_size) enc_.add_int32(k::kWorldSize, *r.rank.world_size);
+    if (r.rank.local_world_size) enc_.add_int32(k::kLocalWorldSize, *r.rank.local_world_size);
+    if (r.rank.node_rank) enc_.add_int32(k::kNodeRank, *r.rank.node_rank);
+    enc_.add_string(k::kSource, r.rank.source);
+    enc_.end_nested(m);
+  }
+  if (!r.slurm.job_id.empty()) {
+    namespace k = sf::SlurmInfo;
+    size_t m = enc_.begin_nested(h::kSlurm);
+    enc_.add_string(k::kJobId, r.slurm.job_id);
+    enc_.add_string(k::kStepId, r.slurm.step_id);
+    enc_.add_string(k::kNodeList, r.slurm.node_list);
+    enc_.add_string(k::kTasksPerNode, r.slurm.tasks_per_node);
+    if (r.slurm.proc_id) enc_.add_int32(k::kProcId, *r.slurm.proc_id);
+    if (r.slurm.local_id) enc_.add_int32(k::kLocalId, *r.slurm.local_id);
+    if (r.slurm.node_id) enc_.add_int32(k::kNodeId, *r.slurm.node_id);
+    enc_.end_nested(m);
+  }
+  for (const auto& e : r.env) {
+    size_t m = enc_.begin_nested(h::kEnv);
+    enc_.add_string(sf::EnvVar::kName, e.name);
+    if (!e.redacted) enc_.add_string(sf::EnvVar::kValue, e.value);
+    if (e.redacted) enc_.add_bool(sf::EnvVar::kRedacted, true);
+    enc_.end_nested(m);
+  }
+  {
+    size_t m = enc_.begin_nested(h::kVersions);
+    if (r.versions.nccl) enc_.add_varint(sf::Versions::kNccl, r.versions.nccl);
+    if (r.versions.cuda_runtime) {
+      enc_.add_varint(sf::Versions::kCudaRuntime, r.versions.cuda_runtime);
+    }
+    if (r.versions.cuda_driver) enc_.add_varint(sf::Versions::kCudaDriver, r.versions.cuda_driver);
+    enc_.end_nested(m);
+  }
+  enc_.add_varint(h::kClock, static_cast<uint64_t>(sf::ClockDomain::CLOCK_DOMAIN_MONOTONIC));
+  enc_.add_varint(h::kStartNs, r.start_ns);
+  enc_.add_varint(h::kStartRealtimeNs, r.start_realtime_ns);
+  {
+    namespace k = sf::Settings;
+    size_t m = enc_.begin_nested(h::kSettings);
+    enc_.add_varint(k::kFlushIntervalMs, settings_.flush_interval_ms);
+    enc_.add_varint(k::kBufferKib, settings_.buffer_kib);
+    enc_.add_double(k::kStartAfterS, settings_.start_after_s);
+    enc_.add_double(k::kStopAfterS, settings_.stop_after_s);
+    enc_.end_nested(m);
+  }
+  if (r.forked_child) enc_.add_bool(h::kForkedChild, true);
+  end_packet(t);
+}
+
+void TraceWriter::put_function_names() {
+  for (size_t i = 0; i <= kNcclFnCount; ++i) {
+    auto t = begin_packet(sf::TracePacket::kInternedString);
+    enc_.add_varint(sf::InternedString::kIid, function_iid(static_cast<uint16_t>(i)));
+    enc_.add_string(sf::InternedString::kStr,
+                    i < kNcclFnCount ? nccl_function_name(static_cast<NcclFn>(i))
+                                     : "(adopted: first seen in a call)");
+    end_packet(t);
+  }
+}
+
+void TraceWriter::put_clock_sample() {
+  uint64_t before = now_ns();
+  uint64_t real = realtime_ns();
+  uint64_t after = now_ns();
+  auto t = begin_packet(sf::TracePacket::kClockSample);
+  enc_.add_varint(sf::ClockSample::kClockNs, before + (after - before) / 2);
+  enc_.add_varint(sf::ClockSample::kRealtimeNs, real);
+  enc_.add_varint(sf::ClockSample::kUncertaintyNs, after - before);
+  end_packet(t);
+}
+
+void TraceWriter::put_new_communicators() {
+  comm_registry().for_each_new(&comm_cursor_, [this](const CommInfo& c) {
+    if (!ensure_room(kSmallPacketRoom)) return;
+    namespace k = sf::Communicator;
+    auto t = begin_packet(sf::TracePacket::kCommunicator);
+    enc_.add_varint(k::kCommId, c.id);
+    enc_.add_varint(k::kNranks, c.nranks);
+    enc_.add_varint(k::kRank, c.rank);
+    enc_.add_varint(k::kCreatedByIid, function_iid(c.created_by));
+    if (c.parent_id) enc_.add_varint(k::kParentCommId, c.parent_id);
+    if (c.split_color) enc_.add_sint32(k::kSplitColor, c.split_color);
+    enc_.add_varint(k::kCreateBeginNs, c.create_begin_ns);
+    enc_.add_varint(k::kCreateEndNs, c.create_end_ns);
+    enc_.add_int32(k::kCudaDevice, c.cuda_device);
+    end_packet(t);
+  });
+}
+
+void TraceWriter::drain_thread(ThreadBuffer& b) {
+  if (b.described_tid != b.tid) {
+    if (!ensure_room(kSmallPacketRoom)) return;
+    auto t = begin_packet(sf::TracePacket::kThread);
+    enc_.add_varint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
+    enc_.add_string(sf::ThreadDescriptor::kName, std::string_view(b.name, strnlen(b.name, sizeof b.name)));
+    end_packet(t);
+    b.described_tid = b.tid;
+  }
+  uint64_t dropped = b.nccl.take_dropped();
+  dropped_ += dropped;
+  if (b.nccl.empty() && dropped == 0) return;
+
+  bool ok = true;
+  bool open_batch = false;
+  PacketTokens batch{};
+  auto close_batch = [&] {
+    if (!open_batch) return;
+    end_packet(batch);
+    open_batch = false;
+  };
+  auto start_batch = [&] {
+    batch = begin_packet(sf::TracePacket::kEventBatch);
+    enc_.add_varint(sf::EventBatch::kTid, static_cast<uint64_t>(b.tid));
+    if (dropped) enc_.add_varint(sf::EventBatch::kDropped, dropped);
+    dropped = 0;
+    open_batch = true;
+  };
+  if (!ensure_room(kEventRoom)) return;
+  start_batch();
+  // Bounded per call so one busy thread cannot starve the others.
+  b.nccl.consume(b.nccl.capacity(), [&](const NcclRecord& r) {
+    if (!ok) return;
+    if (enc_.capacity() - enc_.size() < kEventRoom) {
+      close_batch();
+      if (!write_out()) {
+        ok = false;
+        return;
+      }
+      start_batch();
+    }
+    namespace k = sf::NcclEvent;
+    size_t m = enc_.begin_nested(sf::EventBatch::kNccl);
+    enc_.add_varint(k::kFunctionIid, function_iid(r.function));
+    if (r.comm_id) {
+      enc_.add_varint(k::kCommId, r.comm_id);
+      enc_.add_varint(k::kCommSize, r.comm_size);
+      enc_.add_varint(k::kCommRank, r.comm_rank);
+    }
+    if (r.seq) enc_.add_varint(k::kSeq, r.seq);
+    if (r.count) enc_.add_varint(k::kCount, r.count);
+    if (r.has & NcclRecord::kHasDatatype) enc_.add_int32(k::kDatatype, r.datatype);
+    if (r.bytes) enc_.add_varint(k::kBytes, r.bytes);
+    if (r.has & NcclRecord::kHasRedOp) enc_.add_int32(k::kRedOp, r.red_op);
+    if (r.has & NcclRecord::kHasRoot) enc_.add_int32(k::kRoot, r.root);
+    if (r.has & NcclRecord::kHasPeer) enc_.add_int32(k::kPeer, r.peer);
+    if (r.stream) enc_.add_varint(k::kStream, r.stream);
+    if (r.group_depth) enc_.add_varint(k::kGroupDepth, r.group_depth);
+    if (r.result) enc_.add_int32(k::kResult, r.result);
+    enc_.add_varint(k::kEnterNs, r.enter_ns);
+    enc_.add_varint(k::kExitNs, r.exit_ns);
+    enc_.end_nested(m);
+    ++recorded_;
+  });
+  close_batch();
+}
+
+bool TraceWriter::drain() {
+  if (fd_ < 0) return true;
+  error_[0] = '\0';
+  put_new_communicators();
+  thread_buffers().for_each([this](ThreadBuffer& b) { drain_thread(b); });
+  dropped_ += thread_buffers().take_lost_without_buffer();
+  return error_[0] == '\0';
+}
+
+bool TraceWriter::flush() {
+  if (!open_file()) return false;
+  if (!drain()) return false;
+  if (!ensure_room(kSmallPacketRoom)) return false;
+  put_clock_sample();
+  return write_out();
+}
+
+bool TraceWriter::finish(EndReason reason, int signal) {
+  if (!flush()) return false;
+  namespace k = sf::Footer;
+  auto t = begin_packet(sf::TracePacket::kFooter);
+  enc_.add_varint(k::kReason, static_cast<uint64_t>(reason));
+  if (signal) enc_.add_int32(k::kSignal, signal);
+  enc_.add_varint(k::kEndNs, now_ns());
+  size_t m = enc_.begin_nested(k::kCounts);
+  enc_.add_string(sf::KindCount::kKind, "nccl");
+  enc_.add_varint(sf::KindCount::kRecorded, recorded_);
+  enc_.add_varint(sf::KindCount::kDropped, dropped_);
+  enc_.end_nested(m);
+  end_packet(t);
+  bool ok = write_out();
+  close(fd_);
+  fd_ = -1;
+  return ok;
+}
+
+void TraceWriter::reset_in_child(RunInfo* run) {
+  run_ = run;
+  if (fd_ >= 0) close(fd_);  // the parent's file: the child must not append to it
+  fd_ = -1;
+  path_[0] = '\0';
+  enc_.clear();
+  packet_seq_ = 0;
+  comm_cursor_ = 0;
+  recorded_ = 0;
+  dropped_ = 0;
+}
+
+}  // namespace vprof

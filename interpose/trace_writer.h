@@ -1,0 +1,75 @@
+// Turns drained records into trace packets and appends them to this
+// process's trace file.
+//
+// Only the holder of the flush lock (lifecycle.cc) calls into a TraceWriter:
+// the writer thread normally, an exit or signal handler at the end. Nothing
+// here allocates after init(), so a signal handler may call it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "proto_encoder.h"
+#include "run_info.h"
+#include "settings.h"
+
+namespace vprof {
+
+enum class EndReason : int32_t { kExit = 1, kSignal = 2, kWindowEnd = 3, kInternalError = 4 };
+
+class TraceWriter {
+ public:
+  // Allocates the encode buffer; false on failure.
+  bool init(const Settings& settings, RunInfo* run);
+
+  // Moves every thread's records, new communicators and thread names into
+  // packets, writing to the file whenever the buffer fills. Does nothing
+  // until the file is open, so a forked child that execs at once leaves no
+  // file behind. False when the trace could not be written (vprof then
+  // disables itself).
+  bool drain();
+  // Opens the file if needed (header first), drain(), a clock sample, then
+  // everything to the file.
+  bool flush();
+  // flush(), then the footer. The trace is whole afterwards.
+  bool finish(EndReason reason, int signal);
+
+  // The file, once opened ("" before).
+  const char* path() const { return path_; }
+  // Why the last call returned false.
+  const char* error() const { return error_; }
+
+  // In a forked child: start a new file for the child; the parent's file and
+  // buffered bytes are the parent's.
+  void reset_in_child(RunInfo* run);
+
+ private:
+  bool open_file();
+  bool write_out();
+  bool ensure_room(size_t bytes);
+  void put_header();
+  void put_function_names();
+  void put_clock_sample();
+  void put_new_communicators();
+  void drain_thread(struct ThreadBuffer& b);
+  struct PacketTokens {
+    size_t packet, data;
+  };
+  PacketTokens begin_packet(uint32_t field);
+  void end_packet(PacketTokens t);
+  bool fail(const char* what);
+  bool fail_path(const char* what, const char* why);
+
+  Settings settings_;
+  RunInfo* run_ = nullptr;
+  ProtoEncoder enc_{nullptr, 0};
+  int fd_ = -1;
+  uint64_t packet_seq_ = 0;
+  size_t comm_cursor_ = 0;
+  uint64_t recorded_ = 0;
+  uint64_t dropped_ = 0;
+  char path_[4096] = {};
+  char error_[4400] = {};
+};
+
+}  // namespace vprof

@@ -1,0 +1,99 @@
+// The hand encoder's bytes, decoded by libprotobuf's generated classes.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "proto_encoder.h"
+#include "vprof_trace.pb.h"
+#include "vprof_trace_fields.h"
+
+namespace sf = vprof::schema;
+using vprof::ProtoEncoder;
+
+TEST_CASE("varints, signed and unsigned, survive the round trip") {
+  std::vector<uint8_t> buf(256);
+  ProtoEncoder enc(buf.data(), buf.size());
+  enc.add_varint(sf::NcclEvent::kEnterNs, std::numeric_limits<uint64_t>::max());
+  enc.add_varint(sf::NcclEvent::kCount, 300);  // two varint bytes
+  enc.add_int32(sf::NcclEvent::kRoot, -1);     // sign-extended: ten bytes
+  enc.add_int32(sf::NcclEvent::kDatatype, 7);
+  enc.add_varint(sf::NcclEvent::kCommSize, 0);
+  REQUIRE_FALSE(enc.overflow());
+
+  vprof::trace::NcclEvent ev;
+  REQUIRE(ev.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  CHECK(ev.enter_ns() == std::numeric_limits<uint64_t>::max());
+  CHECK(ev.count() == 300);
+  CHECK(ev.has_root());
+  CHECK(ev.root() == -1);
+  CHECK(ev.datatype() == 7);
+  // 0 written explicitly still reads as 0 (proto3 default).
+  CHECK(ev.comm_size() == 0);
+}
+
+TEST_CASE("sint32, double, bool and strings use the wire types protobuf expects") {
+  std::vector<uint8_t> buf(512);
+  ProtoEncoder enc(buf.data(), buf.size());
+  size_t comm = enc.begin_nested(sf::TracePacket::kCommunicator);
+  enc.add_sint32(sf::Communicator::kSplitColor, -123456);
+  enc.add_int32(sf::Communicator::kCudaDevice, -1);
+  enc.end_nested(comm);
+  size_t header = enc.begin_nested(sf::TracePacket::kRunHeader);
+  enc.add_string(sf::RunHeader::kHost, std::string(200, 'h'));  // length needs 2 bytes
+  enc.add_bool(sf::RunHeader::kForkedChild, true);
+  size_t inner = enc.begin_nested(sf::RunHeader::kSettings);
+  enc.add_double(sf::Settings::kStartAfterS, 2.5);
+  enc.add_double(sf::Settings::kStopAfterS, -0.125);
+  enc.end_nested(inner);
+  enc.end_nested(header);
+  REQUIRE_FALSE(enc.overflow());
+
+  vprof::trace::TracePacket p;
+  REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  // Two oneof members in one buffer: protobuf keeps the last.
+  REQUIRE(p.has_run_header());
+  CHECK(p.run_header().host() == std::string(200, 'h'));
+  CHECK(p.run_header().forked_child());
+  CHECK(p.run_header().settings().start_after_s() == 2.5);
+  CHECK(p.run_header().settings().stop_after_s() == -0.125);
+}
+
+TEST_CASE("nested lengths are back-filled, including lengths above 127") {
+  std::vector<uint8_t> buf(1 << 16);
+  ProtoEncoder enc(buf.data(), buf.size());
+  size_t batch = enc.begin_nested(sf::TracePacket::kEventBatch);
+  enc.add_varint(sf::EventBatch::kTid, 42);
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    size_t ev = enc.begin_nested(sf::EventBatch::kNccl);
+    enc.add_varint(sf::NcclEvent::kSeq, i);
+    enc.add_varint(sf::NcclEvent::kBytes, i * 4096);
+    enc.end_nested(ev);
+  }
+  enc.end_nested(batch);
+  REQUIRE_FALSE(enc.overflow());
+
+  vprof::trace::TracePacket p;
+  REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  REQUIRE(p.event_batch().nccl_size() == 1000);
+  CHECK(p.event_batch().tid() == 42);
+  CHECK(p.event_batch().nccl(999).seq() == 1000);
+  CHECK(p.event_batch().nccl(999).bytes() == 1000 * 4096);
+}
+
+TEST_CASE("running out of room sets overflow, writes nothing past the end, and rolls back") {
+  std::vector<uint8_t> buf(16, 0xEE);
+  ProtoEncoder enc(buf.data(), 12);
+  size_t mark = enc.mark();
+  enc.add_string(sf::InternedString::kStr, "this string is longer than twelve bytes");
+  CHECK(enc.overflow());
+  CHECK(enc.size() <= 12);
+  for (size_t i = 12; i < 16; ++i) CHECK(buf[i] == 0xEE);
+  enc.rollback(mark);
+  CHECK_FALSE(enc.overflow());
+  enc.add_varint(sf::InternedString::kIid, 5);
+  vprof::trace::InternedString s;
+  REQUIRE(s.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  CHECK(s.iid() == 5);
+}

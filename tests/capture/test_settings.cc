@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "settings.h"
+
+namespace {
+
+std::map<std::string, std::string> g_env;
+
+const char* fake_env(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+vprof::SettingsResult parse(std::map<std::string, std::string> env) {
+  g_env = std::move(env);
+  return vprof::parse_settings(fake_env);
+}
+
+}  // namespace
+
+TEST_CASE("defaults when nothing is set") {
+  auto r = parse({});
+  REQUIRE(r.error.empty());
+  CHECK(r.settings.enabled);
+  CHECK(r.settings.output_dir == "vprof-traces");
+  CHECK(r.settings.flush_interval_ms == 250);
+  CHECK(r.settings.buffer_kib == 1024);
+  CHECK(r.settings.start_after_s == 0);
+  CHECK(r.settings.stop_after_s == 0);
+  CHECK(r.settings.log_level == vprof::LogLevel::kWarn);
+}
+
+TEST_CASE("every setting is read") {
+  auto r = parse({{"VPROF_ENABLE", "1"},
+                  {"VPROF_OUTPUT_DIR", "/tmp/x"},
+                  {"VPROF_FLUSH_MS", "40"},
+                  {"VPROF_BUFFER_KB", "64"},
+                  {"VPROF_START_AFTER_S", "1.5"},
+                  {"VPROF_STOP_AFTER_S", "30"},
+                  {"VPROF_LOG_LEVEL", "debug"}});
+  REQUIRE(r.error.empty());
+  CHECK(r.settings.output_dir == "/tmp/x");
+  CHECK(r.settings.flush_interval_ms == 40);
+  CHECK(r.settings.buffer_kib == 64);
+  CHECK(r.settings.start_after_s == 1.5);
+  CHECK(r.settings.stop_after_s == 30);
+  CHECK(r.settings.log_level == vprof::LogLevel::kDebug);
+  CHECK_FALSE(parse({{"VPROF_ENABLE", "0"}}).settings.enabled);
+}
+
+TEST_CASE("a malformed setting is named with what was expected") {
+  struct Case {
+    const char* name;
+    const char* value;
+    const char* expected;
+  } cases[] = {
+      {"VPROF_ENABLE", "yes", "0 or 1"},
+      {"VPROF_FLUSH_MS", "5", "from 10 to 600000"},
+      {"VPROF_FLUSH_MS", "100ms", "from 10 to 600000"},
+      {"VPROF_FLUSH_MS", "-100", "from 10 to 600000"},
+      {"VPROF_BUFFER_KB", "99999999999", "from 16 to 1048576"},
+      {"VPROF_START_AFTER_S", "-1", "a number >= 0"},
+      {"VPROF_STOP_AFTER_S", "nan", "a number >= 0"},
+      {"VPROF_LOG_LEVEL", "loud", "one of trace"},
+      {"VPROF_OUTPUT_DIR", "", "a folder path"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name << "=" << c.value);
+    auto r = parse({{c.name, c.value}});
+    CHECK(r.error.find(c.name) == 0);
+    CHECK(r.error.find(std::string("'") + c.value + "'") != std::string::npos);
+    CHECK(r.error.find(c.expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("the capture window must end after it starts") {
+  auto r = parse({{"VPROF_START_AFTER_S", "10"}, {"VPROF_STOP_AFTER_S", "5"}});
+  CHECK(r.error.find("VPROF_STOP_AFTER_S") == 0);
+  CHECK(parse({{"VPROF_START_AFTER_S", "10"}, {"VPROF_STOP_AFTER_S", "0"}}).error.empty());
+}

@@ -1,0 +1,342 @@
+// TraceWriter end to end: records in thread buffers and communicators in the
+// registry go in, a file comes out, libprotobuf reads it back field by field.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "comm_registry.h"
+#include "nccl_functions.h"
+#include "read_trace_file.h"
+#include "thread_buffers.h"
+#include "trace_writer.h"
+#include "vprof_trace_fields.h"
+
+namespace fs = std::filesystem;
+using vprof::NcclFn;
+using vprof::NcclRecord;
+
+namespace {
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/vprof-writer-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+vprof::RunInfo sample_run() {
+  vprof::RunInfo run;
+  run.host = "testhost";
+  run.pid = 4242;
+  run.ppid = 1;
+  run.argv = {"train.py", "--lr", "0.1"};
+  run.rank.rank = 3;
+  run.rank.world_size = 4;
+  run.rank.source = "torch";
+  run.slurm.job_id = "991";
+  run.slurm.proc_id = 3;
+  run.env = {{"NCCL_ALGO", "Ring", false}, {"VIME_TOKEN", "", true}};
+  run.start_ns = 1000;
+  run.start_realtime_ns = 1700000000000000000ull;
+  return run;
+}
+
+NcclRecord allreduce(uint64_t seq) {
+  NcclRecord r{};
+  r.function = static_cast<uint16_t>(NcclFn::kAllReduce);
+  r.comm_id = 0xabcdef;
+  r.comm_size = 4;
+  r.comm_rank = 3;
+  r.seq = seq;
+  r.count = 262144;
+  r.datatype = 7;
+  r.bytes = 262144 * 4;
+  r.red_op = 0;
+  r.stream = 0x5000;
+  r.group_depth = 1;
+  r.result = 0;
+  r.enter_ns = 10000 + seq * 100;
+  r.exit_ns = 10050 + seq * 100;
+  r.has = NcclRecord::kHasDatatype | NcclRecord::kHasRedOp;
+  return r;
+}
+
+void drain_leftovers() {
+  vprof::thread_buffers().for_each([](vprof::ThreadBuffer& b) {
+    b.nccl.discard();
+    b.nccl.take_dropped();
+  });
+  vprof::thread_buffers().take_lost_without_buffer();
+}
+
+}  // namespace
+
+TEST_CASE("every packet type is written and reads back field by field") {
+  drain_leftovers();
+  std::string dir = temp_dir();
+  vprof::Settings settings;
+  settings.output_dir = dir + "/nested/out";  // created on demand
+  settings.flush_interval_ms = 100;
+  settings.buffer_kib = 16;
+  settings.stop_after_s = 60;
+  vprof::RunInfo run = sample_run();
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+
+  auto* comm = new vprof::CommInfo;
+  comm->comm = reinterpret_cast<const void*>(0x77770000);
+  comm->id = 0xabcdef;
+  comm->nranks = 4;
+  comm->rank = 3;
+  comm->parent_id = 0x1234;
+  comm->split_color = -2;
+  comm->created_by = static_cast<uint16_t>(NcclFn::kCommSplit);
+  comm->create_begin_ns = 500;
+  comm->create_end_ns = 900;
+  comm->cuda_device = 1;
+  REQUIRE(vprof::comm_registry().insert(comm));
+
+  pthread_setname_np(pthread_self(), "writer-test");
+  vprof::thread_buffers().configure(8);  // new buffers hold 8 records
+  vprof::ThreadBuffer* mine = nullptr;
+  std::thread producer([&] {
+    pthread_setname_np(pthread_self(), "producer");
+    mine = vprof::thread_buffers().current();
+    for (uint64_t seq = 1; seq <= 11; ++seq) mine->nccl.push(allreduce(seq));  // 3 dropped
+  });
+  producer.join();
+  pid_t producer_tid = mine->tid;
+
+  REQUIRE(writer.flush());
+  REQUIRE(std::string(writer.path()) == settings.output_dir + "/testhost.4242.vtrace");
+
+  // A second thread, after the first flush; plus a point-to-point record.
+  std::thread second([&] {
+    NcclRecord send{};
+    send.function = static_cast<uint16_t>(NcclFn::kSend);
+    send.comm_id = 0xabcdef;
+    send.comm_size = 4;
+    send.comm_rank = 3;
+    send.seq = 1;
+    send.peer = 0;
+    send.root = 0;
+    send.count = 10;
+    send.datatype = 4;
+    send.bytes = 80;
+    send.result = 5;
+    send.enter_ns = 7;
+    send.exit_ns = 9;
+    send.has = NcclRecord::kHasDatatype | NcclRecord::kHasPeer;
+    vprof::thread_buffers().current()->nccl.push(send);
+  });
+  second.join();
+  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+
+  auto packets = read_trace_file(writer.path());
+  REQUIRE(packets.size() > 5);
+  for (size_t i = 0; i < packets.size(); ++i) CHECK(packets[i].sequence() == i + 1);
+
+  // Header first.
+  REQUIRE(packets[0].has_run_header());
+  const auto& h = packets[0].run_header();
+  CHECK(h.format_version() == vprof::schema::kFormatVersion);
+  CHECK_FALSE(h.vprof_version().empty());
+  CHECK_FALSE(h.build_id().empty());
+  CHECK(h.host() == "testhost");
+  CHECK(h.pid() == 4242);
+  CHECK(h.ppid() == 1);
+  REQUIRE(h.argv_size() == 3);
+  CHECK(h.argv(2) == "0.1");
+  CHECK(h.rank().rank() == 3);
+  CHECK(h.rank().world_size() == 4);
+  CHECK_FALSE(h.rank().has_local_rank());
+  CHECK(h.rank().source() == "torch");
+  CHECK(h.slurm().job_id() == "991");
+  CHECK(h.slurm().proc_id() == 3);
+  REQUIRE(h.env_size() == 2);
+  CHECK(h.env(0).name() == "NCCL_ALGO");
+  CHECK(h.env(0).value() == "Ring");
+  CHECK(h.env(1).redacted());
+  CHECK(h.env(1).value().empty());
+  CHECK(h.clock() == vprof::trace::CLOCK_DOMAIN_MONOTONIC);
+  CHECK(h.start_ns() == 1000);
+  CHECK(h.start_realtime_ns() == 1700000000000000000ull);
+  CHECK(h.settings().flush_interval_ms() == 100);
+  CHECK(h.settings().buffer_kib() == 16);
+  CHECK(h.settings().stop_after_s() == 60);
+  CHECK_FALSE(h.forked_child());
+
+  std::map<uint64_t, std::string> names;
+  std::map<uint32_t, std::string> threads;
+  std::vector<vprof::trace::NcclEvent> events;
+  uint64_t dropped = 0;
+  int clock_samples = 0, comms = 0, footers = 0;
+  for (const auto& p : packets) {
+    if (p.has_interned_string()) names[p.interned_string().iid()] = p.interned_string().str();
+    if (p.has_thread()) threads[p.thread().tid()] = p.thread().name();
+    if (p.has_event_batch()) {
+      // Names and threads come before the events that use them.
+      for (const auto& e : p.event_batch().nccl()) {
+        CHECK(names.count(e.function_iid()) == 1);
+        events.push_back(e);
+      }
+      CHECK(threads.count(p.event_batch().tid()) == 1);
+      dropped += p.event_batch().dropped();
+    }
+    if (p.has_clock_sample()) {
+      ++clock_samples;
+      CHECK(p.clock_sample().uncertainty_ns() < 1000000);
+      CHECK(p.clock_sample().realtime_ns() > 1600000000000000000ull);
+    }
+    if (p.has_communicator()) {
+      ++comms;
+      const auto& c = p.communicator();
+      CHECK(c.comm_id() == 0xabcdef);
+      CHECK(c.nranks() == 4);
+      CHECK(c.rank() == 3);
+      CHECK(names[c.created_by_iid()] == "ncclCommSplit");
+      CHECK(c.parent_comm_id() == 0x1234);
+      CHECK(c.split_color() == -2);
+      CHECK(c.create_begin_ns() == 500);
+      CHECK(c.create_end_ns() == 900);
+      CHECK(c.cuda_device() == 1);
+    }
+    if (p.has_footer()) ++footers;
+  }
+  CHECK(names.size() == vprof::kNcclFnCount + 1);
+  CHECK(threads[static_cast<uint32_t>(producer_tid)] == "producer");
+  CHECK(comms == 1);
+  CHECK(clock_samples == 2);
+  CHECK(dropped == 3);
+  REQUIRE(events.size() == 9);
+  for (size_t i = 0; i < 8; ++i) {
+    const auto& e = events[i];
+    NcclRecord want = allreduce(i + 1);
+    CHECK(names[e.function_iid()] == "ncclAllReduce");
+    CHECK(e.comm_id() == want.comm_id);
+    CHECK(e.comm_size() == 4);
+    CHECK(e.comm_rank() == 3);
+    CHECK(e.seq() == i + 1);
+    CHECK(e.count() == 262144);
+    CHECK(e.datatype() == 7);
+    CHECK(e.bytes() == 262144 * 4);
+    CHECK(e.has_red_op());
+    CHECK(e.red_op() == 0);
+    CHECK_FALSE(e.has_root());
+    CHECK_FALSE(e.has_peer());
+    CHECK(e.stream() == 0x5000);
+    CHECK(e.group_depth() == 1);
+    CHECK(e.result() == 0);
+    CHECK(e.enter_ns() == want.enter_ns);
+    CHECK(e.exit_ns() == want.exit_ns);
+  }
+  const auto& send = events[8];
+  CHECK(names[send.function_iid()] == "ncclSend");
+  CHECK(send.has_peer());
+  CHECK(send.peer() == 0);
+  CHECK_FALSE(send.has_root());  // not flagged: not written
+  CHECK(send.datatype() == 4);
+  CHECK(send.result() == 5);
+
+  REQUIRE(packets.back().has_footer());
+  CHECK(footers == 1);
+  const auto& f = packets.back().footer();
+  CHECK(f.reason() == vprof::trace::END_REASON_EXIT);
+  REQUIRE(f.counts_size() == 1);
+  CHECK(f.counts(0).kind() == "nccl");
+  CHECK(f.counts(0).recorded() == 9);
+  CHECK(f.counts(0).dropped() == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a taken file name gets a numbered suffix instead of being overwritten") {
+  drain_leftovers();
+  std::string dir = temp_dir();
+  vprof::Settings settings;
+  settings.output_dir = dir;
+  vprof::RunInfo run = sample_run();
+  { std::ofstream(dir + "/testhost.4242.vtrace") << "earlier image"; }
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+  CHECK(std::string(writer.path()) == dir + "/testhost.4242.1.vtrace");
+  std::ifstream earlier(dir + "/testhost.4242.vtrace");
+  std::string content((std::istreambuf_iterator<char>(earlier)), {});
+  CHECK(content == "earlier image");
+  auto packets = read_trace_file(writer.path());
+  REQUIRE(packets.size() >= 3);
+  CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("nothing is written before the first flush, and a forked child starts its own file") {
+  drain_leftovers();
+  std::string dir = temp_dir();
+  vprof::Settings settings;
+  settings.output_dir = dir;
+  vprof::RunInfo run = sample_run();
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.drain());
+  CHECK(fs::is_empty(dir));
+  REQUIRE(writer.flush());
+  run.pid = 5555;
+  run.forked_child = true;
+  writer.reset_in_child(&run);
+  REQUIRE(writer.finish(vprof::EndReason::kSignal, 15));
+  auto child = read_trace_file(dir + "/testhost.5555.vtrace");
+  REQUIRE(child.size() >= 3);
+  CHECK(child[0].run_header().forked_child());
+  CHECK(child.back().footer().reason() == vprof::trace::END_REASON_SIGNAL);
+  CHECK(child.back().footer().signal() == 15);
+  // The parent's file is still open in the parent's writer, not finished here.
+  auto parent = read_trace_file(dir + "/testhost.4242.vtrace");
+  REQUIRE_FALSE(parent.empty());
+  CHECK_FALSE(parent.back().has_footer());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an unwritable folder is reported by path") {
+  vprof::Settings settings;
+  settings.output_dir = "/proc/vprof-cannot-write-here";
+  vprof::RunInfo run = sample_run();
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+  CHECK_FALSE(writer.flush());
+  CHECK(std::string(writer.error()).find("/proc/vprof-cannot-write-here/testhost.4242.vtrace") !=
+        std::string::npos);
+}
+
+TEST_CASE("a write that fails (full disk, here a file size limit) is reported, not ignored") {
+  std::string dir = temp_dir();
+  pid_t child = fork();
+  if (child == 0) {
+    // A file size limit makes write(2) fail with EFBIG like ENOSPC would.
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{64, 64};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    vprof::Settings settings;
+    settings.output_dir = dir;
+    vprof::RunInfo run = sample_run();
+    vprof::TraceWriter writer;
+    bool ok = writer.init(settings, &run) && !writer.flush() &&
+              std::string(writer.error()).find("cannot write trace file " + dir) == 0;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  fs::remove_all(dir);
+}

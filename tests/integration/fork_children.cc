@@ -1,0 +1,44 @@
+// Forks N children (default 100) that each make one NCCL-free exit; the
+// parent waits for all. Under the preload this must finish and leave N + 1
+// traces: a forked child must never deadlock on state inherited mid-flight.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+int main(int argc, char** argv) {
+  int n = argc > 1 ? std::atoi(argv[1]) : 100;
+  // A busy second thread while forking: the state it holds is what a child
+  // inherits half-way.
+  volatile bool stop = false;
+  std::thread busy([&] {
+    while (!stop) {
+      std::vector<int> churn(64);
+      churn[0] = 1;
+    }
+  });
+  std::vector<pid_t> children;
+  for (int i = 0; i < n; ++i) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("fork");
+      return 2;
+    }
+    if (pid == 0) std::exit(0);  // exit(), not _exit(): atexit handlers run
+    children.push_back(pid);
+  }
+  int failed = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++failed;
+    }
+  }
+  stop = true;
+  busy.join();
+  std::printf("forked %d children, %d failed\n", n, failed);
+  return failed ? 1 : 0;
+}

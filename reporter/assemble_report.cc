@@ -1,0 +1,214 @@
+#include "reporter/assemble_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "reporter/bandwidth.h"
+#include "reporter/process_rank.h"
+
+namespace vprof::reporter {
+namespace {
+
+int64_t MeanNs(int64_t total_ns, uint64_t count) {
+  if (count == 0) return 0;
+  return std::llround(static_cast<double>(total_ns) / static_cast<double>(count));
+}
+
+std::string EndReasonName(const std::optional<vprof::trace::EndReason>& reason) {
+  if (!reason) return "";
+  switch (*reason) {
+    case vprof::trace::END_REASON_EXIT:
+      return "exit";
+    case vprof::trace::END_REASON_SIGNAL:
+      return "signal";
+    case vprof::trace::END_REASON_WINDOW_END:
+      return "window_end";
+    case vprof::trace::END_REASON_INTERNAL_ERROR:
+      return "internal_error";
+    default:
+      return "unspecified";
+  }
+}
+
+ProcessReport ToProcessReport(const ProcessRecord& record) {
+  const ProcessRank rank = ResolveRank(record);
+  ProcessReport process;
+  process.file = std::filesystem::path(record.path).filename().string();
+  process.host = record.host;
+  process.pid = record.pid;
+  process.rank = rank.rank;
+  process.rank_source = rank.source;
+  process.is_rank = record.nccl_events > 0;
+  process.nccl_events = record.nccl_events;
+  process.failed_calls = record.failed_calls;
+  process.dropped_events = record.dropped_events;
+  process.write_errors = record.write_errors;
+  process.state = record.state;
+  process.end_reason = EndReasonName(record.end_reason);
+  process.signal = record.signal;
+  process.problem = record.problem;
+  process.clock_offset_ns = record.clock_offset_ns;
+  process.clock_samples = record.clock_samples;
+  return process;
+}
+
+OpReport ToOpReport(const OpKey& key, const OpStats& stats,
+                    const std::vector<ProcessReport>& processes) {
+  OpReport op;
+  op.op = std::string(NcclFunctionName(key.op));
+  op.bucket = key.bucket;
+  op.count = stats.count;
+  op.total_time_ns = stats.total_time_ns;
+  op.mean_time_ns = MeanNs(stats.total_time_ns, stats.count);
+  op.total_bytes = stats.total_bytes;
+  op.bus_factor = BusFactor(key.op, stats.comm_size);
+  op.algbw_gbps = AlgorithmBandwidthGBps(stats.total_bytes, stats.total_time_ns);
+  if (op.algbw_gbps) op.busbw_gbps = *op.algbw_gbps * op.bus_factor;
+  op.mean_arrival_skew_ns = MeanNs(stats.total_arrival_skew_ns, stats.count);
+  op.max_arrival_skew_ns = stats.max_arrival_skew_ns;
+  op.mean_exit_skew_ns = MeanNs(stats.total_exit_skew_ns, stats.count);
+  op.max_exit_skew_ns = stats.max_exit_skew_ns;
+  // Ascending process index with a strict comparison: ties go to the first.
+  for (const auto& [process, times] : stats.last_arrivals) {
+    if (times > op.most_often_last_times) {
+      op.most_often_last_times = times;
+      op.most_often_last_rank = processes[process].rank;
+    }
+  }
+  return op;
+}
+
+std::vector<uint32_t> MissingRanks(const PendingCollective& pending) {
+  std::vector<uint32_t> members;
+  if (pending.sender_receiver) {
+    members = {pending.sender_receiver->first, pending.sender_receiver->second};
+  } else {
+    for (uint32_t rank = 0; rank < pending.comm_size; ++rank) members.push_back(rank);
+  }
+  std::vector<uint32_t> missing;
+  std::set_difference(members.begin(), members.end(), pending.seen_ranks.begin(),
+                      pending.seen_ranks.end(), std::back_inserter(missing));
+  return missing;
+}
+
+// Whether `next` continues the run that `previous` ended: the following seq,
+// seen by the same members of the same pair.
+bool ContinuesRun(const PendingCollective& previous, const PendingCollective& next) {
+  return next.comm_id == previous.comm_id && next.seq == previous.seq + 1 &&
+         next.function == previous.function && next.sender_receiver == previous.sender_receiver &&
+         next.seen_ranks == previous.seen_ranks;
+}
+
+IncompleteReport StartRun(const PendingCollective& pending) {
+  IncompleteReport run;
+  run.op = std::string(NcclFunctionName(pending.function));
+  run.first_seq = run.last_seq = pending.seq;
+  run.count = 1;
+  run.expected_ranks = pending.sender_receiver ? 2 : pending.comm_size;
+  run.seen_comm_ranks = pending.seen_ranks;
+  run.missing_comm_ranks = MissingRanks(pending);
+  return run;
+}
+
+using CommunicatorMap = std::map<uint64_t, CommunicatorReport>;
+
+// Size, members, creator and parent, as the processes' records saw them.
+void AddMemberships(const std::vector<ProcessRecord>& records, CommunicatorMap& communicators) {
+  std::map<uint64_t, std::set<uint32_t>> ranks_seen;
+  for (const ProcessRecord& record : records) {
+    for (const auto& [comm_id, membership] : record.communicators) {
+      CommunicatorReport& comm = communicators[comm_id];
+      comm.size = std::max(comm.size, membership.nranks);
+      if (comm.created_by.empty()) comm.created_by = membership.created_by;
+      if (comm.parent_comm_id == 0) comm.parent_comm_id = membership.parent_comm_id;
+      ranks_seen[comm_id].insert(membership.rank);
+    }
+  }
+  for (const auto& [comm_id, ranks] : ranks_seen) {
+    communicators[comm_id].ranks_seen.assign(ranks.begin(), ranks.end());
+  }
+}
+
+// Creations from the Communicator packets (one per rank that made it),
+// teardowns from the events; both in NcclFunction order.
+void AddLifecycle(const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
+                  CommunicatorMap& communicators) {
+  std::map<uint64_t, std::map<NcclFunction, LifecycleStats>> lifecycle;
+  for (const ProcessRecord& record : records) {
+    for (const auto& [comm_id, membership] : record.communicators) {
+      const NcclFunction creator = NcclFunctionFromName(membership.created_by);
+      if (RoleOf(creator) == FunctionRole::kCreation) {
+        lifecycle[comm_id][creator].Add(membership.create_ns);
+      }
+    }
+  }
+  for (const auto& [key, teardown] : stats.teardown()) lifecycle[key.first][key.second] = teardown;
+  for (const auto& [comm_id, calls] : lifecycle) {
+    for (const auto& [function, call] : calls) {
+      communicators[comm_id].lifecycle.push_back(
+          {std::string(NcclFunctionName(function)), call.calls, call.total_ns, call.max_ns});
+    }
+  }
+}
+
+// `pending` in CollectiveMatcher::TakePending() order, folded into runs.
+void AddIncomplete(const std::vector<PendingCollective>& pending, CommunicatorMap& communicators) {
+  for (size_t i = 0; i < pending.size(); ++i) {
+    std::vector<IncompleteReport>& runs = communicators[pending[i].comm_id].incomplete;
+    if (i > 0 && ContinuesRun(pending[i - 1], pending[i])) {
+      runs.back().last_seq = pending[i].seq;
+      ++runs.back().count;
+    } else {
+      runs.push_back(StartRun(pending[i]));
+    }
+  }
+}
+
+std::vector<RankReport> RankReports(const std::vector<ProcessReport>& processes,
+                                    const std::vector<ParticipantStats>& participants) {
+  std::vector<RankReport> ranks;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const ProcessReport& process = processes[i];
+    if (!process.is_rank) continue;
+    const ParticipantStats& part = participants[i];
+    ranks.push_back({process.rank, process.file, part.collectives, part.last_arrivals,
+                     MeanNs(part.total_lateness_ns, part.collectives)});
+  }
+  // Ranked processes first, by rank; processes are already in file order.
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {
+    return std::make_pair(!a.rank, a.rank.value_or(0)) <
+           std::make_pair(!b.rank, b.rank.value_or(0));
+  });
+  return ranks;
+}
+
+}  // namespace
+
+Report AssembleReport(std::string directory, TimeSource time_source,
+                      const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
+                      const std::vector<PendingCollective>& pending) {
+  Report report;
+  report.directory = std::move(directory);
+  report.time_source = std::move(time_source);
+  for (const ProcessRecord& record : records) report.processes.push_back(ToProcessReport(record));
+
+  CommunicatorMap communicators;
+  AddMemberships(records, communicators);
+  AddLifecycle(records, stats, communicators);
+  for (const auto& [key, op_stats] : stats.ops()) {
+    communicators[key.comm_id].ops.push_back(ToOpReport(key, op_stats, report.processes));
+  }
+  AddIncomplete(pending, communicators);
+  for (auto& [comm_id, comm] : communicators) {
+    comm.comm_id = comm_id;
+    report.communicators.push_back(std::move(comm));
+  }
+
+  report.ranks = RankReports(report.processes, stats.participants());
+  return report;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,21 @@
+// Turns what the merge gathered (per-process records, running totals, the
+// collectives left unmatched) into the final Report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporter/collective_matcher.h"
+#include "reporter/collective_stats.h"
+#include "reporter/process_record.h"
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+// `records` are indexed like the process indexes in `stats`; `pending` is
+// CollectiveMatcher::TakePending()'s order.
+Report AssembleReport(std::string directory, TimeSource time_source,
+                      const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
+                      const std::vector<PendingCollective>& pending);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,83 @@
+// Matches the calls each rank made into whole collectives: the ranks of a
+// communicator number their collectives with the same seq, and the n-th send
+// from a rank to a peer pairs with the peer's n-th recv from it. Only
+// collectives still waiting for a member are kept, so memory follows how far
+// apart the ranks' traces are, not how long they are.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "reporter/collective_timing.h"
+#include "reporter/nccl_function.h"
+
+namespace vprof::reporter {
+
+// One rank's call, from one NcclEvent.
+struct CollectiveCall {
+  uint64_t comm_id = 0;
+  uint64_t seq = 0;
+  NcclFunction function = NcclFunction::kUnknown;  // a collective, ncclSend or ncclRecv
+  uint32_t comm_size = 0;
+  std::optional<int32_t> peer;  // send/recv only
+  uint64_t size_bytes = 0;      // S (see bandwidth.h)
+  Arrival arrival;
+};
+
+struct MatchedCollective {
+  uint64_t comm_id = 0;
+  NcclFunction op = NcclFunction::kUnknown;  // kSendRecvPair for a send and its recv
+  uint32_t comm_size = 0;
+  uint64_t size_bytes = 0;
+  std::vector<Arrival> arrivals;  // one per member, in the order they were read
+};
+
+// A collective (or send/recv) that not every member reported.
+struct PendingCollective {
+  uint64_t comm_id = 0;
+  uint64_t seq = 0;
+  NcclFunction function = NcclFunction::kUnknown;  // as the first member reported it
+  uint32_t comm_size = 0;
+  // Send/recv only: the sending and the receiving comm rank, its two members.
+  std::optional<std::pair<uint32_t, uint32_t>> sender_receiver;
+  std::vector<uint32_t> seen_ranks;  // comm ranks that reported it, ascending
+};
+
+class CollectiveMatcher {
+ public:
+  // Returns the collective when `call` was its last missing member. Calls that
+  // cannot be matched (no communicator, a send/recv without a peer) and
+  // repeated reports of one member are ignored.
+  std::optional<MatchedCollective> Add(const CollectiveCall& call);
+
+  size_t pending_count() const { return pending_.size(); }
+
+  // Empties the table; ordered by communicator, send/recv pair, seq.
+  std::vector<PendingCollective> TakePending();
+
+ private:
+  struct Key {
+    uint64_t comm_id;
+    uint64_t seq;
+    // Send/recv: the sending and receiving comm ranks; kCollective for both otherwise.
+    uint32_t sender;
+    uint32_t receiver;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& key) const;
+  };
+  struct Pending {
+    NcclFunction function;
+    uint32_t comm_size;
+    uint64_t size_bytes;
+    std::vector<Arrival> arrivals;
+  };
+  static constexpr uint32_t kCollective = UINT32_MAX;
+
+  std::unordered_map<Key, Pending, KeyHash> pending_;
+};
+
+}  // namespace vprof::reporter

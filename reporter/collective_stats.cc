@@ -1,0 +1,44 @@
+#include "reporter/collective_stats.h"
+
+#include <algorithm>
+
+#include "reporter/collective_timing.h"
+
+namespace vprof::reporter {
+
+void CollectiveStats::AddMatched(const MatchedCollective& collective) {
+  const CollectiveTiming timing = MeasureCollective(collective.arrivals);
+  const uint32_t last_process = collective.arrivals[timing.last_arrival].process;
+
+  OpStats& op = ops_[OpKey{collective.comm_id, collective.op, BucketOf(collective.size_bytes)}];
+  op.comm_size = collective.comm_size;
+  ++op.count;
+  op.total_time_ns += timing.time_ns;
+  op.total_bytes += collective.size_bytes;
+  op.total_arrival_skew_ns += timing.arrival_skew_ns;
+  op.max_arrival_skew_ns = std::max(op.max_arrival_skew_ns, timing.arrival_skew_ns);
+  op.total_exit_skew_ns += timing.exit_skew_ns;
+  op.max_exit_skew_ns = std::max(op.max_exit_skew_ns, timing.exit_skew_ns);
+  ++op.last_arrivals[last_process];
+
+  if (collective.op == NcclFunction::kSendRecvPair) return;
+  for (const Arrival& arrival : collective.arrivals) {
+    ParticipantStats& participant = participants_[arrival.process];
+    ++participant.collectives;
+    participant.total_lateness_ns += arrival.enter_ns - timing.first_enter_ns;
+  }
+  ++participants_[last_process].last_arrivals;
+}
+
+void CollectiveStats::AddTeardownCall(uint64_t comm_id, NcclFunction function,
+                                      int64_t duration_ns) {
+  teardown_[{comm_id, function}].Add(duration_ns);
+}
+
+void LifecycleStats::Add(int64_t duration_ns) {
+  ++calls;
+  total_ns += duration_ns;
+  max_ns = std::max(max_ns, duration_ns);
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,163 @@
+#include "reporter/json_report.h"
+
+#include "reporter/json_writer.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::optional<std::string> UnlessEmpty(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+template <typename T>
+void WriteArray(JsonWriter& json, std::string_view key, const std::vector<T>& values) {
+  json.Key(key);
+  json.BeginArray();
+  for (const T& value : values) json.Uint(value);
+  json.EndArray();
+}
+
+void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
+  json.Key("time_source");
+  json.BeginObject();
+  json.Field("times", "host_api_calls");
+  json.Field("description", kTimesMeasured);
+  json.Field("clock", time_source.aligned_to_realtime ? "realtime" : "monotonic");
+  json.Key("hosts");
+  json.BeginArray();
+  for (const std::string& host : time_source.hosts) json.String(host);
+  json.EndArray();
+  json.Field("clock_error_bound_ns", time_source.clock_error_bound_ns);
+  json.Field("unaligned_processes", time_source.unaligned_processes);
+  json.EndObject();
+}
+
+void WriteProcess(JsonWriter& json, const ProcessReport& process) {
+  json.BeginObject();
+  json.Field("file", process.file);
+  json.Field("host", process.host);
+  json.Field("pid", process.pid);
+  json.Field("rank", process.rank);
+  json.Field("rank_source", UnlessEmpty(process.rank_source));
+  json.Field("is_rank", process.is_rank);
+  json.Field("nccl_events", process.nccl_events);
+  json.Field("failed_calls", process.failed_calls);
+  json.Field("dropped_events", process.dropped_events);
+  json.Field("write_errors", process.write_errors);
+  json.Field("state", InputStateName(process.state));
+  json.Field("whole", process.state == InputState::kWhole);
+  json.Field("end_reason", UnlessEmpty(process.end_reason));
+  json.Field("signal", process.signal);
+  json.Field("problem", UnlessEmpty(process.problem));
+  json.Field("clock_offset_ns", process.clock_offset_ns);
+  json.Field("clock_spread_ns", process.clock_samples.spread_ns());
+  json.Field("clock_samples", process.clock_samples.count);
+  json.EndObject();
+}
+
+void WriteOp(JsonWriter& json, const OpReport& op) {
+  json.BeginObject();
+  json.Field("op", op.op);
+  json.Key("size_bucket");
+  json.BeginObject();
+  json.Field("label", op.bucket.Label());
+  json.Field("min_bytes", op.bucket.min_bytes());
+  json.Field("max_bytes", op.bucket.max_bytes());
+  json.EndObject();
+  json.Field("count", op.count);
+  json.Field("total_time_ns", op.total_time_ns);
+  json.Field("mean_time_ns", op.mean_time_ns);
+  json.Field("total_bytes", op.total_bytes);
+  json.Field("bus_factor", op.bus_factor);
+  json.Field("algbw_gbps", op.algbw_gbps);
+  json.Field("busbw_gbps", op.busbw_gbps);
+  json.Field("arrival_skew_mean_ns", op.mean_arrival_skew_ns);
+  json.Field("arrival_skew_max_ns", op.max_arrival_skew_ns);
+  json.Field("exit_skew_mean_ns", op.mean_exit_skew_ns);
+  json.Field("exit_skew_max_ns", op.max_exit_skew_ns);
+  json.Key("most_often_last");
+  json.BeginObject();
+  json.Field("rank", op.most_often_last_rank);
+  json.Field("times", op.most_often_last_times);
+  json.EndObject();
+  json.EndObject();
+}
+
+void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
+  json.BeginObject();
+  json.Field("comm_id", FormatHexId(comm.comm_id));
+  json.Field("size", comm.size);
+  WriteArray(json, "ranks_seen", comm.ranks_seen);
+  json.Field("created_by", UnlessEmpty(comm.created_by));
+  json.Field("parent_comm_id", comm.parent_comm_id == 0
+                                   ? std::nullopt
+                                   : std::optional<std::string>(FormatHexId(comm.parent_comm_id)));
+  json.Key("lifecycle");
+  json.BeginArray();
+  for (const LifecycleReport& call : comm.lifecycle) {
+    json.BeginObject();
+    json.Field("function", call.function);
+    json.Field("calls", call.calls);
+    json.Field("total_ns", call.total_ns);
+    json.Field("max_ns", call.max_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("ops");
+  json.BeginArray();
+  for (const OpReport& op : comm.ops) WriteOp(json, op);
+  json.EndArray();
+  json.Key("incomplete");
+  json.BeginArray();
+  for (const IncompleteReport& run : comm.incomplete) {
+    json.BeginObject();
+    json.Field("op", run.op);
+    json.Field("first_seq", run.first_seq);
+    json.Field("last_seq", run.last_seq);
+    json.Field("count", run.count);
+    json.Field("expected_ranks", run.expected_ranks);
+    WriteArray(json, "seen_comm_ranks", run.seen_comm_ranks);
+    WriteArray(json, "missing_comm_ranks", run.missing_comm_ranks);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteRank(JsonWriter& json, const RankReport& rank) {
+  json.BeginObject();
+  json.Field("rank", rank.rank);
+  json.Field("file", rank.file);
+  json.Field("collectives", rank.collectives);
+  json.Field("last_arrivals", rank.last_arrivals);
+  json.Field("mean_lateness_ns", rank.mean_lateness_ns);
+  json.EndObject();
+}
+
+}  // namespace
+
+void WriteJsonReport(const Report& report, std::ostream& out) {
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Field("report_version", kJsonReportVersion);
+  json.Field("directory", report.directory);
+  json.Field("all_inputs_whole", report.all_inputs_whole());
+  WriteTimeSource(json, report.time_source);
+  json.Key("processes");
+  json.BeginArray();
+  for (const ProcessReport& process : report.processes) WriteProcess(json, process);
+  json.EndArray();
+  json.Key("communicators");
+  json.BeginArray();
+  for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(json, comm);
+  json.EndArray();
+  json.Key("ranks");
+  json.BeginArray();
+  for (const RankReport& rank : report.ranks) WriteRank(json, rank);
+  json.EndArray();
+  json.EndObject();
+  out << '\n';
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,80 @@
+// A small streaming JSON writer: pretty-printed (two-space indent), keys in
+// the order written, strings escaped (invalid UTF-8 becomes U+FFFD), so the
+// output is valid JSON whatever bytes a host name or path holds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace vprof::reporter {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+  void BeginObject();
+  void EndObject();
+  void BeginArray();
+  void EndArray();
+  // Names the next value; only inside an object.
+  void Key(std::string_view key);
+
+  void String(std::string_view value);
+  void Int(int64_t value);
+  void Uint(uint64_t value);
+  void Double(double value);  // shortest round-trip form; null when not finite
+  void Bool(bool value);
+  void Null();
+
+  // Key and value together, for the common case.
+  template <typename T>
+  void Field(std::string_view key, const T& value);
+  template <typename T>
+  void Field(std::string_view key, const std::optional<T>& value);  // null when empty
+
+ private:
+  void BeforeValue();
+  void Close(char bracket);
+  void Newline();
+
+  struct Level {
+    bool empty = true;
+  };
+  std::ostream& out_;
+  std::vector<Level> levels_;
+  bool after_key_ = false;
+};
+
+void WriteJsonString(std::ostream& out, std::string_view value);
+
+template <typename T>
+void JsonWriter::Field(std::string_view key, const T& value) {
+  Key(key);
+  if constexpr (std::is_same_v<T, bool>) {
+    Bool(value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    Double(value);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    Int(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    Uint(value);
+  } else {
+    String(value);
+  }
+}
+
+template <typename T>
+void JsonWriter::Field(std::string_view key, const std::optional<T>& value) {
+  if (value) {
+    Field(key, *value);
+  } else {
+    Key(key);
+    Null();
+  }
+}
+
+}  // namespace vprof::reporter

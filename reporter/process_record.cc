@@ -1,0 +1,29 @@
+#include "reporter/process_record.h"
+
+#include <algorithm>
+
+namespace vprof::reporter {
+
+void ClockSamples::Add(int64_t offset_ns) {
+  min_offset_ns = count == 0 ? offset_ns : std::min(min_offset_ns, offset_ns);
+  max_offset_ns = count == 0 ? offset_ns : std::max(max_offset_ns, offset_ns);
+  ++count;
+}
+
+std::string_view InputStateName(InputState state) {
+  switch (state) {
+    case InputState::kWhole:
+      return "whole";
+    case InputState::kCut:
+      return "cut";
+    case InputState::kCorrupt:
+      return "corrupt";
+    case InputState::kUnreadable:
+      return "unreadable";
+    case InputState::kNewerFormat:
+      return "newer_format";
+  }
+  return "unknown";
+}
+
+}  // namespace vprof::reporter

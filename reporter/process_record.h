@@ -1,0 +1,70 @@
+// What the reporter learns about one traced process from its trace file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter {
+
+enum class InputState : uint8_t {
+  kWhole,        // every packet read, Footer present
+  kCut,          // ends inside a packet or without a Footer; the packets before it are used
+  kCorrupt,      // a packet that does not parse; the packets before it are used
+  kUnreadable,   // could not be opened or read
+  kNewerFormat,  // written by a newer vprof; skipped
+};
+
+// "whole", "cut", "corrupt", "unreadable", "newer_format".
+std::string_view InputStateName(InputState state);
+
+// The process's clock pairs (see ClockOffsetIn), summarized as they are read.
+struct ClockSamples {
+  uint64_t count = 0;
+  int64_t min_offset_ns = 0;
+  int64_t max_offset_ns = 0;
+
+  void Add(int64_t offset_ns);
+  // How far apart the readings are (NTP slew, preemption between the two
+  // reads): the error bound of aligning hosts with them.
+  int64_t spread_ns() const { return max_offset_ns - min_offset_ns; }
+};
+
+// This process's place in one communicator.
+struct CommunicatorMembership {
+  uint32_t nranks = 0;
+  uint32_t rank = 0;
+  std::string created_by;  // NCCL function, from a Communicator packet; empty without one
+  uint64_t parent_comm_id = 0;
+  int64_t create_ns = 0;  // how long the creating call took (exit − enter)
+};
+
+struct ProcessRecord {
+  std::string path;
+  // The RunHeader was read and its format is one this reporter reads: the
+  // file's data is used.
+  bool opened = false;
+  std::string host;
+  uint32_t pid = 0;
+  std::optional<int32_t> header_rank;  // RunHeader.rank.rank when set (>= 0)
+  uint64_t nccl_events = 0;
+  uint64_t failed_calls = 0;  // events whose ncclResult_t was not ncclSuccess
+  // The Footer's per-kind totals; without a Footer, the sum of EventBatch.dropped.
+  uint64_t dropped_events = 0;
+  uint64_t write_errors = 0;                          // Footer.write_errors
+  std::optional<vprof::trace::EndReason> end_reason;  // absent without a Footer
+  int32_t signal = 0;
+  InputState state = InputState::kWhole;
+  std::string problem;  // for people; empty when state is kWhole
+  std::map<uint64_t, CommunicatorMembership> communicators;  // by comm_id
+  ClockSamples clock_samples;
+  // Added to every time of this process: the median clock-pair offset when
+  // processes span several hosts, else 0.
+  int64_t clock_offset_ns = 0;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,122 @@
+// The report as data: what the text and JSON writers print. Everything here is
+// final (ranks resolved, means computed), so the writers only format.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reporter/process_record.h"
+#include "reporter/size_bucket.h"
+
+namespace vprof::reporter {
+
+// What the times in a report measure, in the words both outputs use.
+inline constexpr std::string_view kTimesMeasured =
+    "host API call times (stand-ins complete collectives before returning; on real NCCL "
+    "this is enqueue time until GPU records are captured)";
+
+struct TimeSource {
+  std::vector<std::string> hosts;  // distinct, sorted
+  // True when the processes span several hosts and their times were moved to
+  // CLOCK_REALTIME; false when all share one host's CLOCK_MONOTONIC.
+  bool aligned_to_realtime = false;
+  int64_t clock_error_bound_ns = 0;  // the largest per-process sample spread
+  // Processes left on their own clock for want of clock samples (their times
+  // cannot be compared with other hosts').
+  uint32_t unaligned_processes = 0;
+};
+
+struct ProcessReport {
+  std::string file;  // name within the report's directory
+  std::string host;
+  uint32_t pid = 0;
+  std::optional<int32_t> rank;
+  std::string rank_source;  // "header", "communicator", or "" (no rank)
+  bool is_rank = false;     // false for processes without NCCL events (a launcher)
+  uint64_t nccl_events = 0;
+  uint64_t failed_calls = 0;
+  uint64_t dropped_events = 0;
+  uint64_t write_errors = 0;
+  InputState state = InputState::kWhole;
+  // "exit", "signal", "window_end", "internal_error", "unspecified"; "" without a Footer.
+  std::string end_reason;
+  int32_t signal = 0;
+  std::string problem;          // empty when whole
+  int64_t clock_offset_ns = 0;  // added to this process's times; 0 on one host
+  ClockSamples clock_samples;
+};
+
+struct OpReport {
+  std::string op;  // NCCL function, or "ncclSend/ncclRecv" for matched pairs
+  SizeBucket bucket;
+  uint64_t count = 0;
+  int64_t total_time_ns = 0;
+  int64_t mean_time_ns = 0;
+  uint64_t total_bytes = 0;  // sum of S
+  double bus_factor = 1.0;
+  std::optional<double> algbw_gbps;  // none when the total time is zero
+  std::optional<double> busbw_gbps;
+  int64_t mean_arrival_skew_ns = 0;
+  int64_t max_arrival_skew_ns = 0;
+  int64_t mean_exit_skew_ns = 0;
+  int64_t max_exit_skew_ns = 0;
+  std::optional<int32_t> most_often_last_rank;  // none when that process has no rank
+  uint64_t most_often_last_times = 0;
+};
+
+// A run of consecutive seqs that the same members reported and the rest never did.
+struct IncompleteReport {
+  std::string op;  // for send/recv, the side that was seen ("ncclSend" or "ncclRecv")
+  uint64_t first_seq = 0;
+  uint64_t last_seq = 0;
+  uint64_t count = 0;
+  uint32_t expected_ranks = 0;  // communicator size, or 2 for send/recv
+  std::vector<uint32_t> seen_comm_ranks;
+  std::vector<uint32_t> missing_comm_ranks;
+};
+
+struct LifecycleReport {
+  std::string function;
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  int64_t max_ns = 0;
+};
+
+struct CommunicatorReport {
+  uint64_t comm_id = 0;
+  uint32_t size = 0;
+  std::vector<uint32_t> ranks_seen;  // comm ranks with a trace in the directory
+  std::string created_by;            // "" when no Communicator packet was read
+  uint64_t parent_comm_id = 0;
+  std::vector<LifecycleReport> lifecycle;
+  std::vector<OpReport> ops;  // by op (NcclFunction order), then size
+  std::vector<IncompleteReport> incomplete;
+};
+
+// One rank process's part in matched collectives (send/recv excluded).
+struct RankReport {
+  std::optional<int32_t> rank;
+  std::string file;
+  uint64_t collectives = 0;
+  uint64_t last_arrivals = 0;
+  int64_t mean_lateness_ns = 0;  // mean of (own enter − first enter)
+};
+
+struct Report {
+  std::string directory;
+  TimeSource time_source;
+  std::vector<ProcessReport> processes;           // by file name
+  std::vector<CommunicatorReport> communicators;  // by comm_id
+  std::vector<RankReport> ranks;                  // by rank, then file
+
+  bool all_inputs_whole() const {
+    return std::all_of(processes.begin(), processes.end(),
+                       [](const ProcessReport& p) { return p.state == InputState::kWhole; });
+  }
+};
+
+}  // namespace vprof::reporter

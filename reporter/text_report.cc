@@ -1,0 +1,188 @@
+#include "reporter/text_report.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "reporter/text_layout.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string RankText(const std::optional<int32_t>& rank) {
+  return rank ? std::to_string(*rank) : "-";
+}
+
+// Ascending ranks with runs collapsed, the first few only: "0-3, 5, 9 and 12 more".
+std::string RankList(const std::vector<uint32_t>& ranks) {
+  constexpr size_t kMaxItems = 16;
+  std::string text;
+  size_t items = 0;
+  size_t i = 0;
+  for (; i < ranks.size() && items < kMaxItems; ++items) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(ranks[i]);
+    if (j > i) text += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  if (i < ranks.size()) text += " and " + std::to_string(ranks.size() - i) + " more";
+  return text;
+}
+
+std::string EndText(const ProcessReport& process) {
+  if (process.end_reason.empty()) return "-";
+  if (process.end_reason == "signal") return "signal " + std::to_string(process.signal);
+  std::string text = process.end_reason;
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
+
+void WriteHeader(const Report& report, std::ostream& out) {
+  out << "vprof report: " << report.directory << '\n';
+  WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
+  const TimeSource& time = report.time_source;
+  std::string clock;
+  if (time.aligned_to_realtime) {
+    clock = "CLOCK_REALTIME: " + std::to_string(time.hosts.size()) +
+            " hosts; each process's times shifted by the median offset of its clock samples; "
+            "error bound ±" +
+            FormatDuration(static_cast<double>(time.clock_error_bound_ns)) +
+            " (largest sample spread)";
+    if (time.unaligned_processes > 0) {
+      clock += "; " + std::to_string(time.unaligned_processes) +
+               " processes had no clock samples and were not shifted";
+    }
+  } else {
+    clock = "CLOCK_MONOTONIC of host " + (time.hosts.empty() ? "?" : time.hosts.front());
+  }
+  WriteWrapped(out, clock, "Clock: ", "       ");
+  WriteWrapped(out,
+               "time = last exit − last enter; skew = last enter − first enter; S and bus factor "
+               "as in nccl-tests; algbw = S/time, busbw = algbw × bus factor, in GB/s (1e9 B/s)",
+               "Terms: ", "       ");
+}
+
+void WriteProcesses(const Report& report, std::ostream& out) {
+  size_t ranks = 0, not_whole = 0;
+  TextTable table({{"rank", Align::kRight},
+                   {"host", Align::kLeft},
+                   {"pid", Align::kRight},
+                   {"events", Align::kRight},
+                   {"dropped", Align::kRight},
+                   {"failed", Align::kRight},
+                   {"trace", Align::kLeft},
+                   {"end", Align::kLeft},
+                   {"file", Align::kLeft}});
+  for (const ProcessReport& process : report.processes) {
+    if (process.is_rank) ++ranks;
+    if (process.state != InputState::kWhole) ++not_whole;
+    std::string state(InputStateName(process.state));
+    std::replace(state.begin(), state.end(), '_', ' ');
+    table.AddRow({process.is_rank ? RankText(process.rank) : "-", process.host,
+                  std::to_string(process.pid), std::to_string(process.nccl_events),
+                  std::to_string(process.dropped_events), std::to_string(process.failed_calls),
+                  state, EndText(process), process.file + (process.is_rank ? "" : " (non-rank)")});
+  }
+  out << "\nProcesses: " << report.processes.size() << " (" << ranks << " ranks, "
+      << report.processes.size() - ranks << " other); " << not_whole << " not whole\n";
+  table.Write(out, "  ");
+  for (const ProcessReport& process : report.processes) {
+    if (!process.problem.empty())
+      WriteWrapped(out, process.file + ": " + process.problem, "  ! ", "    ");
+  }
+}
+
+void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
+  size_t i = 0;
+  while (i < comm.ops.size()) {
+    const std::string& op = comm.ops[i].op;
+    std::ostringstream factor;
+    factor.precision(3);
+    factor << comm.ops[i].bus_factor;
+    out << "  " << op << " (bus factor " << factor.str() << ")\n";
+    TextTable table({{"size", Align::kLeft},
+                     {"count", Align::kRight},
+                     {"total", Align::kRight},
+                     {"mean", Align::kRight},
+                     {"bytes", Align::kRight},
+                     {"algbw", Align::kRight},
+                     {"busbw", Align::kRight},
+                     {"skew", Align::kRight},
+                     {"max skew", Align::kRight},
+                     {"last ×times", Align::kLeft}});
+    for (; i < comm.ops.size() && comm.ops[i].op == op; ++i) {
+      const OpReport& row = comm.ops[i];
+      table.AddRow(
+          {row.bucket.Label(), std::to_string(row.count),
+           FormatDuration(static_cast<double>(row.total_time_ns)),
+           FormatDuration(static_cast<double>(row.mean_time_ns)), FormatBytes(row.total_bytes),
+           row.algbw_gbps ? FormatGBps(*row.algbw_gbps) : "-",
+           row.busbw_gbps ? FormatGBps(*row.busbw_gbps) : "-",
+           FormatDuration(static_cast<double>(row.mean_arrival_skew_ns)),
+           FormatDuration(static_cast<double>(row.max_arrival_skew_ns)),
+           RankText(row.most_often_last_rank) + " ×" + std::to_string(row.most_often_last_times)});
+    }
+    table.Write(out, "    ");
+  }
+}
+
+void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
+  std::string heading = "Communicator " + FormatHexId(comm.comm_id) + ": size " +
+                        std::to_string(comm.size) + ", ranks seen " +
+                        std::to_string(comm.ranks_seen.size()) + "/" + std::to_string(comm.size) +
+                        ", created by " + (comm.created_by.empty() ? "?" : comm.created_by);
+  if (comm.parent_comm_id != 0) heading += ", split from " + FormatHexId(comm.parent_comm_id);
+  out << '\n';
+  WriteWrapped(out, heading, "", "  ");
+  // One line per function: a line break inside "400 ns" would hurt more than the lines cost.
+  const char* prefix = "  lifecycle: ";
+  for (const LifecycleReport& call : comm.lifecycle) {
+    out << prefix << call.function << " ×" << call.calls << " (total "
+        << FormatDuration(static_cast<double>(call.total_ns)) << ", max "
+        << FormatDuration(static_cast<double>(call.max_ns)) << ")\n";
+    prefix = "             ";
+  }
+  WriteOps(comm, out);
+  for (const IncompleteReport& run : comm.incomplete) {
+    std::string seqs = "seq " + std::to_string(run.first_seq);
+    if (run.last_seq != run.first_seq) seqs += "-" + std::to_string(run.last_seq);
+    WriteWrapped(out,
+                 run.op + " " + seqs + " (" + std::to_string(run.count) + " calls) seen by " +
+                     std::to_string(run.seen_comm_ranks.size()) + " of " +
+                     std::to_string(run.expected_ranks) +
+                     " ranks; missing comm ranks: " + RankList(run.missing_comm_ranks),
+                 "  incomplete: ", "    ");
+  }
+}
+
+void WriteRanks(const Report& report, std::ostream& out) {
+  if (report.ranks.empty()) return;
+  out << "\nRanks (collectives only; lateness = own enter − first enter)\n";
+  TextTable table({{"rank", Align::kRight},
+                   {"collectives", Align::kRight},
+                   {"last to arrive", Align::kRight},
+                   {"mean lateness", Align::kRight},
+                   {"file", Align::kLeft}});
+  for (const RankReport& rank : report.ranks) {
+    table.AddRow({RankText(rank.rank), std::to_string(rank.collectives),
+                  std::to_string(rank.last_arrivals),
+                  FormatDuration(static_cast<double>(rank.mean_lateness_ns)), rank.file});
+  }
+  table.Write(out, "  ");
+}
+
+}  // namespace
+
+void WriteTextReport(const Report& report, std::ostream& out) {
+  WriteHeader(report, out);
+  WriteProcesses(report, out);
+  if (report.communicators.empty()) out << "\nNo communicators.\n";
+  for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(comm, out);
+  WriteRanks(report, out);
+}
+
+}  // namespace vprof::reporter

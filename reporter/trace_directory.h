@@ -1,0 +1,19 @@
+// Finds the trace files of a run: every *.vtrace directly in one directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vprof::reporter {
+
+struct TraceFileList {
+  std::vector<std::string> paths;  // sorted, so reports do not depend on directory order
+  std::string error;               // for people; set when there is nothing to read
+  // The directory is missing, not a directory or holds no traces (the
+  // caller's mistake), rather than unreadable.
+  bool usage_error = false;
+};
+
+TraceFileList ListTraceFiles(const std::string& directory);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,100 @@
+#include "reporter/trace_reader.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+namespace vprof::reporter {
+namespace {
+
+// Field 1 (Trace.packet), wire type 2 (length-delimited).
+constexpr uint32_t kPacketTag = (1 << 3) | 2;
+constexpr int kReadBlockBytes = 1 << 16;
+constexpr uint64_t kMaxVarint32Bytes = 5;
+
+}  // namespace
+
+TraceReader::TraceReader(const std::string& path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat info {};
+  if (fd_ < 0 || ::fstat(fd_, &info) != 0) {
+    Stop(ReadProblem::kUnreadable, std::string("cannot open: ") + std::strerror(errno));
+    return;
+  }
+  file_size_ = static_cast<uint64_t>(info.st_size);
+  stream_ = std::make_unique<google::protobuf::io::FileInputStream>(fd_, kReadBlockBytes);
+}
+
+TraceReader::~TraceReader() {
+  stream_.reset();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool TraceReader::Next(vprof::trace::TracePacket* packet) {
+  if (stopped_) return false;
+  offset_ = static_cast<uint64_t>(stream_->ByteCount());
+  if (offset_ >= file_size_) return Stop(ReadProblem::kNone, "");
+
+  // A fresh CodedInputStream per packet: its byte limit (INT_MAX) then bounds
+  // one packet, not the file. On destruction it hands unread bytes back to
+  // stream_, so ByteCount() stays exact.
+  google::protobuf::io::CodedInputStream in(stream_.get());
+  const uint64_t left = file_size_ - offset_;
+  const uint32_t tag = in.ReadTag();
+  if (tag != kPacketTag) {
+    if (stream_->GetErrno() != 0) {
+      return Stop(ReadProblem::kUnreadable,
+                  std::string("read error: ") + std::strerror(stream_->GetErrno()));
+    }
+    if (tag == 0 && left < kMaxVarint32Bytes) {
+      return Stop(ReadProblem::kTruncated, "incomplete packet tag");
+    }
+    char detail[96];
+    std::snprintf(detail, sizeof detail, "expected a packet (tag 0x0a), found tag 0x%x", tag);
+    return Stop(ReadProblem::kCorrupt, detail);
+  }
+  uint32_t length = 0;
+  if (!in.ReadVarint32(&length)) {
+    if (left <= 1 + kMaxVarint32Bytes) {
+      return Stop(ReadProblem::kTruncated, "incomplete packet length");
+    }
+    return Stop(ReadProblem::kCorrupt, "packet length is not a varint");
+  }
+  const uint64_t after_header = left - static_cast<uint64_t>(in.CurrentPosition());
+  if (length > after_header) {
+    return Stop(ReadProblem::kTruncated, "incomplete packet: it declares " +
+                                             std::to_string(length) + " bytes, " +
+                                             std::to_string(after_header) + " remain");
+  }
+  if (length > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
+    return Stop(ReadProblem::kCorrupt,
+                "packet length " + std::to_string(length) + " is over 2 GiB");
+  }
+  // ParseFromString, unlike parsing from the stream under a limit, rejects a
+  // packet that ends early (a zero tag), so the bytes go through packet_bytes_.
+  if (!in.ReadString(&packet_bytes_, static_cast<int>(length))) {
+    return Stop(ReadProblem::kUnreadable, "read error inside a packet");
+  }
+  if (!packet->ParseFromString(packet_bytes_)) {
+    return Stop(ReadProblem::kCorrupt,
+                "packet of " + std::to_string(length) + " bytes does not parse as a TracePacket");
+  }
+  ++packets_read_;
+  return true;
+}
+
+bool TraceReader::Stop(ReadProblem problem, std::string detail) {
+  stopped_ = true;
+  problem_ = problem;
+  problem_detail_ = std::move(detail);
+  return false;
+}
+
+}  // namespace vprof::reporter

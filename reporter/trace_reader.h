@@ -1,0 +1,60 @@
+// Streams the packets of one trace file: a sequence of field-1 length-delimited
+// TracePackets (tag 0x0A, varint length, bytes). One packet is in memory at a
+// time, whatever the file's length.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vprof_trace.pb.h"
+
+namespace google::protobuf::io {
+class FileInputStream;
+}
+
+namespace vprof::reporter {
+
+// Why reading stopped before the end of the file.
+enum class ReadProblem : uint8_t {
+  kNone,        // every byte formed whole packets
+  kTruncated,   // the last packet is incomplete: the file was cut short
+  kCorrupt,     // bytes that are not a packet, or a packet that does not parse
+  kUnreadable,  // the file could not be opened or read
+};
+
+class TraceReader {
+ public:
+  explicit TraceReader(const std::string& path);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // Reads the next packet into *packet. False at the end of the file or at
+  // the first bad packet; problem() then says which.
+  bool Next(vprof::trace::TracePacket* packet);
+
+  // Byte offset of the packet Next() last returned or, once reading stopped,
+  // of the first byte that did not form a whole packet (the file size at a
+  // clean end).
+  uint64_t offset() const { return offset_; }
+  uint64_t packets_read() const { return packets_read_; }
+  ReadProblem problem() const { return problem_; }
+  // What went wrong, for people; empty when problem() is kNone.
+  const std::string& problem_detail() const { return problem_detail_; }
+
+ private:
+  bool Stop(ReadProblem problem, std::string detail);
+
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  std::unique_ptr<google::protobuf::io::FileInputStream> stream_;
+  std::string packet_bytes_;  // the current packet's bytes, reused to avoid reallocation
+  uint64_t offset_ = 0;
+  uint64_t packets_read_ = 0;
+  bool stopped_ = false;
+  ReadProblem problem_ = ReadProblem::kNone;
+  std::string problem_detail_;
+};
+
+}  // namespace vprof::reporter

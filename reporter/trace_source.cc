@@ -1,0 +1,153 @@
+#include "reporter/trace_source.h"
+
+#include "reporter/clock_alignment.h"
+#include "vprof_trace_fields.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view detail,
+                      uint64_t packets_before) {
+  std::string text =
+      std::string(what) + " at byte " + std::to_string(offset) + ": " + std::string(detail) + "; ";
+  text += packets_before == 0
+              ? "nothing before it to use"
+              : "using the " + std::to_string(packets_before) + " packets before it";
+  return text;
+}
+
+}  // namespace
+
+TraceSource::TraceSource(std::string path) : reader_(path) { record_.path = std::move(path); }
+
+bool TraceSource::Open() {
+  if (!reader_.Next(&packet_)) {
+    RecordStop();
+    return false;
+  }
+  if (!packet_.has_run_header()) {
+    record_.state = InputState::kCorrupt;
+    record_.problem = "the first packet is not a RunHeader; file skipped";
+    return false;
+  }
+  const vprof::trace::RunHeader& header = packet_.run_header();
+  record_.host = header.host();
+  record_.pid = header.pid();
+  if (header.format_version() > vprof::schema::kFormatVersion) {
+    record_.state = InputState::kNewerFormat;
+    record_.problem = "format_version " + std::to_string(header.format_version()) +
+                      " is newer than this vprof reads (" +
+                      std::to_string(vprof::schema::kFormatVersion) + "); file skipped";
+    return false;
+  }
+  if (const auto offset = ClockOffsetIn(packet_)) record_.clock_samples.Add(*offset);
+  if (header.rank().has_rank() && header.rank().rank() >= 0) {
+    record_.header_rank = header.rank().rank();
+  }
+  record_.opened = true;
+  return true;
+}
+
+bool TraceSource::ReadNextBatch() {
+  if (!record_.opened) return false;
+  while (reader_.Next(&packet_)) {
+    if (packet_.has_event_batch()) {
+      CountBatch(packet_.event_batch());
+      return true;
+    }
+    AbsorbMetadata(packet_);
+  }
+  RecordStop();
+  return false;
+}
+
+NcclFunction TraceSource::FunctionOf(const vprof::trace::NcclEvent& event) const {
+  const auto found = interned_.find(event.function_iid());
+  return found == interned_.end() ? NcclFunction::kUnknown : found->second.function;
+}
+
+void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
+  switch (packet.data_case()) {
+    case vprof::trace::TracePacket::kInternedString: {
+      const auto& interned = packet.interned_string();
+      interned_[interned.iid()] = {interned.str(), NcclFunctionFromName(interned.str())};
+      break;
+    }
+    case vprof::trace::TracePacket::kCommunicator: {
+      const auto& comm = packet.communicator();
+      CommunicatorMembership& membership = record_.communicators[comm.comm_id()];
+      membership.nranks = comm.nranks();
+      membership.rank = comm.rank();
+      membership.created_by = NameOf(comm.created_by_iid());
+      membership.parent_comm_id = comm.parent_comm_id();
+      membership.create_ns =
+          comm.create_end_ns() >= comm.create_begin_ns()
+              ? static_cast<int64_t>(comm.create_end_ns() - comm.create_begin_ns())
+              : 0;
+      break;
+    }
+    case vprof::trace::TracePacket::kFooter: {
+      const auto& footer = packet.footer();
+      footer_seen_ = true;
+      record_.end_reason = footer.reason();
+      record_.signal = footer.signal();
+      record_.write_errors = footer.write_errors();
+      // The Footer's counts are the run's totals, the drops already reported
+      // in batches included, so they replace the batches' sum.
+      record_.dropped_events = 0;
+      for (const auto& kind : footer.counts()) record_.dropped_events += kind.dropped();
+      break;
+    }
+    case vprof::trace::TracePacket::kClockSample:
+      if (const auto offset = ClockOffsetIn(packet)) record_.clock_samples.Add(*offset);
+      break;
+    default:  // threads are not reported yet
+      break;
+  }
+}
+
+void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
+  record_.nccl_events += static_cast<uint64_t>(batch.nccl_size());
+  record_.dropped_events += batch.dropped();
+  for (const auto& event : batch.nccl()) {
+    if (event.result() != 0) ++record_.failed_calls;
+    if (event.comm_id() == 0 || event.comm_size() == 0) continue;
+    // try_emplace: a Communicator packet, when there is one, has the final say.
+    record_.communicators.try_emplace(
+        event.comm_id(), CommunicatorMembership{event.comm_size(), event.comm_rank(), "", 0, 0});
+  }
+}
+
+void TraceSource::RecordStop() {
+  const uint64_t offset = reader_.offset();
+  const uint64_t packets = reader_.packets_read();
+  switch (reader_.problem()) {
+    case ReadProblem::kNone:
+      if (footer_seen_) return;
+      record_.state = InputState::kCut;
+      record_.problem = ProblemAt(
+          "cut", offset,
+          packets == 0 ? "the file is empty" : "no Footer packet after the last whole packet",
+          packets);
+      return;
+    case ReadProblem::kTruncated:
+      record_.state = InputState::kCut;
+      record_.problem = ProblemAt("cut", offset, reader_.problem_detail(), packets);
+      return;
+    case ReadProblem::kCorrupt:
+      record_.state = InputState::kCorrupt;
+      record_.problem = ProblemAt("corrupt packet", offset, reader_.problem_detail(), packets);
+      return;
+    case ReadProblem::kUnreadable:
+      record_.state = InputState::kUnreadable;
+      record_.problem = reader_.problem_detail();
+      return;
+  }
+}
+
+std::string TraceSource::NameOf(uint64_t iid) const {
+  const auto found = interned_.find(iid);
+  return found == interned_.end() ? std::string() : found->second.text;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,53 @@
+// One process's trace file as a source of event batches for the merge: it
+// absorbs the metadata packets (header, interned strings, communicators,
+// footer) into a ProcessRecord and stops at each EventBatch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "reporter/nccl_function.h"
+#include "reporter/process_record.h"
+#include "reporter/trace_reader.h"
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter {
+
+class TraceSource {
+ public:
+  explicit TraceSource(std::string path);
+
+  // Reads the RunHeader. False when the file gives nothing usable (no header,
+  // a newer format); record() then says why.
+  bool Open();
+
+  // Reads on to the next EventBatch, counting its events into record(). False
+  // when no usable batch is left (always, when Open() failed); record() then
+  // holds the file's verdict.
+  bool ReadNextBatch();
+
+  const vprof::trace::EventBatch& batch() const { return packet_.event_batch(); }
+  NcclFunction FunctionOf(const vprof::trace::NcclEvent& event) const;
+  const ProcessRecord& record() const { return record_; }
+  ProcessRecord& record() { return record_; }
+
+ private:
+  struct InternedName {
+    std::string text;
+    NcclFunction function;
+  };
+
+  void AbsorbMetadata(const vprof::trace::TracePacket& packet);
+  void CountBatch(const vprof::trace::EventBatch& batch);
+  void RecordStop();
+  std::string NameOf(uint64_t iid) const;
+
+  TraceReader reader_;
+  ProcessRecord record_;
+  vprof::trace::TracePacket packet_;
+  std::unordered_map<uint64_t, InternedName> interned_;  // by iid
+  bool footer_seen_ = false;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,25 @@
+// Human-readable quantities for the text report: three significant digits and
+// a unit, so columns stay narrow whatever the magnitude.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vprof::reporter {
+
+// "850 ns", "1.23 µs", "45.6 ms", "2.00 s".
+std::string FormatDuration(double ns);
+
+// "512 B", "1.00 KiB", "100 MiB" (IEC units: 1 KiB = 1024 B).
+std::string FormatBytes(uint64_t bytes);
+
+// GB/s (1e9 B/s) with two decimals: "15.73".
+std::string FormatGBps(double gbps);
+
+// 2^log2 bytes (0 <= log2 <= 64), compactly: 0 → "1B", 11 → "2KiB", 20 → "1MiB".
+std::string FormatPowerOfTwoBytes(int log2);
+
+// A communicator id: "0x" and lowercase hex (JSON numbers cannot hold 64 bits).
+std::string FormatHexId(uint64_t id);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,54 @@
+"""Shared pieces of the integration tests: where the build is, running a
+command with and without the preloaded library, and reading the report."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ["VPROF_BUILD_ROOT"]
+LIBVPROF = os.path.join(BUILD, "interpose", "libvprof.so")
+STANDINS = os.path.join(BUILD, "tests", "standins")
+VPROF = os.path.join(BUILD, "reporter", "vprof")
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def base_env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VPROF_") or k == "VPROF_BUILD_ROOT"}
+    env.pop("LD_PRELOAD", None)
+    env["LD_LIBRARY_PATH"] = STANDINS
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run(cmd, preload=None, env=None, timeout=120, **kw):
+    """Runs cmd; preload is a list of libraries for LD_PRELOAD (or None)."""
+    env = dict(env or base_env())
+    if preload:
+        env["LD_PRELOAD"] = ":".join(preload)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def report_json(trace_dir, expect_rc=0):
+    r = subprocess.run([VPROF, "report", trace_dir, "--format", "json"], capture_output=True,
+                       text=True, timeout=120)
+    check(r.returncode == expect_rc,
+          f"vprof report exit {r.returncode}, expected {expect_rc}: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+def temp_dir(name):
+    return tempfile.mkdtemp(prefix=f"vprof-{name}-")
+
+
+def traces(trace_dir):
+    return sorted(f for f in os.listdir(trace_dir) if f.endswith(".vtrace"))

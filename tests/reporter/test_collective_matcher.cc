@@ -1,0 +1,108 @@
+// Matching ranks' calls into collectives and timing them.
+#include <catch2/catch.hpp>
+
+#include "reporter/collective_matcher.h"
+#include "reporter/collective_timing.h"
+
+using namespace vprof::reporter;
+
+namespace {
+
+CollectiveCall AllReduce(uint64_t seq, uint32_t rank, int64_t enter, int64_t exit) {
+  return CollectiveCall{0xc0ffee,
+                        seq,
+                        NcclFunction::kAllReduce,
+                        4,
+                        std::nullopt,
+                        4096,
+                        Arrival{rank + 10, rank, enter, exit}};
+}
+
+CollectiveCall PointToPoint(NcclFunction function, uint32_t self, int32_t peer, uint64_t seq,
+                            uint64_t bytes) {
+  return CollectiveCall{0xc0ffee, seq, function, 4, peer, bytes, Arrival{self, self, 100, 200}};
+}
+
+}  // namespace
+
+TEST_CASE("timing of 4 ranks with known enter and exit times") {
+  // Rank 2 arrives last (at 1300) and everyone leaves by 1900: time 600.
+  const std::vector<Arrival> arrivals = {
+      {0, 0, 1000, 1850}, {1, 1, 1100, 1900}, {2, 2, 1300, 1880}, {3, 3, 1050, 1860}};
+  const CollectiveTiming timing = MeasureCollective(arrivals);
+  CHECK(timing.time_ns == 1900 - 1300);
+  CHECK(timing.arrival_skew_ns == 1300 - 1000);
+  CHECK(timing.exit_skew_ns == 1900 - 1850);
+  CHECK(timing.first_enter_ns == 1000);
+  CHECK(arrivals[timing.last_arrival].comm_rank == 2);
+}
+
+TEST_CASE("a tie for last arrival goes to the lowest comm rank") {
+  const std::vector<Arrival> arrivals = {{0, 3, 500, 600}, {1, 1, 500, 600}, {2, 0, 400, 600}};
+  CHECK(arrivals[MeasureCollective(arrivals).last_arrival].comm_rank == 1);
+}
+
+TEST_CASE("a collective completes when every member has reported it") {
+  CollectiveMatcher matcher;
+  CHECK_FALSE(matcher.Add(AllReduce(1, 0, 1000, 1850)));
+  CHECK_FALSE(matcher.Add(AllReduce(1, 1, 1100, 1900)));
+  CHECK_FALSE(matcher.Add(AllReduce(2, 0, 2000, 2100)));  // the next one, interleaved
+  CHECK_FALSE(matcher.Add(AllReduce(1, 1, 1100, 1900)));  // a repeat does not count
+  CHECK_FALSE(matcher.Add(AllReduce(1, 2, 1300, 1880)));
+  CHECK(matcher.pending_count() == 2);
+  const auto matched = matcher.Add(AllReduce(1, 3, 1050, 1860));
+  REQUIRE(matched);
+  CHECK(matched->op == NcclFunction::kAllReduce);
+  CHECK(matched->comm_size == 4);
+  CHECK(matched->size_bytes == 4096);
+  REQUIRE(matched->arrivals.size() == 4);
+  CHECK(matched->arrivals[3].process == 13);
+  CHECK(matcher.pending_count() == 1);
+
+  const std::vector<PendingCollective> pending = matcher.TakePending();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].seq == 2);
+  CHECK(pending[0].seen_ranks == std::vector<uint32_t>{0});
+  CHECK_FALSE(pending[0].sender_receiver);
+  CHECK(matcher.pending_count() == 0);
+}
+
+TEST_CASE("the n-th send to a peer pairs with the peer's n-th recv from it") {
+  CollectiveMatcher matcher;
+  // Rank 0 sends twice to rank 1; a send from 1 to 0 with seq 1 is another pair.
+  CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 0, 1, 1, 1000)));
+  CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 0, 1, 2, 2000)));
+  CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 1, 0, 1, 3000)));
+  CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 0, 1, 1, 1000)));  // a repeat
+  const auto second = matcher.Add(PointToPoint(NcclFunction::kRecv, 1, 0, 2, 2000));
+  REQUIRE(second);
+  CHECK(second->op == NcclFunction::kSendRecvPair);
+  CHECK(second->size_bytes == 2000);
+  CHECK(second->arrivals.size() == 2);
+  const auto reverse = matcher.Add(PointToPoint(NcclFunction::kRecv, 0, 1, 1, 3000));
+  REQUIRE(reverse);
+  CHECK(reverse->size_bytes == 3000);
+
+  // A recv read before its send: the pair's size is still the sender's.
+  CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kRecv, 3, 2, 1, 7)));
+  const auto late_send = matcher.Add(PointToPoint(NcclFunction::kSend, 2, 3, 1, 4096));
+  REQUIRE(late_send);
+  CHECK(late_send->size_bytes == 4096);
+
+  const auto pending = matcher.TakePending();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].seq == 1);
+  CHECK(pending[0].sender_receiver == std::make_pair(0u, 1u));
+  CHECK(pending[0].function == NcclFunction::kSend);
+  CHECK(pending[0].seen_ranks == std::vector<uint32_t>{0});
+}
+
+TEST_CASE("calls without a communicator or a peer are not matched") {
+  CollectiveMatcher matcher;
+  CollectiveCall no_comm = AllReduce(1, 0, 1, 2);
+  no_comm.comm_id = 0;
+  CHECK_FALSE(matcher.Add(no_comm));
+  CHECK_FALSE(matcher.Add(
+      CollectiveCall{0xc0ffee, 1, NcclFunction::kSend, 2, std::nullopt, 8, Arrival{0, 0, 1, 2}}));
+  CHECK(matcher.pending_count() == 0);
+}

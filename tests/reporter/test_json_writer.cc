@@ -1,0 +1,73 @@
+// The JSON writer: structure, escaping and numbers.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "mini_json.h"
+#include "reporter/json_writer.h"
+
+using vprof::reporter::JsonWriter;
+using vprof::reporter::WriteJsonString;
+using vprof::reporter::testing::JsonValue;
+
+namespace {
+
+std::string Escaped(std::string_view text) {
+  std::ostringstream out;
+  WriteJsonString(out, text);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("strings are escaped") {
+  CHECK(Escaped("plain") == "\"plain\"");
+  CHECK(Escaped("a\"b\\c") == "\"a\\\"b\\\\c\"");
+  CHECK(Escaped("line\nnext\ttab") == "\"line\\nnext\\ttab\"");
+  CHECK(Escaped(std::string("\x01\x1f", 2)) == "\"\\u0001\\u001f\"");
+  CHECK(Escaped("µs ×") == "\"µs ×\"");  // valid UTF-8 passes through
+  CHECK(Escaped("a\xff"
+                "b") == "\"a\\ufffdb\"");                         // invalid bytes do not
+  CHECK(Escaped("\xe2\x82") == "\"\\ufffd\\ufffd\"");             // a cut sequence
+  CHECK(Escaped("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+}
+
+TEST_CASE("a document reads back with the same values") {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Field("name", std::string("host \"a\""));
+  json.Field("count", uint64_t{18446744073709551615ULL});
+  json.Field("delta", int64_t{-5});
+  json.Field("ratio", 15.72864);
+  json.Field("flag", true);
+  json.Field("nothing", std::optional<int>());
+  json.Key("list");
+  json.BeginArray();
+  json.Int(1);
+  json.BeginObject();
+  json.EndObject();
+  json.BeginArray();
+  json.EndArray();
+  json.EndArray();
+  json.EndObject();
+
+  CHECK(out.str().find("\"count\": 18446744073709551615") != std::string::npos);
+  const JsonValue value = JsonValue::Parse(out.str());
+  CHECK(value["name"].string() == "host \"a\"");
+  CHECK(value["delta"].number() == -5);
+  CHECK(value["ratio"].number() == 15.72864);
+  CHECK(value["flag"].boolean());
+  CHECK(value["nothing"].is_null());
+  CHECK(value["list"][0].number() == 1);
+  CHECK(value["list"][1].object().empty());
+  CHECK(value["list"][2].array().empty());
+}
+
+TEST_CASE("non-finite doubles become null") {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginArray();
+  json.Double(1.0 / 0.0);
+  json.EndArray();
+  CHECK(JsonValue::Parse(out.str())[0].is_null());
+}

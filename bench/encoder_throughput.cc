@@ -53,7 +53,7 @@ int main() {
     rates.push_back(kRecords / s);
   }
   std::sort(rates.begin(), rates.end());
-  struct stat st{};
+  struct stat st {};
   stat(writer.path(), &st);
   std::printf("encoder_events_per_second %.3g\nbytes_per_nccl_event %.1f\n", rates[2],
               static_cast<double>(st.st_size) / (5.0 * kRecords));

@@ -16,13 +16,13 @@
 #include <mutex>
 
 #include "clock.h"
+#include "comm_registry.h"
 #include "log.h"
 #include "run_info.h"
 #include "runtime.h"
 #include "settings.h"
 #include "thread_buffers.h"
 #include "trace_writer.h"
-#include "comm_registry.h"
 
 namespace vprof {
 
@@ -75,10 +75,12 @@ void* writer_main(void*) {
   t_is_writer = true;
   const uint64_t flush_ns = uint64_t{g_settings->flush_interval_ms} * 1000000ull;
   const uint64_t tick_ns = flush_ns < 10000000ull ? flush_ns : 10000000ull;
-  const uint64_t start_ns = g_window_origin_ns + static_cast<uint64_t>(g_settings->start_after_s * 1e9);
-  const uint64_t stop_ns = g_settings->stop_after_s > 0
-      ? g_window_origin_ns + static_cast<uint64_t>(g_settings->stop_after_s * 1e9)
-      : 0;
+  const uint64_t start_ns =
+      g_window_origin_ns + static_cast<uint64_t>(g_settings->start_after_s * 1e9);
+  const uint64_t stop_ns =
+      g_settings->stop_after_s > 0
+          ? g_window_origin_ns + static_cast<uint64_t>(g_settings->stop_after_s * 1e9)
+          : 0;
   uint64_t next_flush = now_ns() + flush_ns;
   for (;;) {
     sleep_ns(tick_ns);
@@ -167,10 +169,10 @@ void on_signal(int sig, siginfo_t* info, void* ctx) {
 }
 
 void install_signal(int sig, struct sigaction* previous) {
-  struct sigaction now{};
+  struct sigaction now {};
   if (sigaction(sig, nullptr, &now) != 0) return;
   if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN) return;  // nohup & co.
-  struct sigaction ours{};
+  struct sigaction ours {};
   ours.sa_sigaction = on_signal;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&ours.sa_mask);

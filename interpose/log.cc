@@ -1,11 +1,11 @@
 #include "log.h"
 
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <mutex>
-#include <spdlog/details/null_mutex.h>
-#include <spdlog/sinks/base_sink.h>
 
 namespace vprof {
 namespace {
@@ -31,12 +31,18 @@ class StderrFdSink final : public spdlog::sinks::base_sink<spdlog::details::null
 
 spdlog::level::level_enum to_spdlog(LogLevel l) {
   switch (l) {
-    case LogLevel::kTrace: return spdlog::level::trace;
-    case LogLevel::kDebug: return spdlog::level::debug;
-    case LogLevel::kInfo: return spdlog::level::info;
-    case LogLevel::kWarn: return spdlog::level::warn;
-    case LogLevel::kError: return spdlog::level::err;
-    case LogLevel::kOff: return spdlog::level::off;
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+    case LogLevel::kOff:
+      return spdlog::level::off;
   }
   return spdlog::level::warn;
 }

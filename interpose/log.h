@@ -15,11 +15,11 @@ void init_log(LogLevel level);
 spdlog::logger& log();
 
 // For the many places that must warn once per process about one condition.
-#define VPROF_WARN_ONCE(...)                               \
-  do {                                                     \
-    static std::atomic<bool> vprof_warned_{false};         \
+#define VPROF_WARN_ONCE(...)                                      \
+  do {                                                            \
+    static std::atomic<bool> vprof_warned_{false};                \
     if (!vprof_warned_.exchange(true, std::memory_order_relaxed)) \
-      ::vprof::log().warn(__VA_ARGS__);                    \
+      ::vprof::log().warn(__VA_ARGS__);                           \
   } while (0)
 
 }  // namespace vprof

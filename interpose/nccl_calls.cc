@@ -73,9 +73,10 @@ CommInfo* register_comm(const NewComm& c, const NcclRecord& r) {
     info->p2p_seq.reset(new (std::nothrow) std::atomic<uint64_t>[info->nranks]());
   }
   if (!comm_registry().insert(info)) {
-    VPROF_WARN_ONCE("more live NCCL communicators than vprof tracks ({}); new ones are recorded "
-                    "without cross-rank identity",
-                    CommRegistry::kSlots);
+    VPROF_WARN_ONCE(
+        "more live NCCL communicators than vprof tracks ({}); new ones are recorded "
+        "without cross-rank identity",
+        CommRegistry::kSlots);
     return nullptr;
   }
   return info;
@@ -88,12 +89,12 @@ void fill_comm(NcclRecord& r, const CommInfo* info) {
   r.comm_rank = info->rank;
 }
 
-void fill_payload(NcclRecord& r, size_t count, ncclDataType_t dt, cudaStream_t stream) {
-  r.count = count;
-  r.datatype = static_cast<int8_t>(dt);
+void fill_payload(NcclRecord& r, const Payload& p) {
+  r.count = p.count;
+  r.datatype = static_cast<int8_t>(p.datatype);
   r.has |= NcclRecord::kHasDatatype;
-  r.bytes = count * datatype_bytes(dt);
-  r.stream = reinterpret_cast<uint64_t>(stream);
+  r.bytes = p.count * datatype_bytes(p.datatype);
+  r.stream = reinterpret_cast<uint64_t>(p.stream);
 }
 
 bool created(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
@@ -141,10 +142,10 @@ uint64_t datatype_bytes(ncclDataType_t dt) {
 }
 
 void Collective::before(NcclRecord& r) const {
-  CommInfo* info = comm_info(comm_);
+  CommInfo* info = comm_info(payload_.comm);
   fill_comm(r, info);
   if (info) r.seq = info->coll_seq.fetch_add(1, std::memory_order_relaxed) + 1;
-  fill_payload(r, count_, dt_, stream_);
+  fill_payload(r, payload_);
   if (has_op_) {
     r.red_op = op_;
     r.has |= NcclRecord::kHasRedOp;
@@ -156,17 +157,19 @@ void Collective::before(NcclRecord& r) const {
 }
 
 void PointToPoint::before(NcclRecord& r) const {
-  CommInfo* info = comm_info(comm_);
+  CommInfo* info = comm_info(payload_.comm);
   fill_comm(r, info);
   if (info && info->p2p_seq && peer_ >= 0 && static_cast<uint32_t>(peer_) < info->nranks) {
     r.seq = info->p2p_seq[peer_].fetch_add(1, std::memory_order_relaxed) + 1;
   }
-  fill_payload(r, count_, dt_, stream_);
+  fill_payload(r, payload_);
   r.peer = peer_;
   r.has |= NcclRecord::kHasPeer;
 }
 
-void GroupStart::before(NcclRecord& r) const { r.group_depth = static_cast<uint8_t>(t_group_depth); }
+void GroupStart::before(NcclRecord& r) const {
+  r.group_depth = static_cast<uint8_t>(t_group_depth);
+}
 void GroupStart::after(const NcclRecord&, ncclResult_t result) const {
   if (result == ncclSuccess) ++t_group_depth;
 }

@@ -22,10 +22,18 @@ CommInfo* comm_info(const void* comm);
 
 uint64_t datatype_bytes(ncclDataType_t dt);
 
+// The arguments every collective and point-to-point call carries.
+struct Payload {
+  ncclComm_t comm;
+  cudaStream_t stream;
+  size_t count;
+  ncclDataType_t datatype;
+};
+
 class Collective {
  public:
   Collective(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt)
-      : comm_(comm), stream_(stream), count_(count), dt_(dt) {}
+      : payload_{comm, stream, count, dt} {}
   Collective(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, ncclRedOp_t op)
       : Collective(comm, stream, count, dt) {
     op_ = static_cast<int32_t>(op);
@@ -40,10 +48,7 @@ class Collective {
   void after(const NcclRecord&, ncclResult_t) const {}
 
  private:
-  ncclComm_t comm_;
-  cudaStream_t stream_;
-  size_t count_;
-  ncclDataType_t dt_;
+  Payload payload_;
   int32_t op_ = 0;
   bool has_op_ = false;
   int32_t root_ = 0;
@@ -53,15 +58,12 @@ class Collective {
 class PointToPoint {
  public:
   PointToPoint(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, int peer)
-      : comm_(comm), stream_(stream), count_(count), dt_(dt), peer_(peer) {}
+      : payload_{comm, stream, count, dt}, peer_(peer) {}
   void before(NcclRecord& r) const;
   void after(const NcclRecord&, ncclResult_t) const {}
 
  private:
-  ncclComm_t comm_;
-  cudaStream_t stream_;
-  size_t count_;
-  ncclDataType_t dt_;
+  Payload payload_;
   int peer_;
 };
 

@@ -17,9 +17,10 @@ namespace {
 thread_local bool t_inside = false;
 
 ncclResult_t unresolved(NcclFn fn) {
-  VPROF_WARN_ONCE("no NCCL library in this process defines {} (and vprof cannot forward to "
-                  "itself); returning ncclSystemError to the caller",
-                  nccl_function_name(fn));
+  VPROF_WARN_ONCE(
+      "no NCCL library in this process defines {} (and vprof cannot forward to "
+      "itself); returning ncclSystemError to the caller",
+      nccl_function_name(fn));
   return ncclSystemError;
 }
 
@@ -49,11 +50,11 @@ ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
 
 // Each wrapper is an extern "C" definition of the function nccl.h declares:
 // a parameter list that differs from the header does not compile.
-#define VPROF_NCCL_FN(name, params, args, call)                                           \
-  extern "C" __attribute__((visibility("default"))) ncclResult_t nccl##name params {    \
-    using namespace ::vprof;                                                             \
-    using Fn = decltype(&::nccl##name);                                                  \
-    return intercept<Fn>(NcclFn::k##name, call, [&](Fn real) { return real args; });     \
+#define VPROF_NCCL_FN(name, params, args, call)                                      \
+  extern "C" __attribute__((visibility("default"))) ncclResult_t nccl##name params { \
+    using namespace ::vprof;                                                         \
+    using Fn = decltype(&::nccl##name);                                              \
+    return intercept<Fn>(NcclFn::k##name, call, [&](Fn real) { return real args; }); \
   }
 #include "nccl_functions.def"
 #undef VPROF_NCCL_FN

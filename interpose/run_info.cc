@@ -38,8 +38,8 @@ std::string str_var(EnvLookup lookup, const char* name) {
 bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool looks_secret(std::string_view name) {
-  static constexpr std::string_view kMarks[] = {"TOKEN", "SECRET",     "PASSWORD", "PASSWD",
-                                                "CREDENTIAL", "AUTH", "KEY"};
+  static constexpr std::string_view kMarks[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",
+                                                "CREDENTIAL", "AUTH",   "KEY"};
   for (auto m : kMarks) {
     if (name.find(m) != std::string_view::npos) return true;
   }
@@ -50,8 +50,8 @@ bool kept(std::string_view name) {
   static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_",  "VPROF_", "TORCH_",
                                                    "VIME_", "SLURM_", "OMPI_"};
   static constexpr std::string_view kNames[] = {
-      "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
-      "MASTER_PORT", "LD_PRELOAD"};
+      "RANK",       "LOCAL_RANK",  "WORLD_SIZE",  "LOCAL_WORLD_SIZE",
+      "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "LD_PRELOAD"};
   for (auto p : kPrefixes) {
     if (has_prefix(name, p)) return true;
   }
@@ -77,28 +77,27 @@ const char* getenv_lookup(const char* name) { return std::getenv(name); }
 }  // namespace
 
 RankVars read_rank_vars(EnvLookup lookup) {
+  struct Family {
+    const char* source;
+    const char *rank, *local_rank, *world_size, *local_world_size, *node_rank;
+  };
+  static constexpr Family kFamilies[] = {
+      {"torch", "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK"},
+      {"slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE",
+       "SLURM_NODEID"},
+      {"ompi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE",
+       "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK"},
+  };
   RankVars r;
-  if (lookup("RANK")) {
-    r.source = "torch";
-    r.rank = int_var(lookup, "RANK");
-    r.local_rank = int_var(lookup, "LOCAL_RANK");
-    r.world_size = int_var(lookup, "WORLD_SIZE");
-    r.local_world_size = int_var(lookup, "LOCAL_WORLD_SIZE");
-    r.node_rank = int_var(lookup, "GROUP_RANK");
-  } else if (lookup("SLURM_PROCID")) {
-    r.source = "slurm";
-    r.rank = int_var(lookup, "SLURM_PROCID");
-    r.local_rank = int_var(lookup, "SLURM_LOCALID");
-    r.world_size = int_var(lookup, "SLURM_NTASKS");
-    r.local_world_size = int_var(lookup, "SLURM_NTASKS_PER_NODE");
-    r.node_rank = int_var(lookup, "SLURM_NODEID");
-  } else if (lookup("OMPI_COMM_WORLD_RANK")) {
-    r.source = "ompi";
-    r.rank = int_var(lookup, "OMPI_COMM_WORLD_RANK");
-    r.local_rank = int_var(lookup, "OMPI_COMM_WORLD_LOCAL_RANK");
-    r.world_size = int_var(lookup, "OMPI_COMM_WORLD_SIZE");
-    r.local_world_size = int_var(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE");
-    r.node_rank = int_var(lookup, "OMPI_COMM_WORLD_NODE_RANK");
+  for (const Family& f : kFamilies) {
+    if (!lookup(f.rank)) continue;
+    r.source = f.source;
+    r.rank = int_var(lookup, f.rank);
+    r.local_rank = int_var(lookup, f.local_rank);
+    r.world_size = int_var(lookup, f.world_size);
+    r.local_world_size = int_var(lookup, f.local_world_size);
+    r.node_rank = int_var(lookup, f.node_rank);
+    break;
   }
   return r;
 }

@@ -46,11 +46,9 @@ struct RunInfo {
 
 using EnvLookup = const char* (*)(const char* name);
 
-// Rank variables by family, first family present wins: torchrun's
-// (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK), Slurm's
-// (SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS, SLURM_NTASKS_PER_NODE,
-// SLURM_NODEID), Open MPI's (OMPI_COMM_WORLD_RANK, _LOCAL_RANK, _SIZE,
-// _LOCAL_SIZE, OMPI_COMM_WORLD_NODE_RANK).
+// Rank variables by family; the first family whose rank variable is set wins:
+// torchrun's (RANK, ...), then Slurm's (SLURM_PROCID, ...), then Open MPI's
+// (OMPI_COMM_WORLD_RANK, ...). The table in run_info.cc names them all.
 RankVars read_rank_vars(EnvLookup lookup);
 SlurmVars read_slurm_vars(EnvLookup lookup);
 

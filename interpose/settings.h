@@ -9,13 +9,13 @@ namespace vprof {
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
 
 struct Settings {
-  bool enabled = true;                     // VPROF_ENABLE
-  std::string output_dir = "vprof-traces"; // VPROF_OUTPUT_DIR
-  uint32_t flush_interval_ms = 250;        // VPROF_FLUSH_MS
-  uint32_t buffer_kib = 1024;              // VPROF_BUFFER_KB (per recording thread)
-  double start_after_s = 0;                // VPROF_START_AFTER_S
-  double stop_after_s = 0;                 // VPROF_STOP_AFTER_S (0: never)
-  LogLevel log_level = LogLevel::kWarn;    // VPROF_LOG_LEVEL
+  bool enabled = true;                      // VPROF_ENABLE
+  std::string output_dir = "vprof-traces";  // VPROF_OUTPUT_DIR
+  uint32_t flush_interval_ms = 250;         // VPROF_FLUSH_MS
+  uint32_t buffer_kib = 1024;               // VPROF_BUFFER_KB (per recording thread)
+  double start_after_s = 0;                 // VPROF_START_AFTER_S
+  double stop_after_s = 0;                  // VPROF_STOP_AFTER_S (0: never)
+  LogLevel log_level = LogLevel::kWarn;     // VPROF_LOG_LEVEL
 };
 
 // Reads a setting by name; returns nullptr when unset. Tests pass their own.

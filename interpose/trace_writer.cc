@@ -201,9 +201,9 @@ void TraceWriter::put_function_names() {
   for (size_t i = 0; i <= kNcclFnCount; ++i) {
     auto t = begin_packet(sf::TracePacket::kInternedString);
     enc_.add_varint(sf::InternedString::kIid, function_iid(static_cast<uint16_t>(i)));
-    enc_.add_string(sf::InternedString::kStr,
-                    i < kNcclFnCount ? nccl_function_name(static_cast<NcclFn>(i))
-                                     : "(adopted: first seen in a call)");
+    enc_.add_string(sf::InternedString::kStr, i < kNcclFnCount
+                                                  ? nccl_function_name(static_cast<NcclFn>(i))
+                                                  : "(adopted: first seen in a call)");
     end_packet(t);
   }
 }
@@ -242,7 +242,8 @@ void TraceWriter::drain_thread(ThreadBuffer& b) {
     if (!ensure_room(kSmallPacketRoom)) return;
     auto t = begin_packet(sf::TracePacket::kThread);
     enc_.add_varint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
-    enc_.add_string(sf::ThreadDescriptor::kName, std::string_view(b.name, strnlen(b.name, sizeof b.name)));
+    enc_.add_string(sf::ThreadDescriptor::kName,
+                    std::string_view(b.name, strnlen(b.name, sizeof b.name)));
     end_packet(t);
     b.described_tid = b.tid;
   }

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "comm_registry.h"

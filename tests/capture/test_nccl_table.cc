@@ -1,10 +1,9 @@
 // Every row of the NCCL table resolves to the real library, through the path
 // real PyTorch needs: libnccl loaded into an RTLD_LOCAL scope, where
 // dlsym(RTLD_NEXT) finds nothing.
-#include <catch2/catch.hpp>
-
 #include <dlfcn.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
 

@@ -1,6 +1,5 @@
 // The hand encoder's bytes, decoded by libprotobuf's generated classes.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <vector>

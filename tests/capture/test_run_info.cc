@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <string>
 
@@ -16,8 +15,9 @@ const char* fake_env(const char* name) {
 }  // namespace
 
 TEST_CASE("torchrun variables take precedence over Slurm's") {
-  g_env = {{"RANK", "5"},          {"LOCAL_RANK", "1"},    {"WORLD_SIZE", "8"},
-           {"LOCAL_WORLD_SIZE", "4"}, {"GROUP_RANK", "1"}, {"SLURM_PROCID", "0"}};
+  g_env = {{"RANK", "5"},       {"LOCAL_RANK", "1"},
+           {"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "4"},
+           {"GROUP_RANK", "1"}, {"SLURM_PROCID", "0"}};
   auto r = vprof::read_rank_vars(fake_env);
   CHECK(r.source == "torch");
   CHECK(r.rank == 5);
@@ -28,8 +28,9 @@ TEST_CASE("torchrun variables take precedence over Slurm's") {
 }
 
 TEST_CASE("Slurm and Open MPI variables, and none at all") {
-  g_env = {{"SLURM_PROCID", "3"}, {"SLURM_LOCALID", "1"}, {"SLURM_NTASKS", "4"},
-           {"SLURM_NTASKS_PER_NODE", "2(x2)"}, {"SLURM_NODEID", "1"}, {"SLURM_JOB_ID", "77"}};
+  g_env = {{"SLURM_PROCID", "3"}, {"SLURM_LOCALID", "1"},
+           {"SLURM_NTASKS", "4"}, {"SLURM_NTASKS_PER_NODE", "2(x2)"},
+           {"SLURM_NODEID", "1"}, {"SLURM_JOB_ID", "77"}};
   auto r = vprof::read_rank_vars(fake_env);
   CHECK(r.source == "slurm");
   CHECK(r.rank == 3);

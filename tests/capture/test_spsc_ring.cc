@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <thread>
 
@@ -45,8 +44,9 @@ TEST_CASE("discard empties what was pushed") {
   CHECK(n == 0);
 }
 
-TEST_CASE("one producer and one consumer thread: every record arrives once, in order, or is "
-          "counted as dropped") {
+TEST_CASE(
+    "one producer and one consumer thread: every record arrives once, in order, or is "
+    "counted as dropped") {
   constexpr uint64_t kRecords = 200000;
   SpscRing<uint64_t> ring(64);
   std::thread producer([&] {

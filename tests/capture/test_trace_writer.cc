@@ -1,15 +1,14 @@
 // TraceWriter end to end: records in thread buffers and communicators in the
 // registry go in, a file comes out, libprotobuf reads it back field by field.
-#include <catch2/catch.hpp>
-
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK_NCCL(call)                                                        \
-  do {                                                                          \
-    ncclResult_t r_ = (call);                                                   \
-    if (r_ != ncclSuccess) {                                                    \
-      std::fprintf(stderr, "%s failed: %s\n", #call, ncclGetErrorString(r_));   \
-      return 1;                                                                 \
-    }                                                                           \
+#define CHECK_NCCL(call)                                                      \
+  do {                                                                        \
+    ncclResult_t r_ = (call);                                                 \
+    if (r_ != ncclSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, ncclGetErrorString(r_)); \
+      return 1;                                                               \
+    }                                                                         \
   } while (0)
 
 int main(int argc, char** argv) {

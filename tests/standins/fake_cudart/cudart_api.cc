@@ -1,0 +1,270 @@
+// The exported CUDA runtime entry points, with the signatures of the real cuda_runtime_api.h.
+// "Device" memory is host memory and kernels are timed sleeps on the stream's worker thread.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "fake_cudart.h"
+#include "runtime.h"
+
+namespace {
+
+using fake_cudart::Runtime;
+
+// cudaMalloc's alignment guarantee.
+constexpr size_t kAllocationAlignment = 256;
+constexpr int kDefaultDeviceCount = 8;
+
+thread_local int t_current_device = 0;
+thread_local cudaError_t t_last_error = cudaSuccess;
+
+// A failing call also becomes the calling thread's last error, as in the real runtime.
+cudaError_t Fail(cudaError_t error) {
+  t_last_error = error;
+  return error;
+}
+
+// FAKE_CUDA_DEVICES overrides the device count; read on every call so tests can change it.
+int DeviceCount() {
+  const char* text = std::getenv("FAKE_CUDA_DEVICES");
+  if (text == nullptr || *text == '\0') return kDefaultDeviceCount;
+  char* end = nullptr;
+  const long count = std::strtol(text, &end, 10);
+  return (*end == '\0' && count >= 0 && count <= 1024) ? static_cast<int>(count)
+                                                       : kDefaultDeviceCount;
+}
+
+cudaError_t Enqueue(cudaStream_t handle, fake_cudart::StreamOp op) {
+  const auto stream = Runtime::Get().FindStream(handle);
+  if (!stream) return Fail(cudaErrorInvalidResourceHandle);
+  stream->Enqueue(std::move(op));
+  return cudaSuccess;
+}
+
+// The exported entry points never call each other: an interposer would see such inner calls
+// as extra API calls, which the real runtime does not make.
+cudaError_t CreateStream(cudaStream_t* stream, unsigned int flags) {
+  // The default stream does not synchronize with other streams here, so the flags only need
+  // validating.
+  if (stream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
+    return Fail(cudaErrorInvalidValue);
+  }
+  *stream = Runtime::Get().CreateStream();
+  return cudaSuccess;
+}
+
+cudaError_t CreateEvent(cudaEvent_t* event, unsigned int flags) {
+  constexpr unsigned int kKnownFlags =
+      cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (event == nullptr || (flags & ~kKnownFlags) != 0) return Fail(cudaErrorInvalidValue);
+  if ((flags & cudaEventInterprocess) != 0 && (flags & cudaEventDisableTiming) == 0) {
+    return Fail(cudaErrorInvalidValue);
+  }
+  *event = Runtime::Get().CreateEvent((flags & cudaEventDisableTiming) == 0);
+  return cudaSuccess;
+}
+
+bool IsCopyKind(cudaMemcpyKind kind) {
+  return kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault;
+}
+
+}  // namespace
+
+namespace fake_cudart {
+
+cudaError_t SynchronizeStream(cudaStream_t handle) {
+  const auto stream = Runtime::Get().FindStream(handle);
+  if (!stream) return Fail(cudaErrorInvalidResourceHandle);
+  stream->Synchronize();
+  return cudaSuccess;
+}
+
+int CurrentDevice() { return t_current_device; }
+
+}  // namespace fake_cudart
+
+// The library is built with hidden visibility; exactly the CUDA API is exported.
+#pragma GCC visibility push(default)
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return Fail(cudaErrorInvalidValue);
+  *count = DeviceCount();
+  return *count == 0 ? Fail(cudaErrorNoDevice) : cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= DeviceCount()) return Fail(cudaErrorInvalidDevice);
+  t_current_device = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return Fail(cudaErrorInvalidValue);
+  *device = t_current_device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
+  if (dev_ptr == nullptr) return Fail(cudaErrorInvalidValue);
+  *dev_ptr = nullptr;
+  if (size == 0) return cudaSuccess;
+  const size_t rounded =
+      (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  *dev_ptr = std::aligned_alloc(kAllocationAlignment, rounded);
+  return *dev_ptr == nullptr ? Fail(cudaErrorMemoryAllocation) : cudaSuccess;
+}
+
+// Like the real cudaFree, waits for the device first, so queued work never sees freed memory.
+cudaError_t cudaFree(void* dev_ptr) {
+  Runtime::Get().SynchronizeDevice();
+  std::free(dev_ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  if (!IsCopyKind(kind)) return Fail(cudaErrorInvalidMemcpyDirection);
+  if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
+  if (const cudaError_t error = Enqueue(nullptr, fake_cudart::CopyOp{dst, src, count})) {
+    return error;
+  }
+  return fake_cudart::SynchronizeStream(nullptr);
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+  if (!IsCopyKind(kind)) return Fail(cudaErrorInvalidMemcpyDirection);
+  if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
+  return Enqueue(stream, fake_cudart::CopyOp{dst, src, count});
+}
+
+cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream) {
+  if (count > 0 && dev_ptr == nullptr) return Fail(cudaErrorInvalidValue);
+  return Enqueue(stream, fake_cudart::FillOp{dev_ptr, value, count});
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  return CreateStream(stream, cudaStreamDefault);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  return CreateStream(stream, flags);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  return Runtime::Get().DestroyStream(stream) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return fake_cudart::SynchronizeStream(stream);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (flags != cudaEventWaitDefault && flags != cudaEventWaitExternal) {
+    return Fail(cudaErrorInvalidValue);
+  }
+  const auto waited = Runtime::Get().FindEvent(event);
+  if (!waited) return Fail(cudaErrorInvalidResourceHandle);
+  std::shared_ptr<fake_cudart::EventRecord> record = waited->Latest();
+  // Waiting for an event that was never recorded is a no-op.
+  if (!record)
+    return Runtime::Get().FindStream(stream) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
+  return Enqueue(stream, fake_cudart::WaitOp{std::move(record)});
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return CreateEvent(event, cudaEventDefault); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  return CreateEvent(event, flags);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  const auto recorded = Runtime::Get().FindEvent(event);
+  if (!recorded) return Fail(cudaErrorInvalidResourceHandle);
+  const auto target = Runtime::Get().FindStream(stream);
+  if (!target) return Fail(cudaErrorInvalidResourceHandle);
+  target->Enqueue(fake_cudart::RecordOp{recorded->NewRecord()});
+  return cudaSuccess;
+}
+
+// cudaErrorNotReady is a status, not an error: it does not become the last error.
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  const auto queried = Runtime::Get().FindEvent(event);
+  if (!queried) return Fail(cudaErrorInvalidResourceHandle);
+  const auto record = queried->Latest();
+  return (!record || record->IsComplete()) ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  const auto waited = Runtime::Get().FindEvent(event);
+  if (!waited) return Fail(cudaErrorInvalidResourceHandle);
+  if (const auto record = waited->Latest()) record->Wait();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return Fail(cudaErrorInvalidValue);
+  const auto start_event = Runtime::Get().FindEvent(start);
+  const auto end_event = Runtime::Get().FindEvent(end);
+  if (!start_event || !end_event) return Fail(cudaErrorInvalidResourceHandle);
+  if (!start_event->timing_enabled() || !end_event->timing_enabled()) {
+    return Fail(cudaErrorInvalidResourceHandle);
+  }
+  const auto start_record = start_event->Latest();
+  const auto end_record = end_event->Latest();
+  if (!start_record || !end_record) return Fail(cudaErrorInvalidResourceHandle);
+  if (!start_record->IsComplete() || !end_record->IsComplete()) return cudaErrorNotReady;
+  const double elapsed_ns = static_cast<double>(end_record->CompletionNs()) -
+                            static_cast<double>(start_record->CompletionNs());
+  *ms = static_cast<float>(elapsed_ns / 1e6);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  return Runtime::Get().DestroyEvent(event) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  Runtime::Get().SynchronizeDevice();
+  return cudaSuccess;
+}
+
+// A stand-in kernel's first parameter is its duration in nanoseconds (a kernel launched without
+// parameters takes no time). Like CUDA, the parameters are read at launch.
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid_dim, dim3 block_dim, void** args,
+                             size_t /*shared_mem*/, cudaStream_t stream) {
+  if (func == nullptr) return Fail(cudaErrorInvalidDeviceFunction);
+  if (grid_dim.x * grid_dim.y * grid_dim.z == 0 || block_dim.x * block_dim.y * block_dim.z == 0) {
+    return Fail(cudaErrorInvalidConfiguration);
+  }
+  uint64_t duration_ns = 0;
+  if (args != nullptr && args[0] != nullptr) {
+    std::memcpy(&duration_ns, args[0], sizeof duration_ns);
+  }
+  return Enqueue(stream, fake_cudart::KernelOp{func, duration_ns});
+}
+
+cudaError_t cudaGetLastError(void) {
+  const cudaError_t error = t_last_error;
+  t_last_error = cudaSuccess;
+  return error;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return t_last_error; }
+
+cudaError_t cudaRuntimeGetVersion(int* runtime_version) {
+  if (runtime_version == nullptr) return Fail(cudaErrorInvalidValue);
+  *runtime_version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* driver_version) {
+  if (driver_version == nullptr) return Fail(cudaErrorInvalidValue);
+  *driver_version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

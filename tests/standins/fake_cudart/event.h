@@ -1,0 +1,45 @@
+// A fake CUDA event and its recordings. Each cudaEventRecord creates a new EventRecord that the
+// stream worker completes when it reaches the marker. cudaStreamWaitEvent keeps the record that
+// was most recent at the time of the call, so re-recording the event later does not change what
+// the waiting stream waits for (CUDA semantics).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+namespace fake_cudart {
+
+class EventRecord {
+ public:
+  void Complete(uint64_t completion_ns);
+  void Wait();
+  bool IsComplete();
+  // CLOCK_MONOTONIC instant the worker reached the marker; meaningful once complete.
+  uint64_t CompletionNs();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable completed_;
+  bool complete_ = false;
+  uint64_t completion_ns_ = 0;
+};
+
+class Event {
+ public:
+  explicit Event(bool timing_enabled) : timing_enabled_(timing_enabled) {}
+
+  bool timing_enabled() const { return timing_enabled_; }
+  // The most recent record, or null if the event was never recorded.
+  std::shared_ptr<EventRecord> Latest();
+  // Starts a new recording and makes it the most recent one.
+  std::shared_ptr<EventRecord> NewRecord();
+
+ private:
+  const bool timing_enabled_;
+  std::mutex mutex_;
+  std::shared_ptr<EventRecord> latest_;
+};
+
+}  // namespace fake_cudart

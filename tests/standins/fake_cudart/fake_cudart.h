@@ -1,0 +1,17 @@
+// What the fake NCCL calls in the fake CUDA runtime. Real libnccl links the CUDA runtime
+// statically, so its own CUDA calls are invisible to an LD_PRELOAD interposer such as vprof.
+// The fake NCCL keeps that property by calling these C++ functions, which no interposer defines,
+// instead of the exported cuda* symbols.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace fake_cudart {
+
+// cudaStreamSynchronize without going through the exported symbol.
+__attribute__((visibility("default"))) cudaError_t SynchronizeStream(cudaStream_t stream);
+
+// The calling thread's device, as cudaGetDevice reports it.
+__attribute__((visibility("default"))) int CurrentDevice();
+
+}  // namespace fake_cudart

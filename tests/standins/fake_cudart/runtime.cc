@@ -1,0 +1,88 @@
+#include "runtime.h"
+
+#include <pthread.h>
+
+#include <vector>
+
+namespace fake_cudart {
+namespace {
+
+Runtime* g_runtime = nullptr;
+
+// Runs when the library is loaded, before any API call can reach Runtime::Get().
+__attribute__((constructor)) void CreateRuntime() {
+  g_runtime = new Runtime();
+  // The child of a fork has only the forking thread: the parent's workers and any lock they
+  // held are gone, so the child starts from an empty runtime. The old one is deliberately leaked.
+  pthread_atfork(nullptr, nullptr, [] { g_runtime = new Runtime(); });
+}
+
+}  // namespace
+
+Runtime& Runtime::Get() { return *g_runtime; }
+
+std::shared_ptr<Stream> Runtime::DefaultStreamLocked() {
+  if (!default_stream_) default_stream_ = Stream::Start();
+  return default_stream_;
+}
+
+std::shared_ptr<Stream> Runtime::FindStream(cudaStream_t handle) {
+  std::lock_guard lock(mutex_);
+  if (handle == nullptr || handle == cudaStreamLegacy || handle == cudaStreamPerThread) {
+    return DefaultStreamLocked();
+  }
+  const auto it = streams_.find(handle);
+  return it == streams_.end() ? nullptr : it->second;
+}
+
+cudaStream_t Runtime::CreateStream() {
+  std::shared_ptr<Stream> stream = Stream::Start();
+  const auto handle = reinterpret_cast<cudaStream_t>(stream.get());
+  std::lock_guard lock(mutex_);
+  streams_.emplace(handle, std::move(stream));
+  return handle;
+}
+
+bool Runtime::DestroyStream(cudaStream_t handle) {
+  std::shared_ptr<Stream> stream;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = streams_.find(handle);
+    if (it == streams_.end()) return false;
+    stream = std::move(it->second);
+    streams_.erase(it);
+  }
+  stream->Enqueue(RetireOp{});
+  return true;
+}
+
+std::shared_ptr<Event> Runtime::FindEvent(cudaEvent_t handle) {
+  std::lock_guard lock(mutex_);
+  const auto it = events_.find(handle);
+  return it == events_.end() ? nullptr : it->second;
+}
+
+cudaEvent_t Runtime::CreateEvent(bool timing_enabled) {
+  auto event = std::make_shared<Event>(timing_enabled);
+  const auto handle = reinterpret_cast<cudaEvent_t>(event.get());
+  std::lock_guard lock(mutex_);
+  events_.emplace(handle, std::move(event));
+  return handle;
+}
+
+bool Runtime::DestroyEvent(cudaEvent_t handle) {
+  std::lock_guard lock(mutex_);
+  return events_.erase(handle) == 1;
+}
+
+void Runtime::SynchronizeDevice() {
+  std::vector<std::shared_ptr<Stream>> streams;
+  {
+    std::lock_guard lock(mutex_);
+    if (default_stream_) streams.push_back(default_stream_);
+    for (const auto& [handle, stream] : streams_) streams.push_back(stream);
+  }
+  for (const auto& stream : streams) stream->Synchronize();
+}
+
+}  // namespace fake_cudart

@@ -1,0 +1,69 @@
+// A fake CUDA stream: one worker thread executing a FIFO of operations in order, the way a
+// GPU executes the work queued on one stream.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <variant>
+
+#include "event.h"
+
+namespace fake_cudart {
+
+// A stand-in kernel: it runs for duration_ns. func is kept so that kernels can be named later.
+struct KernelOp {
+  const void* func;
+  uint64_t duration_ns;
+};
+struct CopyOp {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+struct FillOp {
+  void* dst;
+  int value;
+  size_t bytes;
+};
+// cudaEventRecord: completes the record when the worker reaches it.
+struct RecordOp {
+  std::shared_ptr<EventRecord> record;
+};
+// cudaStreamWaitEvent: later work waits until the record completes.
+struct WaitOp {
+  std::shared_ptr<EventRecord> record;
+};
+// cudaStreamDestroy: the worker finishes the queued work, then exits.
+struct RetireOp {};
+
+using StreamOp = std::variant<KernelOp, CopyOp, FillOp, RecordOp, WaitOp, RetireOp>;
+
+class Stream {
+ public:
+  // Starts the worker thread. The worker owns a reference, so the stream lives until the
+  // worker has retired even if every other reference is gone. The thread is detached and never
+  // joined: process exit ends it.
+  static std::shared_ptr<Stream> Start();
+
+  void Enqueue(StreamOp op);
+  // Blocks until every operation enqueued before the call has executed.
+  void Synchronize();
+
+ private:
+  Stream() = default;
+  void RunWorker();
+  static void Execute(const StreamOp& op);
+
+  std::mutex mutex_;
+  std::condition_variable work_available_;
+  std::condition_variable work_done_;
+  std::deque<StreamOp> queue_;
+  uint64_t enqueued_ = 0;
+  uint64_t executed_ = 0;
+};
+
+}  // namespace fake_cudart

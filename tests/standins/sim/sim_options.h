@@ -1,0 +1,32 @@
+// Command-line options of the simulated training program (sim_train).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace sim {
+
+struct SimOptions {
+  int steps = 20;
+  int layers = 8;
+  int bucket_layers = 2;         // layers per gradient bucket
+  size_t bucket_elems = 262144;  // float32 elements per bucket
+  uint64_t fwd_us = 300;
+  uint64_t bwd_us = 600;
+  int opt_kernels = 3;
+  uint64_t opt_us = 100;
+  int sync_every = 5;  // steps between weight broadcasts; 0: never
+  size_t sync_elems = 1048576;
+  int slow_rank = 3;  // -1: no straggler
+  uint64_t slow_ms = 2;
+  std::string log_dir;  // empty: no ground-truth logs
+
+  int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
+};
+
+// Prints the problem and the usage on stderr and returns false for an unknown option or a
+// value out of range.
+bool ParseOptions(int argc, char** argv, SimOptions* options);
+
+}  // namespace sim

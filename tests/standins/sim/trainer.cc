@@ -1,0 +1,136 @@
+#include "trainer.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "grad_sync.h"
+#include "sim_kernels.h"
+
+namespace sim {
+namespace {
+
+constexpr size_t kMetricsElems = 1024;
+
+// Frees the training buffers and the compute stream on every exit path.
+struct Resources {
+  cudaStream_t compute = nullptr;
+  float* metrics_send = nullptr;
+  float* metrics_recv = nullptr;
+  float* weights = nullptr;
+  ~Resources() {
+    cudaFree(metrics_send);
+    cudaFree(metrics_recv);
+    cudaFree(weights);
+    if (compute != nullptr) cudaStreamDestroy(compute);
+  }
+};
+
+bool Check(cudaError_t result, const char* what, std::string* error) {
+  if (result == cudaSuccess) return true;
+  *error = std::string(what) + ": " + cudaGetErrorString(result);
+  return false;
+}
+
+bool Check(ncclResult_t result, const char* what, std::string* error) {
+  if (result == ncclSuccess) return true;
+  *error = std::string(what) + ": " + ncclGetErrorString(result);
+  return false;
+}
+
+template <typename T>
+bool Allocate(T** buffer, size_t elems, std::string* error) {
+  return Check(cudaMalloc(reinterpret_cast<void**>(buffer), elems * sizeof(T)), "cudaMalloc",
+               error);
+}
+
+bool AllGatherMetrics(const Communicators& comms, const Resources& res, CollectiveLog* log,
+                      std::string* error) {
+  std::fill_n(res.metrics_send, kMetricsElems, static_cast<float>(comms.rank));
+  const ncclResult_t result =
+      log->Record("ncclAllGather", "world", comms.nranks, kMetricsElems, sizeof(float), [&] {
+        return ncclAllGather(res.metrics_send, res.metrics_recv, kMetricsElems, ncclFloat32,
+                             comms.world, res.compute);
+      });
+  if (!Check(result, "ncclAllGather", error) ||
+      !Check(cudaStreamSynchronize(res.compute), "cudaStreamSynchronize", error)) {
+    return false;
+  }
+  for (size_t i = 0; i < kMetricsElems * comms.nranks; ++i) {
+    if (res.metrics_recv[i] != static_cast<float>(i / kMetricsElems)) {
+      *error = "all-gathered metrics element " + std::to_string(i) + " came from the wrong rank";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool BroadcastWeights(const SimOptions& options, const Communicators& comms, int step,
+                      const Resources& res, CollectiveLog* log, std::string* error) {
+  const float version = static_cast<float>(step);
+  if (comms.rank == 0) std::fill_n(res.weights, options.sync_elems, version);
+  const ncclResult_t result =
+      log->Record("ncclBroadcast", "wsync", comms.nranks, options.sync_elems, sizeof(float), [&] {
+        return ncclBroadcast(res.weights, res.weights, options.sync_elems, ncclFloat32, 0,
+                             comms.weight_sync, res.compute);
+      });
+  if (!Check(result, "ncclBroadcast", error) ||
+      !Check(cudaStreamSynchronize(res.compute), "cudaStreamSynchronize", error)) {
+    return false;
+  }
+  if (std::any_of(res.weights, res.weights + options.sync_elems,
+                  [&](float w) { return w != version; })) {
+    *error = "broadcast weights differ from rank 0's at step " + std::to_string(step);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog* log,
+           std::string* error) {
+  Resources res;
+  if (!Check(cudaStreamCreateWithFlags(&res.compute, cudaStreamNonBlocking),
+             "cudaStreamCreateWithFlags", error) ||
+      !Allocate(&res.metrics_send, kMetricsElems, error) ||
+      !Allocate(&res.metrics_recv, kMetricsElems * comms.nranks, error) ||
+      !Allocate(&res.weights, options.sync_elems, error)) {
+    return false;
+  }
+  const bool straggler = comms.rank == options.slow_rank;
+  const std::unique_ptr<GradientSync> grad_sync =
+      GradientSync::Start({comms.world, comms.rank, comms.nranks, options.buckets(),
+                           options.bucket_elems, straggler ? options.slow_ms : 0, log},
+                          error);
+  if (!grad_sync) return false;
+
+  for (int step = 1; step <= options.steps; ++step) {
+    for (int layer = 0; layer < options.layers; ++layer) {
+      if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error)) {
+        return false;
+      }
+    }
+    for (int done = 1; done <= options.layers; ++done) {
+      if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error)) {
+        return false;
+      }
+      if ((done % options.bucket_layers == 0 || done == options.layers) &&
+          !grad_sync->BucketReady((done - 1) / options.bucket_layers, res.compute, error)) {
+        return false;
+      }
+    }
+    if (!grad_sync->Drain(error) || !AllGatherMetrics(comms, res, log, error)) return false;
+    for (int k = 0; k < options.opt_kernels; ++k) {
+      if (!Check(LaunchKernel(sim_opt_kernel, options.opt_us, res.compute), "optimizer", error)) {
+        return false;
+      }
+    }
+    if (options.sync_every > 0 && step % options.sync_every == 0 &&
+        !BroadcastWeights(options, comms, step, res, log, error)) {
+      return false;
+    }
+  }
+  return Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", error);
+}
+
+}  // namespace sim

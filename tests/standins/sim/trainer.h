@@ -1,0 +1,29 @@
+// The simulated training loop of one rank. Each step:
+//   forward:  `layers` kernels on the compute stream;
+//   backward: `layers` kernels in reverse; after every `bucket_layers` of them the bucket's
+//             gradients are handed to the GradientSync communication thread;
+//   then:     wait for the step's buckets, all-gather 1024 floats of metrics on the world
+//             communicator, `opt_kernels` optimizer kernels, and every `sync_every` steps a
+//             broadcast of `sync_elems` floats from rank 0 on the weight-sync communicator.
+#pragma once
+
+#include <string>
+
+#include "collective_log.h"
+#include "nccl.h"
+#include "sim_options.h"
+
+namespace sim {
+
+struct Communicators {
+  ncclComm_t world;
+  ncclComm_t weight_sync;
+  int rank;
+  int nranks;
+};
+
+// Returns false with *error set if a call fails or a collective returns wrong data.
+bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog* log,
+           std::string* error);
+
+}  // namespace sim

@@ -1,5 +1,6 @@
 """libvprof.so needs nothing beyond libc, libm, libdl, libpthread and the
-loader, and exports exactly the names the interception table lists."""
+loader, and exports exactly the names its tables list (NCCL wrappers and
+entry points)."""
 import os
 import re
 import subprocess
@@ -14,8 +15,11 @@ check(needed and needed <= ALLOWED, f"unexpected dependencies: {needed - ALLOWED
 syms = subprocess.run(["nm", "-D", "--defined-only", LIBVPROF], capture_output=True, text=True,
                       check=True).stdout.split("\n")
 exported = {line.split()[-1] for line in syms if line.strip()}
-table = os.path.join(os.path.dirname(__file__), "..", "..", "interpose", "nccl_functions.def")
-listed = {"nccl" + m for m in re.findall(r"^VPROF_NCCL_FN\((\w+),", open(table).read(), re.M)}
+interpose = os.path.join(os.path.dirname(__file__), "..", "..", "interpose")
+nccl_table = open(os.path.join(interpose, "nccl_functions.def")).read()
+entry_table = open(os.path.join(interpose, "entry_points.def")).read()
+listed = {"nccl" + m for m in re.findall(r"^VPROF_NCCL_FN\((\w+),", nccl_table, re.M)}
+listed |= set(re.findall(r"^VPROF_ENTRY_POINT\((\w+)\)", entry_table, re.M))
 check(exported == listed,
       f"exports differ from the table: extra {exported - listed}, missing {listed - exported}")
 print(f"ok: NEEDED {sorted(needed)}; {len(exported)} exports, all from the table")

@@ -1,4 +1,5 @@
 #include "comm_registry.h"
+#include "load_order.h"
 
 #include <cstring>
 
@@ -72,10 +73,14 @@ void CommRegistry::reset_in_child() {
   insert_lock_ = new std::mutex;
 }
 
-CommRegistry& comm_registry() {
-  static CommRegistry* registry = new CommRegistry;  // never destroyed
-  return *registry;
-}
+namespace {
+// Made while the library loads, before any thread exists: a function-local
+// static's guard could be held by another thread at fork() and block the
+// child forever. Never destroyed.
+LoadFirst<CommRegistry> g_registry VPROF_LOAD_FIRST;
+}  // namespace
+
+CommRegistry& comm_registry() { return *g_registry; }
 
 uint64_t comm_id_from_bytes(const void* data, size_t n) {
   // FNV-1a over the bytes, then mixed; 0 is reserved for "no communicator".

@@ -1,4 +1,5 @@
 // Entry points other tools call by name (entry_points.def).
+#include "gpu_capture.h"
 #include "runtime.h"
 
 // The CUDA driver's injection hook: it dlopens the library named by
@@ -8,5 +9,6 @@
 // only disable vprof.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   vprof::ensure_initialized();
+  if (vprof::runtime_tracking() && vprof::gpu_capture_wanted()) vprof::start_gpu_capture(vprof::cupti_kinds_setting());
   return 1;
 }

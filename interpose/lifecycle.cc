@@ -10,13 +10,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
 
 #include "clock.h"
 #include "comm_registry.h"
+#include "gpu_capture.h"
 #include "log.h"
 #include "run_info.h"
 #include "runtime.h"
@@ -66,8 +70,12 @@ void disable(const char* why) {
 }
 
 void end_trace(EndReason reason, int signal, uint64_t timeout_ns) {
+  bool in_signal_handler = reason == EndReason::kSignal;
+  if (!in_signal_handler) request_gpu_flush(true);  // CUPTI is not async-signal-safe
   if (!lock_flush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
-  if (!g_writer->finish(reason, signal) && reason != EndReason::kSignal) disable(g_writer->error());
+  if (!g_writer->finish(reason, signal, in_signal_handler) && !in_signal_handler) {
+    disable(g_writer->error());
+  }
   unlock_flush();
 }
 
@@ -99,9 +107,12 @@ void* writer_main(void*) {
       }
       return nullptr;
     }
+    bool flush_now = now >= next_flush;
+    // Outside the flush lock: CUPTI may call back into the buffer queue.
+    if (flush_now) request_gpu_flush(false);
     if (!lock_flush(tick_ns)) continue;
     bool ok = true;
-    if (now >= next_flush) {
+    if (flush_now) {
       ok = g_writer->flush();
       next_flush = now + flush_ns;
     } else {
@@ -162,7 +173,7 @@ void on_signal(int sig, siginfo_t* info, void* ctx) {
   // The program handles the signal itself and may well carry on: flush what
   // is buffered, leave the trace open, and let its handler run.
   if (!t_is_writer && lock_flush(500000000ull)) {
-    g_writer->flush();
+    g_writer->flush(/*in_signal_handler=*/true);
     unlock_flush();
   }
   chain_signal(sig, previous, info, ctx);
@@ -185,6 +196,7 @@ void on_fork_child() {
   RunState s = g_run_state.load();
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_flushing.store(false);
+  reset_gpu_capture_in_child();
   thread_buffers().reset_in_child();
   comm_registry().reset_in_child();
   g_run->pid = getpid();
@@ -194,6 +206,27 @@ void on_fork_child() {
   g_run->start_realtime_ns = realtime_ns();
   g_writer->reset_in_child(g_run);
   if (!start_writer()) disable("cannot start the writer thread in a forked child");
+}
+
+// Makes the CUDA driver call InitializeInjection at cuInit, in this process
+// and in children that inherit the environment (even when a launcher replaces
+// LD_PRELOAD), unless another tool owns the hook already.
+void claim_cuda_injection(bool gpu_capture) {
+  Dl_info self{};
+  dladdr(reinterpret_cast<const void*>(&claim_cuda_injection), &self);
+  const char* found = getenv("CUDA_INJECTION64_PATH");
+  if (!gpu_capture) {
+    note_gpu_capture_unavailable("VPROF_GPU=0");
+    return;
+  }
+  if (found && *found && (!self.dli_fname || std::string(found) != self.dli_fname)) {
+    note_cuda_injection(found);
+    note_gpu_capture_unavailable("CUDA_INJECTION64_PATH names another tool");
+    log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", found);
+    return;
+  }
+  // Runs before main, before any thread of the program reads the environment.
+  if (self.dli_fname) setenv("CUDA_INJECTION64_PATH", self.dli_fname, 1);
 }
 
 void initialise() {
@@ -222,6 +255,7 @@ void initialise() {
     disable("cannot start the writer thread");
     return;
   }
+  claim_cuda_injection(g_settings->gpu_capture);
   std::atexit(on_exit);
   install_signal(SIGTERM, &g_previous_term);
   install_signal(SIGINT, &g_previous_int);
@@ -245,6 +279,8 @@ void ensure_initialized() {
     }
   });
 }
+
+std::string cupti_kinds_setting() { return g_settings ? g_settings->cupti_kinds : ""; }
 
 void submit(const NcclRecord& r) {
   ThreadBuffer* b = thread_buffers().current();

@@ -1,4 +1,5 @@
 #include "nccl_calls.h"
+#include "load_order.h"
 
 #include <unistd.h>
 
@@ -11,6 +12,9 @@
 
 namespace vprof {
 namespace {
+
+// Serialises adopting unknown communicators (rare). Made at load.
+LoadFirst<std::mutex> g_adopt_lock VPROF_LOAD_FIRST;
 
 // ncclGroupStart nesting of this thread (NCCL's group state is per thread).
 thread_local uint32_t t_group_depth = 0;
@@ -107,8 +111,7 @@ CommInfo* comm_info(const void* comm) {
   // Adopted: its id is local to this process (pid and address), so the
   // reporter can tell it cannot be matched across ranks (no Communicator
   // packet names it as created by an init call).
-  static std::mutex* adopt_lock = new std::mutex;
-  std::lock_guard<std::mutex> lock(*adopt_lock);
+  std::lock_guard<std::mutex> lock(*g_adopt_lock);
   if (CommInfo* info = comm_registry().find(comm)) return info;
   uintptr_t parts[2] = {reinterpret_cast<uintptr_t>(comm), static_cast<uintptr_t>(getpid())};
   NcclRecord none{};

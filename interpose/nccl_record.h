@@ -14,6 +14,7 @@ struct NcclRecord {
   uint64_t count;
   uint64_t stream;
   uint64_t bytes;
+  uint64_t call_id;  // external correlation id pushed to CUPTI; 0: none
   int32_t red_op;
   int32_t root;
   int32_t peer;
@@ -27,6 +28,6 @@ struct NcclRecord {
 
   static constexpr uint8_t kHasDatatype = 1, kHasRedOp = 2, kHasRoot = 4, kHasPeer = 8;
 };
-static_assert(sizeof(NcclRecord) <= 96, "keep the hot-path record small");
+static_assert(sizeof(NcclRecord) <= 104, "keep the hot-path record small");
 
 }  // namespace vprof

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "clock.h"
+#include "gpu_capture.h"
 #include "log.h"
 #include "nccl_calls.h"
 #include "nccl_functions.h"
@@ -35,9 +36,13 @@ ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
   NcclRecord r{};
   r.function = static_cast<uint16_t>(fn);
   call.before(r);
+  // Kernels this call enqueues carry its call_id through CUPTI.
+  bool correlate = g_gpu_capture_active.load(std::memory_order_relaxed);
+  if (correlate) r.call_id = push_gpu_correlation();
   r.enter_ns = now_ns();
   ncclResult_t result = invoke(real);
   r.exit_ns = now_ns();
+  if (correlate) pop_gpu_correlation();
   r.result = static_cast<int32_t>(result);
   call.after(r, result);
   if (runtime_recording()) submit(r);

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 #include "nccl_record.h"
 
@@ -32,6 +33,9 @@ inline bool runtime_tracking() {
 inline bool runtime_recording() {
   return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
 }
+
+// VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
+std::string cupti_kinds_setting();
 
 // Hot path: hands a finished record to this thread's buffer; never blocks.
 void submit(const NcclRecord& r);

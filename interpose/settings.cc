@@ -49,22 +49,27 @@ bool parse_level(std::string_view s, LogLevel* out) {
   return false;
 }
 
+bool parse_switch(const char* s, bool* out) {
+  std::string_view sv(s);
+  if (sv != "0" && sv != "1") return false;
+  *out = sv == "1";
+  return true;
+}
+
 }  // namespace
 
 SettingsResult parse_settings(EnvLookup lookup) {
   SettingsResult r;
   Settings& s = r.settings;
-  if (const char* v = lookup("VPROF_ENABLE")) {
-    std::string_view sv(v);
-    if (sv == "1") {
-      s.enabled = true;
-    } else if (sv == "0") {
-      s.enabled = false;
-    } else {
-      r.error = describe("VPROF_ENABLE", v, "0 or 1");
-      return r;
-    }
+  if (const char* v = lookup("VPROF_ENABLE"); v && !parse_switch(v, &s.enabled)) {
+    r.error = describe("VPROF_ENABLE", v, "0 or 1");
+    return r;
   }
+  if (const char* v = lookup("VPROF_GPU"); v && !parse_switch(v, &s.gpu_capture)) {
+    r.error = describe("VPROF_GPU", v, "0 or 1");
+    return r;
+  }
+  if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
   if (const char* v = lookup("VPROF_OUTPUT_DIR")) {
     if (!*v) {
       r.error = describe("VPROF_OUTPUT_DIR", v, "a folder path");

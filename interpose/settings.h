@@ -16,6 +16,10 @@ struct Settings {
   double start_after_s = 0;                 // VPROF_START_AFTER_S
   double stop_after_s = 0;                  // VPROF_STOP_AFTER_S (0: never)
   LogLevel log_level = LogLevel::kWarn;     // VPROF_LOG_LEVEL
+  bool gpu_capture = true;                  // VPROF_GPU (CUPTI activity)
+  // VPROF_CUPTI_KINDS: comma-separated CUPTI activity kinds; empty: defaults.
+  // Checked against the kinds vprof knows when GPU capture starts.
+  std::string cupti_kinds;
 };
 
 // Reads a setting by name; returns nullptr when unset. Tests pass their own.

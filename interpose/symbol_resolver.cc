@@ -1,4 +1,5 @@
 #include "symbol_resolver.h"
+#include "load_order.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -9,14 +10,16 @@
 namespace vprof {
 namespace {
 
-const void* own_base() {
-  static const void* base = [] {
-    Dl_info info{};
-    dladdr(reinterpret_cast<const void*>(&is_own_address), &info);
-    return info.dli_fbase;
-  }();
-  return base;
+const void* find_own_base() {
+  Dl_info info{};
+  dladdr(reinterpret_cast<const void*>(&is_own_address), &info);
+  return info.dli_fbase;
 }
+
+// Found at load (no function-local static guard for a fork to freeze).
+LoadFirst<const void*> g_own_base VPROF_LOAD_FIRST(find_own_base());
+
+const void* own_base() { return *g_own_base; }
 
 const void* object_base(const void* addr) {
   Dl_info info{};

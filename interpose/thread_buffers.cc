@@ -1,4 +1,5 @@
 #include "thread_buffers.h"
+#include "load_order.h"
 
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -20,10 +21,7 @@ thread_local bool t_exiting = false;
 // Guards acquire(); never held while calling into anything else. A forked
 // child gets a fresh one (reset_in_child) instead of the parent's copy, which
 // another thread may have held at the fork.
-std::mutex* g_acquire_lock = new std::mutex;
-
-pthread_key_t g_exit_key;
-std::once_flag g_key_once;
+LoadFirst<std::mutex> g_acquire_lock VPROF_LOAD_FIRST;
 
 void on_thread_exit(void* p) {
   auto* b = static_cast<ThreadBuffer*>(p);
@@ -31,6 +29,14 @@ void on_thread_exit(void* p) {
   t_buffer = nullptr;
   b->state.store(ThreadBuffer::kRetired, std::memory_order_release);
 }
+
+// Its destructor retires a thread's buffer. Made at load, before any thread.
+pthread_key_t make_exit_key() {
+  pthread_key_t key;
+  pthread_key_create(&key, on_thread_exit);
+  return key;
+}
+LoadFirst<pthread_key_t> g_exit_key VPROF_LOAD_FIRST(make_exit_key());
 
 }  // namespace
 
@@ -44,7 +50,6 @@ ThreadBuffer* ThreadBuffers::current() {
 }
 
 ThreadBuffer* ThreadBuffers::acquire() {
-  std::call_once(g_key_once, [] { pthread_key_create(&g_exit_key, on_thread_exit); });
   std::lock_guard<std::mutex> lock(*g_acquire_lock);
   pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   ThreadBuffer* b = nullptr;
@@ -64,12 +69,12 @@ ThreadBuffer* ThreadBuffers::acquire() {
   b->tid = tid;
   std::memset(b->name, 0, sizeof b->name);
   prctl(PR_GET_NAME, b->name);  // 16 bytes, NUL-terminated
-  pthread_setspecific(g_exit_key, b);
+  pthread_setspecific(*g_exit_key, b);
   return b;
 }
 
 void ThreadBuffers::reset_in_child() {
-  g_acquire_lock = new std::mutex;  // the parent's copy may be held forever
+  g_acquire_lock.renew_in_child();  // the parent's copy may be held forever
   size_t n = count_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < n; ++i) {
     ThreadBuffer* b = slots_[i].load(std::memory_order_relaxed);
@@ -86,9 +91,11 @@ void ThreadBuffers::reset_in_child() {
   lost_without_buffer_.store(0, std::memory_order_relaxed);
 }
 
-ThreadBuffers& thread_buffers() {
-  static ThreadBuffers* buffers = new ThreadBuffers;  // never destroyed
-  return *buffers;
-}
+namespace {
+// Made at load, not on first use: see comm_registry.cc. Never destroyed.
+LoadFirst<ThreadBuffers> g_buffers VPROF_LOAD_FIRST;
+}  // namespace
+
+ThreadBuffers& thread_buffers() { return *g_buffers; }
 
 }  // namespace vprof

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "comm_registry.h"
+#include "gpu_capture.h"
 #include "nccl_functions.h"
 #include "thread_buffers.h"
 #include "vprof_build_info.h"
@@ -29,8 +30,10 @@ constexpr size_t kEventRoom = 256;
 constexpr size_t kSmallPacketRoom = 512;
 
 // Interned string ids: 1 + NcclFn row; the row after the table names
-// communicators vprof adopted without seeing them created.
+// communicators vprof adopted without seeing them created. Names found while
+// running (kernels, API calls) count up from kFirstDynamicIid.
 uint64_t function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
+constexpr uint64_t kFirstDynamicIid = 1 << 16;
 
 void mkdir_p(const char* dir) {
   char path[4096];
@@ -299,6 +302,7 @@ void TraceWriter::drain_thread(ThreadBuffer& b) {
     if (r.result) enc_.add_int32(k::kResult, r.result);
     enc_.add_varint(k::kEnterNs, r.enter_ns);
     enc_.add_varint(k::kExitNs, r.exit_ns);
+    if (r.call_id) enc_.add_varint(k::kCallId, r.call_id);
     enc_.end_nested(m);
     ++recorded_;
   });
@@ -314,16 +318,31 @@ bool TraceWriter::drain() {
   return error_[0] == '\0';
 }
 
-bool TraceWriter::flush() {
+uint64_t TraceWriter::intern(std::string_view s) {
+  auto it = interned_.find(std::string(s));
+  if (it != interned_.end()) return it->second;
+  if (next_iid_ == 0) next_iid_ = kFirstDynamicIid;
+  uint64_t iid = next_iid_++;
+  interned_.emplace(std::string(s), iid);
+  if (!ensure_room(s.size() + 32)) return iid;
+  auto t = begin_packet(sf::TracePacket::kInternedString);
+  enc_.add_varint(sf::InternedString::kIid, iid);
+  enc_.add_string(sf::InternedString::kStr, s);
+  end_packet(t);
+  return iid;
+}
+
+bool TraceWriter::flush(bool in_signal_handler) {
   if (!open_file()) return false;
   if (!drain()) return false;
+  if (!in_signal_handler && !drain_gpu_activity(*this)) return false;
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
   return write_out();
 }
 
-bool TraceWriter::finish(EndReason reason, int signal) {
-  if (!flush()) return false;
+bool TraceWriter::finish(EndReason reason, int signal, bool in_signal_handler) {
+  if (!flush(in_signal_handler)) return false;
   namespace k = sf::Footer;
   auto t = begin_packet(sf::TracePacket::kFooter);
   enc_.add_varint(k::kReason, static_cast<uint64_t>(reason));
@@ -334,6 +353,13 @@ bool TraceWriter::finish(EndReason reason, int signal) {
   enc_.add_varint(sf::KindCount::kRecorded, recorded_);
   enc_.add_varint(sf::KindCount::kDropped, dropped_);
   enc_.end_nested(m);
+  if (gpu_recorded_ || gpu_dropped_) {
+    m = enc_.begin_nested(k::kCounts);
+    enc_.add_string(sf::KindCount::kKind, "cupti");
+    enc_.add_varint(sf::KindCount::kRecorded, gpu_recorded_);
+    enc_.add_varint(sf::KindCount::kDropped, gpu_dropped_);
+    enc_.end_nested(m);
+  }
   end_packet(t);
   bool ok = write_out();
   close(fd_);
@@ -351,6 +377,10 @@ void TraceWriter::reset_in_child(RunInfo* run) {
   comm_cursor_ = 0;
   recorded_ = 0;
   dropped_ = 0;
+  gpu_recorded_ = 0;
+  gpu_dropped_ = 0;
+  interned_.clear();  // the child's file must carry its own names
+  next_iid_ = 0;
 }
 
 }  // namespace vprof

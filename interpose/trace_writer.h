@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "proto_encoder.h"
 #include "run_info.h"
@@ -29,10 +31,31 @@ class TraceWriter {
   // disables itself).
   bool drain();
   // Opens the file if needed (header first), drain(), a clock sample, then
-  // everything to the file.
-  bool flush();
+  // everything to the file. in_signal_handler: skip sources that allocate
+  // (GPU activity buffers stay queued for a later flush, or are lost).
+  bool flush(bool in_signal_handler = false);
   // flush(), then the footer. The trace is whole afterwards.
-  bool finish(EndReason reason, int signal);
+  bool finish(EndReason reason, int signal, bool in_signal_handler = false);
+
+  // For other capture sources (cupti/), called while draining, with the flush
+  // lock held. A packet is begun and ended around the encoder's contents;
+  // ensure_room() writes buffered packets out when space runs short (never
+  // call it with a packet open).
+  struct PacketTokens {
+    size_t packet, data;
+  };
+  PacketTokens begin_packet(uint32_t field);
+  void end_packet(PacketTokens t);
+  bool ensure_room(size_t bytes);
+  bool write_out();
+  ProtoEncoder& encoder() { return enc_; }
+  // The id of a string, writing its InternedString packet first when new.
+  // Allocates (writer thread only); never call with a packet open.
+  uint64_t intern(std::string_view s);
+  void count(uint64_t recorded_gpu, uint64_t dropped_gpu) {
+    gpu_recorded_ += recorded_gpu;
+    gpu_dropped_ += dropped_gpu;
+  }
 
   // The file, once opened ("" before).
   const char* path() const { return path_; }
@@ -45,18 +68,11 @@ class TraceWriter {
 
  private:
   bool open_file();
-  bool write_out();
-  bool ensure_room(size_t bytes);
   void put_header();
   void put_function_names();
   void put_clock_sample();
   void put_new_communicators();
   void drain_thread(struct ThreadBuffer& b);
-  struct PacketTokens {
-    size_t packet, data;
-  };
-  PacketTokens begin_packet(uint32_t field);
-  void end_packet(PacketTokens t);
   bool fail(const char* what);
   bool fail_path(const char* what, const char* why);
 
@@ -68,6 +84,12 @@ class TraceWriter {
   size_t comm_cursor_ = 0;
   uint64_t recorded_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t gpu_recorded_ = 0;
+  uint64_t gpu_dropped_ = 0;
+  // Strings interned beyond the fixed NCCL function names (kernel and API
+  // names); ids start at kFirstDynamicIid.
+  std::unordered_map<std::string, uint64_t> interned_;
+  uint64_t next_iid_ = 0;
   char path_[4096] = {};
   char error_[4400] = {};
 };

@@ -17,7 +17,8 @@ ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 
 echo "== build-tsan/ : unit suite under TSan"
 scripts/build.sh build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug
-TSAN_OPTIONS=halt_on_error=1 \
+# die_after_fork=0: the stand-in tests fork processes that then start threads.
+TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 \
   meson test -C build-tsan --suite unit --print-errorlogs --num-processes 2
 
 echo "all tests passed"

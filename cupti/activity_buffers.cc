@@ -1,0 +1,57 @@
+#include "activity_buffers.h"
+#include "load_order.h"
+
+#include <cstdlib>
+#include <mutex>
+
+namespace vprof {
+namespace {
+
+// Guards everything below. Never held across a CUPTI call (gpu_capture.h).
+LoadFirst<std::mutex> g_buffers_lock VPROF_LOAD_FIRST;
+uint8_t* g_free[kMaxActivityBuffers];
+size_t g_free_count = 0;
+size_t g_allocated = 0;
+// Filled buffers, oldest at g_filled_head; at most every buffer at once.
+FilledBuffer g_filled[kMaxActivityBuffers];
+size_t g_filled_head = 0, g_filled_count = 0;
+
+}  // namespace
+
+uint8_t* take_free_buffer() {
+  std::lock_guard<std::mutex> lock(*g_buffers_lock);
+  if (g_free_count > 0) return g_free[--g_free_count];
+  if (g_allocated == kMaxActivityBuffers) return nullptr;
+  // CUPTI wants 8-byte alignment.
+  auto* b = static_cast<uint8_t*>(std::aligned_alloc(8, kActivityBufferBytes));
+  if (b) ++g_allocated;
+  return b;
+}
+
+void queue_filled_buffer(const FilledBuffer& b) {
+  std::lock_guard<std::mutex> lock(*g_buffers_lock);
+  // Cannot overflow: a buffer is queued at most once between take and return.
+  g_filled[(g_filled_head + g_filled_count) % kMaxActivityBuffers] = b;
+  ++g_filled_count;
+}
+
+bool pop_filled_buffer(FilledBuffer* out) {
+  std::lock_guard<std::mutex> lock(*g_buffers_lock);
+  if (g_filled_count == 0) return false;
+  *out = g_filled[g_filled_head];
+  g_filled_head = (g_filled_head + 1) % kMaxActivityBuffers;
+  --g_filled_count;
+  return true;
+}
+
+void return_buffer(uint8_t* data) {
+  std::lock_guard<std::mutex> lock(*g_buffers_lock);
+  g_free[g_free_count++] = data;
+}
+
+void reset_buffers_in_child() {
+  g_buffers_lock.renew_in_child();
+  g_filled_count = 0;
+}
+
+}  // namespace vprof

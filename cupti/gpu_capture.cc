@@ -1,0 +1,320 @@
+#include "gpu_capture.h"
+#include "load_order.h"
+
+#include <cupti.h>
+
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "activity_buffers.h"
+#include "activity_encoder.h"
+#include "clock.h"
+#include "cupti_library.h"
+#include "log.h"
+#include "trace_writer.h"
+#include "vprof_trace_fields.h"
+
+namespace vprof {
+
+std::atomic<bool> g_gpu_capture_active{false};
+
+namespace {
+
+namespace sf = schema;
+
+// The activity kinds vprof enables, in order. CONCURRENT_KERNEL rather than
+// KERNEL: it does not serialise kernels. CUDA_EVENT and SYNCHRONIZATION give
+// the stream/event plan (which stream waits on which record) without a
+// callback subscription.
+struct Kind {
+  CUpti_ActivityKind kind;
+  const char* name;
+};
+constexpr Kind kKinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
+    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
+};
+
+// Everything the writer reports about capture; changed under g_status_lock
+// (never held across a CUPTI call), written out when generation moves.
+struct Status {
+  int32_t state = 0;
+  std::string detail, cupti_path, cuda_injection_found;
+  uint32_t cupti_version = 0;
+  std::vector<std::string> kinds;
+  uint64_t generation = 0;
+};
+LoadFirst<std::mutex> g_status_lock VPROF_LOAD_FIRST;
+LoadFirst<Status> g_status VPROF_LOAD_FIRST;
+uint64_t g_status_written = 0;  // writer thread only
+
+LoadFirst<CuptiLibrary> g_cupti VPROF_LOAD_FIRST;
+std::atomic<uint64_t> g_next_call_id{0};
+
+void set_state(int32_t state, const std::string& detail) {
+  std::lock_guard<std::mutex> lock(*g_status_lock);
+  g_status->state = state;
+  g_status->detail = detail;
+  ++g_status->generation;
+}
+
+std::string result_string(CUptiResult r) {
+  const char* s = nullptr;
+  if (g_cupti->cuptiGetResultString && g_cupti->cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s) {
+    return s;
+  }
+  return "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+uint64_t CUPTIAPI trace_clock() { return now_ns(); }
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = take_free_buffer();
+  *size = *buffer ? kActivityBufferBytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t,
+                                  size_t valid) {
+  if (!buffer) return;
+  size_t dropped = 0;
+  g_cupti->cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
+  queue_filled_buffer({buffer, valid, dropped});
+}
+
+// A subscription only claims CUPTI, so that a second tool is told, and vprof
+// learns when it is the second; the callback is never enabled.
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// The kinds named in a VPROF_CUPTI_KINDS list, in kKinds order; false (with
+// the bad name in *bad) for a name vprof does not know.
+bool select_kinds(const std::string& list, std::vector<Kind>* out, std::string* bad) {
+  if (list.empty()) {
+    out->assign(std::begin(kKinds), std::end(kKinds));
+    return true;
+  }
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    names.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  for (const std::string& n : names) {
+    bool known = false;
+    for (const Kind& k : kKinds) known = known || n == k.name;
+    if (!known) {
+      *bad = n;
+      return false;
+    }
+  }
+  for (const Kind& k : kKinds) {
+    for (const std::string& n : names) {
+      if (n == k.name) out->push_back(k);
+    }
+  }
+  return true;
+}
+
+void start(const std::string& kind_list) {
+  std::vector<Kind> kinds;
+  std::string bad;
+  if (!select_kinds(kind_list, &kinds, &bad)) {
+    std::string why = "VPROF_CUPTI_KINDS='" + kind_list + "' is invalid: '" + bad +
+                      "' is not one of CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, "
+                      "CUDA_EVENT, RUNTIME, DRIVER, EXTERNAL_CORRELATION, OVERHEAD";
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, why);
+    VPROF_WARN_ONCE("{}; GPU capture is off, NCCL capture on", why);
+    return;
+  }
+  std::string error;
+  if (!load_cupti(&*g_cupti, &error)) {
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, error);
+    VPROF_WARN_ONCE("GPU capture unavailable: {}", error);
+    return;
+  }
+  uint32_t version = 0;
+  g_cupti->cuptiGetVersion(&version);
+  {
+    std::lock_guard<std::mutex> lock(*g_status_lock);
+    g_status->cupti_path = g_cupti->path;
+    g_status->cupti_version = version;
+  }
+  CUpti_SubscriberHandle subscriber;
+  CUptiResult r = g_cupti->cuptiSubscribe(&subscriber, on_callback, nullptr);
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_SUBSCRIBER_CONFLICT,
+              "another tool holds CUPTI (torch.profiler, Nsight, a sanitizer?); NCCL capture "
+              "goes on without GPU activity");
+    VPROF_WARN_ONCE("CUPTI is already in use by another tool; GPU capture is off, NCCL capture on");
+    return;
+  }
+  if (r != CUPTI_SUCCESS) {
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "cuptiSubscribe: " + result_string(r));
+    VPROF_WARN_ONCE("GPU capture off: cuptiSubscribe: {}", result_string(r));
+    return;
+  }
+  // GPU timestamps converted by CUPTI onto the trace clock.
+  r = g_cupti->cuptiActivityRegisterTimestampCallback(trace_clock);
+  if (r == CUPTI_SUCCESS) {
+    r = g_cupti->cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+  }
+  std::vector<std::string> enabled;
+  for (const Kind& k : kinds) {
+    if (r != CUPTI_SUCCESS) break;
+    r = g_cupti->cuptiActivityEnable(k.kind);
+    if (r == CUPTI_SUCCESS) enabled.emplace_back(k.name);
+  }
+  if (r != CUPTI_SUCCESS) {
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "enabling CUPTI activity: " + result_string(r));
+    VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", result_string(r));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(*g_status_lock);
+    g_status->kinds = enabled;
+  }
+  set_state(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
+  g_gpu_capture_active.store(true, std::memory_order_release);
+  log().debug("GPU capture on through {}", g_cupti->path);
+}
+
+void put_status(TraceWriter& w, const Status& s) {
+  ProtoEncoder& enc = w.encoder();
+  auto t = w.begin_packet(sf::TracePacket::kGpuCapture);
+  namespace f = sf::GpuCaptureStatus;
+  enc.add_varint(f::kState, static_cast<uint64_t>(s.state));
+  if (!s.detail.empty()) enc.add_string(f::kDetail, s.detail);
+  if (!s.cupti_path.empty()) enc.add_string(f::kCuptiPath, s.cupti_path);
+  if (s.cupti_version) enc.add_varint(f::kCuptiVersion, s.cupti_version);
+  if (s.state == sf::GpuCaptureState::GPU_CAPTURE_ACTIVE) {
+    enc.add_string(f::kTimestampSource, "cupti_timestamp_callback");
+  }
+  if (!s.cuda_injection_found.empty()) {
+    enc.add_string(f::kCudaInjectionFound, s.cuda_injection_found);
+  }
+  for (const auto& k : s.kinds) enc.add_string(f::kActivityKinds, k);
+  w.end_packet(t);
+}
+
+// Encodes one filled buffer: names first (their packets must precede the
+// batch), then the records, split into several GpuBatch packets when the
+// encoder fills.
+bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
+  auto next = [&](CUpti_Activity* r, CUpti_Activity** out) {
+    *out = r;
+    return g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, out) == CUPTI_SUCCESS;
+  };
+  std::vector<uint64_t> name_iids;
+  for (CUpti_Activity* r = nullptr; next(r, &r);) {
+    std::string_view name = activity_name(r, g_cupti->cuptiGetCallbackName);
+    name_iids.push_back(name.empty() ? 0 : w.intern(name));
+  }
+  ProtoEncoder& enc = w.encoder();
+  uint64_t recorded = 0;
+  size_t i = 0;
+  bool open = false;
+  TraceWriter::PacketTokens t{};
+  auto start_batch = [&](uint64_t dropped) {
+    t = w.begin_packet(sf::TracePacket::kGpuBatch);
+    if (dropped) enc.add_varint(sf::GpuBatch::kDropped, dropped);
+    open = true;
+  };
+  if (!w.ensure_room(kMaxEncodedActivityBytes + 64)) return false;
+  start_batch(b.dropped);
+  for (CUpti_Activity* r = nullptr; next(r, &r); ++i) {
+    if (enc.capacity() - enc.size() < kMaxEncodedActivityBytes) {
+      w.end_packet(t);
+      open = false;
+      if (!w.write_out()) return false;
+      start_batch(0);
+    }
+    if (encode_activity(enc, r, name_iids[i])) ++recorded;
+  }
+  if (open) w.end_packet(t);
+  w.count(recorded, b.dropped);
+  return true;
+}
+
+}  // namespace
+
+void start_gpu_capture(const std::string& kinds) {
+  static std::once_flag once;
+  std::call_once(once, [&kinds] { start(kinds); });
+}
+
+void note_cuda_injection(const char* found_value) {
+  std::lock_guard<std::mutex> lock(*g_status_lock);
+  g_status->cuda_injection_found = found_value ? found_value : "";
+  ++g_status->generation;
+}
+
+std::atomic<bool> g_wanted{true};
+
+void note_gpu_capture_unavailable(const char* why) {
+  g_wanted.store(false);
+  set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, why);
+}
+
+bool gpu_capture_wanted() { return g_wanted.load(); }
+
+void reset_gpu_capture_in_child() {
+  g_gpu_capture_active.store(false);
+  g_wanted.store(false);
+  g_status_lock.renew_in_child();
+  reset_buffers_in_child();
+  set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,
+            "forked child: CUPTI belongs to the parent process");
+}
+
+uint64_t push_gpu_correlation() {
+  uint64_t id = g_next_call_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  g_cupti->cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+  return id;
+}
+
+void pop_gpu_correlation() {
+  uint64_t last = 0;
+  g_cupti->cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+void request_gpu_flush(bool forced) {
+  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
+  g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+bool drain_gpu_activity(TraceWriter& w) {
+  Status status;
+  bool changed = false;
+  {
+    std::lock_guard<std::mutex> lock(*g_status_lock);
+    if (g_status->generation != g_status_written) {
+      status = *g_status;
+      g_status_written = g_status->generation;
+      changed = true;
+    }
+  }
+  if (changed) {
+    if (!w.ensure_room(4096)) return false;
+    put_status(w, status);
+  }
+  FilledBuffer b;
+  while (pop_filled_buffer(&b)) {
+    bool ok = drain_buffer(w, b);
+    return_buffer(b.data);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace vprof

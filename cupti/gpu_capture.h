@@ -1,0 +1,54 @@
+// GPU activity capture through CUPTI.
+//
+// Started from InitializeInjection (the CUDA driver calls it at cuInit when
+// CUDA_INJECTION64_PATH names libvprof.so), so CUPTI is loaded only in
+// processes that initialise CUDA. CUPTI hands over activity buffers on its own
+// threads; they are queued and encoded by the writer thread.
+//
+// Locks: g_buffers_lock (activity_buffers.cc) guards the buffer pool and the
+// completed queue; it is never held across a CUPTI call, and CUPTI calls
+// bufferCompleted from inside cuptiActivityFlushAll, so the caller of
+// request_gpu_flush() must not hold it either. The writer's flush lock may be
+// held across CUPTI calls: no CUPTI callback takes it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace vprof {
+
+class TraceWriter;
+
+// Whether CUPTI collects now; NCCL wrappers then tag their calls.
+extern std::atomic<bool> g_gpu_capture_active;
+
+// Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
+// kinds: VPROF_CUPTI_KINDS (comma-separated names of kKinds; empty: all).
+void start_gpu_capture(const std::string& kinds);
+// False once VPROF_GPU=0 or another tool's injection hook was noted.
+bool gpu_capture_wanted();
+// In a forked child: CUPTI is the parent's (a flush there can hang), and the
+// buffer lock may be held by a CUPTI thread that does not exist here.
+void reset_gpu_capture_in_child();
+
+// What vprof found in CUDA_INJECTION64_PATH at load: empty when it set the
+// variable to itself (or found itself there), else the other tool's value.
+void note_cuda_injection(const char* found_value);
+// Sets the state when GPU capture cannot start at all (setting off, or the
+// injection hook belongs to another tool).
+void note_gpu_capture_unavailable(const char* why);
+
+// NCCL wrappers: tie the kernels a call launches to the call.
+uint64_t push_gpu_correlation();
+void pop_gpu_correlation();
+
+// Asks CUPTI to deliver buffered records (forced: also partly filled ones).
+// Not from a signal handler.
+void request_gpu_flush(bool forced);
+
+// Writer thread, flush lock held: writes a changed GpuCaptureStatus and every
+// queued activity buffer as packets. False when the trace cannot be written.
+bool drain_gpu_activity(TraceWriter& writer);
+
+}  // namespace vprof

@@ -1,21 +1,17 @@
 #include "reporter/assemble_report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "reporter/assemble_gpu_report.h"
 #include "reporter/bandwidth.h"
+#include "reporter/mean_ns.h"
 #include "reporter/process_rank.h"
 
 namespace vprof::reporter {
 namespace {
-
-int64_t MeanNs(int64_t total_ns, uint64_t count) {
-  if (count == 0) return 0;
-  return std::llround(static_cast<double>(total_ns) / static_cast<double>(count));
-}
 
 std::string EndReasonName(const std::optional<vprof::trace::EndReason>& reason) {
   if (!reason) return "";
@@ -52,6 +48,7 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.problem = record.problem;
   process.clock_offset_ns = record.clock_offset_ns;
   process.clock_samples = record.clock_samples;
+  process.gpu = ToGpuReport(record.gpu);
   return process;
 }
 
@@ -198,8 +195,11 @@ Report AssembleReport(std::string directory, TimeSource time_source,
   CommunicatorMap communicators;
   AddMemberships(records, communicators);
   AddLifecycle(records, stats, communicators);
+  const std::map<OpKey, LinkedGpuTime> gpu_time = SumCollectiveGpuTime(records);
   for (const auto& [key, op_stats] : stats.ops()) {
-    communicators[key.comm_id].ops.push_back(ToOpReport(key, op_stats, report.processes));
+    OpReport& op =
+        communicators[key.comm_id].ops.emplace_back(ToOpReport(key, op_stats, report.processes));
+    AddGpuTime(gpu_time, key, op);
   }
   AddIncomplete(pending, communicators);
   for (auto& [comm_id, comm] : communicators) {

@@ -6,23 +6,25 @@
 
 #include "reporter/assemble_report.h"
 #include "reporter/clock_alignment.h"
-#include "reporter/collective_matcher.h"
-#include "reporter/collective_stats.h"
 #include "reporter/trace_merge.h"
 #include "reporter/trace_source.h"
 
 namespace vprof::reporter {
 namespace {
 
-// One host: every process shares its CLOCK_MONOTONIC and times are used as
-// they are. Several hosts: each process gets the offset that moves its times
-// to CLOCK_REALTIME. The error bound is filled in once the samples are read.
-TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources) {
+// One host (or kMonotonic): every process keeps its host's CLOCK_MONOTONIC
+// and times are used as they are. Otherwise each process gets the offset that
+// moves its times to CLOCK_REALTIME. The error bound is filled in once the
+// samples are read.
+TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
+                       ClockChoice clock) {
   std::set<std::string> hosts;
   for (const auto& source : sources) {
     if (source->record().opened) hosts.insert(source->record().host);
   }
-  TimeSource time_source{{hosts.begin(), hosts.end()}, hosts.size() > 1, 0, 0};
+  const bool realtime =
+      clock == ClockChoice::kRealtime || (clock == ClockChoice::kByHosts && hosts.size() > 1);
+  TimeSource time_source{{hosts.begin(), hosts.end()}, realtime, 0, 0};
   if (!time_source.aligned_to_realtime) return time_source;
   for (const auto& source : sources) {
     ProcessRecord& record = source->record();
@@ -31,6 +33,7 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources)
     if (offset) {
       record.clock_offset_ns = *offset;
     } else {
+      record.clock_unaligned = true;
       ++time_source.unaligned_processes;
     }
   }
@@ -39,27 +42,33 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources)
 
 }  // namespace
 
-Report BuildReport(const std::string& directory, const std::vector<std::string>& paths) {
+GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(std::make_unique<TraceSource>(path));
     sources.back()->Open();
   }
-  TimeSource time_source = AlignClocks(sources);
+  GatheredTraces gathered{AlignClocks(sources, clock), {}, CollectiveStats(sources.size()), {}};
 
   CollectiveMatcher matcher;
-  CollectiveStats stats(sources.size());
-  MergeTraces(sources, matcher, stats);
+  MergeTraces(sources, matcher, gathered.stats);
+  gathered.pending = matcher.TakePending();
 
-  std::vector<ProcessRecord> records;
+  TimeSource& time_source = gathered.time_source;
   for (const auto& source : sources) {
-    records.push_back(source->record());
+    gathered.records.push_back(source->record());
     if (time_source.aligned_to_realtime) {
-      time_source.clock_error_bound_ns =
-          std::max(time_source.clock_error_bound_ns, records.back().clock_samples.spread_ns());
+      time_source.clock_error_bound_ns = std::max(
+          time_source.clock_error_bound_ns, gathered.records.back().clock_samples.spread_ns());
     }
   }
-  return AssembleReport(directory, std::move(time_source), records, stats, matcher.TakePending());
+  return gathered;
+}
+
+Report BuildReport(const std::string& directory, const std::vector<std::string>& paths) {
+  GatheredTraces gathered = GatherTraces(paths, ClockChoice::kByHosts);
+  return AssembleReport(directory, std::move(gathered.time_source), gathered.records,
+                        gathered.stats, gathered.pending);
 }
 
 }  // namespace vprof::reporter

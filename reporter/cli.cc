@@ -1,15 +1,15 @@
 #include "reporter/cli.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
+#include "reporter/arg_cursor.h"
 #include "reporter/build_report.h"
-#include "reporter/json_report.h"
-#include "reporter/text_report.h"
+#include "reporter/report_output.h"
+#include "reporter/run_command.h"
+#include "reporter/slurm_command.h"
+#include "reporter/summary_commands.h"
 #include "reporter/trace_directory.h"
 
 namespace vprof::reporter {
@@ -19,15 +19,21 @@ constexpr std::string_view kUsage =
     "usage: vprof <command> [arguments]\n"
     "\n"
     "commands:\n"
+    "  run [options] -- CMD ...\n"
+    "                 run CMD (and all it starts) with vprof, into ./vprof-<run id>/\n"
+    "  slurm [options] -- CMD ...    (as 'srun vprof-slurm -- CMD' in a Slurm job)\n"
+    "  slurm --report [options]\n"
+    "                 profile each task of a Slurm step; report the job node by node\n"
     "  report DIR [--format text|json] [--output FILE]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
     "  help [COMMAND] show this help, or a command's\n"
     "\n"
-    "exit status: 0 all traces whole; 1 failure; 2 usage error; 3 report written but\n"
-    "some trace was cut, corrupt or skipped\n";
+    "exit status: see each command's help ('vprof help run')\n";
 
 constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json] [--output FILE]\n"
+    "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR\n"
+    "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
     "\n"
     "Reads every *.vtrace file directly in DIR (one per traced process), matches\n"
     "each collective across ranks and reports, per communicator, op and message\n"
@@ -37,106 +43,80 @@ constexpr std::string_view kReportUsage =
     "  --format text|json  text for people (default) or JSON (keys: reporter/README.md)\n"
     "  --output FILE       write the report to FILE instead of standard output\n"
     "\n"
-    "exit status: 0 all traces whole; 1 failure; 2 usage error; 3 report written but\n"
-    "some trace was cut, corrupt or skipped (each is named on standard error)\n";
+    "Node by node, for jobs too large for one reader: --node-summary writes the\n"
+    "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
+    "or a directory that receives NAME.vsummary), on CLOCK_REALTIME (default; what\n"
+    "traces of several hosts need) or each host's CLOCK_MONOTONIC (one host);\n"
+    "--merge-summaries merges them (files, or directories of *.vsummary) into the\n"
+    "report 'vprof report DIR' gives. 'vprof slurm --report' does both in a Slurm job.\n"
+    "\n"
+    "exit status: 0 all traces whole; 1 failure; 2 usage error; 3 report (or\n"
+    "summary) written but some trace was cut, corrupt, skipped or in no summary\n"
+    "(each is named on standard error)\n";
 
 struct ReportOptions {
   std::string directory;
-  bool json = false;
-  std::optional<std::string> output;
+  ReportOutput output;
 };
 
 // Parses `report`'s arguments; nullopt after printing why to `err`.
 std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& args,
                                                 std::ostream& err) {
   ReportOptions options;
-  bool have_directory = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg = args[i];
-    std::optional<std::string> value;
-    // --name=value and --name value are the same.
-    const size_t equals = arg.find('=');
-    if (arg.starts_with("--") && equals != std::string_view::npos) {
-      value = std::string(arg.substr(equals + 1));
-      arg = arg.substr(0, equals);
+  ArgCursor arg(args, "report", err);
+  while (arg.Next()) {
+    const OptionUse use = TakeOutputOption(arg, options.output);
+    if (use == OptionUse::kBad) return std::nullopt;
+    if (use == OptionUse::kTaken) continue;
+    if (arg.is_option()) {
+      arg.ComplainUnknown();
+      return std::nullopt;
     }
-    const auto take_value = [&]() -> std::optional<std::string> {
-      if (value) return value;
-      if (i + 1 < args.size()) return args[++i];
-      err << "vprof: report: " << arg << " needs a value\n";
+    if (!options.directory.empty()) {
+      arg.Complain("unexpected argument '" + std::string(arg.name()) + "': one DIR only");
       return std::nullopt;
-    };
-    if (arg == "--format") {
-      const auto format = take_value();
-      if (!format) return std::nullopt;
-      if (*format != "text" && *format != "json") {
-        err << "vprof: report: --format must be text or json, not '" << *format << "'\n";
-        return std::nullopt;
-      }
-      options.json = *format == "json";
-    } else if (arg == "--output") {
-      options.output = take_value();
-      if (!options.output) return std::nullopt;
-    } else if (arg.starts_with("-")) {
-      err << "vprof: report: unknown option '" << args[i] << "' (see 'vprof help report')\n";
-      return std::nullopt;
-    } else if (have_directory) {
-      err << "vprof: report: unexpected argument '" << arg << "': one DIR only\n";
-      return std::nullopt;
-    } else {
-      options.directory = std::string(arg);
-      have_directory = true;
     }
+    options.directory = std::string(arg.name());
   }
-  if (!have_directory) {
-    err << "vprof: report: missing DIR, the directory of *.vtrace files (see 'vprof help "
-           "report')\n";
+  if (options.directory.empty()) {
+    arg.Complain("missing DIR, the directory of *.vtrace files (see 'vprof help report')");
     return std::nullopt;
   }
   return options;
 }
 
+// Whether `args` hold the option `name`, as "--name" or "--name=value".
+bool HasOption(const std::vector<std::string>& args, std::string_view name) {
+  return std::any_of(args.begin(), args.end(), [&](std::string_view arg) {
+    return arg == name || (arg.starts_with(name) && arg.substr(name.size()).starts_with("="));
+  });
+}
+
 int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      out << kReportUsage;
-      return kExitOk;
-    }
+  if (HasOption(args, "--help") || HasOption(args, "-h")) {
+    out << kReportUsage;
+    return kExitOk;
   }
+  if (HasOption(args, kNodeSummaryOption)) return RunNodeSummaryCommand(args, err);
+  if (HasOption(args, kMergeSummariesOption)) return RunMergeSummariesCommand(args, out, err);
   const std::optional<ReportOptions> options = ParseReportOptions(args, err);
   if (!options) return kExitUsage;
-  const TraceFileList traces = ListTraceFiles(options->directory);
-  if (!traces.error.empty()) {
-    err << "vprof: " << traces.error << '\n';
-    return traces.usage_error ? kExitUsage : kExitFailure;
-  }
+  int status = kExitOk;
+  const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
+  if (!paths) return status;
+  return EmitReport(BuildReport(options->directory, *paths), options->output, out, err);
+}
 
-  const Report report = BuildReport(options->directory, traces.paths);
-  for (const ProcessReport& process : report.processes) {
-    if (process.problem.empty()) continue;
-    err << "vprof: " << (std::filesystem::path(options->directory) / process.file).string() << ": "
-        << process.problem << '\n';
-  }
+// The help of one command, or none for a command that does not exist.
+std::optional<std::string> CommandUsage(std::string_view command) {
+  if (command == "report") return std::string(kReportUsage);
+  if (command == "run") return RunUsage();
+  if (command == "slurm") return SlurmUsage();
+  return std::nullopt;
+}
 
-  const auto write = [&](std::ostream& to) {
-    options->json ? WriteJsonReport(report, to) : WriteTextReport(report, to);
-  };
-  if (options->output) {
-    std::ofstream file(*options->output, std::ios::out | std::ios::trunc);
-    if (file) write(file);
-    file.close();
-    if (!file) {
-      err << "vprof: cannot write " << *options->output << ": " << std::strerror(errno) << '\n';
-      return kExitFailure;
-    }
-  } else {
-    write(out);
-    if (!out.flush()) {
-      err << "vprof: cannot write the report to standard output\n";
-      return kExitFailure;
-    }
-  }
-  return report.all_inputs_whole() ? kExitOk : kExitInputNotWhole;
+bool AsksForHelp(const std::vector<std::string>& args) {
+  return !args.empty() && (args[0] == "--help" || args[0] == "-h");
 }
 
 }  // namespace
@@ -149,17 +129,26 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    if (command == "help" && !rest.empty() && rest[0] == "report") {
-      out << kReportUsage;
-    } else if (command == "help" && !rest.empty()) {
-      err << "vprof: help: unknown command '" << rest[0] << "'\n" << kUsage;
-      return kExitUsage;
+    if (command == "help" && !rest.empty()) {
+      const std::optional<std::string> usage = CommandUsage(rest[0]);
+      if (!usage) {
+        err << "vprof: help: unknown command '" << rest[0] << "'\n" << kUsage;
+        return kExitUsage;
+      }
+      out << *usage;
     } else {
       out << kUsage;
     }
     return kExitOk;
   }
   if (command == "report") return RunReport(rest, out, err);
+  // The launchers read their options only up to the command they run.
+  if ((command == "run" || command == "slurm") && AsksForHelp(rest)) {
+    out << *CommandUsage(command);
+    return kExitOk;
+  }
+  if (command == "run") return RunRunCommand(rest, out, err);
+  if (command == "slurm") return RunSlurmCommand(rest, out, err);
   err << "vprof: unknown command '" << command << "'\n" << kUsage;
   return kExitUsage;
 }

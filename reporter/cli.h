@@ -5,14 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace vprof::reporter {
+#include "reporter/exit_status.h"
 
-enum ExitStatus : int {
-  kExitOk = 0,
-  kExitFailure = 1,        // anything else: an unwritable output file, ...
-  kExitUsage = 2,          // bad arguments, or DIR missing, not a directory, without traces
-  kExitInputNotWhole = 3,  // a report was produced, but some trace was cut, corrupt or skipped
-};
+namespace vprof::reporter {
 
 // `args` excludes the program name. The report goes to `out` (or --output),
 // errors and warnings to `err`, each prefixed "vprof: ".

@@ -64,9 +64,16 @@ std::vector<PendingCollective> CollectiveMatcher::TakePending() {
   std::vector<PendingCollective> result;
   result.reserve(entries.size());
   for (auto& [key, pending] : entries) {
-    PendingCollective out{key.comm_id, key.seq, pending.function, pending.comm_size, {}, {}};
+    PendingCollective out{.comm_id = key.comm_id,
+                          .seq = key.seq,
+                          .function = pending.function,
+                          .comm_size = pending.comm_size,
+                          .sender_receiver = std::nullopt,
+                          .seen_ranks = {},
+                          .size_bytes = pending.size_bytes,
+                          .arrivals = std::move(pending.arrivals)};
     if (key.sender != kCollective) out.sender_receiver = {key.sender, key.receiver};
-    for (const Arrival& arrival : pending.arrivals) out.seen_ranks.push_back(arrival.comm_rank);
+    for (const Arrival& arrival : out.arrivals) out.seen_ranks.push_back(arrival.comm_rank);
     std::sort(out.seen_ranks.begin(), out.seen_ranks.end());
     result.push_back(std::move(out));
   }

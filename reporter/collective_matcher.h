@@ -43,6 +43,10 @@ struct PendingCollective {
   // Send/recv only: the sending and the receiving comm rank, its two members.
   std::optional<std::pair<uint32_t, uint32_t>> sender_receiver;
   std::vector<uint32_t> seen_ranks;  // comm ranks that reported it, ascending
+  uint64_t size_bytes = 0;           // S, as the matcher kept it
+  // The members' calls, in the order they were read: what a node summary
+  // passes on so that another process can complete the match.
+  std::vector<Arrival> arrivals;
 };
 
 class CollectiveMatcher {

@@ -35,10 +35,34 @@ void CollectiveStats::AddTeardownCall(uint64_t comm_id, NcclFunction function,
   teardown_[{comm_id, function}].Add(duration_ns);
 }
 
+void OpStats::Merge(const OpStats& other) {
+  comm_size = other.comm_size;
+  count += other.count;
+  total_time_ns += other.total_time_ns;
+  total_bytes += other.total_bytes;
+  total_arrival_skew_ns += other.total_arrival_skew_ns;
+  max_arrival_skew_ns = std::max(max_arrival_skew_ns, other.max_arrival_skew_ns);
+  total_exit_skew_ns += other.total_exit_skew_ns;
+  max_exit_skew_ns = std::max(max_exit_skew_ns, other.max_exit_skew_ns);
+  for (const auto& [process, times] : other.last_arrivals) last_arrivals[process] += times;
+}
+
+void ParticipantStats::Merge(const ParticipantStats& other) {
+  collectives += other.collectives;
+  last_arrivals += other.last_arrivals;
+  total_lateness_ns += other.total_lateness_ns;
+}
+
 void LifecycleStats::Add(int64_t duration_ns) {
   ++calls;
   total_ns += duration_ns;
   max_ns = std::max(max_ns, duration_ns);
+}
+
+void LifecycleStats::Merge(const LifecycleStats& other) {
+  calls += other.calls;
+  total_ns += other.total_ns;
+  max_ns = std::max(max_ns, other.max_ns);
 }
 
 }  // namespace vprof::reporter

@@ -33,6 +33,9 @@ struct OpStats {
   int64_t total_exit_skew_ns = 0;
   int64_t max_exit_skew_ns = 0;
   std::map<uint32_t, uint64_t> last_arrivals;  // process index → times it entered last
+
+  // Adds totals gathered elsewhere; their process indexes must be this one's.
+  void Merge(const OpStats& other);
 };
 
 // One process's part in matched collectives (send/recv pairs excluded).
@@ -40,6 +43,8 @@ struct ParticipantStats {
   uint64_t collectives = 0;
   uint64_t last_arrivals = 0;
   int64_t total_lateness_ns = 0;  // sum of (own enter − first enter)
+
+  void Merge(const ParticipantStats& other);
 };
 
 // Calls that create or tear down a communicator.
@@ -49,6 +54,7 @@ struct LifecycleStats {
   int64_t max_ns = 0;
 
   void Add(int64_t duration_ns);
+  void Merge(const LifecycleStats& other);
 };
 
 class CollectiveStats {
@@ -57,6 +63,17 @@ class CollectiveStats {
 
   void AddMatched(const MatchedCollective& collective);
   void AddTeardownCall(uint64_t comm_id, NcclFunction function, int64_t duration_ns);
+
+  // Totals another CollectiveStats gathered (a node summary's), with process
+  // indexes already translated to this one's. Every total is a sum, a count or
+  // a maximum, so the order of merging does not matter.
+  void MergeOp(const OpKey& key, const OpStats& op) { ops_[key].Merge(op); }
+  void MergeParticipant(uint32_t process, const ParticipantStats& participant) {
+    participants_[process].Merge(participant);
+  }
+  void MergeTeardown(uint64_t comm_id, NcclFunction function, const LifecycleStats& calls) {
+    teardown_[{comm_id, function}].Merge(calls);
+  }
 
   const std::map<OpKey, OpStats>& ops() const { return ops_; }
   // Indexed by process.

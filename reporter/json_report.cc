@@ -1,5 +1,6 @@
 #include "reporter/json_report.h"
 
+#include "reporter/gpu_json_report.h"
 #include "reporter/json_writer.h"
 #include "reporter/units.h"
 
@@ -53,6 +54,7 @@ void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.Field("clock_offset_ns", process.clock_offset_ns);
   json.Field("clock_spread_ns", process.clock_samples.spread_ns());
   json.Field("clock_samples", process.clock_samples.count);
+  WriteGpuJson(json, process.gpu);
   json.EndObject();
 }
 
@@ -81,6 +83,9 @@ void WriteOp(JsonWriter& json, const OpReport& op) {
   json.Field("rank", op.most_often_last_rank);
   json.Field("times", op.most_often_last_times);
   json.EndObject();
+  json.Field("gpu_linked_calls", op.gpu_linked_calls);
+  json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
+  json.Field("gpu_time_mean_ns", op.gpu_time_mean_ns);
   json.EndObject();
 }
 

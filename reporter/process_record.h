@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "reporter/gpu_record.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -65,6 +66,10 @@ struct ProcessRecord {
   // Added to every time of this process: the median clock-pair offset when
   // processes span several hosts, else 0.
   int64_t clock_offset_ns = 0;
+  // Times were to be moved to CLOCK_REALTIME, but the file has no clock pair
+  // to do it with: they stay on the process's own clock.
+  bool clock_unaligned = false;
+  GpuRecord gpu;  // final once the whole file was read
 };
 
 }  // namespace vprof::reporter

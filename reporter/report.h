@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/gpu_report.h"
 #include "reporter/process_record.h"
 #include "reporter/size_bucket.h"
 
@@ -48,6 +49,7 @@ struct ProcessReport {
   std::string problem;          // empty when whole
   int64_t clock_offset_ns = 0;  // added to this process's times; 0 on one host
   ClockSamples clock_samples;
+  GpuReport gpu;
 };
 
 struct OpReport {
@@ -66,6 +68,10 @@ struct OpReport {
   int64_t max_exit_skew_ns = 0;
   std::optional<int32_t> most_often_last_rank;  // none when that process has no rank
   uint64_t most_often_last_times = 0;
+  // Kernels linked to the ranks' calls (one rank's call is one call here).
+  uint64_t gpu_linked_calls = 0;
+  int64_t gpu_time_total_ns = 0;
+  std::optional<int64_t> gpu_time_mean_ns;  // per linked call; none without one
 };
 
 // A run of consecutive seqs that the same members reported and the rest never did.

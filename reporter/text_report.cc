@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reporter/gpu_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
 
@@ -114,6 +115,7 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
                      {"skew", Align::kRight},
                      {"max skew", Align::kRight},
                      {"last ×times", Align::kLeft}});
+    const size_t first = i;
     for (; i < comm.ops.size() && comm.ops[i].op == op; ++i) {
       const OpReport& row = comm.ops[i];
       table.AddRow(
@@ -127,6 +129,7 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
            RankText(row.most_often_last_rank) + " ×" + std::to_string(row.most_often_last_times)});
     }
     table.Write(out, "    ");
+    WriteOpGpuTime(std::span(comm.ops).subspan(first, i - first), out);
   }
 }
 
@@ -183,6 +186,7 @@ void WriteTextReport(const Report& report, std::ostream& out) {
   if (report.communicators.empty()) out << "\nNo communicators.\n";
   for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(comm, out);
   WriteRanks(report, out);
+  WriteGpuSection(report, out);
 }
 
 }  // namespace vprof::reporter

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "reporter/exit_status.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -36,6 +38,15 @@ TraceFileList ListTraceFiles(const std::string& directory) {
   if (list.paths.empty()) return UsageError(directory, "no *.vtrace files");
   std::sort(list.paths.begin(), list.paths.end());
   return list;
+}
+
+std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& directory,
+                                                            std::ostream& err, int* status) {
+  TraceFileList list = ListTraceFiles(directory);
+  if (list.error.empty()) return std::move(list.paths);
+  err << "vprof: " << list.error << '\n';
+  *status = list.usage_error ? kExitUsage : kExitFailure;
+  return std::nullopt;
 }
 
 }  // namespace vprof::reporter

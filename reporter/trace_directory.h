@@ -1,6 +1,8 @@
 // Finds the trace files of a run: every *.vtrace directly in one directory.
 #pragma once
 
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,5 +17,11 @@ struct TraceFileList {
 };
 
 TraceFileList ListTraceFiles(const std::string& directory);
+
+// For commands that report on a directory: its traces, or none after saying
+// why on `err` ("vprof: ..."), with *status the exit status for it
+// (kExitUsage for the caller's mistake, else kExitFailure).
+std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& directory,
+                                                            std::ostream& err, int* status);
 
 }  // namespace vprof::reporter

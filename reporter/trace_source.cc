@@ -57,6 +57,7 @@ bool TraceSource::ReadNextBatch() {
     }
     AbsorbMetadata(packet_);
   }
+  record_.gpu = gpu_.Result();
   RecordStop();
   return false;
 }
@@ -101,6 +102,12 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
     case vprof::trace::TracePacket::kClockSample:
       if (const auto offset = ClockOffsetIn(packet)) record_.clock_samples.Add(*offset);
       break;
+    case vprof::trace::TracePacket::kGpuBatch:
+      gpu_.AddBatch(packet.gpu_batch());
+      break;
+    case vprof::trace::TracePacket::kGpuCapture:
+      gpu_.AddCaptureStatus(packet.gpu_capture());
+      break;
     default:  // threads are not reported yet
       break;
   }
@@ -111,6 +118,7 @@ void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
   record_.dropped_events += batch.dropped();
   for (const auto& event : batch.nccl()) {
     if (event.result() != 0) ++record_.failed_calls;
+    gpu_.AddNcclCall(event, FunctionOf(event));
     if (event.comm_id() == 0 || event.comm_size() == 0) continue;
     // try_emplace: a Communicator packet, when there is one, has the final say.
     record_.communicators.try_emplace(

@@ -1,12 +1,14 @@
 // One process's trace file as a source of event batches for the merge: it
 // absorbs the metadata packets (header, interned strings, communicators,
-// footer) into a ProcessRecord and stops at each EventBatch.
+// footer) and the GPU packets into a ProcessRecord and stops at each
+// EventBatch.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 
+#include "reporter/gpu_activity_reader.h"
 #include "reporter/nccl_function.h"
 #include "reporter/process_record.h"
 #include "reporter/trace_reader.h"
@@ -45,6 +47,7 @@ class TraceSource {
 
   TraceReader reader_;
   ProcessRecord record_;
+  GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); }};
   vprof::trace::TracePacket packet_;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;

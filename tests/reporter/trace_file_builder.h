@@ -45,9 +45,10 @@ class TraceFileBuilder {
   // Writes the file; with `size`, only its first `size` bytes (a cut file).
   void WriteTo(const std::string& path, std::optional<size_t> size = std::nullopt) const;
 
- private:
+  // The iid of `name`, adding its InternedString packet the first time.
   uint64_t Intern(std::string_view name);
 
+ private:
   std::string bytes_;
   std::vector<uint64_t> packet_offsets_;
   uint64_t next_sequence_ = 1;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fake_cudart.h"
+#include "injection.h"
 #include "runtime.h"
 
 namespace {
@@ -89,25 +90,31 @@ int CurrentDevice() { return t_current_device; }
 #pragma GCC visibility push(default)
 extern "C" {
 
+// Like every call that reaches Runtime::Get(), the device and allocation calls
+// initialise CUDA (injection.h), although they touch no runtime state.
 cudaError_t cudaGetDeviceCount(int* count) {
+  fake_cudart::InitializeOnce();
   if (count == nullptr) return Fail(cudaErrorInvalidValue);
   *count = DeviceCount();
   return *count == 0 ? Fail(cudaErrorNoDevice) : cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
+  fake_cudart::InitializeOnce();
   if (device < 0 || device >= DeviceCount()) return Fail(cudaErrorInvalidDevice);
   t_current_device = device;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
+  fake_cudart::InitializeOnce();
   if (device == nullptr) return Fail(cudaErrorInvalidValue);
   *device = t_current_device;
   return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
+  fake_cudart::InitializeOnce();
   if (dev_ptr == nullptr) return Fail(cudaErrorInvalidValue);
   *dev_ptr = nullptr;
   if (size == 0) return cudaSuccess;

@@ -13,6 +13,12 @@ namespace fake_cudart {
 
 class EventRecord {
  public:
+  // event_id names the event and sync_id this recording of it, for activity records
+  // (activity_hooks.h).
+  EventRecord(uint32_t event_id, uint64_t sync_id) : event_id_(event_id), sync_id_(sync_id) {}
+
+  uint32_t event_id() const { return event_id_; }
+  uint64_t sync_id() const { return sync_id_; }
   void Complete(uint64_t completion_ns);
   void Wait();
   bool IsComplete();
@@ -20,6 +26,8 @@ class EventRecord {
   uint64_t CompletionNs();
 
  private:
+  const uint32_t event_id_;
+  const uint64_t sync_id_;
   std::mutex mutex_;
   std::condition_variable completed_;
   bool complete_ = false;
@@ -28,7 +36,7 @@ class EventRecord {
 
 class Event {
  public:
-  explicit Event(bool timing_enabled) : timing_enabled_(timing_enabled) {}
+  explicit Event(bool timing_enabled);
 
   bool timing_enabled() const { return timing_enabled_; }
   // The most recent record, or null if the event was never recorded.
@@ -38,6 +46,7 @@ class Event {
 
  private:
   const bool timing_enabled_;
+  const uint32_t id_;
   std::mutex mutex_;
   std::shared_ptr<EventRecord> latest_;
 };

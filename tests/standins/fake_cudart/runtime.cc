@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "injection.h"
+
 namespace fake_cudart {
 namespace {
 
@@ -19,7 +21,12 @@ __attribute__((constructor)) void CreateRuntime() {
 
 }  // namespace
 
-Runtime& Runtime::Get() { return *g_runtime; }
+// Every stream, event and device operation reaches the runtime through here, so
+// this is where CUDA initialises (and loads CUDA_INJECTION64_PATH).
+Runtime& Runtime::Get() {
+  InitializeOnce();
+  return *g_runtime;
+}
 
 std::shared_ptr<Stream> Runtime::DefaultStreamLocked() {
   if (!default_stream_) default_stream_ = Stream::Start();

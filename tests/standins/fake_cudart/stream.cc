@@ -1,23 +1,31 @@
 #include "stream.h"
 
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <type_traits>
 
+#include "activity_hooks.h"
 #include "monotonic_clock.h"
 
 namespace fake_cudart {
+namespace {
+
+std::atomic<uint32_t> g_last_stream_id{0};
+
+}  // namespace
 
 std::shared_ptr<Stream> Stream::Start() {
-  std::shared_ptr<Stream> stream(new Stream());
+  std::shared_ptr<Stream> stream(new Stream(g_last_stream_id.fetch_add(1) + 1));
   std::thread([worker_ref = stream] { worker_ref->RunWorker(); }).detach();
   return stream;
 }
 
 void Stream::Enqueue(StreamOp op) {
+  const uint32_t correlation_id = std::holds_alternative<RetireOp>(op) ? 0 : ReportQueued();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(op));
+    queue_.push_back({std::move(op), correlation_id});
     ++enqueued_;
   }
   work_available_.notify_one();
@@ -31,15 +39,15 @@ void Stream::Synchronize() {
 
 void Stream::RunWorker() {
   for (;;) {
-    StreamOp op;
+    QueuedOp queued;
     {
       std::unique_lock lock(mutex_);
       work_available_.wait(lock, [this] { return !queue_.empty(); });
-      op = std::move(queue_.front());
+      queued = std::move(queue_.front());
       queue_.pop_front();
     }
-    const bool retire = std::holds_alternative<RetireOp>(op);
-    Execute(op);
+    const bool retire = std::holds_alternative<RetireOp>(queued.op);
+    Execute(queued);
     {
       std::lock_guard lock(mutex_);
       ++executed_;
@@ -49,25 +57,34 @@ void Stream::RunWorker() {
   }
 }
 
-void Stream::Execute(const StreamOp& op) {
+void Stream::Execute(const QueuedOp& queued) const {
+  const uint32_t correlation_id = queued.correlation_id;
   std::visit(
-      [](const auto& o) {
+      [this, correlation_id](const auto& o) {
         using Op = std::decay_t<decltype(o)>;
+        const uint64_t start_ns = standins::MonotonicNs();
         if constexpr (std::is_same_v<Op, KernelOp>) {
-          standins::SleepUntilNs(standins::MonotonicNs() + o.duration_ns);
+          standins::SleepUntilNs(start_ns + o.duration_ns);
+          ReportKernel(o.func, id_, correlation_id, start_ns, standins::MonotonicNs());
         } else if constexpr (std::is_same_v<Op, CopyOp>) {
           std::memmove(o.dst, o.src, o.bytes);
+          ReportMemcpy(o.bytes, id_, correlation_id, start_ns, standins::MonotonicNs());
         } else if constexpr (std::is_same_v<Op, FillOp>) {
           std::memset(o.dst, o.value, o.bytes);
         } else if constexpr (std::is_same_v<Op, RecordOp>) {
-          o.record->Complete(standins::MonotonicNs());
+          // Reported first, so that a wait it releases is never reported before it.
+          ReportEventRecord(o.record->event_id(), o.record->sync_id(), id_, correlation_id,
+                            start_ns);
+          o.record->Complete(start_ns);
         } else if constexpr (std::is_same_v<Op, WaitOp>) {
           o.record->Wait();
+          ReportStreamWait(o.record->event_id(), o.record->sync_id(), id_, correlation_id, start_ns,
+                           standins::MonotonicNs());
         } else {
           static_assert(std::is_same_v<Op, RetireOp>);
         }
       },
-      op);
+      queued.op);
 }
 
 }  // namespace fake_cudart

@@ -49,19 +49,28 @@ class Stream {
   // joined: process exit ends it.
   static std::shared_ptr<Stream> Start();
 
+  // Also reports the operation to the activity sink (activity_hooks.h) on the calling thread,
+  // as the CUDA API call that queues it.
   void Enqueue(StreamOp op);
   // Blocks until every operation enqueued before the call has executed.
   void Synchronize();
 
  private:
-  Stream() = default;
-  void RunWorker();
-  static void Execute(const StreamOp& op);
+  // An operation with the correlation id the activity sink gave it when it was queued.
+  struct QueuedOp {
+    StreamOp op;
+    uint32_t correlation_id;
+  };
 
+  explicit Stream(uint32_t id) : id_(id) {}
+  void RunWorker();
+  void Execute(const QueuedOp& queued) const;
+
+  const uint32_t id_;  // the stream's id in activity records
   std::mutex mutex_;
   std::condition_variable work_available_;
   std::condition_variable work_done_;
-  std::deque<StreamOp> queue_;
+  std::deque<QueuedOp> queue_;
   uint64_t enqueued_ = 0;
   uint64_t executed_ = 0;
 };

@@ -1,5 +1,6 @@
 // sim_main: one rank of the simulated data-parallel training job. Reads its place in the job
-// from the launcher's environment (RANK, WORLD_SIZE, LOCAL_RANK, VPROF_SIM_RDZV), builds the
+// from the launcher's environment (RANK, WORLD_SIZE, LOCAL_RANK, VPROF_SIM_RDZV; under srun
+// SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), builds the
 // world communicator and, by ncclCommSplit, a weight-sync communicator, and trains.
 #include <cuda_runtime_api.h>
 
@@ -28,10 +29,11 @@ int EnvInt(const char* name, int fallback) {
   return text != nullptr && *text != '\0' ? std::atoi(text) : fallback;
 }
 
+// torchrun's variables, else a Slurm task's (srun sets no RANK).
 bool ReadPlacement(Placement* placement, std::string* error) {
-  placement->rank = EnvInt("RANK", 0);
-  placement->nranks = EnvInt("WORLD_SIZE", 1);
-  placement->local_rank = EnvInt("LOCAL_RANK", placement->rank);
+  placement->rank = EnvInt("RANK", EnvInt("SLURM_PROCID", 0));
+  placement->nranks = EnvInt("WORLD_SIZE", EnvInt("SLURM_NTASKS", 1));
+  placement->local_rank = EnvInt("LOCAL_RANK", EnvInt("SLURM_LOCALID", placement->rank));
   const char* dir = std::getenv("VPROF_SIM_RDZV");
   placement->rendezvous_dir = dir != nullptr ? dir : "";
   if (placement->nranks < 1 || placement->rank < 0 || placement->rank >= placement->nranks) {

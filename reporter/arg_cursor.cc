@@ -1,0 +1,45 @@
+#include "reporter/arg_cursor.h"
+
+#include <cstddef>
+#include <utility>
+
+namespace vprof::reporter {
+
+bool ArgCursor::Next() {
+  if (next_ >= args_.size()) return false;
+  name_ = args_[next_++];
+  inline_value_.reset();
+  const size_t equals = name_.find('=');
+  if (name_.starts_with("--") && equals != std::string_view::npos) {
+    inline_value_ = std::string(name_.substr(equals + 1));
+    name_ = name_.substr(0, equals);
+  }
+  return true;
+}
+
+std::optional<std::string> ArgCursor::Value() {
+  if (inline_value_) return std::exchange(inline_value_, std::nullopt);
+  if (next_ < args_.size()) return args_[next_++];
+  Complain(std::string(name_) + " needs a value");
+  return std::nullopt;
+}
+
+std::vector<std::string> ArgCursor::Rest() const {
+  return std::vector<std::string>(args_.begin() + static_cast<std::ptrdiff_t>(next_), args_.end());
+}
+
+std::vector<std::string> ArgCursor::FromCurrent() const {
+  return std::vector<std::string>(args_.begin() + static_cast<std::ptrdiff_t>(next_ - 1),
+                                  args_.end());
+}
+
+void ArgCursor::Complain(std::string_view message) const {
+  err_ << "vprof: " << command_ << ": " << message << '\n';
+}
+
+void ArgCursor::ComplainUnknown() const {
+  Complain("unknown option '" + args_[next_ - 1] + "' (see 'vprof help " + std::string(command_) +
+           "')");
+}
+
+}  // namespace vprof::reporter

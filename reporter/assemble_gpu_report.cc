@@ -1,0 +1,152 @@
+#include "reporter/assemble_gpu_report.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "reporter/kernel_class.h"
+#include "reporter/mean_ns.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::string CaptureStateName(vprof::trace::GpuCaptureState state) {
+  switch (state) {
+    case vprof::trace::GPU_CAPTURE_ACTIVE:
+      return "active";
+    case vprof::trace::GPU_CAPTURE_UNAVAILABLE:
+      return "unavailable";
+    case vprof::trace::GPU_CAPTURE_SUBSCRIBER_CONFLICT:
+      return "subscriber_conflict";
+    case vprof::trace::GPU_CAPTURE_FAILED:
+      return "failed";
+    default:
+      return "unspecified";
+  }
+}
+
+GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
+  return {
+      CaptureStateName(status.state()), status.detail(),           status.cupti_path(),
+      status.cupti_version(),           status.timestamp_source(), status.cuda_injection_found()};
+}
+
+// Most time first, then by name; the first `keep`.
+template <typename Row>
+void KeepMostTime(std::vector<Row>& rows, size_t keep, std::string Row::*name) {
+  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    return std::tie(b.total_ns, a.*name) < std::tie(a.total_ns, b.*name);
+  });
+  if (rows.size() > keep) rows.resize(keep);
+}
+
+std::vector<KernelClassReport> KernelClasses(const GpuRecord& record) {
+  std::map<std::string_view, ActivityTotals> classes;
+  for (const auto& [name, kernel] : record.kernels_by_name) {
+    ActivityTotals& totals = classes[KernelClassOf(name)];
+    totals.count += kernel.count;
+    totals.total_ns += kernel.total_ns;
+  }
+  std::vector<KernelClassReport> rows;
+  for (const auto& [kernel_class, totals] : classes) {
+    const double share =
+        record.kernels.total_ns == 0
+            ? 0.0
+            : static_cast<double>(totals.total_ns) / static_cast<double>(record.kernels.total_ns);
+    rows.push_back({std::string(kernel_class), totals.count, totals.total_ns,
+                    MeanNs(totals.total_ns, totals.count), share});
+  }
+  KeepMostTime(rows, rows.size(), &KernelClassReport::kernel_class);
+  return rows;
+}
+
+std::vector<KernelReport> TopKernels(const GpuRecord& record) {
+  std::vector<KernelReport> rows;
+  for (const auto& [name, kernel] : record.kernels_by_name) {
+    rows.push_back({name, std::string(KernelClassOf(name)), kernel.count, kernel.total_ns,
+                    MeanNs(kernel.total_ns, kernel.count)});
+  }
+  KeepMostTime(rows, kTopKernels, &KernelReport::name);
+  return rows;
+}
+
+// Functions that launch kernels (collectives, send/recv, ncclGroupEnd) always;
+// any other only when kernels were linked to it.
+bool ShowsInLinkage(NcclFunction function, const NcclFunctionGpuTime& time) {
+  const FunctionRole role = RoleOf(function);
+  return role == FunctionRole::kCollective || role == FunctionRole::kPointToPoint ||
+         function == NcclFunction::kGroupEnd || time.linked.kernels > 0;
+}
+
+NcclLinkageReport ToLinkageReport(const NcclLinkage& linkage) {
+  NcclLinkageReport report{linkage.calls,
+                           linkage.grouped_calls,
+                           linkage.linked_calls,
+                           linkage.linked_kernels,
+                           linkage.linked_kernels_without_call,
+                           linkage.nccl_kernels,
+                           linkage.unlinked_nccl_kernels,
+                           {}};
+  for (const auto& [function, time] : linkage.functions) {
+    if (!ShowsInLinkage(function, time)) continue;
+    const LinkedGpuTime& linked = time.linked;
+    report.ops.push_back({std::string(NcclFunctionName(function)), time.calls, linked.linked_calls,
+                          linked.kernels, linked.gpu_ns,
+                          linked.linked_calls == 0
+                              ? std::nullopt
+                              : std::optional<int64_t>(MeanNs(linked.gpu_ns, linked.linked_calls)),
+                          time.host_ns, MeanNs(time.host_ns, time.calls)});
+  }
+  return report;
+}
+
+StreamWaitReport ToStreamWaitReport(const StreamWaits& waits) {
+  StreamWaitReport report{
+      waits.event_records, waits.waits, waits.matched_waits, waits.edges.size(), {}};
+  for (const auto& [streams, count] : waits.edges) {
+    report.top_edges.push_back({streams.first, streams.second, count});
+  }
+  // Most waits first; the edges are already in stream order for ties.
+  std::stable_sort(
+      report.top_edges.begin(), report.top_edges.end(),
+      [](const StreamEdgeReport& a, const StreamEdgeReport& b) { return a.count > b.count; });
+  if (report.top_edges.size() > kTopStreamEdges) report.top_edges.resize(kTopStreamEdges);
+  return report;
+}
+
+}  // namespace
+
+GpuReport ToGpuReport(const GpuRecord& record) {
+  GpuReport report;
+  if (record.capture) report.capture = ToCaptureReport(*record.capture);
+  report.batches = record.batches;
+  report.kernels = record.kernels;
+  report.memcpy = record.memcpy;
+  report.memset = record.memset;
+  report.syncs = record.syncs;
+  report.api_calls = record.api_calls;
+  report.dropped_records = record.dropped_records;
+  report.cupti_overhead_ns = record.cupti_overhead_ns;
+  report.kernel_classes = KernelClasses(record);
+  report.top_kernels = TopKernels(record);
+  report.nccl = ToLinkageReport(record.nccl);
+  report.stream_waits = ToStreamWaitReport(record.stream_waits);
+  return report;
+}
+
+std::map<OpKey, LinkedGpuTime> SumCollectiveGpuTime(const std::vector<ProcessRecord>& records) {
+  std::map<OpKey, LinkedGpuTime> sum;
+  for (const ProcessRecord& record : records) {
+    for (const auto& [key, time] : record.gpu.nccl.collectives) sum[key].Merge(time);
+  }
+  return sum;
+}
+
+void AddGpuTime(const std::map<OpKey, LinkedGpuTime>& gpu_time, const OpKey& key, OpReport& op) {
+  const auto found = gpu_time.find(key);
+  if (found == gpu_time.end() || found->second.linked_calls == 0) return;
+  op.gpu_linked_calls = found->second.linked_calls;
+  op.gpu_time_total_ns = found->second.gpu_ns;
+  op.gpu_time_mean_ns = MeanNs(found->second.gpu_ns, found->second.linked_calls);
+}
+
+}  // namespace vprof::reporter

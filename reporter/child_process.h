@@ -1,0 +1,24 @@
+// Runs the command a launcher profiles, as the launcher's only child, passing
+// on the signals that would stop it and reporting how it ended.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vprof::reporter {
+
+struct ChildEnd {
+  // What a shell reports: the exit code, or 128 + N for a death by signal N;
+  // 127 when the command was not found, 126 when it could not be executed.
+  int status = 0;
+  int signal = 0;  // the signal that killed it, or 0
+};
+
+// Starts `command` (looked up in PATH) with `environment` ("NAME=value") and
+// waits for it. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to this process are
+// forwarded to the child, except those a terminal sent to the whole process
+// group (the child has them already).
+ChildEnd RunChild(const std::vector<std::string>& command,
+                  const std::vector<std::string>& environment);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,64 @@
+#include "reporter/gpu_activity_reader.h"
+
+#include "reporter/kernel_class.h"
+
+namespace vprof::reporter {
+
+// A batch holds its records grouped by kind, not in CUPTI's order, so the
+// kinds others refer to go first: correlations before the API calls and
+// kernels that close them, event records before the waits on them.
+void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
+  ++record_.batches;
+  record_.dropped_records += batch.dropped();
+  for (const auto& external : batch.external()) {
+    linker_.AddExternalCorrelation(external.external_id(), external.correlation_id());
+  }
+  for (const auto& kernel : batch.kernel()) {
+    record_.kernels.Add(0, kernel.duration_ns());
+    KernelName& name = KernelNamed(kernel.name_iid());
+    name.totals.Add(0, kernel.duration_ns());
+    linker_.AddKernel(kernel.correlation_id(), kernel.duration_ns(), name.nccl_class);
+  }
+  for (const auto& api : batch.api()) {
+    ++record_.api_calls;
+    linker_.AddApiCall(api.correlation_id(), IsLaunchApi(api.name_iid()));
+  }
+  for (const auto& copy : batch.memcpy()) record_.memcpy.Add(copy.bytes(), copy.duration_ns());
+  for (const auto& set : batch.memset()) record_.memset.Add(set.bytes(), set.duration_ns());
+  for (const auto& record : batch.event_record()) stream_waits_.AddRecord(record);
+  for (const auto& sync : batch.sync()) {
+    record_.syncs.Add(0, sync.duration_ns());
+    stream_waits_.AddSync(sync);
+  }
+  for (const auto& overhead : batch.overhead()) {
+    record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
+  }
+}
+
+GpuRecord GpuActivityReader::Result() const {
+  GpuRecord result = record_;
+  for (const auto& [iid, kernel] : kernels_by_iid_) {
+    std::string name = name_of_(iid);
+    if (name.empty()) name = "(kernel name iid " + std::to_string(iid) + " not interned)";
+    ActivityTotals& totals = result.kernels_by_name[name];
+    totals.count += kernel.totals.count;
+    totals.total_ns += kernel.totals.total_ns;
+  }
+  result.nccl = linker_.Result();
+  result.stream_waits = stream_waits_.result();
+  return result;
+}
+
+GpuActivityReader::KernelName& GpuActivityReader::KernelNamed(uint64_t name_iid) {
+  auto [kernel, inserted] = kernels_by_iid_.try_emplace(name_iid);
+  if (inserted) kernel->second.nccl_class = KernelClassOf(name_of_(name_iid)) == kNcclKernelClass;
+  return kernel->second;
+}
+
+bool GpuActivityReader::IsLaunchApi(uint64_t api_name_iid) {
+  auto [api, inserted] = api_launches_kernel_.try_emplace(api_name_iid);
+  if (inserted) api->second = LaunchesKernel(name_of_(api_name_iid));
+  return api->second;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,55 @@
+// Folds one process's GPU packets (GpuBatch, GpuCaptureStatus) into a
+// GpuRecord as its trace streams past, and links its NCCL calls to their
+// kernels. Holds totals per kernel name and API name (bounded by the names a
+// program has) and what the linker and the stream-wait matcher keep in
+// flight; never the records themselves.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "reporter/gpu_record.h"
+#include "reporter/nccl_function.h"
+#include "reporter/nccl_kernel_linker.h"
+#include "reporter/stream_wait_matcher.h"
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter {
+
+class GpuActivityReader {
+ public:
+  // The process's interned string of an iid; empty when none was read.
+  using NameLookup = std::function<std::string(uint64_t iid)>;
+
+  explicit GpuActivityReader(NameLookup name_of) : name_of_(std::move(name_of)) {}
+
+  // The last status read holds.
+  void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) { record_.capture = status; }
+  void AddBatch(const vprof::trace::GpuBatch& batch);
+  void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
+    linker_.AddCall(event, function);
+  }
+
+  GpuRecord Result() const;
+
+ private:
+  struct KernelName {
+    ActivityTotals totals;
+    bool nccl_class = false;
+  };
+
+  KernelName& KernelNamed(uint64_t name_iid);
+  bool IsLaunchApi(uint64_t api_name_iid);
+
+  NameLookup name_of_;
+  GpuRecord record_;  // all but the parts below
+  std::unordered_map<uint64_t, KernelName> kernels_by_iid_;
+  std::unordered_map<uint64_t, bool> api_launches_kernel_;  // by name iid
+  NcclKernelLinker linker_;
+  StreamWaitMatcher stream_waits_;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,173 @@
+#include "reporter/gpu_text_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "reporter/short_kernel_name.h"
+#include "reporter/text_layout.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
+
+std::string Percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
+std::string ProcessLabel(const ProcessReport& process) {
+  if (!process.is_rank) return "non-rank, " + process.file;
+  return "rank " + (process.rank ? std::to_string(*process.rank) : "?") + ", " + process.file;
+}
+
+std::string CaptureText(const GpuReport& gpu) {
+  if (!gpu.capture) return "no capture status written (GPU records present)";
+  const GpuCaptureReport& capture = *gpu.capture;
+  std::string state = capture.state;
+  std::replace(state.begin(), state.end(), '_', ' ');
+  std::string text = "capture " + state;
+  if (!capture.detail.empty()) text += ": " + capture.detail;
+  if (!capture.timestamp_source.empty()) text += "; timestamps: " + capture.timestamp_source;
+  if (!capture.cuda_injection_found.empty()) {
+    text += "; CUDA_INJECTION64_PATH was " + capture.cuda_injection_found;
+  }
+  return text;
+}
+
+void WriteTotals(const GpuReport& gpu, std::ostream& out) {
+  WriteWrapped(
+      out,
+      "kernels " + std::to_string(gpu.kernels.count) + ", " + Duration(gpu.kernels.total_ns) +
+          "; memcpy " + std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) +
+          ", " + Duration(gpu.memcpy.total_ns) + "; memset " + std::to_string(gpu.memset.count) +
+          ", " + FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) +
+          ", " + Duration(gpu.syncs.total_ns) + "; API calls " + std::to_string(gpu.api_calls) +
+          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
+          Duration(gpu.cupti_overhead_ns),
+      "    ", "      ");
+}
+
+void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {
+  if (gpu.kernel_classes.empty()) return;
+  TextTable table({{"class", Align::kLeft},
+                   {"count", Align::kRight},
+                   {"total", Align::kRight},
+                   {"mean", Align::kRight},
+                   {"share", Align::kRight}});
+  for (const KernelClassReport& row : gpu.kernel_classes) {
+    table.AddRow({row.kernel_class, std::to_string(row.count), Duration(row.total_ns),
+                  Duration(row.mean_ns), Percent(row.share)});
+  }
+  table.Write(out, "    ");
+}
+
+void WriteTopKernels(const GpuReport& gpu, std::ostream& out) {
+  if (gpu.top_kernels.empty()) return;
+  TextTable table({{"top kernels", Align::kLeft},
+                   {"class", Align::kLeft},
+                   {"count", Align::kRight},
+                   {"total", Align::kRight},
+                   {"mean", Align::kRight}});
+  for (const KernelReport& row : gpu.top_kernels) {
+    table.AddRow({ShortKernelName(row.name), row.kernel_class, std::to_string(row.count),
+                  Duration(row.total_ns), Duration(row.mean_ns)});
+  }
+  table.Write(out, "    ");
+}
+
+// Nothing for a process without NCCL calls or kernels.
+void WriteLinkage(const NcclLinkageReport& nccl, std::ostream& out) {
+  if (nccl.calls == 0 && nccl.nccl_kernels == 0 && nccl.linked_kernels == 0 && nccl.ops.empty()) {
+    return;
+  }
+  WriteWrapped(out,
+               std::to_string(nccl.calls) + " collective and send/recv calls (" +
+                   std::to_string(nccl.grouped_calls) + " in groups, launched by ncclGroupEnd), " +
+                   std::to_string(nccl.linked_calls) + " linked to kernels; " +
+                   std::to_string(nccl.linked_kernels) + " kernels linked to intercepted calls (" +
+                   std::to_string(nccl.linked_kernels_without_call) +
+                   " whose call was not read); " + std::to_string(nccl.nccl_kernels) +
+                   " NCCL kernels, " + std::to_string(nccl.unlinked_nccl_kernels) +
+                   " not linked to an intercepted call",
+               "    NCCL linkage: ", "      ");
+  if (nccl.ops.empty()) return;
+  TextTable table({{"op", Align::kLeft},
+                   {"calls", Align::kRight},
+                   {"linked", Align::kRight},
+                   {"kernels", Align::kRight},
+                   {"gpu total", Align::kRight},
+                   {"gpu mean", Align::kRight},
+                   {"host mean", Align::kRight}});
+  for (const NcclFunctionGpuReport& op : nccl.ops) {
+    table.AddRow({op.op, std::to_string(op.calls), std::to_string(op.linked_calls),
+                  std::to_string(op.kernels), Duration(op.gpu_time_total_ns),
+                  op.gpu_time_mean_ns ? Duration(*op.gpu_time_mean_ns) : "-",
+                  Duration(op.host_time_mean_ns)});
+  }
+  table.Write(out, "    ");
+}
+
+void WriteStreamWaits(const StreamWaitReport& waits, std::ostream& out) {
+  if (waits.event_records == 0 && waits.waits == 0) return;
+  std::string text = std::to_string(waits.event_records) + " event records, " +
+                     std::to_string(waits.waits) + " waits, " +
+                     std::to_string(waits.matched_waits) + " matched to a record";
+  if (!waits.top_edges.empty()) {
+    text += "; record stream → waiting stream:";
+    for (const StreamEdgeReport& edge : waits.top_edges) {
+      if (&edge != &waits.top_edges.front()) text += ",";
+      text += " " + std::to_string(edge.record_stream) + "→" + std::to_string(edge.wait_stream) +
+              " ×" + std::to_string(edge.count);
+    }
+    if (waits.distinct_edges > waits.top_edges.size()) {
+      text += " and " + std::to_string(waits.distinct_edges - waits.top_edges.size()) + " more";
+    }
+  }
+  WriteWrapped(out, text, "    stream waits: ", "      ");
+}
+
+void WriteProcessGpu(const ProcessReport& process, std::ostream& out) {
+  const GpuReport& gpu = process.gpu;
+  if (!gpu.captured()) {
+    out << "  " << ProcessLabel(process) << ": no GPU capture\n";
+    return;
+  }
+  WriteWrapped(out, ProcessLabel(process) + ": " + CaptureText(gpu), "  ", "    ");
+  if (gpu.batches == 0) return;
+  WriteTotals(gpu, out);
+  WriteKernelClasses(gpu, out);
+  WriteTopKernels(gpu, out);
+  WriteLinkage(gpu.nccl, out);
+  WriteStreamWaits(gpu.stream_waits, out);
+}
+
+}  // namespace
+
+void WriteGpuSection(const Report& report, std::ostream& out) {
+  const bool any = std::any_of(report.processes.begin(), report.processes.end(),
+                               [](const ProcessReport& process) { return process.gpu.captured(); });
+  if (!any) {
+    out << "\nGPU: no GPU capture in any process\n";
+    return;
+  }
+  out << "\nGPU (CUPTI: times are GPU execution times; gpu mean = kernel time per linked call)\n";
+  for (const ProcessReport& process : report.processes) WriteProcessGpu(process, out);
+}
+
+void WriteOpGpuTime(std::span<const OpReport> rows, std::ostream& out) {
+  std::string text;
+  for (const OpReport& row : rows) {
+    if (!row.gpu_time_mean_ns) continue;
+    if (!text.empty()) text += "; ";
+    text += row.bucket.Label() + " " + Duration(*row.gpu_time_mean_ns) + " (" +
+            std::to_string(row.gpu_linked_calls) + " calls)";
+  }
+  if (!text.empty()) WriteWrapped(out, text, "    GPU kernel time per linked call: ", "      ");
+}
+
+}  // namespace vprof::reporter

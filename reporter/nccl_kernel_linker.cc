@@ -1,0 +1,123 @@
+#include "reporter/nccl_kernel_linker.h"
+
+#include "reporter/bandwidth.h"
+
+namespace vprof::reporter {
+namespace {
+
+bool IsCollectiveOrPointToPoint(NcclFunction function) {
+  const FunctionRole role = RoleOf(function);
+  return role == FunctionRole::kCollective || role == FunctionRole::kPointToPoint;
+}
+
+// Inside a group NCCL only queues the work; the ncclGroupEnd that closes the
+// outermost group (at depth 1 when called) launches the kernels.
+bool MayLaunchKernels(NcclFunction function, uint32_t group_depth) {
+  if (function == NcclFunction::kGroupEnd) return group_depth <= 1;
+  return group_depth == 0 && IsCollectiveOrPointToPoint(function);
+}
+
+}  // namespace
+
+bool LaunchesKernel(std::string_view api_name) {
+  return api_name.find("Launch") != std::string_view::npos &&
+         api_name.find("HostFunc") == std::string_view::npos;
+}
+
+void NcclKernelLinker::AddCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
+  if (event.call_id() == 0) return;
+  NcclFunctionGpuTime& totals = linkage_.functions[function];
+  ++totals.calls;
+  if (event.exit_ns() >= event.enter_ns()) {
+    totals.host_ns += static_cast<int64_t>(event.exit_ns() - event.enter_ns());
+  }
+  if (IsCollectiveOrPointToPoint(function)) {
+    ++linkage_.calls;
+    if (event.group_depth() > 0) ++linkage_.grouped_calls;
+  }
+
+  const bool may_launch = MayLaunchKernels(function, event.group_depth());
+  auto call = calls_.find(event.call_id());
+  if (call == calls_.end()) {
+    if (!may_launch) return;  // nothing of it is in flight, nor will be
+    call = calls_.emplace(event.call_id(), CallState{}).first;
+  }
+  const uint64_t size = CollectiveSizeBytes(function, event.bytes(), event.comm_size());
+  call->second.key = CallKey{function, event.comm_id(), BucketOf(size), may_launch};
+  if (call->second.waiting_kernels > 0) {
+    Attribute(call->second, call->second.waiting_kernels, call->second.waiting_ns);
+    call->second.waiting_kernels = 0;
+    call->second.waiting_ns = 0;
+  }
+  RetireIfDone(call);
+}
+
+void NcclKernelLinker::AddExternalCorrelation(uint64_t call_id, uint32_t correlation_id) {
+  if (call_id == 0 || !launches_.try_emplace(correlation_id, call_id).second) return;
+  ++calls_[call_id].open_launches;
+}
+
+void NcclKernelLinker::AddApiCall(uint32_t correlation_id, bool launches_kernel) {
+  if (launches_kernel) return;  // its kernel closes it
+  const auto launch = launches_.find(correlation_id);
+  if (launch == launches_.end()) return;
+  const auto call = calls_.find(launch->second);
+  launches_.erase(launch);
+  --call->second.open_launches;
+  RetireIfDone(call);
+}
+
+void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t duration_ns, bool nccl_class) {
+  if (nccl_class) ++linkage_.nccl_kernels;
+  const auto launch = launches_.find(correlation_id);
+  if (launch == launches_.end()) {
+    if (nccl_class) ++linkage_.unlinked_nccl_kernels;
+    return;
+  }
+  ++linkage_.linked_kernels;
+  const auto call = calls_.find(launch->second);
+  launches_.erase(launch);
+  CallState& state = call->second;
+  --state.open_launches;
+  if (state.key) {
+    Attribute(state, 1, static_cast<int64_t>(duration_ns));
+  } else {
+    ++state.waiting_kernels;
+    state.waiting_ns += static_cast<int64_t>(duration_ns);
+  }
+  RetireIfDone(call);
+}
+
+NcclLinkage NcclKernelLinker::Result() const {
+  NcclLinkage result = linkage_;
+  for (const auto& [call_id, call] : calls_) {
+    result.linked_kernels_without_call += call.waiting_kernels;
+  }
+  return result;
+}
+
+void NcclKernelLinker::Attribute(CallState& call, uint64_t kernels, int64_t gpu_ns) {
+  const CallKey& key = *call.key;
+  const bool first_link = !call.linked;
+  call.linked = true;
+  linkage_.functions[key.function].linked.Add(first_link, kernels, gpu_ns);
+  if (!IsCollectiveOrPointToPoint(key.function)) return;
+  if (first_link) ++linkage_.linked_calls;
+  if (key.comm_id == 0) return;
+  const NcclFunction op = RoleOf(key.function) == FunctionRole::kPointToPoint
+                              ? NcclFunction::kSendRecvPair
+                              : key.function;
+  linkage_.collectives[OpKey{key.comm_id, op, key.bucket}].Add(first_link, kernels, gpu_ns);
+}
+
+// A call is done when none of its correlations is open and either it was
+// linked (or cannot launch kernels) once its event was read, or, with no
+// event yet, nothing of it is waiting: it holds nothing worth keeping.
+void NcclKernelLinker::RetireIfDone(Calls::iterator call) {
+  const CallState& state = call->second;
+  if (state.open_launches > 0) return;
+  const bool done = state.key ? state.linked || !state.key->may_launch : state.waiting_kernels == 0;
+  if (done) calls_.erase(call);
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,98 @@
+#include "reporter/profiled_environment.h"
+
+#include <string_view>
+
+namespace vprof::reporter {
+namespace {
+
+using Variables = std::map<std::string, std::string>;
+
+Variables Parse(const char* const* environment) {
+  Variables variables;
+  for (const char* const* entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    variables.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return variables;
+}
+
+std::optional<std::string> Find(const Variables& variables, const std::string& name) {
+  const auto found = variables.find(name);
+  if (found == variables.end()) return std::nullopt;
+  return found->second;
+}
+
+// The loader splits LD_PRELOAD at colons and spaces.
+bool Lists(const std::string& preload, const std::string& library) {
+  size_t start = 0;
+  while (start <= preload.size()) {
+    const size_t end = preload.find_first_of(": ", start);
+    if (preload.substr(start, end - start) == library) return true;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return false;
+}
+
+InjectionVariable Preload(Variables& variables, const std::string& library) {
+  InjectionVariable preload{"LD_PRELOAD", Find(variables, "LD_PRELOAD"), {}, false};
+  if (!preload.found || preload.found->empty()) {
+    preload.value = library;
+  } else if (Lists(*preload.found, library)) {
+    preload.value = preload.found;  // already preloaded, e.g. by an enclosing vprof run
+    return preload;
+  } else {
+    // First, so vprof's wrappers are bound ahead of any other interposer.
+    preload.value = library + ":" + *preload.found;
+  }
+  preload.set_by_vprof = true;
+  variables["LD_PRELOAD"] = *preload.value;
+  return preload;
+}
+
+// Another tool's injection library (Nsight Systems, a CUPTI-based profiler)
+// is left in place: the driver loads one library only, and CUPTI takes one
+// subscriber anyway.
+InjectionVariable CudaInjection(Variables& variables, const std::string& library) {
+  InjectionVariable injection{
+      "CUDA_INJECTION64_PATH", Find(variables, "CUDA_INJECTION64_PATH"), {}, false};
+  if (injection.found && !injection.found->empty()) {
+    injection.value = injection.found;
+    return injection;
+  }
+  injection.value = library;
+  injection.set_by_vprof = true;
+  variables["CUDA_INJECTION64_PATH"] = library;
+  return injection;
+}
+
+InjectionVariable Untouched(const Variables& variables, const std::string& name) {
+  const std::optional<std::string> found = Find(variables, name);
+  return {name, found, found, false};
+}
+
+}  // namespace
+
+ProfiledEnvironment PrepareEnvironment(const char* const* environment, const std::string& library,
+                                       const std::string& output_dir,
+                                       const std::map<std::string, std::string>& settings) {
+  Variables variables = Parse(environment);
+  ProfiledEnvironment prepared;
+  prepared.injection.push_back(Preload(variables, library));
+  prepared.injection.push_back(CudaInjection(variables, library));
+  // libvprof does not implement these entry points yet: never set, only noted.
+  prepared.injection.push_back(Untouched(variables, "NVTX_INJECTION64_PATH"));
+  prepared.injection.push_back(Untouched(variables, "NCCL_PROFILER_PLUGIN"));
+
+  for (const auto& [name, value] : settings) variables[name] = value;
+  variables["VPROF_OUTPUT_DIR"] = output_dir;
+  for (const auto& [name, value] : variables) {
+    prepared.entries.push_back(name + "=" + value);
+    if (name.starts_with("VPROF_")) prepared.settings[name] = value;
+  }
+  return prepared;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,38 @@
+// Where and how a finished report is written, for every command that makes
+// one (report, the merge of node summaries, run --report, slurm --report).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "reporter/arg_cursor.h"
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+struct ReportOutput {
+  bool json = false;
+  std::optional<std::string> file;  // standard output when none
+};
+
+enum class OptionUse { kNotMine, kTaken, kBad };
+
+// Takes --format text|json or --output FILE at the cursor.
+OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
+
+// Where a launcher's --report puts the report: report.txt or report.json in
+// the run's folder.
+std::string ReportFileIn(const std::string& folder, bool json);
+
+// Names every trace that is not whole on `err`, then writes the report.
+// Returns kExitOk, kExitInputNotWhole, or kExitFailure when it cannot write.
+int EmitReport(const Report& report, const ReportOutput& output, std::ostream& out,
+               std::ostream& err);
+
+// A launcher's --report: EmitReport into ReportFileIn(folder, json), and a
+// line on `err` saying where it went.
+int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
+                         std::ostream& out, std::ostream& err);
+
+}  // namespace vprof::reporter

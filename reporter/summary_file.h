@@ -1,0 +1,61 @@
+// The node summary file (node_summary.proto) as a stream of length-delimited
+// packets: writing one, and reading one back with a verdict on its end.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reporter/node_summary.pb.h"
+
+namespace google::protobuf::io {
+class IstreamInputStream;
+}
+
+namespace vprof::reporter {
+
+inline constexpr uint32_t kSummaryVersion = 1;
+inline constexpr std::string_view kSummaryExtension = ".vsummary";
+
+// Every *.vsummary directly in `directory`, sorted; empty when there are none
+// or it cannot be listed.
+std::vector<std::string> ListSummaryFiles(const std::string& directory);
+
+class SummaryFileWriter {
+ public:
+  explicit SummaryFileWriter(const std::string& path);
+
+  void Write(const vprof::summary::SummaryPacket& packet);
+  // Appends the End packet and closes the file. False when the file could not
+  // be opened or written; error() then says why.
+  bool Finish();
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  uint64_t packets_ = 0;
+  std::string error_;
+};
+
+class SummaryFileReader {
+ public:
+  explicit SummaryFileReader(const std::string& path);
+  ~SummaryFileReader();
+
+  // The next packet before End. False at End, or when the file cannot be read
+  // on: problem() is empty only after a whole file's End.
+  bool Next(vprof::summary::SummaryPacket* packet);
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::ifstream in_;
+  std::unique_ptr<google::protobuf::io::IstreamInputStream> stream_;
+  uint64_t packets_ = 0;
+  std::string problem_;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,174 @@
+// Reports made node by node (a summary per host, then a merge) against the
+// report `vprof report DIR` makes of the same traces: the JSON of both must be
+// identical, byte for byte. Plus the mistakes a merge must refuse.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "four_rank_run.h"
+#include "reporter/build_report.h"
+#include "reporter/json_report.h"
+#include "reporter/node_summary.h"
+#include "reporter/summary_merge.h"
+#include "reporter/trace_directory.h"
+#include "scratch_dir.h"
+#include "two_node_run.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+std::string JsonOf(const Report& report) {
+  std::ostringstream out;
+  WriteJsonReport(report, out);
+  return out.str();
+}
+
+std::vector<std::string> TracesIn(const std::string& directory) {
+  const TraceFileList traces = ListTraceFiles(directory);
+  REQUIRE(traces.error.empty());
+  return traces.paths;
+}
+
+std::string WholeReportJson(const std::string& directory) {
+  return JsonOf(BuildReport(directory, TracesIn(directory)));
+}
+
+// Writes one summary of `paths` (named after `host`) into `out_dir`; returns its path.
+std::string Summarize(const std::string& directory, const std::string& host,
+                      const std::vector<std::string>& paths, ClockChoice clock,
+                      const std::string& out_dir) {
+  const std::string out = out_dir + "/" + host + ".vsummary";
+  const NodeSummaryResult result = WriteNodeSummary(directory, host, paths, clock, out);
+  REQUIRE(result.error.empty());
+  return out;
+}
+
+std::string MergedJson(const std::vector<std::string>& summaries) {
+  const MergeResult merged = MergeSummaries(summaries);
+  INFO(merged.error);
+  REQUIRE(merged.report);
+  return JsonOf(*merged.report);
+}
+
+}  // namespace
+
+TEST_CASE("two hosts summarized apart merge into the report of the whole folder") {
+  ScratchDir traces, summaries;
+  WriteTwoNodeRun(traces.path());
+  const std::vector<std::string> paths = TracesIn(traces.path());
+  const std::vector<std::string> files = {
+      Summarize(traces.path(), kFirstHost, TracesOfHost(paths, kFirstHost), ClockChoice::kRealtime,
+                summaries.path()),
+      Summarize(traces.path(), kSecondHost, TracesOfHost(paths, kSecondHost),
+                ClockChoice::kRealtime, summaries.path())};
+
+  const std::string whole = WholeReportJson(traces.path());
+  CHECK(MergedJson(files) == whole);
+  CHECK(MergedJson({files[1], files[0]}) == whole);  // the order of summaries does not matter
+
+  // The fixture exercises what the merge must get right: realtime alignment,
+  // collectives spanning hosts, incomplete ones, a cut trace, GPU totals.
+  const Report report = *MergeSummaries(files).report;
+  CHECK(report.time_source.aligned_to_realtime);
+  CHECK_FALSE(report.all_inputs_whole());
+  CHECK(whole.find("ncclDevKernel_AllReduce") != std::string::npos);
+  bool spans_hosts_incomplete = false;
+  for (const CommunicatorReport& comm : report.communicators) {
+    spans_hosts_incomplete |= comm.size == 4 && !comm.incomplete.empty();
+  }
+  CHECK(spans_hosts_incomplete);
+}
+
+TEST_CASE("one host's traces split across summaries merge into the same report") {
+  ScratchDir traces, summaries;
+  WriteFourRankRun(traces.path(), GENERATE(-1, 2));  // all ranks, and rank 2 missing
+  const std::vector<std::string> paths = TracesIn(traces.path());
+  const size_t half = paths.size() / 2;
+  const std::vector<std::string> files = {
+      Summarize(traces.path(), "a", {paths.begin(), paths.begin() + half}, ClockChoice::kMonotonic,
+                summaries.path()),
+      Summarize(traces.path(), "b", {paths.begin() + half, paths.end()}, ClockChoice::kMonotonic,
+                summaries.path())};
+  CHECK(MergedJson(files) == WholeReportJson(traces.path()));
+}
+
+TEST_CASE("a host's traces are picked by the name libvprof gives them") {
+  const std::vector<std::string> paths = {"d/n1.12.vtrace",        "d/n1.12.3.vtrace",
+                                          "d/n1.cluster.5.vtrace", "d/n10.5.vtrace",
+                                          "d/n1.x.vtrace",         "d/n1.7.vtrace.tmp"};
+  CHECK(TracesOfHost(paths, "n1") ==
+        std::vector<std::string>{"d/n1.12.vtrace", "d/n1.12.3.vtrace"});
+  CHECK(TracesOfHost(paths, "n1.cluster") == std::vector<std::string>{"d/n1.cluster.5.vtrace"});
+}
+
+TEST_CASE("summaries that do not belong together are refused") {
+  ScratchDir traces, other, summaries;
+  WriteTwoNodeRun(traces.path());
+  WriteFourRankRun(other.path());
+  const std::vector<std::string> paths = TracesIn(traces.path());
+  const std::string first = Summarize(traces.path(), kFirstHost, TracesOfHost(paths, kFirstHost),
+                                      ClockChoice::kRealtime, summaries.path());
+
+  SECTION("another run's folder") {
+    const std::string foreign = Summarize(other.path(), "node1", TracesIn(other.path()),
+                                          ClockChoice::kRealtime, summaries.path());
+    const MergeResult merged = MergeSummaries({first, foreign});
+    CHECK_FALSE(merged.report);
+    CHECK(merged.usage_error);
+    CHECK(merged.error.find(other.path()) != std::string::npos);
+  }
+  SECTION("the same trace twice") {
+    const std::string again = Summarize(traces.path(), "copy", TracesOfHost(paths, kFirstHost),
+                                        ClockChoice::kRealtime, summaries.path());
+    const MergeResult merged = MergeSummaries({first, again});
+    CHECK(merged.usage_error);
+    CHECK(merged.error.find("is in two summaries") != std::string::npos);
+  }
+  SECTION("different clocks") {
+    const std::string monotonic =
+        Summarize(traces.path(), kSecondHost, TracesOfHost(paths, kSecondHost),
+                  ClockChoice::kMonotonic, summaries.path());
+    CHECK(MergeSummaries({first, monotonic}).usage_error);
+  }
+  SECTION("each host's own clock for traces of two hosts") {
+    const std::vector<std::string> files = {
+        Summarize(traces.path(), kFirstHost, TracesOfHost(paths, kFirstHost),
+                  ClockChoice::kMonotonic, summaries.path()),
+        Summarize(traces.path(), kSecondHost, TracesOfHost(paths, kSecondHost),
+                  ClockChoice::kMonotonic, summaries.path())};
+    const MergeResult merged = MergeSummaries(files);
+    CHECK(merged.usage_error);
+    CHECK(merged.error.find("--clock realtime") != std::string::npos);
+  }
+}
+
+TEST_CASE("a trace in no summary, and a cut summary, are named") {
+  ScratchDir traces, summaries;
+  WriteTwoNodeRun(traces.path());
+  const std::vector<std::string> paths = TracesIn(traces.path());
+  const std::string first = Summarize(traces.path(), kFirstHost, TracesOfHost(paths, kFirstHost),
+                                      ClockChoice::kRealtime, summaries.path());
+
+  const MergeResult partial = MergeSummaries({first});
+  REQUIRE(partial.report);
+  CHECK(partial.traces_missing);
+  std::vector<std::string> missing;
+  for (const std::string& warning : partial.warnings) {
+    if (warning.find(": in no node summary") != std::string::npos) missing.push_back(warning);
+  }
+  REQUIRE(missing.size() == 2);  // n2's two traces
+  CHECK(missing[0].find("n2.202.vtrace") != std::string::npos);
+
+  std::string bytes;
+  {
+    std::ifstream in(first, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(first, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 3);
+  const MergeResult cut = MergeSummaries({first});
+  CHECK_FALSE(cut.report);
+  CHECK_FALSE(cut.usage_error);
+  CHECK(cut.error.find(first) != std::string::npos);
+}

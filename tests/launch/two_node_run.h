@@ -1,0 +1,19 @@
+// A traced run over two hosts whose clocks differ, written as trace files:
+// the fixture for summarizing node by node. Hosts n1 (ranks 0, 1 and a
+// launcher) and n2 (ranks 2, 3); a world communicator spanning both, one
+// communicator inside each host, sends within a host and across hosts, ties
+// for the last arrival, teardowns, GPU activity linked to the calls, and rank
+// 3's trace cut short so some world collectives stay incomplete. Times come
+// from a fixed-seed generator.
+#pragma once
+
+#include <string>
+
+namespace vprof::reporter::testing {
+
+inline constexpr char kFirstHost[] = "n1";
+inline constexpr char kSecondHost[] = "n2";
+
+void WriteTwoNodeRun(const std::string& directory);
+
+}  // namespace vprof::reporter::testing

@@ -1,0 +1,364 @@
+// The GPU parts of whole reports, from trace files with GPU packets whose
+// every number is known: totals, kernel classes, NCCL linkage, stream waits
+// and capture status, in the report data, the text and the JSON.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "four_rank_run.h"
+#include "gpu_batch_builder.h"
+#include "mini_json.h"
+#include "reporter/build_report.h"
+#include "reporter/json_report.h"
+#include "reporter/text_layout.h"
+#include "reporter/text_report.h"
+#include "reporter/trace_directory.h"
+#include "scratch_dir.h"
+#include "trace_file_builder.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+constexpr uint64_t kComm = 0xabc;
+constexpr const char* kGemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n";
+constexpr const char* kElementwise =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)";
+constexpr const char* kNcclAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+
+Report ReportOf(const std::string& directory) {
+  const TraceFileList traces = ListTraceFiles(directory);
+  REQUIRE(traces.error.empty());
+  return BuildReport(directory, traces.paths);
+}
+
+std::string TextOf(const Report& report) {
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  return out.str();
+}
+
+JsonValue JsonOf(const Report& report) {
+  std::ostringstream out;
+  WriteJsonReport(report, out);
+  return JsonValue::Parse(out.str());
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `text` with every line break and the indent after it made one space, so
+// that wrapped sentences can be found whole.
+std::string Unwrapped(const std::string& text) {
+  std::string result;
+  for (size_t at = 0; at < text.size(); ++at) {
+    if (text[at] != '\n') {
+      result += text[at];
+      continue;
+    }
+    result += ' ';
+    while (at + 1 < text.size() && text[at + 1] == ' ') ++at;
+  }
+  return result;
+}
+
+// One process, no NCCL: 3 kernels in 2 classes (gemm 100 µs; elementwise
+// 20 µs twice), 2 copies of 1 MiB (4 µs each), a memset of 64 B, a host sync
+// of 2 µs, 3 API calls, 1.5 µs of CUPTI overhead, 3 + 4 dropped records, in
+// two batches.
+void WriteComputeProcess(const std::string& directory) {
+  TraceFileBuilder trace("node1", 300, 0);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+  GpuBatchBuilder(trace)
+      .Kernel(kGemm, 100000)
+      .Kernel(kElementwise, 20000)
+      .Memcpy(1 << 20, 4000)
+      .Memset(64, 1000)
+      .Api("cudaLaunchKernel", 1)
+      .Api("cudaLaunchKernel", 2)
+      .Overhead(1500)
+      .Dropped(3)
+      .Write();
+  GpuBatchBuilder(trace)
+      .Kernel(kElementwise, 20000)
+      .Memcpy(1 << 20, 4000)
+      .Sync(3, 2000)
+      .Api("cudaMemcpyAsync", 3)
+      .Dropped(4)
+      .Write();
+  trace.AddFooter();
+  trace.WriteTo(directory + "/node1.300.vtrace");
+}
+
+// Two ranks in communicator 0xabc all-reduce 1 MiB once. Rank 0 (call_id 7)
+// launches its kernel under correlation 42 (30 µs) after a cudaEventRecord
+// under 43, and also runs an NCCL kernel no intercepted call launched (5 µs,
+// as through vLLM's PyNccl handle). Rank 1 (call_id 3) writes its GPU batch
+// (50 µs under correlation 8) before the event of the call.
+void WriteLinkedRun(const std::string& directory) {
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    TraceFileBuilder trace("node1", 201 + rank, rank);
+    AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+    trace.AddCommunicator(kComm, 2, rank, "ncclCommInitRank");
+    vprof::trace::NcclEvent call =
+        trace.Event("ncclAllReduce", kComm, 2, rank, 1, 1 << 20, 1000, 11000);
+    if (rank == 0) {
+      call.set_call_id(7);
+      trace.AddBatch({call});
+      GpuBatchBuilder(trace)
+          .External(7, 42)
+          .External(7, 43)
+          .Api("cudaEventRecord", 43)
+          .Api("cudaLaunchKernel", 42)
+          .Kernel(kNcclAllReduce, 30000, 42)
+          .Kernel("ncclDevKernel_AllGather_RING_LL", 5000, 99)
+          .Write();
+    } else {
+      call.set_call_id(3);
+      GpuBatchBuilder(trace).External(3, 8).Kernel(kNcclAllReduce, 50000, 8).Write();
+      trace.AddBatch({call});
+    }
+    trace.AddFooter();
+    trace.WriteTo(directory + "/node1." + std::to_string(201 + rank) + ".vtrace");
+  }
+}
+
+const ProcessReport& ProcessNamed(const Report& report, const std::string& file) {
+  for (const ProcessReport& process : report.processes) {
+    if (process.file == file) return process;
+  }
+  FAIL("no process " << file);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("GPU totals, kernel classes and top kernels of a process") {
+  ScratchDir dir;
+  WriteComputeProcess(dir.path());
+  const Report report = ReportOf(dir.path());
+  const GpuReport& gpu = report.processes.at(0).gpu;
+
+  REQUIRE(gpu.capture);
+  CHECK(gpu.capture->state == "active");
+  CHECK(gpu.batches == 2);
+  CHECK(gpu.kernels.count == 3);
+  CHECK(gpu.kernels.total_ns == 140000);
+  CHECK(gpu.memcpy.count == 2);
+  CHECK(gpu.memcpy.bytes == 2 << 20);
+  CHECK(gpu.memcpy.total_ns == 8000);
+  CHECK(gpu.memset.count == 1);
+  CHECK(gpu.memset.bytes == 64);
+  CHECK(gpu.syncs.count == 1);
+  CHECK(gpu.syncs.total_ns == 2000);
+  CHECK(gpu.api_calls == 3);
+  CHECK(gpu.dropped_records == 7);
+  CHECK(gpu.cupti_overhead_ns == 1500);
+
+  REQUIRE(gpu.kernel_classes.size() == 2);
+  const KernelClassReport& gemm = gpu.kernel_classes[0];  // most time first
+  CHECK(gemm.kernel_class == "gemm");
+  CHECK(gemm.count == 1);
+  CHECK(gemm.total_ns == 100000);
+  CHECK(gemm.share == Approx(100.0 / 140.0));
+  const KernelClassReport& elementwise = gpu.kernel_classes[1];
+  CHECK(elementwise.kernel_class == "elementwise");
+  CHECK(elementwise.count == 2);
+  CHECK(elementwise.total_ns == 40000);
+  CHECK(elementwise.mean_ns == 20000);
+  CHECK(elementwise.share == Approx(40.0 / 140.0));
+
+  REQUIRE(gpu.top_kernels.size() == 2);
+  CHECK(gpu.top_kernels[0].name == kGemm);
+  CHECK(gpu.top_kernels[1].name == kElementwise);  // full name
+  CHECK(gpu.top_kernels[1].kernel_class == "elementwise");
+  CHECK(gpu.top_kernels[1].count == 2);
+}
+
+TEST_CASE("text GPU section: totals, classes with shares, short kernel names") {
+  ScratchDir dir;
+  WriteComputeProcess(dir.path());
+  const std::string text = TextOf(ReportOf(dir.path()));
+  INFO(text);
+  CHECK(Contains(Unwrapped(text),
+                 " non-rank, node1.300.vtrace: capture active; timestamps: "
+                 "cupti_timestamp_callback kernels 3, 140 µs; memcpy 2, 2.00 "
+                 "MiB, 8.00 µs; memset 1, 64 B; syncs 1, 2.00 µs; API calls 3; "
+                 "CUPTI dropped records 7, overhead 1.50 µs "));
+  CHECK(Contains(text, "    gemm             1   100 µs   100 µs  71.4%\n"));
+  CHECK(Contains(text, "    elementwise      2  40.0 µs  20.0 µs  28.6%\n"));
+  // The name shortened, then elided to fit the table.
+  CHECK(Contains(text,
+                 "\n    at::native::vectorized_element…at::native::CUDAFunctor_add<…>> "
+                 "elementwise     2 40.0 µs 20.0 µs\n"));
+  // Neither NCCL nor stream waits here: no lines for them.
+  CHECK_FALSE(Contains(text, "NCCL linkage"));
+  CHECK_FALSE(Contains(text, "stream waits"));
+}
+
+TEST_CASE("NCCL calls are linked to their kernels through the external correlation") {
+  ScratchDir dir;
+  WriteLinkedRun(dir.path());
+  const Report report = ReportOf(dir.path());
+
+  const NcclLinkageReport& rank0 = ProcessNamed(report, "node1.201.vtrace").gpu.nccl;
+  CHECK(rank0.calls == 1);
+  CHECK(rank0.linked_calls == 1);
+  CHECK(rank0.linked_kernels == 1);
+  CHECK(rank0.nccl_kernels == 2);
+  CHECK(rank0.unlinked_nccl_kernels == 1);
+  REQUIRE(rank0.ops.size() == 1);
+  CHECK(rank0.ops[0].op == "ncclAllReduce");
+  CHECK(rank0.ops[0].calls == 1);
+  CHECK(rank0.ops[0].linked_calls == 1);
+  CHECK(rank0.ops[0].kernels == 1);
+  CHECK(rank0.ops[0].gpu_time_total_ns == 30000);
+  CHECK(rank0.ops[0].gpu_time_mean_ns == 30000);
+  CHECK(rank0.ops[0].host_time_mean_ns == 10000);
+
+  // Rank 1's kernel came before its call's event.
+  const NcclLinkageReport& rank1 = ProcessNamed(report, "node1.202.vtrace").gpu.nccl;
+  CHECK(rank1.linked_calls == 1);
+  CHECK(rank1.unlinked_nccl_kernels == 0);
+  CHECK(rank1.linked_kernels_without_call == 0);
+  CHECK(rank1.ops.at(0).gpu_time_total_ns == 50000);
+
+  // In the communicator table: 2 rank-calls, 30 + 50 µs.
+  const OpReport& op = report.communicators.at(0).ops.at(0);
+  CHECK(op.gpu_linked_calls == 2);
+  CHECK(op.gpu_time_total_ns == 80000);
+  CHECK(op.gpu_time_mean_ns == 40000);
+
+  const std::string text = TextOf(report);
+  INFO(text);
+  CHECK(Contains(text, "    GPU kernel time per linked call: [1MiB,2MiB) 40.0 µs (2 calls)\n"));
+  CHECK(Contains(Unwrapped(text), "2 NCCL kernels, 1 not linked to an intercepted call"));
+}
+
+TEST_CASE("stream waits are matched to event records by event_sync_id") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 400, 0);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+  // Recorded on stream 5, waited on by stream 7; a wait with no record read.
+  GpuBatchBuilder(trace).EventRecord(5, 9).Sync(2, 3000, 7, 9).Sync(2, 1000, 8, 11).Write();
+  trace.AddFooter();
+  trace.WriteTo(dir.File("node1.400.vtrace"));
+  const Report report = ReportOf(dir.path());
+  const StreamWaitReport& waits = report.processes.at(0).gpu.stream_waits;
+  CHECK(waits.event_records == 1);
+  CHECK(waits.waits == 2);
+  CHECK(waits.matched_waits == 1);
+  CHECK(waits.distinct_edges == 1);
+  REQUIRE(waits.top_edges.size() == 1);
+  CHECK(waits.top_edges[0].record_stream == 5);
+  CHECK(waits.top_edges[0].wait_stream == 7);
+  CHECK(waits.top_edges[0].count == 1);
+  CHECK(Contains(Unwrapped(TextOf(report)),
+                 " stream waits: 1 event records, 2 waits, 1 matched to a record; record stream → "
+                 "waiting stream: 5→7 ×1 "));
+}
+
+TEST_CASE("the last capture status holds, and a conflict is shown with its detail") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 500, 0);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_SUBSCRIBER_CONFLICT,
+                      "another tool holds the CUPTI subscriber", "/opt/nsys/libinjection.so");
+  trace.AddFooter();
+  trace.WriteTo(dir.File("node1.500.vtrace"));
+  const Report report = ReportOf(dir.path());
+  const GpuReport& gpu = report.processes.at(0).gpu;
+  REQUIRE(gpu.capture);
+  CHECK(gpu.capture->state == "subscriber_conflict");
+  CHECK(Contains(Unwrapped(TextOf(report)),
+                 " non-rank, node1.500.vtrace: capture subscriber conflict: another tool holds "
+                 "the CUPTI subscriber; timestamps: cupti_timestamp_callback; "
+                 "CUDA_INJECTION64_PATH was /opt/nsys/libinjection.so "));
+  const JsonValue json = JsonOf(report);
+  const JsonValue& capture = json["processes"][0]["gpu"]["capture"];
+  CHECK(capture["state"].string() == "subscriber_conflict");
+  CHECK(capture["detail"].string() == "another tool holds the CUPTI subscriber");
+  CHECK(capture["cuda_injection_found"].string() == "/opt/nsys/libinjection.so");
+}
+
+TEST_CASE("JSON GPU keys read back") {
+  ScratchDir dir;
+  WriteLinkedRun(dir.path());
+  WriteComputeProcess(dir.path());
+  const JsonValue json = JsonOf(ReportOf(dir.path()));
+
+  const JsonValue& rank0 = json["processes"][0]["gpu"];  // node1.201.vtrace
+  CHECK(rank0["capture"]["state"].string() == "active");
+  CHECK(rank0["capture"]["timestamp_source"].string() == "cupti_timestamp_callback");
+  CHECK(rank0["kernels"]["count"].number() == 2);
+  CHECK(rank0["kernels"]["total_ns"].number() == 35000);
+  const JsonValue& linkage = rank0["nccl_linkage"];
+  CHECK(linkage["calls"].number() == 1);
+  CHECK(linkage["linked_calls"].number() == 1);
+  CHECK(linkage["grouped_calls"].number() == 0);
+  CHECK(linkage["nccl_kernels"].number() == 2);
+  CHECK(linkage["unlinked_nccl_kernels"].number() == 1);
+  const JsonValue& op = linkage["ops"][0];
+  CHECK(op["op"].string() == "ncclAllReduce");
+  CHECK(op["gpu_time_total_ns"].number() == 30000);
+  CHECK(op["gpu_time_mean_ns"].number() == 30000);
+  CHECK(op["host_time_mean_ns"].number() == 10000);
+  CHECK(rank0["kernel_classes"][0]["class"].string() == "nccl");
+  CHECK(rank0["kernel_classes"][0]["share"].number() == Approx(1.0));
+  CHECK(rank0["top_kernels"][0]["name"].string() == kNcclAllReduce);
+
+  const JsonValue& compute = json["processes"][2]["gpu"];  // node1.300.vtrace
+  CHECK(compute["memcpy"]["bytes"].number() == 2 << 20);
+  CHECK(compute["memset"]["count"].number() == 1);
+  CHECK(compute["syncs"]["total_ns"].number() == 2000);
+  CHECK(compute["api_calls"].number() == 3);
+  CHECK(compute["dropped_records"].number() == 7);
+  CHECK(compute["cupti_overhead_ns"].number() == 1500);
+  CHECK(compute["top_kernels"][1]["name"].string() == kElementwise);
+  CHECK(compute["stream_waits"]["edges"].array().empty());
+
+  const JsonValue& comm_op = json["communicators"][0]["ops"][0];
+  CHECK(comm_op["gpu_linked_calls"].number() == 2);
+  CHECK(comm_op["gpu_time_total_ns"].number() == 80000);
+  CHECK(comm_op["gpu_time_mean_ns"].number() == 40000);
+}
+
+TEST_CASE("without GPU capture the report says so") {
+  ScratchDir dir;
+  WriteFourRankRun(dir.path());
+  const Report report = ReportOf(dir.path());
+  CHECK(Contains(TextOf(report), "\nGPU: no GPU capture in any process\n"));
+  const JsonValue json = JsonOf(report);
+  CHECK(json["processes"][1]["gpu"]["capture"].is_null());
+  CHECK(json["processes"][1]["gpu"]["batches"].number() == 0);
+  CHECK(json["communicators"][0]["ops"][0]["gpu_time_mean_ns"].is_null());
+}
+
+TEST_CASE("GPU lines fit 100 columns with long names and large values") {
+  ScratchDir dir;
+  WriteLinkedRun(dir.path());
+  TraceFileBuilder trace("a-long-host-name-0001.cluster.example.org", 4194303, 16383);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_FAILED,
+                      "CUPTI refused CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: "
+                      "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  GpuBatchBuilder batch(trace);
+  for (uint32_t i = 0; i < 12; ++i) {
+    batch.Kernel(
+        "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_"
+        "tn_align8_variant_" +
+            std::to_string(i) + ">(Params)",
+        123'456'789'012 + i);
+  }
+  for (uint32_t stream = 1; stream <= 12; ++stream) {
+    batch.EventRecord(1000000 + stream, stream, stream).Sync(2, 1, 2000000 + stream, stream);
+  }
+  batch.Dropped(123456789).Write();
+  trace.AddFooter();
+  trace.WriteTo(dir.File("a-long-host-name-0001.cluster.example.org.4194303.7.vtrace"));
+  std::istringstream lines(TextOf(ReportOf(dir.path())));
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(DisplayWidth(line) <= 100);
+  }
+}

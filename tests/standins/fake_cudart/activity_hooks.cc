@@ -1,0 +1,58 @@
+#include "activity_hooks.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+
+namespace fake_cudart {
+namespace {
+
+std::atomic<const FakeActivitySink*> g_sink{nullptr};
+
+const FakeActivitySink* Sink() { return g_sink.load(std::memory_order_acquire); }
+
+}  // namespace
+
+uint32_t ReportQueued() {
+  const FakeActivitySink* sink = Sink();
+  return sink != nullptr ? sink->queued() : 0;
+}
+
+void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                  uint64_t end_ns) {
+  const FakeActivitySink* sink = Sink();
+  if (sink == nullptr) return;
+  // The kernel's symbol, as CUPTI reports a kernel by its (mangled) symbol name. dli_sname
+  // points into the library's string table, valid while the library stays loaded.
+  Dl_info info{};
+  const char* name = dladdr(func, &info) != 0 ? info.dli_sname : nullptr;
+  sink->kernel(name, stream_id, correlation_id, start_ns, end_ns);
+}
+
+void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                  uint64_t end_ns) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->memcpy(bytes, stream_id, correlation_id, start_ns, end_ns);
+  }
+}
+
+void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                       uint32_t correlation_id, uint64_t completion_ns) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->event_record(event_id, sync_id, stream_id, correlation_id, completion_ns);
+  }
+}
+
+void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->stream_wait(event_id, sync_id, stream_id, correlation_id, start_ns, end_ns);
+  }
+}
+
+}  // namespace fake_cudart
+
+extern "C" __attribute__((visibility("default"))) void fakeCudartSetActivitySink(
+    const FakeActivitySink* sink) {
+  fake_cudart::g_sink.store(sink, std::memory_order_release);
+}

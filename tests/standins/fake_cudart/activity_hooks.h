@@ -1,0 +1,51 @@
+// The seam between the fake CUDA runtime and the fake CUPTI (../fake_cupti/): the fake runtime
+// reports the work its streams queue and execute to an "activity sink" that the fake CUPTI
+// registers, so a profiler over the stand-ins gets activity records from real (simulated) work.
+// Real CUPTI learns the same from the driver; nothing here is an NVIDIA interface.
+//
+// The sink is a plain C table so that the two libraries share no C++ ABI. Without a sink every
+// Report* function is one atomic load.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+// Times are CLOCK_MONOTONIC nanoseconds; ids are the fake runtime's.
+struct FakeActivitySink {
+  // On the thread that queues an operation on a stream (the CUDA API call): returns the
+  // operation's correlation id. The caller's external correlation ids are read here.
+  uint32_t (*queued)();
+  // On the stream's worker thread, once the operation has run.
+  void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                 uint64_t end_ns);
+  void (*memcpy)(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                 uint64_t end_ns);
+  // sync_id names one recording of the event; a wait carries the id of the recording it waits
+  // for.
+  void (*event_record)(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                       uint32_t correlation_id, uint64_t completion_ns);
+  void (*stream_wait)(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+};
+
+// Exported by the fake libcudart.so.13 (the one symbol beyond the CUDA API): the fake CUPTI
+// finds it with dlsym and registers its sink, which must live until the process exits.
+void fakeCudartSetActivitySink(const FakeActivitySink* sink);
+
+}  // extern "C"
+
+namespace fake_cudart {
+
+uint32_t ReportQueued();
+void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                  uint64_t end_ns);
+void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+                  uint64_t end_ns);
+void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                       uint32_t correlation_id, uint64_t completion_ns);
+void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+
+}  // namespace fake_cudart

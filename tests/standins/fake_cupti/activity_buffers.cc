@@ -1,0 +1,81 @@
+#include "activity_buffers.h"
+
+#include <cstring>
+
+namespace fake_cupti {
+
+size_t RecordSize(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      return sizeof(CUpti_ActivityCudaEvent2);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+      return sizeof(CUpti_ActivityExternalCorrelation);
+    default:
+      return 0;
+  }
+}
+
+void ActivityBuffers::SetCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                   CUpti_BuffersCallbackCompleteFunc completed) {
+  std::lock_guard lock(mutex_);
+  requested_ = requested;
+  completed_ = completed;
+}
+
+bool ActivityBuffers::Fits(size_t size) const {
+  return current_.data != nullptr && current_.used + size <= current_.size &&
+         (current_.max_records == 0 || current_.records < current_.max_records);
+}
+
+void ActivityBuffers::Append(const void* record, size_t size) {
+  Buffer full;
+  {
+    std::lock_guard lock(mutex_);
+    if (current_.data != nullptr && !Fits(size)) {
+      full = current_;
+      current_ = {};
+    }
+    if (current_.data == nullptr && requested_ != nullptr) {
+      requested_(&current_.data, &current_.size, &current_.max_records);
+      if (current_.data == nullptr || current_.size == 0) current_ = {};
+    }
+    if (Fits(size)) {
+      std::memcpy(current_.data + current_.used, record, size);
+      current_.used += (size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+      ++current_.records;
+    } else {
+      ++dropped_;
+    }
+  }
+  if (full.data != nullptr) Complete(full);
+}
+
+void ActivityBuffers::Flush(bool forced) {
+  if (!forced) return;
+  Buffer partial;
+  {
+    std::lock_guard lock(mutex_);
+    partial = current_;
+    current_ = {};
+  }
+  if (partial.data != nullptr) Complete(partial);
+}
+
+void ActivityBuffers::Complete(const Buffer& buffer) {
+  CUpti_BuffersCallbackCompleteFunc completed;
+  {
+    std::lock_guard lock(mutex_);
+    completed = completed_;
+  }
+  // A buffer is only ever taken from the client after its callbacks were registered.
+  completed(nullptr, 0, buffer.data, buffer.size, buffer.used);
+}
+
+}  // namespace fake_cupti

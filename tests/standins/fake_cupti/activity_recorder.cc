@@ -1,0 +1,177 @@
+#include "activity_recorder.h"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "activity_hooks.h"
+#include "monotonic_clock.h"
+
+namespace fake_cupti {
+namespace {
+
+std::array<std::atomic<bool>, CUPTI_ACTIVITY_KIND_COUNT> g_enabled{};
+std::atomic<CUpti_TimestampCallbackFunc> g_timestamp{nullptr};
+std::atomic<uint32_t> g_last_correlation_id{0};
+// Per thread and kind, as CUPTI keeps them: the ids pushed and not yet popped.
+thread_local std::array<std::vector<uint64_t>, CUPTI_EXTERNAL_CORRELATION_KIND_SIZE> t_external_ids;
+
+bool Enabled(CUpti_ActivityKind kind) { return g_enabled[kind].load(std::memory_order_relaxed); }
+
+// The runtime reports CLOCK_MONOTONIC; CUPTI reports GPU times on the client's clock when a
+// timestamp callback is registered. The offset between the clocks is read once per record (so
+// a record's duration is exact), CLOCK_MONOTONIC first: a delay between the two reads can only
+// make times later than the truth, never earlier than an event that preceded them.
+int64_t ClientOffset() {
+  const CUpti_TimestampCallbackFunc callback = g_timestamp.load(std::memory_order_acquire);
+  if (callback == nullptr) return 0;
+  const uint64_t monotonic_now = standins::MonotonicNs();
+  return static_cast<int64_t>(callback() - monotonic_now);
+}
+
+template <typename Record>
+void Write(const Record& record) {
+  Buffers().Append(&record, sizeof(record));
+}
+
+uint32_t OnQueued() {
+  const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
+  if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return correlation_id;
+  // CUPTI writes the innermost id of each kind before the activity it correlates.
+  for (size_t kind = 0; kind < t_external_ids.size(); ++kind) {
+    if (t_external_ids[kind].empty()) continue;
+    CUpti_ActivityExternalCorrelation record{};
+    record.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+    record.externalKind = static_cast<CUpti_ExternalCorrelationKind>(kind);
+    record.externalId = t_external_ids[kind].back();
+    record.correlationId = correlation_id;
+    Write(record);
+  }
+  return correlation_id;
+}
+
+void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+              uint64_t end_ns) {
+  // vprof enables CONCURRENT_KERNEL; KERNEL is the serialising variant with the same record.
+  const CUpti_ActivityKind kind = Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+                                      ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+                                      : CUPTI_ACTIVITY_KIND_KERNEL;
+  if (!Enabled(kind)) return;
+  CUpti_ActivityKernel10 record{};
+  record.kind = kind;
+  const int64_t offset = ClientOffset();
+  record.start = start_ns + offset;
+  record.end = end_ns + offset;
+  record.completed = record.end;
+  record.streamId = stream_id;
+  record.gridX = record.gridY = record.gridZ = 1;
+  record.blockX = record.blockY = record.blockZ = 1;
+  record.correlationId = correlation_id;
+  record.name = name;
+  Write(record);
+}
+
+void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
+              uint64_t end_ns) {
+  if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
+  // "Device" memory is host memory in the stand-in, and the runtime does not keep the
+  // direction: the copy is reported as of unknown kind.
+  CUpti_ActivityMemcpy6 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  record.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
+  record.bytes = bytes;
+  const int64_t offset = ClientOffset();
+  record.start = start_ns + offset;
+  record.end = end_ns + offset;
+  record.streamId = stream_id;
+  record.correlationId = correlation_id;
+  Write(record);
+}
+
+void OnEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint32_t correlation_id,
+                   uint64_t completion_ns) {
+  if (!Enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT)) return;
+  CUpti_ActivityCudaEvent2 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+  record.correlationId = correlation_id;
+  record.streamId = stream_id;
+  record.eventId = event_id;
+  record.deviceTimestamp = completion_ns + ClientOffset();
+  record.cudaEventSyncId = sync_id;
+  Write(record);
+}
+
+void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint32_t correlation_id,
+                  uint64_t start_ns, uint64_t end_ns) {
+  if (!Enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
+  CUpti_ActivitySynchronization2 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  record.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+  const int64_t offset = ClientOffset();
+  record.start = start_ns + offset;
+  record.end = end_ns + offset;
+  record.correlationId = correlation_id;
+  record.streamId = stream_id;
+  record.cudaEventId = event_id;
+  record.cudaEventSyncId = sync_id;
+  Write(record);
+}
+
+const FakeActivitySink kSink = {OnQueued, OnKernel, OnMemcpy, OnEventRecord, OnStreamWait};
+
+void RegisterSink() {
+  void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+  if (cudart == nullptr) return;
+  using SetSink = void (*)(const FakeActivitySink*);
+  if (const auto set_sink = reinterpret_cast<SetSink>(dlsym(cudart, "fakeCudartSetActivitySink"))) {
+    set_sink(&kSink);
+  }
+  dlclose(cudart);  // drops only the reference RTLD_NOLOAD took
+}
+
+}  // namespace
+
+ActivityBuffers& Buffers() {
+  // Never destroyed: stream workers may still report while the process exits.
+  static ActivityBuffers* const buffers = new ActivityBuffers();
+  return *buffers;
+}
+
+CUptiResult EnableKind(CUpti_ActivityKind kind) {
+  if (kind <= CUPTI_ACTIVITY_KIND_INVALID || kind >= CUPTI_ACTIVITY_KIND_COUNT) {
+    return CUPTI_ERROR_INVALID_KIND;
+  }
+  static std::once_flag registered;
+  std::call_once(registered, RegisterSink);
+  g_enabled[kind].store(true, std::memory_order_relaxed);
+  return CUPTI_SUCCESS;
+}
+
+void SetTimestampCallback(CUpti_TimestampCallbackFunc callback) {
+  g_timestamp.store(callback, std::memory_order_release);
+}
+
+CUptiResult PushExternalId(CUpti_ExternalCorrelationKind kind, uint64_t id) {
+  if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID ||
+      kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  t_external_ids[kind].push_back(id);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult PopExternalId(CUpti_ExternalCorrelationKind kind, uint64_t* last_id) {
+  if (kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID ||
+      kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  if (t_external_ids[kind].empty()) return CUPTI_ERROR_QUEUE_EMPTY;
+  if (last_id != nullptr) *last_id = t_external_ids[kind].back();
+  t_external_ids[kind].pop_back();
+  return CUPTI_SUCCESS;
+}
+
+}  // namespace fake_cupti

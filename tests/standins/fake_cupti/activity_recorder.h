@@ -1,0 +1,24 @@
+// Turns what the fake CUDA runtime reports (fake_cudart/activity_hooks.h) into CUPTI activity
+// records: which kinds are enabled, correlation ids, the per-thread external correlation
+// stacks, and the conversion of times onto the client's clock.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+
+#include "activity_buffers.h"
+
+namespace fake_cupti {
+
+ActivityBuffers& Buffers();
+
+// Enables a kind; on first use also registers the sink with the fake libcudart.so.13 if the
+// process has loaded it (the fake CUPTI, like the real one, does not load the runtime itself).
+CUptiResult EnableKind(CUpti_ActivityKind kind);
+void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
+
+CUptiResult PushExternalId(CUpti_ExternalCorrelationKind kind, uint64_t id);
+CUptiResult PopExternalId(CUpti_ExternalCorrelationKind kind, uint64_t* last_id);
+
+}  // namespace fake_cupti

@@ -1,0 +1,158 @@
+// The fake libcupti.so.13 driven directly, over the fake CUDA runtime's real (simulated) work.
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "monotonic_clock.h"
+
+// Stand-in kernels, named through dladdr (the executable exports its symbols); noipa keeps the
+// identical bodies apart.
+extern "C" {
+__attribute__((visibility("default"), noipa)) void cupti_test_kernel_a(uint64_t) {}
+__attribute__((visibility("default"), noipa)) void cupti_test_kernel_b(uint64_t) {}
+__attribute__((visibility("default"), noipa)) void cupti_test_kernel_c(uint64_t) {}
+}
+
+namespace {
+
+// The client's clock: far from CLOCK_MONOTONIC, so converted times are recognisable.
+constexpr uint64_t kClientOffsetNs = 1'000'000'000'000;
+uint64_t CUPTIAPI ClientClock() { return standins::MonotonicNs() + kClientOffsetNs; }
+
+constexpr size_t kBufferBytes = 1 << 16;
+std::vector<std::vector<uint8_t>> g_completed;  // valid bytes of each completed buffer
+bool g_give_no_buffer = false;
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = g_give_no_buffer ? nullptr : static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = g_give_no_buffer ? 0 : kBufferBytes;
+  *max_records = 0;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  g_completed.emplace_back(buffer, buffer + valid);
+  std::free(buffer);
+}
+
+cudaError_t Launch(void (*kernel)(uint64_t), uint64_t duration_ns, cudaStream_t stream) {
+  void* args[] = {&duration_ns};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(1), dim3(1), args, 0, stream);
+}
+
+// Copies every record out of the completed buffers, walking them with cuptiActivityGetNextRecord.
+template <typename Record>
+std::vector<Record> RecordsOfKind(CUpti_ActivityKind kind) {
+  std::vector<Record> out;
+  for (std::vector<uint8_t>& buffer : g_completed) {
+    CUpti_Activity* record = nullptr;
+    CUptiResult r;
+    while ((r = cuptiActivityGetNextRecord(buffer.data(), buffer.size(), &record)) ==
+           CUPTI_SUCCESS) {
+      if (record->kind == kind) out.push_back(*reinterpret_cast<const Record*>(record));
+    }
+    REQUIRE(r == CUPTI_ERROR_MAX_LIMIT_REACHED);
+  }
+  return out;
+}
+
+}  // namespace
+
+// One test case: CUPTI state (subscriber, enabled kinds) is process-wide and never reset.
+TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits") {
+  CUpti_SubscriberHandle first, second;
+  REQUIRE(cuptiSubscribe(&first, nullptr, nullptr) == CUPTI_SUCCESS);
+  REQUIRE(cuptiSubscribe(&second, nullptr, nullptr) ==
+          CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+
+  REQUIRE(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) == CUPTI_SUCCESS);
+  REQUIRE(cuptiActivityRegisterTimestampCallback(ClientClock) == CUPTI_SUCCESS);
+  for (CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+    REQUIRE(cuptiActivityEnable(kind) == CUPTI_SUCCESS);
+  }
+
+  cudaStream_t compute, comm;
+  cudaEvent_t ready;
+  REQUIRE(cudaStreamCreate(&compute) == cudaSuccess);
+  REQUIRE(cudaStreamCreate(&comm) == cudaSuccess);
+  REQUIRE(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess);
+
+  const uint64_t before_ns = ClientClock();
+  REQUIRE(Launch(cupti_test_kernel_a, 2'000'000, compute) == cudaSuccess);
+  REQUIRE(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 42) ==
+          CUPTI_SUCCESS);
+  REQUIRE(Launch(cupti_test_kernel_b, 4'000'000, compute) == cudaSuccess);
+  uint64_t popped = 0;
+  REQUIRE(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped) ==
+          CUPTI_SUCCESS);
+  REQUIRE(popped == 42);
+  REQUIRE(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped) ==
+          CUPTI_ERROR_QUEUE_EMPTY);
+  REQUIRE(cudaEventRecord(ready, compute) == cudaSuccess);
+  REQUIRE(cudaStreamWaitEvent(comm, ready, 0) == cudaSuccess);
+  REQUIRE(Launch(cupti_test_kernel_c, 1'000'000, comm) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+
+  // Not forced: the one partly filled buffer stays with CUPTI.
+  REQUIRE(cuptiActivityFlushAll(0) == CUPTI_SUCCESS);
+  REQUIRE(g_completed.empty());
+  REQUIRE(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) == CUPTI_SUCCESS);
+  REQUIRE(g_completed.size() == 1);
+
+  const auto kernels = RecordsOfKind<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_KERNEL);
+  REQUIRE(kernels.size() == 3);
+  const std::string names[] = {"cupti_test_kernel_a", "cupti_test_kernel_b", "cupti_test_kernel_c"};
+  const uint64_t durations_ns[] = {2'000'000, 4'000'000, 1'000'000};
+  for (size_t i = 0; i < 3; ++i) {
+    INFO("kernel " << i);
+    REQUIRE(kernels[i].name != nullptr);
+    CHECK(kernels[i].name == names[i]);
+    const uint64_t took_ns = kernels[i].end - kernels[i].start;
+    CHECK(took_ns >= durations_ns[i]);
+    CHECK(took_ns < durations_ns[i] + 1'000'000);  // the 2-core CI machine is loaded
+    CHECK(kernels[i].start >= before_ns);          // on the client's clock
+  }
+  CHECK(kernels[0].streamId == kernels[1].streamId);
+  CHECK(kernels[2].streamId != kernels[0].streamId);
+  CHECK(kernels[2].start >= kernels[1].end);  // the wait held the second stream
+
+  const auto external =
+      RecordsOfKind<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  REQUIRE(external.size() == 1);
+  CHECK(external[0].externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0);
+  CHECK(external[0].externalId == 42);
+  CHECK(external[0].correlationId == kernels[1].correlationId);
+  CHECK(kernels[0].correlationId != kernels[1].correlationId);
+
+  const auto records = RecordsOfKind<CUpti_ActivityCudaEvent2>(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+  const auto waits =
+      RecordsOfKind<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  REQUIRE(records.size() == 1);
+  REQUIRE(waits.size() == 1);
+  CHECK(records[0].streamId == kernels[0].streamId);
+  CHECK(waits[0].type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT);
+  CHECK(waits[0].streamId == kernels[2].streamId);
+  CHECK(waits[0].cudaEventId == records[0].eventId);
+  CHECK(waits[0].cudaEventSyncId == records[0].cudaEventSyncId);
+  CHECK(waits[0].cudaEventSyncId != 0);
+
+  size_t dropped = 99;
+  REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
+  CHECK(dropped == 0);
+
+  // Without a buffer from the client, records are dropped and counted.
+  g_give_no_buffer = true;
+  REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
+  REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
+  CHECK(dropped == 2);
+  REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
+  CHECK(dropped == 0);  // reset when read, as in CUPTI
+}

@@ -1,0 +1,55 @@
+"""GPU capture end to end over the stand-ins: a 2-rank simulated training run under the preload
+with VPROF_GPU=1, where vprof loads the fake libcupti.so.13 beside the fake libcudart.so.13,
+then `vprof report`, compared with the kernels the simulator launches."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir  # noqa: E402
+
+RANKS, STEPS, LAYERS, BUCKET_LAYERS, OPT_KERNELS = 2, 3, 8, 2, 3
+# trainer.cc: per step, LAYERS forward and LAYERS backward kernels, then OPT_KERNELS optimizer
+# kernels.
+KERNELS_PER_RANK = STEPS * (2 * LAYERS + OPT_KERNELS)
+
+trace_dir = temp_dir("gpu-capture")
+# base_env turns GPU capture off for the other tests; this one is about it.
+env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1)
+cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STANDINS, "sim_train"),
+       "--steps", str(STEPS), "--layers", str(LAYERS), "--bucket-layers", str(BUCKET_LAYERS),
+       "--opt-kernels", str(OPT_KERNELS)]
+traced = run(cmd, preload=[LIBVPROF], env=env)
+check(traced.returncode == 0, f"traced run failed: {traced.stderr}")
+check("vprof" not in traced.stderr, f"vprof printed something: {traced.stderr}")
+
+rep = report_json(trace_dir)
+ranks = [p for p in rep["processes"] if p["is_rank"]]
+check(sorted(p["rank"] for p in ranks) == list(range(RANKS)), "not every rank has a trace")
+for p in ranks:
+    gpu, who = p["gpu"], f"rank {p['rank']}"
+    check(gpu["capture"] is not None, f"{who}: no GPU capture status")
+    check(gpu["capture"]["state"] == "active", f"{who}: capture {gpu['capture']}")
+    check(gpu["capture"]["cupti_path"] == os.path.join(STANDINS, "libcupti.so.13"),
+          f"{who}: loaded {gpu['capture']['cupti_path']}, not the stand-in")
+    check(gpu["kernels"]["count"] == KERNELS_PER_RANK,
+          f"{who}: {gpu['kernels']['count']} kernels, the simulator launched {KERNELS_PER_RANK}")
+    check(gpu["dropped_records"] == 0, f"{who}: CUPTI dropped {gpu['dropped_records']} records")
+    names = {k["name"] for k in gpu["top_kernels"]}
+    check({"sim_fwd_kernel", "sim_bwd_kernel", "sim_opt_kernel"} <= names,
+          f"{who}: kernel names {sorted(names)}")
+    # Each bucket's all-reduce waits on its backward event: a record and a wait per bucket.
+    waits, buckets = gpu["stream_waits"], STEPS * LAYERS // BUCKET_LAYERS
+    # Every wait names the record it waits on, even though the simulator re-records the same
+    # four events every step and the whole run's records arrive in one buffer.
+    check(waits["event_records"] == buckets and waits["waits"] == buckets
+          and waits["matched_waits"] == buckets, f"{who}: {buckets} buckets, but {waits}")
+    # The edge is compute stream -> communication stream, one per bucket.
+    check(len(waits["edges"]) == 1 and waits["edges"][0]["count"] == buckets,
+          f"{who}: edges {waits['edges']}")
+    # The fake NCCL moves data on the host and launches no kernels, so no kernel links to an
+    # NCCL call, though every call is tagged.
+    linkage = gpu["nccl_linkage"]
+    check(linkage["calls"] > 0, f"{who}: no NCCL calls tagged: {linkage}")
+    check(linkage["nccl_kernels"] == 0 and linkage["linked_kernels"] == 0,
+          f"{who}: NCCL kernels from a fake NCCL that launches none: {linkage}")
+print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in")

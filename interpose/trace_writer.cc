@@ -31,9 +31,8 @@ constexpr size_t kSmallPacketRoom = 512;
 
 // Interned string ids: 1 + NcclFn row; the row after the table names
 // communicators vprof adopted without seeing them created. Names found while
-// running (kernels, API calls) count up from kFirstDynamicIid.
+// running (kernels, API calls) count up from TraceWriter::kFirstDynamicIid.
 uint64_t function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
-constexpr uint64_t kFirstDynamicIid = 1 << 16;
 
 void mkdir_p(const char* dir) {
   char path[4096];
@@ -200,14 +199,18 @@ void TraceWriter::put_header() {
   end_packet(t);
 }
 
+void TraceWriter::put_interned_string(uint64_t iid, std::string_view s) {
+  auto t = begin_packet(sf::TracePacket::kInternedString);
+  enc_.add_varint(sf::InternedString::kIid, iid);
+  enc_.add_string(sf::InternedString::kStr, s);
+  end_packet(t);
+}
+
 void TraceWriter::put_function_names() {
   for (size_t i = 0; i <= kNcclFnCount; ++i) {
-    auto t = begin_packet(sf::TracePacket::kInternedString);
-    enc_.add_varint(sf::InternedString::kIid, function_iid(static_cast<uint16_t>(i)));
-    enc_.add_string(sf::InternedString::kStr, i < kNcclFnCount
-                                                  ? nccl_function_name(static_cast<NcclFn>(i))
-                                                  : "(adopted: first seen in a call)");
-    end_packet(t);
+    put_interned_string(function_iid(static_cast<uint16_t>(i)),
+                        i < kNcclFnCount ? nccl_function_name(static_cast<NcclFn>(i))
+                                         : "(adopted: first seen in a call)");
   }
 }
 
@@ -319,16 +322,10 @@ bool TraceWriter::drain() {
 }
 
 uint64_t TraceWriter::intern(std::string_view s) {
-  auto it = interned_.find(std::string(s));
-  if (it != interned_.end()) return it->second;
-  if (next_iid_ == 0) next_iid_ = kFirstDynamicIid;
+  if (auto it = interned_.find(s); it != interned_.end()) return it->second;
   uint64_t iid = next_iid_++;
-  interned_.emplace(std::string(s), iid);
-  if (!ensure_room(s.size() + 32)) return iid;
-  auto t = begin_packet(sf::TracePacket::kInternedString);
-  enc_.add_varint(sf::InternedString::kIid, iid);
-  enc_.add_string(sf::InternedString::kStr, s);
-  end_packet(t);
+  interned_.emplace(s, iid);
+  if (ensure_room(s.size() + 32)) put_interned_string(iid, s);
   return iid;
 }
 
@@ -380,7 +377,7 @@ void TraceWriter::reset_in_child(RunInfo* run) {
   gpu_recorded_ = 0;
   gpu_dropped_ = 0;
   interned_.clear();  // the child's file must carry its own names
-  next_iid_ = 0;
+  next_iid_ = kFirstDynamicIid;
 }
 
 }  // namespace vprof

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,6 +71,7 @@ class TraceWriter {
   bool open_file();
   void put_header();
   void put_function_names();
+  void put_interned_string(uint64_t iid, std::string_view s);
   void put_clock_sample();
   void put_new_communicators();
   void drain_thread(struct ThreadBuffer& b);
@@ -86,10 +88,17 @@ class TraceWriter {
   uint64_t dropped_ = 0;
   uint64_t gpu_recorded_ = 0;
   uint64_t gpu_dropped_ = 0;
+  // Looks strings up by string_view: most lookups find a name already seen
+  // (every kernel and API record of a buffer asks), and need no allocation.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   // Strings interned beyond the fixed NCCL function names (kernel and API
-  // names); ids start at kFirstDynamicIid.
-  std::unordered_map<std::string, uint64_t> interned_;
-  uint64_t next_iid_ = 0;
+  // names); ids count up from kFirstDynamicIid.
+  static constexpr uint64_t kFirstDynamicIid = 1 << 16;
+  std::unordered_map<std::string, uint64_t, NameHash, std::equal_to<>> interned_;
+  uint64_t next_iid_ = kFirstDynamicIid;
   char path_[4096] = {};
   char error_[4400] = {};
 };

@@ -3,8 +3,7 @@
 # CUPTI at cuInit; torch.profiler starts later. The program must finish with
 # its normal output; we record what each tool reports.
 set -uo pipefail
-lib="$(realpath "${1:-.device/libvprof.so}")"
-export PYTHONUNBUFFERED=1
+source "$(dirname "$0")/device_env.sh"
 python3 bench/workloads/single_gpu.py --torch-profiler --out /tmp/tp-bare.json > /tmp/bare.out 2>&1
 echo "bare+torch.profiler rc=$? $(tail -1 /tmp/bare.out) $(cat /tmp/tp-bare.json)"
 LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/conflict python3 bench/workloads/single_gpu.py \

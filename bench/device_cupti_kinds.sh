@@ -3,8 +3,7 @@
 # one H200): bench/workloads/launch_loop.py bare and under vprof with
 # growing VPROF_CUPTI_KINDS sets, 3 interleaved rounds of fresh processes.
 set -uo pipefail
-lib="$(realpath "${1:-.device/libvprof.so}")"
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+source "$(dirname "$0")/device_env.sh"
 declare -A sets=(
   [k]="CONCURRENT_KERNEL"
   [k_rt]="CONCURRENT_KERNEL,RUNTIME"

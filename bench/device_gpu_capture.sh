@@ -4,19 +4,17 @@
 # leaves traces and torch.profiler's counts under $OUT for the build machine
 # to compare (bench/compare_gpu_capture.py).
 set -uo pipefail
-lib="$(realpath "${1:-.device/libvprof.so}")"
+source "$(dirname "$0")/device_env.sh"
 out="${OUT:-device-out}"
 mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 s="$out/summary.txt"
 date -u > "$s"
 run() {  # name, then the command
   local name=$1; shift
-  local t0=$(date +%s.%N)
+  local t0=$EPOCHREALTIME
   "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
   local rc=$?
-  echo "$name rc=$rc secs=$(echo "$(date +%s.%N) - $t0" | bc) stdout=$(tr '\n' ' ' < /tmp/$name.out)" >> "$s"
+  echo "$name rc=$rc secs=$(awk "BEGIN {print $EPOCHREALTIME - $t0}") stdout=$(tr '\n' ' ' < /tmp/$name.out)" >> "$s"
   grep -iE 'malloc\(\)|free\(\)|corrupt|double free|^vprof' "/tmp/$name.err" | head -5 >> "$s"
 }
 mkdir -p /tmp/vt-single /tmp/vt-ddp

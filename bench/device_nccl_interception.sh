@@ -8,11 +8,9 @@
 #   2. bench/workloads/allreduce_loop.py, bare and traced, interleaved x3:
 #      host ns per dist.all_reduce call.
 set -uo pipefail
-lib="$(realpath "${1:-.device/libvprof.so}")"
+source "$(dirname "$0")/device_env.sh"
 out="${OUT:-device-out}"
 mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 summary="$out/summary.txt"
 {
   date -u; nvidia-smi -L; python3 -c 'import torch; print("torch", torch.__version__, "gpus", torch.cuda.device_count(), "nccl", torch.cuda.nccl.version())'

@@ -4,9 +4,7 @@
 # launch_loop.py (one GPU) and ddp_step.py (torchrun, 2 GPUs), 3 rounds of
 # bare / vprof / torch.profiler each. Prints one line per run.
 set -uo pipefail
-lib="$(realpath "${1:-.device/libvprof.so}")"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+source "$(dirname "$0")/device_env.sh"
 tr="torchrun --standalone --nproc-per-node 2"
 for round in 1 2 3; do
   for mode in bare vprof torchprof; do

@@ -26,10 +26,6 @@ def base_env(**extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("VPROF_") or k == "VPROF_BUILD_ROOT"}
     env.pop("LD_PRELOAD", None)
     env["LD_LIBRARY_PATH"] = STANDINS
-    # The stand-in CUDA runtime calls vprof's injection hook like the driver
-    # does; without a GPU, the toolkit's real libcupti cannot start (a
-    # warning each process). GPU capture has its own tests.
-    env["VPROF_GPU"] = "0"
     env.update({k: str(v) for k, v in extra.items()})
     return env
 

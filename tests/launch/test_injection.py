@@ -41,8 +41,10 @@ check(child["state"] == "whole" and child["end_reason"] == "exit", f"child trace
 check(len(traces(folder)) == 2, f"expected the launcher's and the child's traces: {traces(folder)}")
 
 # The control: the same child, LD_PRELOAD replaced, no injection variable: no trace.
+# (VPROF_GPU=0 keeps the preloaded launcher from setting CUDA_INJECTION64_PATH itself.)
 control = temp_dir("inject-control")
-r = run([LAUNCHER, "", CHILD], env=base_env(LD_PRELOAD=LIBVPROF, VPROF_OUTPUT_DIR=control))
+r = run([LAUNCHER, "", CHILD],
+        env=base_env(LD_PRELOAD=LIBVPROF, VPROF_OUTPUT_DIR=control, VPROF_GPU=0))
 check(r.returncode == 0, r.stderr)
 check(len(traces(control)) == 1, f"without injection only the launcher is traced: {traces(control)}")
 print("ok: injection loads once at CUDA init, survives a bad path, and profiles a child whose "

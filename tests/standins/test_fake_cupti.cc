@@ -114,9 +114,8 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
     REQUIRE(kernels[i].name != nullptr);
     CHECK(kernels[i].name == names[i]);
     const uint64_t took_ns = kernels[i].end - kernels[i].start;
-    CHECK(took_ns >= durations_ns[i]);
-    CHECK(took_ns < durations_ns[i] + 1'000'000);  // the 2-core CI machine is loaded
-    CHECK(kernels[i].start >= before_ns);          // on the client's clock
+    CHECK(took_ns == durations_ns[i]);
+    CHECK(kernels[i].start >= before_ns);  // on the client's clock
   }
   CHECK(kernels[0].streamId == kernels[1].streamId);
   CHECK(kernels[2].streamId != kernels[0].streamId);

@@ -64,8 +64,11 @@ void Stream::Execute(const QueuedOp& queued) const {
         using Op = std::decay_t<decltype(o)>;
         const uint64_t start_ns = standins::MonotonicNs();
         if constexpr (std::is_same_v<Op, KernelOp>) {
-          standins::SleepUntilNs(start_ns + o.duration_ns);
-          ReportKernel(o.func, id_, correlation_id, start_ns, standins::MonotonicNs());
+          // The kernel occupies the stream for exactly its duration; the record says so, not
+          // how late a loaded host woke the worker, so tests can compare durations exactly.
+          const uint64_t end_ns = start_ns + o.duration_ns;
+          standins::SleepUntilNs(end_ns);
+          ReportKernel(o.func, id_, correlation_id, start_ns, end_ns);
         } else if constexpr (std::is_same_v<Op, CopyOp>) {
           std::memmove(o.dst, o.src, o.bytes);
           ReportMemcpy(o.bytes, id_, correlation_id, start_ns, standins::MonotonicNs());

@@ -26,7 +26,7 @@ int main() {
   run.pid = getpid();
   vprof::TraceWriter writer;
   if (!writer.init(settings, &run) || !writer.flush()) return 1;
-  vprof::thread_buffers().configure(kRecords);
+  vprof::thread_buffers().configure(kRecords, 2);  // no NVTX here
   vprof::ThreadBuffer* buf = vprof::thread_buffers().current();
 
   vprof::NcclRecord r{};

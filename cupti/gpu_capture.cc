@@ -1,5 +1,4 @@
 #include "gpu_capture.h"
-#include "load_order.h"
 
 #include <cupti.h>
 
@@ -12,6 +11,7 @@
 #include "activity_encoder.h"
 #include "clock.h"
 #include "cupti_library.h"
+#include "load_order.h"
 #include "log.h"
 #include "trace_writer.h"
 #include "vprof_trace_fields.h"
@@ -176,7 +176,8 @@ void start(const std::string& kind_list) {
     if (r == CUPTI_SUCCESS) enabled.emplace_back(k.name);
   }
   if (r != CUPTI_SUCCESS) {
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "enabling CUPTI activity: " + result_string(r));
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
+              "enabling CUPTI activity: " + result_string(r));
     VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", result_string(r));
     return;
   }
@@ -242,7 +243,7 @@ bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
     if (encode_activity(enc, r, name_iids[i])) ++recorded;
   }
   if (open) w.end_packet(t);
-  w.count(recorded, b.dropped);
+  w.count(TraceWriter::Source::kCupti, recorded, b.dropped);
   return true;
 }
 

@@ -1,5 +1,6 @@
 // Entry points other tools call by name (entry_points.def).
 #include "gpu_capture.h"
+#include "nvtx_callbacks.h"
 #include "runtime.h"
 
 // The CUDA driver's injection hook: it dlopens the library named by
@@ -9,6 +10,15 @@
 // only disable vprof.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   vprof::ensure_initialized();
-  if (vprof::runtime_tracking() && vprof::gpu_capture_wanted()) vprof::start_gpu_capture(vprof::cupti_kinds_setting());
+  if (vprof::runtime_tracking() && vprof::gpu_capture_wanted())
+    vprof::start_gpu_capture(vprof::cupti_kinds_setting());
   return 1;
+}
+
+// NVTX's injection hook (NvtxInitializeInjectionNvtxFunc_t), called once per
+// module that uses NVTX; nonzero means vprof's callbacks are installed.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    const void* (*get_export_table)(uint32_t export_table_id)) {
+  vprof::ensure_initialized();
+  return vprof::attach_nvtx(get_export_table);
 }

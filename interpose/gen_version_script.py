@@ -2,8 +2,9 @@
 """Writes libvprof.so's linker version script from the tables.
 
 Every VPROF_NCCL_FN(Name, ...) row exports nccl<Name>, every
-VPROF_ENTRY_POINT(name) row exports name; everything else in the library
-(including the static libstdc++ inside it) stays local.
+VPROF_ENTRY_POINT(name) (a function) and VPROF_ENTRY_DATA(name) (an object)
+row exports name; everything else in the library (including the static
+libstdc++ inside it) stays local.
 
 Usage: gen_version_script.py OUT.map TABLE.def [TABLE.def ...]
 """
@@ -16,7 +17,7 @@ def main(out, tables):
     for table in tables:
         text = open(table, encoding="utf-8").read()
         names += ["nccl" + m for m in re.findall(r"^VPROF_NCCL_FN\((\w+),", text, re.MULTILINE)]
-        names += re.findall(r"^VPROF_ENTRY_POINT\((\w+)\)", text, re.MULTILINE)
+        names += re.findall(r"^VPROF_ENTRY_(?:POINT|DATA)\((\w+)\)", text, re.MULTILINE)
     if not names:
         sys.exit(f"no rows in {', '.join(tables)}")
     if len(set(names)) != len(names):

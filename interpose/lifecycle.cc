@@ -5,12 +5,11 @@
 // a spin flag rather than a mutex so that a signal handler can try it with a
 // timeout, and so a forked child can simply reset it. It is never held across
 // a call into the host program or a library other than libc.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -21,7 +20,10 @@
 #include "clock.h"
 #include "comm_registry.h"
 #include "gpu_capture.h"
+#include "injection_status.h"
 #include "log.h"
+#include "nccl_plugin.h"
+#include "nvtx_open_ranges.h"
 #include "run_info.h"
 #include "runtime.h"
 #include "settings.h"
@@ -72,7 +74,7 @@ void disable(const char* why) {
 void end_trace(EndReason reason, int signal, uint64_t timeout_ns) {
   bool in_signal_handler = reason == EndReason::kSignal;
   if (!in_signal_handler) request_gpu_flush(true);  // CUPTI is not async-signal-safe
-  if (!lock_flush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
+  if (!lock_flush(timeout_ns)) return;              // the writer is stuck: leave what was flushed
   if (!g_writer->finish(reason, signal, in_signal_handler) && !in_signal_handler) {
     disable(g_writer->error());
   }
@@ -171,8 +173,12 @@ void on_signal(int sig, siginfo_t* info, void* ctx) {
     return;
   }
   // The program handles the signal itself and may well carry on: flush what
-  // is buffered, leave the trace open, and let its handler run.
-  if (!t_is_writer && lock_flush(500000000ull)) {
+  // is buffered, leave the trace open, and let its handler run. Once the trace
+  // has ended (exit handlers ran; a launcher's SIGTERM often comes then) there
+  // is nothing to flush, and flushing would start a second, empty file.
+  RunState s = g_run_state.load();
+  if (!t_is_writer && (s == RunState::kWaiting || s == RunState::kRecording) &&
+      lock_flush(500000000ull)) {
     g_writer->flush(/*in_signal_handler=*/true);
     unlock_flush();
   }
@@ -197,6 +203,9 @@ void on_fork_child() {
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_flushing.store(false);
   reset_gpu_capture_in_child();
+  reset_nccl_plugin_in_child();
+  if (NvtxOpenRanges* open = nvtx_open_ranges()) open->reset_in_child();
+  rewrite_injection_status_in_child();
   thread_buffers().reset_in_child();
   comm_registry().reset_in_child();
   g_run->pid = getpid();
@@ -208,25 +217,33 @@ void on_fork_child() {
   if (!start_writer()) disable("cannot start the writer thread in a forked child");
 }
 
-// Makes the CUDA driver call InitializeInjection at cuInit, in this process
-// and in children that inherit the environment (even when a launcher replaces
-// LD_PRELOAD), unless another tool owns the hook already.
-void claim_cuda_injection(bool gpu_capture) {
+// The path this library was loaded from, which the hooks below name.
+std::string self_path() {
   Dl_info self{};
-  dladdr(reinterpret_cast<const void*>(&claim_cuda_injection), &self);
-  const char* found = getenv("CUDA_INJECTION64_PATH");
+  dladdr(reinterpret_cast<const void*>(&self_path), &self);
+  return self.dli_fname ? self.dli_fname : "";
+}
+
+// Makes the CUDA driver call InitializeInjection at cuInit and every NVTX
+// module call InitializeInjectionNvtx2, in this process and in children that
+// inherit the environment (even when a launcher replaces LD_PRELOAD), unless
+// another tool owns a hook already. Runs before main, before any thread of
+// the program reads the environment.
+void claim_injection_hooks(bool gpu_capture) {
+  const std::string self = self_path();
+  const char* path = self.empty() ? nullptr : self.c_str();
   if (!gpu_capture) {
     note_gpu_capture_unavailable("VPROF_GPU=0");
-    return;
-  }
-  if (found && *found && (!self.dli_fname || std::string(found) != self.dli_fname)) {
-    note_cuda_injection(found);
+  } else if (std::string other = claim_variable("CUDA_INJECTION64_PATH", path); !other.empty()) {
+    note_cuda_injection(other.c_str());
     note_gpu_capture_unavailable("CUDA_INJECTION64_PATH names another tool");
-    log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", found);
-    return;
+    log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", other);
   }
-  // Runs before main, before any thread of the program reads the environment.
-  if (self.dli_fname) setenv("CUDA_INJECTION64_PATH", self.dli_fname, 1);
+  std::string other_nvtx = claim_variable("NVTX_INJECTION64_PATH", path);
+  note_hook_claim(InjectionHook::kNvtx, other_nvtx, other_nvtx.empty() && path);
+  if (!other_nvtx.empty()) {
+    log().warn("NVTX_INJECTION64_PATH={} belongs to another tool: no NVTX capture", other_nvtx);
+  }
 }
 
 void initialise() {
@@ -248,14 +265,16 @@ void initialise() {
     disable(g_writer->error());
     return;
   }
-  size_t records = size_t{g_settings->buffer_kib} * 1024 / sizeof(NcclRecord);
-  thread_buffers().configure(records);
+  // VPROF_BUFFER_KB is per recording thread and per kind of record.
+  const size_t ring_bytes = size_t{g_settings->buffer_kib} * 1024;
+  thread_buffers().configure(ring_bytes / sizeof(NcclRecord), ring_bytes / sizeof(NvtxRecord));
   g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
   if (!start_writer()) {
     disable("cannot start the writer thread");
     return;
   }
-  claim_cuda_injection(g_settings->gpu_capture);
+  claim_injection_hooks(g_settings->gpu_capture);
+  configure_nccl_plugin(*g_settings, self_path());
   std::atexit(on_exit);
   install_signal(SIGTERM, &g_previous_term);
   install_signal(SIGINT, &g_previous_int);

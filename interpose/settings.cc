@@ -70,6 +70,18 @@ SettingsResult parse_settings(EnvLookup lookup) {
     return r;
   }
   if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
+  static constexpr struct {
+    const char* name;
+    bool Settings::*field;
+  } kPluginSwitches[] = {{"VPROF_NCCL_PLUGIN", &Settings::nccl_plugin},
+                         {"VPROF_NCCL_KERNEL_CH", &Settings::nccl_kernel_ch},
+                         {"VPROF_NCCL_PROXY", &Settings::nccl_proxy}};
+  for (const auto& sw : kPluginSwitches) {
+    if (const char* v = lookup(sw.name); v && !parse_switch(v, &(s.*sw.field))) {
+      r.error = describe(sw.name, v, "0 or 1");
+      return r;
+    }
+  }
   if (const char* v = lookup("VPROF_OUTPUT_DIR")) {
     if (!*v) {
       r.error = describe("VPROF_OUTPUT_DIR", v, "a folder path");

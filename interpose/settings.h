@@ -20,6 +20,11 @@ struct Settings {
   // VPROF_CUPTI_KINDS: comma-separated CUPTI activity kinds; empty: defaults.
   // Checked against the kinds vprof knows when GPU capture starts.
   std::string cupti_kinds;
+  // NCCL's profiler plugin interface (nccl_plugin.h).
+  bool nccl_plugin = true;  // VPROF_NCCL_PLUGIN: claim NCCL_PROFILER_PLUGIN, enable events
+  bool nccl_kernel_ch =
+      false;  // VPROF_NCCL_KERNEL_CH: per-channel GPU times (costly on small messages)
+  bool nccl_proxy = false;  // VPROF_NCCL_PROXY: network proxy operations
 };
 
 // Reads a setting by name; returns nullptr when unset. Tests pass their own.

@@ -60,6 +60,8 @@ class SpscRing {
     return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
   }
 
+  // Producer side: a record lost before it reached the ring.
+  void count_drop() { dropped_.fetch_add(1, std::memory_order_relaxed); }
   // Drops since the last call (consumer side).
   uint64_t take_dropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
 

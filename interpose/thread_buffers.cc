@@ -1,5 +1,4 @@
 #include "thread_buffers.h"
-#include "load_order.h"
 
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -9,6 +8,8 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+
+#include "load_order.h"
 
 namespace vprof {
 namespace {
@@ -61,12 +62,13 @@ ThreadBuffer* ThreadBuffers::acquire() {
   }
   if (!b) {
     if (n == kMaxBuffers) return nullptr;
-    b = new (std::nothrow) ThreadBuffer(records_per_buffer_);
+    b = new (std::nothrow) ThreadBuffer(nccl_records_, nvtx_records_);
     if (!b) return nullptr;
     slots_[n].store(b, std::memory_order_release);
     count_.store(n + 1, std::memory_order_release);
   }
   b->tid = tid;
+  b->nvtx_stack.clear();  // a reused buffer: its last thread's ranges are not ours
   std::memset(b->name, 0, sizeof b->name);
   prctl(PR_GET_NAME, b->name);  // 16 bytes, NUL-terminated
   pthread_setspecific(*g_exit_key, b);
@@ -81,6 +83,8 @@ void ThreadBuffers::reset_in_child() {
     if (!b) continue;
     b->nccl.discard();
     b->nccl.take_dropped();
+    b->nvtx.discard();
+    b->nvtx.take_dropped();
     b->described_tid = 0;
     if (b == t_buffer) {
       b->tid = static_cast<pid_t>(syscall(SYS_gettid));

@@ -12,6 +12,8 @@
 #include <cstdint>
 
 #include "nccl_record.h"
+#include "nvtx_record.h"
+#include "nvtx_stack.h"
 #include "spsc_ring.h"
 
 namespace vprof {
@@ -19,9 +21,13 @@ namespace vprof {
 struct ThreadBuffer {
   enum State : uint32_t { kFree, kActive, kRetired };
 
-  explicit ThreadBuffer(size_t records) : nccl(records) {}
+  ThreadBuffer(size_t nccl_records, size_t nvtx_records) : nccl(nccl_records), nvtx(nvtx_records) {}
+
+  bool empty() const { return nccl.empty() && nvtx.empty(); }
 
   SpscRing<NcclRecord> nccl;
+  SpscRing<NvtxRecord> nvtx;
+  NvtxStack nvtx_stack;  // the owning thread's alone
   std::atomic<uint32_t> state{kActive};
   pid_t tid = 0;
   // The thread's name when it got the buffer: a short-lived thread may be
@@ -35,8 +41,11 @@ class ThreadBuffers {
  public:
   static constexpr size_t kMaxBuffers = 4096;
 
-  // Sets the ring size for buffers made from now on.
-  void configure(size_t records_per_buffer) { records_per_buffer_ = records_per_buffer; }
+  // Sets the ring sizes for buffers made from now on.
+  void configure(size_t nccl_records, size_t nvtx_records) {
+    nccl_records_ = nccl_records;
+    nvtx_records_ = nvtx_records;
+  }
 
   // Hot path: the calling thread's buffer, or nullptr when none can be had
   // (the record is then counted in lost_without_buffer()).
@@ -53,7 +62,7 @@ class ThreadBuffers {
       uint32_t st = b->state.load(std::memory_order_acquire);
       if (st == ThreadBuffer::kFree) continue;
       fn(*b);
-      if (st == ThreadBuffer::kRetired && b->nccl.empty()) {
+      if (st == ThreadBuffer::kRetired && b->empty()) {
         b->state.store(ThreadBuffer::kFree, std::memory_order_release);
       }
     }
@@ -74,7 +83,8 @@ class ThreadBuffers {
   std::atomic<ThreadBuffer*> slots_[kMaxBuffers] = {};
   std::atomic<size_t> count_{0};
   std::atomic<uint64_t> lost_without_buffer_{0};
-  size_t records_per_buffer_ = 4096;
+  size_t nccl_records_ = 4096;
+  size_t nvtx_records_ = 1024;
 };
 
 ThreadBuffers& thread_buffers();

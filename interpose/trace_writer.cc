@@ -7,12 +7,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "clock.h"
 #include "comm_registry.h"
 #include "gpu_capture.h"
+#include "injection_status.h"
 #include "nccl_functions.h"
+#include "nccl_plugin.h"
+#include "nvtx_batch_writer.h"
+#include "nvtx_open_ranges.h"
 #include "thread_buffers.h"
 #include "vprof_build_info.h"
 #include "vprof_trace_fields.h"
@@ -243,7 +248,7 @@ void TraceWriter::put_new_communicators() {
   });
 }
 
-void TraceWriter::drain_thread(ThreadBuffer& b) {
+void TraceWriter::drain_thread(ThreadBuffer& b, bool may_allocate) {
   if (b.described_tid != b.tid) {
     if (!ensure_room(kSmallPacketRoom)) return;
     auto t = begin_packet(sf::TracePacket::kThread);
@@ -253,6 +258,14 @@ void TraceWriter::drain_thread(ThreadBuffer& b) {
     end_packet(t);
     b.described_tid = b.tid;
   }
+  drain_nccl(b);
+  // NVTX range names are interned (allocation): not from a signal handler.
+  if (may_allocate && !write_nvtx_batches(*this, b) && error_[0] == '\0') {
+    fail("cannot write NVTX ranges");
+  }
+}
+
+void TraceWriter::drain_nccl(ThreadBuffer& b) {
   uint64_t dropped = b.nccl.take_dropped();
   dropped_ += dropped;
   if (b.nccl.empty() && dropped == 0) return;
@@ -312,11 +325,16 @@ void TraceWriter::drain_thread(ThreadBuffer& b) {
   close_batch();
 }
 
-bool TraceWriter::drain() {
-  if (fd_ < 0) return true;
+bool TraceWriter::drain_sources(bool may_allocate) {
+  if (fd_ < 0 || finished_) return true;
   error_[0] = '\0';
   put_new_communicators();
-  thread_buffers().for_each([this](ThreadBuffer& b) { drain_thread(b); });
+  if (!put_injection_status(*this)) return false;
+  thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b, may_allocate); });
+  if (NvtxOpenRanges* open = nvtx_open_ranges()) count(Source::kNvtx, 0, open->take_lost());
+  // Every writer tick, so the plugin's per-communicator pools stay small.
+  // Interns NCCL's strings (allocation): not from a signal handler.
+  if (may_allocate && !drain_nccl_plugin(*this)) return false;
   dropped_ += thread_buffers().take_lost_without_buffer();
   return error_[0] == '\0';
 }
@@ -330,8 +348,9 @@ uint64_t TraceWriter::intern(std::string_view s) {
 }
 
 bool TraceWriter::flush(bool in_signal_handler) {
+  if (finished_) return true;
   if (!open_file()) return false;
-  if (!drain()) return false;
+  if (!drain_sources(!in_signal_handler)) return false;
   if (!in_signal_handler && !drain_gpu_activity(*this)) return false;
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
@@ -339,6 +358,7 @@ bool TraceWriter::flush(bool in_signal_handler) {
 }
 
 bool TraceWriter::finish(EndReason reason, int signal, bool in_signal_handler) {
+  if (finished_) return true;
   if (!flush(in_signal_handler)) return false;
   namespace k = sf::Footer;
   auto t = begin_packet(sf::TracePacket::kFooter);
@@ -350,17 +370,23 @@ bool TraceWriter::finish(EndReason reason, int signal, bool in_signal_handler) {
   enc_.add_varint(sf::KindCount::kRecorded, recorded_);
   enc_.add_varint(sf::KindCount::kDropped, dropped_);
   enc_.end_nested(m);
-  if (gpu_recorded_ || gpu_dropped_) {
+  // Sources that recorded nothing (no CUDA, no NVTX in this process) are left out.
+  static constexpr const char* kSourceKinds[] = {"cupti", "nvtx", "nccl_plugin"};
+  static_assert(std::size(kSourceKinds) == static_cast<size_t>(Source::kCount));
+  for (size_t i = 0; i < std::size(kSourceKinds); ++i) {
+    const Totals& totals = source_totals_[i];
+    if (!totals.recorded && !totals.dropped) continue;
     m = enc_.begin_nested(k::kCounts);
-    enc_.add_string(sf::KindCount::kKind, "cupti");
-    enc_.add_varint(sf::KindCount::kRecorded, gpu_recorded_);
-    enc_.add_varint(sf::KindCount::kDropped, gpu_dropped_);
+    enc_.add_string(sf::KindCount::kKind, kSourceKinds[i]);
+    enc_.add_varint(sf::KindCount::kRecorded, totals.recorded);
+    enc_.add_varint(sf::KindCount::kDropped, totals.dropped);
     enc_.end_nested(m);
   }
   end_packet(t);
   bool ok = write_out();
   close(fd_);
   fd_ = -1;
+  finished_ = true;
   return ok;
 }
 
@@ -368,14 +394,14 @@ void TraceWriter::reset_in_child(RunInfo* run) {
   run_ = run;
   if (fd_ >= 0) close(fd_);  // the parent's file: the child must not append to it
   fd_ = -1;
+  finished_ = false;
   path_[0] = '\0';
   enc_.clear();
   packet_seq_ = 0;
   comm_cursor_ = 0;
   recorded_ = 0;
   dropped_ = 0;
-  gpu_recorded_ = 0;
-  gpu_dropped_ = 0;
+  for (Totals& totals : source_totals_) totals = {};
   interned_.clear();  // the child's file must carry its own names
   next_iid_ = kFirstDynamicIid;
 }

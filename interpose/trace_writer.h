@@ -30,12 +30,14 @@ class TraceWriter {
   // until the file is open, so a forked child that execs at once leaves no
   // file behind. False when the trace could not be written (vprof then
   // disables itself).
-  bool drain();
+  bool drain() { return drain_sources(/*may_allocate=*/true); }
   // Opens the file if needed (header first), drain(), a clock sample, then
   // everything to the file. in_signal_handler: skip sources that allocate
   // (GPU activity buffers stay queued for a later flush, or are lost).
   bool flush(bool in_signal_handler = false);
-  // flush(), then the footer. The trace is whole afterwards.
+  // flush(), then the footer. The trace is whole afterwards, and later
+  // drain() and flush() calls do nothing (a writer tick that was waiting for
+  // the flush lock while the trace ended must not start a second file).
   bool finish(EndReason reason, int signal, bool in_signal_handler = false);
 
   // For other capture sources (cupti/), called while draining, with the flush
@@ -53,9 +55,12 @@ class TraceWriter {
   // The id of a string, writing its InternedString packet first when new.
   // Allocates (writer thread only); never call with a packet open.
   uint64_t intern(std::string_view s);
-  void count(uint64_t recorded_gpu, uint64_t dropped_gpu) {
-    gpu_recorded_ += recorded_gpu;
-    gpu_dropped_ += dropped_gpu;
+  // Totals for the footer's KindCount of a capture source other than the
+  // NCCL wrappers, which this class counts itself.
+  enum class Source : uint8_t { kCupti, kNvtx, kNcclPlugin, kCount };
+  void count(Source source, uint64_t recorded, uint64_t dropped) {
+    source_totals_[static_cast<size_t>(source)].recorded += recorded;
+    source_totals_[static_cast<size_t>(source)].dropped += dropped;
   }
 
   // The file, once opened ("" before).
@@ -74,7 +79,9 @@ class TraceWriter {
   void put_interned_string(uint64_t iid, std::string_view s);
   void put_clock_sample();
   void put_new_communicators();
-  void drain_thread(struct ThreadBuffer& b);
+  bool drain_sources(bool may_allocate);
+  void drain_thread(struct ThreadBuffer& b, bool may_allocate);
+  void drain_nccl(struct ThreadBuffer& b);
   bool fail(const char* what);
   bool fail_path(const char* what, const char* why);
 
@@ -82,12 +89,15 @@ class TraceWriter {
   RunInfo* run_ = nullptr;
   ProtoEncoder enc_{nullptr, 0};
   int fd_ = -1;
+  bool finished_ = false;
   uint64_t packet_seq_ = 0;
   size_t comm_cursor_ = 0;
   uint64_t recorded_ = 0;
   uint64_t dropped_ = 0;
-  uint64_t gpu_recorded_ = 0;
-  uint64_t gpu_dropped_ = 0;
+  struct Totals {
+    uint64_t recorded = 0, dropped = 0;
+  };
+  Totals source_totals_[static_cast<size_t>(Source::kCount)] = {};
   // Looks strings up by string_view: most lookups find a name already seen
   // (every kernel and API record of a buffer asks), and need no allocation.
   struct NameHash {

@@ -147,6 +147,11 @@ void AddGpuTime(const std::map<OpKey, LinkedGpuTime>& gpu_time, const OpKey& key
   op.gpu_linked_calls = found->second.linked_calls;
   op.gpu_time_total_ns = found->second.gpu_ns;
   op.gpu_time_mean_ns = MeanNs(found->second.gpu_ns, found->second.linked_calls);
+  if (op.count > 0 && *op.gpu_time_mean_ns > 0) {
+    const double bytes_per_call =
+        static_cast<double>(op.total_bytes) / static_cast<double>(op.count);
+    op.gpu_busbw_gbps = bytes_per_call / static_cast<double>(*op.gpu_time_mean_ns) * op.bus_factor;
+  }
 }
 
 }  // namespace vprof::reporter

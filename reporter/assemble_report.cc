@@ -7,6 +7,7 @@
 
 #include "reporter/assemble_gpu_report.h"
 #include "reporter/bandwidth.h"
+#include "reporter/coverage.h"
 #include "reporter/mean_ns.h"
 #include "reporter/process_rank.h"
 
@@ -49,6 +50,7 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.clock_offset_ns = record.clock_offset_ns;
   process.clock_samples = record.clock_samples;
   process.gpu = ToGpuReport(record.gpu);
+  process.nccl_plugin = record.nccl_plugin;
   return process;
 }
 
@@ -186,7 +188,8 @@ std::vector<RankReport> RankReports(const std::vector<ProcessReport>& processes,
 
 Report AssembleReport(std::string directory, TimeSource time_source,
                       const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
-                      const std::vector<PendingCollective>& pending) {
+                      const std::vector<PendingCollective>& pending,
+                      const ConsistencyOptions& consistency) {
   Report report;
   report.directory = std::move(directory);
   report.time_source = std::move(time_source);
@@ -208,6 +211,10 @@ Report AssembleReport(std::string directory, TimeSource time_source,
   }
 
   report.ranks = RankReports(report.processes, stats.participants());
+  if (consistency.requested() || AnyPluginStatus(records)) {
+    report.coverage = CheckCoverage(records, report.processes, report.communicators);
+    report.consistency = CompareRequestedWithActual(records, consistency);
+  }
   return report;
 }
 

@@ -8,14 +8,18 @@
 #include "reporter/collective_matcher.h"
 #include "reporter/collective_stats.h"
 #include "reporter/process_record.h"
+#include "reporter/provenance.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
 
 // `records` are indexed like the process indexes in `stats`; `pending` is
-// CollectiveMatcher::TakePending()'s order.
+// CollectiveMatcher::TakePending()'s order. Coverage and the requested-vs-actual
+// comparison are made when `consistency` asks for them or a record says
+// anything about NCCL's profiler plugin.
 Report AssembleReport(std::string directory, TimeSource time_source,
                       const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
-                      const std::vector<PendingCollective>& pending);
+                      const std::vector<PendingCollective>& pending,
+                      const ConsistencyOptions& consistency = {});
 
 }  // namespace vprof::reporter

@@ -65,10 +65,11 @@ GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice c
   return gathered;
 }
 
-Report BuildReport(const std::string& directory, const std::vector<std::string>& paths) {
+Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
+                   const ConsistencyOptions& consistency) {
   GatheredTraces gathered = GatherTraces(paths, ClockChoice::kByHosts);
   return AssembleReport(directory, std::move(gathered.time_source), gathered.records,
-                        gathered.stats, gathered.pending);
+                        gathered.stats, gathered.pending, consistency);
 }
 
 }  // namespace vprof::reporter

@@ -7,6 +7,7 @@
 #include "reporter/collective_matcher.h"
 #include "reporter/collective_stats.h"
 #include "reporter/process_record.h"
+#include "reporter/provenance.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
@@ -31,7 +32,9 @@ struct GatheredTraces {
 // never abort the pass.
 GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock);
 
-// `paths` as ListTraceFiles(directory) found them.
-Report BuildReport(const std::string& directory, const std::vector<std::string>& paths);
+// `paths` as ListTraceFiles(directory) found them; `consistency`: what
+// --strict and --contract ask of the run.
+Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
+                   const ConsistencyOptions& consistency = {});
 
 }  // namespace vprof::reporter

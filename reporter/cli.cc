@@ -6,8 +6,10 @@
 
 #include "reporter/arg_cursor.h"
 #include "reporter/build_report.h"
+#include "reporter/export_command.h"
 #include "reporter/report_output.h"
 #include "reporter/run_command.h"
+#include "reporter/run_contract.h"
 #include "reporter/slurm_command.h"
 #include "reporter/summary_commands.h"
 #include "reporter/trace_directory.h"
@@ -24,14 +26,16 @@ constexpr std::string_view kUsage =
     "  slurm [options] -- CMD ...    (as 'srun vprof-slurm -- CMD' in a Slurm job)\n"
     "  slurm --report [options]\n"
     "                 profile each task of a Slurm step; report the job node by node\n"
-    "  report DIR [--format text|json] [--output FILE]\n"
+    "  report DIR [--format text|json] [--output FILE] [--strict] [--contract FILE]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
+    "  export --format chrome|hta [-o OUT] DIR\n"
+    "                 the traces as timelines (Perfetto, chrome://tracing, HTA)\n"
     "  help [COMMAND] show this help, or a command's\n"
     "\n"
     "exit status: see each command's help ('vprof help run')\n";
 
 constexpr std::string_view kReportUsage =
-    "usage: vprof report DIR [--format text|json] [--output FILE]\n"
+    "usage: vprof report DIR [--format text|json] [--output FILE] [--strict] [--contract FILE]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
     "\n"
@@ -42,6 +46,13 @@ constexpr std::string_view kReportUsage =
     "\n"
     "  --format text|json  text for people (default) or JSON (keys: reporter/README.md)\n"
     "  --output FILE       write the report to FILE instead of standard output\n"
+    "  --contract FILE     hold the run to a run contract (JSON: consistency mode,\n"
+    "                      NCCL algorithms, protocols, channels, custom all-reduce,\n"
+    "                      fallback axes; format in reporter/README.md)\n"
+    "  --strict            strict consistency: exit 4 on any undeclared difference\n"
+    "                      between what the run requested (NCCL_* settings, the\n"
+    "                      contract) and what NCCL's profiler plugin and the kernels\n"
+    "                      show it ran, or when they show nothing (fail closed)\n"
     "\n"
     "Node by node, for jobs too large for one reader: --node-summary writes the\n"
     "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
@@ -50,13 +61,16 @@ constexpr std::string_view kReportUsage =
     "--merge-summaries merges them (files, or directories of *.vsummary) into the\n"
     "report 'vprof report DIR' gives. 'vprof slurm --report' does both in a Slurm job.\n"
     "\n"
-    "exit status: 0 all traces whole; 1 failure; 2 usage error; 3 report (or\n"
-    "summary) written but some trace was cut, corrupt, skipped or in no summary\n"
-    "(each is named on standard error)\n";
+    "exit status: 0 all traces whole; 1 failure; 2 usage error (a bad contract file\n"
+    "too); 3 report (or summary) written but some trace was cut, corrupt, skipped or\n"
+    "in no summary (each is named on standard error); 4 report written, but a strict\n"
+    "run differs from what it requested or declared (before 3)\n";
 
 struct ReportOptions {
   std::string directory;
   ReportOutput output;
+  bool strict = false;
+  std::optional<std::string> contract_file;
 };
 
 // Parses `report`'s arguments; nullopt after printing why to `err`.
@@ -68,6 +82,15 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
     const OptionUse use = TakeOutputOption(arg, options.output);
     if (use == OptionUse::kBad) return std::nullopt;
     if (use == OptionUse::kTaken) continue;
+    if (arg.name() == "--strict") {
+      options.strict = true;
+      continue;
+    }
+    if (arg.name() == "--contract") {
+      options.contract_file = arg.Value();
+      if (!options.contract_file) return std::nullopt;
+      continue;
+    }
     if (arg.is_option()) {
       arg.ComplainUnknown();
       return std::nullopt;
@@ -101,15 +124,32 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (HasOption(args, kMergeSummariesOption)) return RunMergeSummariesCommand(args, out, err);
   const std::optional<ReportOptions> options = ParseReportOptions(args, err);
   if (!options) return kExitUsage;
+  ConsistencyOptions consistency;
+  consistency.strict = options->strict;
+  if (options->contract_file) {
+    RunContractLoad load = LoadRunContract(*options->contract_file);
+    if (!load.contract) {
+      err << "vprof: report: bad contract: " << load.error << '\n';
+      return kExitUsage;
+    }
+    consistency.contract = std::move(load.contract);
+  }
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
   if (!paths) return status;
-  return EmitReport(BuildReport(options->directory, *paths), options->output, out, err);
+  const Report report = BuildReport(options->directory, *paths, consistency);
+  status = EmitReport(report, options->output, out, err);
+  if (status == kExitFailure || !report.strict_failed()) return status;
+  err << "vprof: report: strict consistency failed: " << report.consistency->violations
+      << " violation(s): the run differs from what it requested or declared, or cannot be shown "
+         "not to (the report's mismatches marked !)\n";
+  return kExitStrictViolation;
 }
 
 // The help of one command, or none for a command that does not exist.
 std::optional<std::string> CommandUsage(std::string_view command) {
   if (command == "report") return std::string(kReportUsage);
+  if (command == "export") return ExportUsage();
   if (command == "run") return RunUsage();
   if (command == "slurm") return SlurmUsage();
   return std::nullopt;
@@ -142,6 +182,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return kExitOk;
   }
   if (command == "report") return RunReport(rest, out, err);
+  if (command == "export") return RunExportCommand(rest, out, err);
   // The launchers read their options only up to the command they run.
   if ((command == "run" || command == "slurm") && AsksForHelp(rest)) {
     out << *CommandUsage(command);

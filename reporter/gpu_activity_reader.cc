@@ -1,5 +1,6 @@
 #include "reporter/gpu_activity_reader.h"
 
+#include "reporter/communication_class.h"
 #include "reporter/kernel_class.h"
 
 namespace vprof::reporter {
@@ -17,11 +18,14 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
     record_.kernels.Add(0, kernel.duration_ns());
     KernelName& name = KernelNamed(kernel.name_iid());
     name.totals.Add(0, kernel.duration_ns());
+    if (name.nccl_class && kernel.graph_id() != 0) ++record_.nccl_graph_kernels;
     linker_.AddKernel(kernel.correlation_id(), kernel.duration_ns(), name.nccl_class);
   }
   for (const auto& api : batch.api()) {
     ++record_.api_calls;
-    linker_.AddApiCall(api.correlation_id(), IsLaunchApi(api.name_iid()));
+    ApiName& name = ApiNamed(api.name_iid());
+    if (name.ipc) name.ipc_totals.Add(0, api.duration_ns());
+    linker_.AddApiCall(api.correlation_id(), name.launches_kernel);
   }
   for (const auto& copy : batch.memcpy()) record_.memcpy.Add(copy.bytes(), copy.duration_ns());
   for (const auto& set : batch.memset()) record_.memset.Add(set.bytes(), set.duration_ns());
@@ -44,6 +48,12 @@ GpuRecord GpuActivityReader::Result() const {
     totals.count += kernel.totals.count;
     totals.total_ns += kernel.totals.total_ns;
   }
+  for (const auto& [iid, api] : apis_by_iid_) {
+    if (api.ipc_totals.count == 0) continue;
+    ActivityTotals& totals = result.ipc_calls[name_of_(iid)];
+    totals.count += api.ipc_totals.count;
+    totals.total_ns += api.ipc_totals.total_ns;
+  }
   result.nccl = linker_.Result();
   result.stream_waits = stream_waits_.result();
   return result;
@@ -55,9 +65,13 @@ GpuActivityReader::KernelName& GpuActivityReader::KernelNamed(uint64_t name_iid)
   return kernel->second;
 }
 
-bool GpuActivityReader::IsLaunchApi(uint64_t api_name_iid) {
-  auto [api, inserted] = api_launches_kernel_.try_emplace(api_name_iid);
-  if (inserted) api->second = LaunchesKernel(name_of_(api_name_iid));
+GpuActivityReader::ApiName& GpuActivityReader::ApiNamed(uint64_t api_name_iid) {
+  auto [api, inserted] = apis_by_iid_.try_emplace(api_name_iid);
+  if (inserted) {
+    const std::string name = name_of_(api_name_iid);
+    api->second.launches_kernel = LaunchesKernel(name);
+    api->second.ipc = ApiClassOf(name) == kIpcApiClass;
+  }
   return api->second;
 }
 

@@ -40,14 +40,19 @@ class GpuActivityReader {
     ActivityTotals totals;
     bool nccl_class = false;
   };
+  struct ApiName {
+    bool launches_kernel = false;
+    bool ipc = false;
+    ActivityTotals ipc_totals;  // only for IPC APIs
+  };
 
   KernelName& KernelNamed(uint64_t name_iid);
-  bool IsLaunchApi(uint64_t api_name_iid);
+  ApiName& ApiNamed(uint64_t api_name_iid);
 
   NameLookup name_of_;
   GpuRecord record_;  // all but the parts below
   std::unordered_map<uint64_t, KernelName> kernels_by_iid_;
-  std::unordered_map<uint64_t, bool> api_launches_kernel_;  // by name iid
+  std::unordered_map<uint64_t, ApiName> apis_by_iid_;
   NcclKernelLinker linker_;
   StreamWaitMatcher stream_waits_;
 };

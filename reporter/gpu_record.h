@@ -90,6 +90,14 @@ struct GpuRecord {
   std::map<std::string, ActivityTotals> kernels_by_name;
   NcclLinkage nccl;
   StreamWaits stream_waits;
+  // For the coverage check (coverage.h); node summaries do not carry these yet.
+  // Kernels of class "nccl" that a CUDA graph launched (graph_id ≠ 0): each
+  // replay runs them again, and neither the wrappers nor NCCL's profiler
+  // plugin see a call.
+  uint64_t nccl_graph_kernels = 0;
+  // CUDA IPC API records (ApiClassOf: cudaIpcOpenMemHandle, ...) by API name:
+  // data moved between processes' GPUs outside NCCL.
+  std::map<std::string, ActivityTotals> ipc_calls;
 };
 
 }  // namespace vprof::reporter

@@ -165,9 +165,14 @@ void WriteOpGpuTime(std::span<const OpReport> rows, std::ostream& out) {
     if (!row.gpu_time_mean_ns) continue;
     if (!text.empty()) text += "; ";
     text += row.bucket.Label() + " " + Duration(*row.gpu_time_mean_ns) + " (" +
-            std::to_string(row.gpu_linked_calls) + " calls)";
+            std::to_string(row.gpu_linked_calls) + " calls";
+    if (row.gpu_busbw_gbps) text += ", busbw " + FormatGBps(*row.gpu_busbw_gbps);
+    text += ")";
   }
-  if (!text.empty()) WriteWrapped(out, text, "    GPU kernel time per linked call: ", "      ");
+  if (!text.empty()) {
+    WriteWrapped(out, text,
+                 "    GPU kernel time per linked call (busbw in GB/s from it): ", "      ");
+  }
 }
 
 }  // namespace vprof::reporter

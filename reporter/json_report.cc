@@ -1,5 +1,6 @@
 #include "reporter/json_report.h"
 
+#include "reporter/consistency_json_report.h"
 #include "reporter/gpu_json_report.h"
 #include "reporter/json_writer.h"
 #include "reporter/units.h"
@@ -55,6 +56,7 @@ void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.Field("clock_spread_ns", process.clock_samples.spread_ns());
   json.Field("clock_samples", process.clock_samples.count);
   WriteGpuJson(json, process.gpu);
+  WriteNcclPluginJson(json, process.nccl_plugin);
   json.EndObject();
 }
 
@@ -86,6 +88,7 @@ void WriteOp(JsonWriter& json, const OpReport& op) {
   json.Field("gpu_linked_calls", op.gpu_linked_calls);
   json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
   json.Field("gpu_time_mean_ns", op.gpu_time_mean_ns);
+  json.Field("gpu_busbw_gbps", op.gpu_busbw_gbps);
   json.EndObject();
 }
 
@@ -161,6 +164,8 @@ void WriteJsonReport(const Report& report, std::ostream& out) {
   json.BeginArray();
   for (const RankReport& rank : report.ranks) WriteRank(json, rank);
   json.EndArray();
+  WriteCoverageJson(json, report.coverage);
+  WriteConsistencyJson(json, report.consistency);
   json.EndObject();
   out << '\n';
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "reporter/gpu_record.h"
+#include "reporter/nccl_plugin_record.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -70,6 +71,24 @@ struct ProcessRecord {
   // to do it with: they stay on the process's own clock.
   bool clock_unaligned = false;
   GpuRecord gpu;  // final once the whole file was read
+
+  // For the coverage check and the requested-vs-actual comparison (coverage.h,
+  // provenance.h). Node summaries do not carry these yet.
+  // The RunHeader environment's NCCL_* variables that were not redacted: what
+  // the process asked NCCL for. By name.
+  std::map<std::string, std::string> nccl_env;
+  std::optional<std::string> ld_preload;  // LD_PRELOAD as the process saw it; none when unset
+  // Intercepted calls that enqueue NCCL work (result ncclSuccess or
+  // ncclInProgress), counted as NCCL's profiler plugin would count them.
+  uint64_t wrapper_collectives = 0;  // collectives NCCL runs as one COLL each
+  uint64_t wrapper_p2p = 0;          // ncclSend, ncclRecv
+  // ncclAlltoAll, ncclGather, ncclScatter: NCCL runs them as send/recv, so
+  // the plugin reports them as several P2P events each.
+  uint64_t wrapper_p2p_collectives = 0;
+  // The Footer's dropped totals by kind ("nccl": wrapper events, "cupti",
+  // "nvtx", "nccl_plugin"); empty without a Footer.
+  std::map<std::string, uint64_t> footer_dropped;
+  NcclPluginRecord nccl_plugin;  // final once the whole file was read
 };
 
 }  // namespace vprof::reporter

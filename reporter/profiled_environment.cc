@@ -52,25 +52,21 @@ InjectionVariable Preload(Variables& variables, const std::string& library) {
   return preload;
 }
 
-// Another tool's injection library (Nsight Systems, a CUPTI-based profiler)
-// is left in place: the driver loads one library only, and CUPTI takes one
-// subscriber anyway.
-InjectionVariable CudaInjection(Variables& variables, const std::string& library) {
-  InjectionVariable injection{
-      "CUDA_INJECTION64_PATH", Find(variables, "CUDA_INJECTION64_PATH"), {}, false};
+// The hooks that load libvprof by variable (the CUDA driver at cuInit, each
+// NVTX module on its first call, NCCL at communicator init) survive a
+// launcher that replaces LD_PRELOAD. Another tool's library is left in place:
+// each hook loads one library only (and CUPTI takes one subscriber anyway).
+InjectionVariable ClaimedVariable(Variables& variables, const std::string& name,
+                                  const std::string& library) {
+  InjectionVariable injection{name, Find(variables, name), {}, false};
   if (injection.found && !injection.found->empty()) {
     injection.value = injection.found;
     return injection;
   }
   injection.value = library;
   injection.set_by_vprof = true;
-  variables["CUDA_INJECTION64_PATH"] = library;
+  variables[name] = library;
   return injection;
-}
-
-InjectionVariable Untouched(const Variables& variables, const std::string& name) {
-  const std::optional<std::string> found = Find(variables, name);
-  return {name, found, found, false};
 }
 
 }  // namespace
@@ -81,10 +77,10 @@ ProfiledEnvironment PrepareEnvironment(const char* const* environment, const std
   Variables variables = Parse(environment);
   ProfiledEnvironment prepared;
   prepared.injection.push_back(Preload(variables, library));
-  prepared.injection.push_back(CudaInjection(variables, library));
-  // libvprof does not implement these entry points yet: never set, only noted.
-  prepared.injection.push_back(Untouched(variables, "NVTX_INJECTION64_PATH"));
-  prepared.injection.push_back(Untouched(variables, "NCCL_PROFILER_PLUGIN"));
+  for (const char* hook :
+       {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "NCCL_PROFILER_PLUGIN"}) {
+    prepared.injection.push_back(ClaimedVariable(variables, hook, library));
+  }
 
   for (const auto& [name, value] : settings) variables[name] = value;
   variables["VPROF_OUTPUT_DIR"] = output_dir;

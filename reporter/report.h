@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/consistency_report.h"
 #include "reporter/gpu_report.h"
+#include "reporter/nccl_plugin_record.h"
 #include "reporter/process_record.h"
 #include "reporter/size_bucket.h"
 
@@ -50,6 +52,7 @@ struct ProcessReport {
   int64_t clock_offset_ns = 0;  // added to this process's times; 0 on one host
   ClockSamples clock_samples;
   GpuReport gpu;
+  NcclPluginRecord nccl_plugin;
 };
 
 struct OpReport {
@@ -72,6 +75,9 @@ struct OpReport {
   uint64_t gpu_linked_calls = 0;
   int64_t gpu_time_total_ns = 0;
   std::optional<int64_t> gpu_time_mean_ns;  // per linked call; none without one
+  // busbw with the mean GPU kernel time per linked call as the time: on real
+  // NCCL the host times above are enqueue times, this is the bandwidth.
+  std::optional<double> gpu_busbw_gbps;
 };
 
 // A run of consecutive seqs that the same members reported and the rest never did.
@@ -118,11 +124,19 @@ struct Report {
   std::vector<ProcessReport> processes;           // by file name
   std::vector<CommunicatorReport> communicators;  // by comm_id
   std::vector<RankReport> ranks;                  // by rank, then file
+  // Both none when not checked: no trace says anything about NCCL's profiler
+  // plugin (traces from a vprof before it, or a merge of node summaries, which
+  // do not carry it yet), and neither --strict nor --contract asked.
+  std::optional<CoverageReport> coverage;
+  std::optional<ConsistencyReport> consistency;
 
   bool all_inputs_whole() const {
     return std::all_of(processes.begin(), processes.end(),
                        [](const ProcessReport& p) { return p.state == InputState::kWhole; });
   }
+  // A strict run that ran differently from what it declared, or cannot show
+  // that it did not.
+  bool strict_failed() const { return consistency && consistency->failed(); }
 };
 
 }  // namespace vprof::reporter

@@ -28,10 +28,12 @@ std::string RunUsage() {
   return "usage: vprof run [options] [--] CMD [ARGS...]\n"
          "\n"
          "Runs CMD with libvprof.so preloaded (put before any LD_PRELOAD already set) and\n"
-         "named by CUDA_INJECTION64_PATH (unless another tool set it), so CMD and every\n"
-         "process it starts write a trace into one folder, by default ./vprof-<run id>/,\n"
-         "with a manifest.json saying what ran, when, where, how it ended and with which\n"
-         "settings. Works for a plain process, torchrun, and `ray start --head --block`.\n"
+         "named by CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and NCCL_PROFILER_PLUGIN\n"
+         "(each unless another tool set it), so CMD and every process it starts, even one\n"
+         "whose launcher replaced LD_PRELOAD, write a trace into one folder, by default\n"
+         "./vprof-<run id>/, with a manifest.json saying what ran, when, where, how it\n"
+         "ended and with which settings. Works for a plain process, torchrun, and\n"
+         "`ray start --head --block`.\n"
          "\n"
          "options:\n" +
          std::string(kLaunchOptionsHelp) +

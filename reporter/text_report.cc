@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -187,6 +188,7 @@ void WriteTextReport(const Report& report, std::ostream& out) {
   for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(comm, out);
   WriteRanks(report, out);
   WriteGpuSection(report, out);
+  WriteConsistencySections(report, out);
 }
 
 }  // namespace vprof::reporter

@@ -6,6 +6,11 @@
 namespace vprof::reporter {
 namespace {
 
+// ncclResult_t values of calls that enqueued their work: ncclSuccess, and
+// ncclInProgress for communicators in non-blocking mode.
+constexpr int32_t kNcclSuccess = 0;
+constexpr int32_t kNcclInProgress = 7;
+
 std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view detail,
                       uint64_t packets_before) {
   std::string text =
@@ -44,6 +49,7 @@ bool TraceSource::Open() {
   if (header.rank().has_rank() && header.rank().rank() >= 0) {
     record_.header_rank = header.rank().rank();
   }
+  AbsorbHeaderEnvironment(header);
   record_.opened = true;
   return true;
 }
@@ -58,6 +64,7 @@ bool TraceSource::ReadNextBatch() {
     AbsorbMetadata(packet_);
   }
   record_.gpu = gpu_.Result();
+  record_.nccl_plugin = nccl_plugin_.Result();
   RecordStop();
   return false;
 }
@@ -65,6 +72,17 @@ bool TraceSource::ReadNextBatch() {
 NcclFunction TraceSource::FunctionOf(const vprof::trace::NcclEvent& event) const {
   const auto found = interned_.find(event.function_iid());
   return found == interned_.end() ? NcclFunction::kUnknown : found->second.function;
+}
+
+void TraceSource::AbsorbHeaderEnvironment(const vprof::trace::RunHeader& header) {
+  for (const auto& variable : header.env()) {
+    if (variable.redacted()) continue;
+    if (variable.name().starts_with("NCCL_")) {
+      record_.nccl_env[variable.name()] = variable.value();
+    } else if (variable.name() == "LD_PRELOAD") {
+      record_.ld_preload = variable.value();
+    }
+  }
 }
 
 void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
@@ -96,7 +114,10 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       // The Footer's counts are the run's totals, the drops already reported
       // in batches included, so they replace the batches' sum.
       record_.dropped_events = 0;
-      for (const auto& kind : footer.counts()) record_.dropped_events += kind.dropped();
+      for (const auto& kind : footer.counts()) {
+        record_.dropped_events += kind.dropped();
+        record_.footer_dropped[kind.kind()] += kind.dropped();
+      }
       break;
     }
     case vprof::trace::TracePacket::kClockSample:
@@ -107,6 +128,12 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kGpuCapture:
       gpu_.AddCaptureStatus(packet.gpu_capture());
+      break;
+    case vprof::trace::TracePacket::kNcclPluginBatch:
+      nccl_plugin_.AddBatch(packet.nccl_plugin_batch());
+      break;
+    case vprof::trace::TracePacket::kInjection:
+      nccl_plugin_.AddInjectionStatus(packet.injection());
       break;
     default:  // threads are not reported yet
       break;
@@ -119,10 +146,30 @@ void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
   for (const auto& event : batch.nccl()) {
     if (event.result() != 0) ++record_.failed_calls;
     gpu_.AddNcclCall(event, FunctionOf(event));
+    CountWrapperCall(event, FunctionOf(event));
     if (event.comm_id() == 0 || event.comm_size() == 0) continue;
     // try_emplace: a Communicator packet, when there is one, has the final say.
     record_.communicators.try_emplace(
         event.comm_id(), CommunicatorMembership{event.comm_size(), event.comm_rank(), "", 0, 0});
+  }
+}
+
+void TraceSource::CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
+  if (event.result() != kNcclSuccess && event.result() != kNcclInProgress) return;
+  switch (RoleOf(function)) {
+    case FunctionRole::kCollective:
+      if (function == NcclFunction::kAlltoAll || function == NcclFunction::kGather ||
+          function == NcclFunction::kScatter) {
+        ++record_.wrapper_p2p_collectives;
+      } else {
+        ++record_.wrapper_collectives;
+      }
+      return;
+    case FunctionRole::kPointToPoint:
+      ++record_.wrapper_p2p;
+      return;
+    default:
+      return;
   }
 }
 

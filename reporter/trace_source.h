@@ -1,7 +1,7 @@
 // One process's trace file as a source of event batches for the merge: it
 // absorbs the metadata packets (header, interned strings, communicators,
-// footer) and the GPU packets into a ProcessRecord and stops at each
-// EventBatch.
+// footer), the GPU packets and the NCCL profiler-plugin packets into a
+// ProcessRecord and stops at each EventBatch.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "reporter/gpu_activity_reader.h"
 #include "reporter/nccl_function.h"
+#include "reporter/nccl_plugin_reader.h"
 #include "reporter/process_record.h"
 #include "reporter/trace_reader.h"
 #include "vprof_trace.pb.h"
@@ -40,14 +41,17 @@ class TraceSource {
     NcclFunction function;
   };
 
+  void AbsorbHeaderEnvironment(const vprof::trace::RunHeader& header);
   void AbsorbMetadata(const vprof::trace::TracePacket& packet);
   void CountBatch(const vprof::trace::EventBatch& batch);
+  void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   void RecordStop();
   std::string NameOf(uint64_t iid) const;
 
   TraceReader reader_;
   ProcessRecord record_;
   GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); }};
+  NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
   vprof::trace::TracePacket packet_;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;

@@ -1,7 +1,11 @@
 """DDP training step time (torchrun, 2+ GPUs): an MLP big enough that a
 step is compute-bound with bucketed all-reduce overlapping backward. Prints,
 on rank 0, the median step time in ms over 30 steps after 10 warm-up steps.
---torch-profiler wraps the timed steps in torch.profiler (CPU + CUDA)."""
+NVTX ranges mark each step's forward, backward and optimizer (issue 3,
+workload 2). --torch-profiler wraps the timed steps in torch.profiler (CPU +
+CUDA), for overhead comparisons; --torch-profiler-out PREFIX wraps the whole
+run in torch.profiler (CUDA) and writes its GPU counts to PREFIX.rank<R>.json.
+"""
 import argparse
 import os
 import statistics
@@ -12,14 +16,29 @@ import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from profiler_counts import measured, run_profiled
+
+nvtx = torch.cuda.nvtx
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--torch-profiler", action="store_true")
+    ap.add_argument("--torch-profiler-out")
     args = ap.parse_args()
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
     dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
+    if args.torch_profiler_out:
+        out = f"{args.torch_profiler_out}.rank{dist.get_rank()}.json"
+        run_profiled(lambda: train(args), out)
+    else:
+        measured(lambda: train(args))
+    dist.destroy_process_group()
+
+
+def train(args):
+    local_rank = int(os.environ["LOCAL_RANK"])
     layers = []
     for _ in range(8):
         layers += [nn.Linear(4096, 4096), nn.GELU()]
@@ -28,9 +47,18 @@ def main():
     x = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
 
     def step():
+        nvtx.range_push("step")
         opt.zero_grad(set_to_none=True)
-        model(x).float().pow(2).mean().backward()
+        nvtx.range_push("forward")
+        loss = model(x).float().pow(2).mean()
+        nvtx.range_pop()
+        nvtx.range_push("backward")
+        loss.backward()
+        nvtx.range_pop()
+        nvtx.range_push("optimizer")
         opt.step()
+        nvtx.range_pop()
+        nvtx.range_pop()
 
     for _ in range(10):
         step()
@@ -52,7 +80,6 @@ def main():
         timed()
     if dist.get_rank() == 0:
         print(f"ddp_step_ms {statistics.median(times):.3f}")
-    dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 """One-GPU workload for vprof's GPU capture (issue 3, workload 1).
 
 cuBLAS GEMMs, elementwise kernels, a Triton kernel from torch.compile, a
-CUDA-graph replay and NVTX ranges. With --torch-profiler, the whole run is
-wrapped in torch.profiler (CUDA activities) and the kernel count and total
-kernel time it saw are written to --out; without it, the program knows
-nothing of any profiler.
+CUDA-graph replay and NVTX ranges. With --torch-profiler-out FILE, the whole
+run is wrapped in torch.profiler (CUDA activities) and the count and total
+time of the GPU activities it saw are written to FILE; without it, the
+program knows nothing of any profiler.
 """
 import argparse
-import json
 
 import torch
+
+from profiler_counts import measured, run_profiled
 
 ITERS = 50
 
@@ -50,19 +51,9 @@ def run():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--torch-profiler", action="store_true")
-    ap.add_argument("--out")
+    ap.add_argument("--torch-profiler-out")
     args = ap.parse_args()
-    if not args.torch_profiler:
-        print("single_gpu: %.3e %.3e" % run())
-        return
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        result = run()
-    kernels = [e for e in prof.events() if e.device_type.name == "CUDA"]
-    total_us = sum(e.device_time for e in kernels)
-    with open(args.out, "w") as f:
-        json.dump({"kernel_events": len(kernels), "kernel_time_us": total_us}, f)
+    result = run_profiled(run, args.torch_profiler_out) if args.torch_profiler_out else measured(run)
     print("single_gpu: %.3e %.3e" % result)
 
 

@@ -30,6 +30,9 @@ TEST_CASE("defaults when nothing is set") {
   CHECK(r.settings.start_after_s == 0);
   CHECK(r.settings.stop_after_s == 0);
   CHECK(r.settings.log_level == vprof::LogLevel::kWarn);
+  CHECK(r.settings.nccl_plugin);
+  CHECK_FALSE(r.settings.nccl_kernel_ch);
+  CHECK_FALSE(r.settings.nccl_proxy);
 }
 
 TEST_CASE("every setting is read") {
@@ -39,7 +42,10 @@ TEST_CASE("every setting is read") {
                   {"VPROF_BUFFER_KB", "64"},
                   {"VPROF_START_AFTER_S", "1.5"},
                   {"VPROF_STOP_AFTER_S", "30"},
-                  {"VPROF_LOG_LEVEL", "debug"}});
+                  {"VPROF_LOG_LEVEL", "debug"},
+                  {"VPROF_NCCL_PLUGIN", "0"},
+                  {"VPROF_NCCL_KERNEL_CH", "1"},
+                  {"VPROF_NCCL_PROXY", "1"}});
   REQUIRE(r.error.empty());
   CHECK(r.settings.output_dir == "/tmp/x");
   CHECK(r.settings.flush_interval_ms == 40);
@@ -47,6 +53,9 @@ TEST_CASE("every setting is read") {
   CHECK(r.settings.start_after_s == 1.5);
   CHECK(r.settings.stop_after_s == 30);
   CHECK(r.settings.log_level == vprof::LogLevel::kDebug);
+  CHECK_FALSE(r.settings.nccl_plugin);
+  CHECK(r.settings.nccl_kernel_ch);
+  CHECK(r.settings.nccl_proxy);
   CHECK_FALSE(parse({{"VPROF_ENABLE", "0"}}).settings.enabled);
 }
 
@@ -65,6 +74,9 @@ TEST_CASE("a malformed setting is named with what was expected") {
       {"VPROF_STOP_AFTER_S", "nan", "a number >= 0"},
       {"VPROF_LOG_LEVEL", "loud", "one of trace"},
       {"VPROF_OUTPUT_DIR", "", "a folder path"},
+      {"VPROF_NCCL_PLUGIN", "on", "0 or 1"},
+      {"VPROF_NCCL_KERNEL_CH", "2", "0 or 1"},
+      {"VPROF_NCCL_PROXY", "", "0 or 1"},
   };
   for (const auto& c : cases) {
     INFO(c.name << "=" << c.value);

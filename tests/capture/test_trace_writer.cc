@@ -107,7 +107,7 @@ TEST_CASE("every packet type is written and reads back field by field") {
   REQUIRE(vprof::comm_registry().insert(comm));
 
   pthread_setname_np(pthread_self(), "writer-test");
-  vprof::thread_buffers().configure(8);  // new buffers hold 8 records
+  vprof::thread_buffers().configure(8, 8);  // new buffers hold 8 records of each kind
   vprof::ThreadBuffer* mine = nullptr;
   std::thread producer([&] {
     pthread_setname_np(pthread_self(), "producer");
@@ -275,6 +275,31 @@ TEST_CASE("a taken file name gets a numbered suffix instead of being overwritten
   CHECK(content == "earlier image");
   auto packets = read_trace_file(writer.path());
   REQUIRE(packets.size() >= 3);
+  CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("once the trace has ended, later flushes leave the folder as it is") {
+  drain_leftovers();
+  std::string dir = temp_dir();
+  vprof::Settings settings;
+  settings.output_dir = dir;
+  vprof::RunInfo run = sample_run();
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+  const std::string whole = writer.path();
+  // A writer tick or a signal handler that was waiting for the flush lock.
+  CHECK(writer.flush());
+  CHECK(writer.drain());
+  CHECK(writer.flush(/*in_signal_handler=*/true));
+  CHECK(writer.finish(vprof::EndReason::kSignal, 15));
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path().string());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0] == whole);
+  auto packets = read_trace_file(whole);
+  REQUIRE_FALSE(packets.empty());
   CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
   fs::remove_all(dir);
 }

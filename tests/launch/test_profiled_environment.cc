@@ -53,26 +53,28 @@ TEST_CASE("a preload that already lists libvprof is left alone") {
   CHECK_FALSE(Injection(prepared, "LD_PRELOAD").set_by_vprof);
 }
 
-TEST_CASE("CUDA_INJECTION64_PATH names libvprof unless another tool holds it") {
-  const ProfiledEnvironment unset = Prepare({});
-  CHECK(ValueOf(unset, "CUDA_INJECTION64_PATH") == kLibrary);
-  CHECK(ValueOf(unset, "LD_PRELOAD") == kLibrary);
-  CHECK(Injection(unset, "CUDA_INJECTION64_PATH").set_by_vprof);
-  CHECK_FALSE(Injection(unset, "CUDA_INJECTION64_PATH").found);
+TEST_CASE("each injection variable names libvprof unless another tool holds it") {
+  const std::string others[] = {"/nsys/libToolsInjection64.so", "/nsys/libnvtx-inject.so",
+                                "/x/libnccl-profiler-inspector.so"};
+  const std::string names[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+                               "NCCL_PROFILER_PLUGIN"};
+  for (size_t i = 0; i < 3; ++i) {
+    INFO(names[i]);
+    const ProfiledEnvironment unset = Prepare({});
+    CHECK(ValueOf(unset, names[i]) == kLibrary);
+    CHECK(Injection(unset, names[i]).set_by_vprof);
+    CHECK_FALSE(Injection(unset, names[i]).found);
 
-  const ProfiledEnvironment taken = Prepare({"CUDA_INJECTION64_PATH=/nsys/libToolsInjection64.so"});
-  CHECK(ValueOf(taken, "CUDA_INJECTION64_PATH") == "/nsys/libToolsInjection64.so");
-  const InjectionVariable& kept = Injection(taken, "CUDA_INJECTION64_PATH");
-  CHECK(kept.found == "/nsys/libToolsInjection64.so");
-  CHECK_FALSE(kept.set_by_vprof);
-}
-
-TEST_CASE("NVTX and NCCL plugin variables are only noted, never set") {
-  const ProfiledEnvironment prepared = Prepare({"NCCL_PROFILER_PLUGIN=/x/libplugin.so"});
-  CHECK(Injection(prepared, "NCCL_PROFILER_PLUGIN").found == "/x/libplugin.so");
-  CHECK_FALSE(Injection(prepared, "NCCL_PROFILER_PLUGIN").set_by_vprof);
-  CHECK_FALSE(Injection(prepared, "NVTX_INJECTION64_PATH").value);
-  for (const std::string& entry : prepared.entries) CHECK_FALSE(entry.starts_with("NVTX_"));
+    const ProfiledEnvironment taken = Prepare({names[i] + "=" + others[i]});
+    CHECK(ValueOf(taken, names[i]) == others[i]);
+    const InjectionVariable& kept = Injection(taken, names[i]);
+    CHECK(kept.found == others[i]);
+    CHECK_FALSE(kept.set_by_vprof);
+    // The other hooks are still vprof's.
+    CHECK(ValueOf(taken, names[(i + 1) % 3]) == kLibrary);
+  }
+  // An empty value is no tool's: vprof takes the hook.
+  CHECK(ValueOf(Prepare({"NVTX_INJECTION64_PATH="}), "NVTX_INJECTION64_PATH") == kLibrary);
 }
 
 TEST_CASE("settings and the output folder become VPROF_* variables") {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_runner.h"
 #include "four_rank_run.h"
 #include "mini_json.h"
 #include "reporter/cli.h"
@@ -15,22 +16,6 @@ using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
 
 namespace {
-
-struct CliResult {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliResult Run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int status = RunCli(args, out, err);
-  return {status, out.str(), err.str()};
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // Rewrites rank 1's trace of the four-rank run cut `bytes_into` its third
 // batch (seq 3, 4 and the destroy); returns where that batch starts.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "cli_runner.h"
 #include "four_rank_run.h"
 #include "gpu_batch_builder.h"
 #include "mini_json.h"
@@ -42,10 +43,6 @@ JsonValue JsonOf(const Report& report) {
   std::ostringstream out;
   WriteJsonReport(report, out);
   return JsonValue::Parse(out.str());
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // `text` with every line break and the indent after it made one space, so
@@ -229,10 +226,15 @@ TEST_CASE("NCCL calls are linked to their kernels through the external correlati
   CHECK(op.gpu_linked_calls == 2);
   CHECK(op.gpu_time_total_ns == 80000);
   CHECK(op.gpu_time_mean_ns == 40000);
+  // 1 MiB all-reduce over 2 ranks (bus factor 1) in 40 µs of kernel time.
+  REQUIRE(op.gpu_busbw_gbps);
+  CHECK(*op.gpu_busbw_gbps == Approx(1048576.0 / 40000.0));
 
   const std::string text = TextOf(report);
   INFO(text);
-  CHECK(Contains(text, "    GPU kernel time per linked call: [1MiB,2MiB) 40.0 µs (2 calls)\n"));
+  CHECK(Contains(Unwrapped(text),
+                 "GPU kernel time per linked call (busbw in GB/s from it): "
+                 "[1MiB,2MiB) 40.0 µs (2 calls, busbw 26.21)"));
   CHECK(Contains(Unwrapped(text), "2 NCCL kernels, 1 not linked to an intercepted call"));
 }
 
@@ -322,6 +324,7 @@ TEST_CASE("JSON GPU keys read back") {
   CHECK(comm_op["gpu_linked_calls"].number() == 2);
   CHECK(comm_op["gpu_time_total_ns"].number() == 80000);
   CHECK(comm_op["gpu_time_mean_ns"].number() == 40000);
+  CHECK(comm_op["gpu_busbw_gbps"].number() == Approx(1048576.0 / 40000.0));
 }
 
 TEST_CASE("without GPU capture the report says so") {

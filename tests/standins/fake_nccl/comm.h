@@ -37,6 +37,13 @@ struct ncclComm {
     fake_nccl::Reduction reduction;
   };
   std::vector<UserOp> user_ops;
+  // The profiler plugin (profiler_plugin.h): whether this communicator holds it loaded, the
+  // context its init returned, and what NCCL keeps per communicator for its events.
+  bool profiler_attached = false;
+  void* profiler_context = nullptr;
+  uint64_t seq_number[11] = {};  // collectives so far, per ncclFunc_t
+  const char* algo = nullptr;    // NCCL's names, e.g. "RING" and "SIMPLE"
+  const char* proto = nullptr;
 };
 
 namespace fake_nccl {

@@ -11,6 +11,7 @@
 #include "group.h"
 #include "nccl.h"
 #include "operation.h"
+#include "profiler_plugin.h"
 #include "unique_id.h"
 
 namespace {
@@ -104,6 +105,24 @@ ncclResult_t Communicate(OpKind kind, const void* sendbuff, void* recvbuff, size
   return fake_nccl::Submit({kind, sendbuff, recvbuff, count, type, reduction, root, comm, stream});
 }
 
+// Every communicator the API hands out passes here after its creation: NCCL initialises the
+// profiler plugin's context for it as part of creating it.
+ncclResult_t Created(ncclResult_t result, ncclComm_t* comm, const ncclConfig_t* config) {
+  if (result != ncclSuccess || *comm == nullptr) return result;
+  if (const ncclResult_t attached = fake_nccl::profiler::Attach(**comm, config)) {
+    delete *comm;
+    *comm = nullptr;
+    return attached;
+  }
+  return ncclSuccess;
+}
+
+// Before a communicator is freed: the plugin's finalize.
+void Free(ncclComm_t comm) {
+  if (comm != nullptr) fake_nccl::profiler::Detach(*comm);
+  delete comm;
+}
+
 // Shared by ncclCommInitRank and ncclCommInitRankConfig: an exported entry point never calls
 // another, which an interposer would see as a second call.
 ncclResult_t InitRank(ncclComm_t* comm, int nranks, const ncclUniqueId& comm_id, int rank,
@@ -120,7 +139,7 @@ ncclResult_t InitRank(ncclComm_t* comm, int nranks, const ncclUniqueId& comm_id,
   if (!fake_nccl::RegionNameFromId(comm_id, &region_name)) {
     return Fail(ncclInvalidArgument, "ncclCommInitRank: not an id from ncclGetUniqueId");
   }
-  return fake_nccl::InitComm(comm, nranks, region_name, rank);
+  return Created(fake_nccl::InitComm(comm, nranks, region_name, rank), comm, config);
 }
 
 ncclResult_t CheckComm(const ncclComm* comm, const void* out, const char* function) {
@@ -183,7 +202,19 @@ NCCL_API(ncclResult_t, ncclCommInitAll, ncclComm_t* comm, int ndev, const int* d
       }
     }
   }
-  return fake_nccl::InitSingleThreadClique(comm, ndev, devlist);
+  if (const ncclResult_t result = fake_nccl::InitSingleThreadClique(comm, ndev, devlist)) {
+    return result;
+  }
+  for (int rank = 0; rank < ndev; ++rank) {
+    if (const ncclResult_t result = Created(ncclSuccess, &comm[rank], nullptr)) {
+      for (int other = 0; other < ndev; ++other) {
+        Free(comm[other]);
+        comm[other] = nullptr;
+      }
+      return result;
+    }
+  }
+  return ncclSuccess;
 }
 
 NCCL_API(ncclResult_t, ncclCommSplit, ncclComm_t comm, int color, int key, ncclComm_t* newcomm,
@@ -198,7 +229,7 @@ NCCL_API(ncclResult_t, ncclCommSplit, ncclComm_t comm, int color, int key, ncclC
                 "ncclCommSplit: communicator failed earlier or comes from "
                 "ncclCommInitAll with several ranks");
   }
-  return fake_nccl::SplitComm(comm, color, key, newcomm);
+  return Created(fake_nccl::SplitComm(comm, color, key, newcomm), newcomm, config);
 }
 
 // Works on a communicator broken by a timeout too: that is what shrinking is for. Every call
@@ -224,7 +255,7 @@ NCCL_API(ncclResult_t, ncclCommShrink, ncclComm_t comm, int* exclude_ranks_list,
     return Fail(ncclInvalidArgument,
                 "ncclCommShrink: exclusion list has repeats, ranks out of range or this rank");
   }
-  return fake_nccl::ShrinkComm(comm, excluded, newcomm);
+  return Created(fake_nccl::ShrinkComm(comm, excluded, newcomm), newcomm, config);
 }
 
 // Calls complete before they return, so there is never anything left to flush.
@@ -235,12 +266,12 @@ NCCL_API(ncclResult_t, ncclCommFinalize, ncclComm_t comm) {
 
 // Destroying NULL is allowed, as for the NULL that ncclCommSplit returns for NCCL_SPLIT_NOCOLOR.
 NCCL_API(ncclResult_t, ncclCommDestroy, ncclComm_t comm) {
-  delete comm;
+  Free(comm);
   return ncclSuccess;
 }
 
 NCCL_API(ncclResult_t, ncclCommAbort, ncclComm_t comm) {
-  delete comm;
+  Free(comm);
   return ncclSuccess;
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "nccl.h"
 #include "reduction.h"
@@ -41,6 +42,9 @@ struct Operation {
   int root;  // the root of rooted collectives, the peer of send and receive
   ncclComm* comm;
   cudaStream_t stream;
+  // The call's tasks in the profiler's list of the current group (profiler_events.h).
+  uint32_t first_task = 0;
+  uint32_t task_count = 0;
 };
 
 }  // namespace fake_nccl

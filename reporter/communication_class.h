@@ -1,0 +1,22 @@
+// Communication between GPUs that NCCL never sees, recognised by name: vLLM's
+// custom all-reduce kernels and CUDA IPC calls (weight sync in colocated
+// training and rollout). The rules are rows of the one table in
+// kernel_class_rules.cc, next to the kernel classes.
+#pragma once
+
+#include <string_view>
+
+namespace vprof::reporter {
+
+// The kernel class (KernelClassOf) of vLLM's custom all-reduce.
+inline constexpr std::string_view kCustomAllReduceKernelClass = "custom_allreduce";
+
+// The API class of CUDA IPC calls: cudaIpcOpenMemHandle, cudaIpcGetMemHandle,
+// cudaIpcCloseMemHandle, the event-handle pair, and their driver forms (cuIpc*).
+inline constexpr std::string_view kIpcApiClass = "ipc";
+inline constexpr std::string_view kOtherApiClass = "other";
+
+// kIpcApiClass or kOtherApiClass, for a CUDA runtime or driver API name.
+std::string_view ApiClassOf(std::string_view api_name);
+
+}  // namespace vprof::reporter

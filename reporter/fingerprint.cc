@@ -1,0 +1,11 @@
+#include "reporter/fingerprint.h"
+
+#include "reporter/sha256.h"
+
+namespace vprof::reporter {
+
+std::string Fingerprint(const JsonNode& value) {
+  return "sha256:" + Sha256Hex(CanonicalJson(value));
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,368 @@
+// Requested vs actual: each process held to its NCCL_* settings and to the run
+// contract, mismatches summed over processes, fingerprints of both sides, and
+// `vprof report --strict` / `--contract` end to end through the command line.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "cli_runner.h"
+#include "four_rank_run.h"
+#include "mini_json.h"
+#include "plugin_trace_builder.h"
+#include "reporter/build_report.h"
+#include "reporter/cli.h"
+#include "reporter/sha256.h"
+#include "reporter/text_report.h"
+#include "reporter/trace_directory.h"
+#include "scratch_dir.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+constexpr uint64_t kWorld = 0xabc;
+
+struct Colls {
+  std::string algo;
+  std::string proto;
+  uint32_t channels = 4;
+  uint64_t count = 0;
+};
+
+// One rank: its NCCL_* environment, the all-reduces the plugin saw (the
+// wrappers saw as many), and custom all-reduce kernels.
+struct RankSpec {
+  std::map<std::string, std::string> env;
+  std::vector<Colls> colls;
+  uint64_t custom_allreduce_kernels = 0;
+};
+
+void WriteRun(const std::string& directory, const std::vector<RankSpec>& ranks) {
+  const uint32_t size = static_cast<uint32_t>(ranks.size());
+  for (uint32_t rank = 0; rank < size; ++rank) {
+    const RankSpec& spec = ranks[rank];
+    PluginTraceBuilder process("node1", 101 + rank, static_cast<int32_t>(rank));
+    for (const auto& [name, value] : spec.env) process.SetEnv(name, value);
+    process.AddInjection(true, 5);
+    process.AddCommunicator(kWorld, size, rank);
+    process.AddPluginComm(1, 0x5eed, "world", size, rank);
+    uint64_t calls = 0;
+    for (const Colls& colls : spec.colls) {
+      process.AddPluginColls(1, "AllReduce", colls.algo, colls.proto, colls.channels, colls.count);
+      calls += colls.count;
+    }
+    process.AddWrapperCalls("ncclAllReduce", kWorld, size, rank, 1, calls);
+    if (spec.custom_allreduce_kernels > 0) {
+      process.AddKernels("void vllm::cross_device_reduce_2stage<half, 4>(...)",
+                         spec.custom_allreduce_kernels, 3000);
+    }
+    process.WriteTo(directory + "/node1." + std::to_string(101 + rank) + ".vtrace");
+  }
+}
+
+const std::map<std::string, std::string> kRing = {{"NCCL_ALGO", "Ring"}};
+
+Report ReportOf(const std::string& directory, const ConsistencyOptions& options = {}) {
+  const TraceFileList traces = ListTraceFiles(directory);
+  REQUIRE(traces.error.empty());
+  return BuildReport(directory, traces.paths, options);
+}
+
+// `text` with every line break and the indent after it made one space, so
+// that wrapped sentences can be found whole.
+std::string Unwrapped(const std::string& text) {
+  std::string result;
+  for (size_t at = 0; at < text.size(); ++at) {
+    if (text[at] != '\n') {
+      result += text[at];
+      continue;
+    }
+    result += ' ';
+    while (at + 1 < text.size() && text[at + 1] == ' ') ++at;
+  }
+  return result;
+}
+
+std::string WriteContract(const ScratchDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.File(name)) << text;
+  return dir.File(name);
+}
+
+ConsistencyOptions WithContract(const std::string& text) {
+  const RunContractLoad load = ParseRunContract(text, "contract.json");
+  INFO(load.error);
+  REQUIRE(load.contract);
+  return {false, load.contract};
+}
+
+void CheckMismatch(const ConsistencyMismatch& mismatch, const std::string& axis,
+                   const std::string& kind, const std::string& source, const std::string& requested,
+                   const std::string& actual, uint64_t count, uint32_t processes) {
+  CHECK(mismatch.axis == axis);
+  CHECK(mismatch.kind == kind);
+  CHECK(mismatch.source == source);
+  CHECK(mismatch.requested == requested);
+  CHECK(mismatch.actual == actual);
+  CHECK(mismatch.count == count);
+  CHECK(mismatch.processes == processes);
+  CHECK(mismatch.violation == (kind != "declared_fallback"));
+}
+
+}  // namespace
+
+TEST_CASE("NCCL_ALGO=Ring requested, Tree observed: a mismatch; --strict exits 4") {
+  ScratchDir dir;
+  WriteRun(dir.path(), {{kRing, {{"RING", "SIMPLE", 4, 6}}},
+                        {kRing, {{"RING", "SIMPLE", 4, 2}, {"TREE", "SIMPLE", 4, 4}}}});
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.consistency);
+  const ConsistencyReport& consistency = *report.consistency;
+  CHECK(consistency.mode == ConsistencyMode::kAuto);
+  CHECK(consistency.mode_source == "default");
+  REQUIRE(consistency.mismatches.size() == 1);
+  CheckMismatch(consistency.mismatches[0], "nccl_algo", "undeclared_fallback", "NCCL_ALGO", "Ring",
+                "AllReduce TREE", 4, 1);
+  CHECK(consistency.violations == 1);
+  CHECK_FALSE(report.strict_failed());  // auto: reported, not failed
+
+  // Fingerprints of the canonical forms, written out here by hand.
+  CHECK(consistency.requested_fingerprint ==
+        "sha256:" + Sha256Hex(R"({"contract":null,"nccl_env":{"NCCL_ALGO":["Ring"]}})"));
+  CHECK(consistency.actual_fingerprint ==
+        "sha256:" +
+            Sha256Hex(R"({"custom_allreduce":false,"nccl":[)"
+                      R"({"algo":"RING","channels":4,"func":"AllReduce","proto":"SIMPLE"},)"
+                      R"({"algo":"TREE","channels":4,"func":"AllReduce","proto":"SIMPLE"}],)"
+                      R"("plugin_evidence":true})"));
+  CHECK(consistency.actual_algorithms.at({"AllReduce", "RING", "SIMPLE", 4}) == 8);
+  CHECK(consistency.actual_algorithms.at({"AllReduce", "TREE", "SIMPLE", 4}) == 4);
+  REQUIRE(consistency.requested_env.size() == 1);
+  CHECK(consistency.requested_env[0].values == std::vector<std::string>{"Ring"});
+  CHECK(consistency.requested_env[0].processes_set == 2);
+
+  std::ostringstream text;
+  WriteTextReport(report, text);
+  INFO(text.str());
+  CHECK(Contains(text.str(),
+                 "\n  ! nccl_algo undeclared_fallback: NCCL_ALGO requested Ring; "
+                 "actual AllReduce TREE (4×, 1 process)\n"));
+  // The fingerprint, never broken across lines, then what it covers.
+  CHECK(Contains(Unwrapped(text.str()),
+                 " requested: sha256:" + consistency.requested_fingerprint.substr(7) +
+                     " (NCCL_* of 2 processes) NCCL_ALGO=Ring "));
+
+  CHECK(Run({"report", dir.path()}).status == kExitOk);
+  const CliResult strict = Run({"report", dir.path(), "--strict", "--format", "json"});
+  CHECK(strict.status == kExitStrictViolation);
+  CHECK(strict.status == 4);
+  CHECK(Contains(strict.err, "vprof: report: strict consistency failed: 1 violation(s): "));
+  const JsonValue json = JsonValue::Parse(strict.out);
+  const JsonValue& checked = json["consistency"];
+  CHECK(checked["mode"].string() == "strict");
+  CHECK(checked["mode_source"].string() == "flag");
+  CHECK(checked["failed"].boolean());
+  CHECK(checked["violations"].number() == 1);
+  const JsonValue& mismatch = checked["mismatches"][0];
+  CHECK(mismatch["axis"].string() == "nccl_algo");
+  CHECK(mismatch["kind"].string() == "undeclared_fallback");
+  CHECK(mismatch["source"].string() == "NCCL_ALGO");
+  CHECK(mismatch["requested"].string() == "Ring");
+  CHECK(mismatch["actual"].string() == "AllReduce TREE");
+  CHECK(mismatch["count"].number() == 4);
+  CHECK(mismatch["processes"].number() == 1);
+  CHECK(mismatch["violation"].boolean());
+  CHECK(checked["requested"]["fingerprint"].string() == consistency.requested_fingerprint);
+  CHECK(checked["actual"]["nccl"][1]["algo"].string() == "TREE");
+}
+
+TEST_CASE("a strict run that ran as requested exits 0") {
+  ScratchDir dir;
+  WriteRun(dir.path(), {{kRing, {{"RING", "SIMPLE", 4, 5}}}, {kRing, {{"RING", "LL", 2, 5}}}});
+  const CliResult flag = Run({"report", dir.path(), "--strict"});
+  INFO(flag.out << flag.err);
+  CHECK(flag.status == kExitOk);
+  CHECK(flag.err.empty());
+  CHECK(Contains(flag.out, "Consistency (requested vs actual): mode strict (--strict)"));
+  CHECK(Contains(flag.out, "\n  mismatches: none\n"));
+
+  // The same made strict by the contract instead of the flag.
+  ScratchDir contracts;
+  const std::string contract =
+      WriteContract(contracts, "c.json",
+                    R"({"version": 1, "consistency": "strict", "nccl": {"algorithms": ["ring"],
+                        "protocols": ["Simple", "LL"], "channels": {"min": 2, "max": 4}}})");
+  const CliResult by_contract = Run({"report", dir.path(), "--contract", contract});
+  INFO(by_contract.out);
+  CHECK(by_contract.status == kExitOk);
+  CHECK(Contains(by_contract.out, "mode strict (contract)"));
+}
+
+TEST_CASE("a custom all-reduce kernel in a strict run") {
+  ScratchDir dir;
+  WriteRun(dir.path(), {{kRing, {{"RING", "SIMPLE", 4, 5}}},
+                        {kRing, {{"RING", "SIMPLE", 4, 5}}, /*custom_allreduce_kernels=*/3}});
+  const Report strict = ReportOf(dir.path(), {true, std::nullopt});
+  REQUIRE(strict.consistency);
+  REQUIRE(strict.consistency->mismatches.size() == 1);
+  CheckMismatch(strict.consistency->mismatches[0], "all_reduce_backend", "not_allowed",
+                "strict mode", "no custom all-reduce", "custom all-reduce kernels", 3, 1);
+  CHECK(strict.strict_failed());
+  CHECK(strict.consistency->custom_allreduce_kernels.count == 3);
+  CHECK(strict.consistency->custom_allreduce_kernels.total_ns == 9000);
+  CHECK(Run({"report", dir.path(), "--strict"}).status == kExitStrictViolation);
+
+  // Not strict: custom all-reduce is allowed, nothing to report.
+  CHECK(ReportOf(dir.path()).consistency->mismatches.empty());
+
+  // A contract that allows it; one that declares NCCL the backend (a switch
+  // away from it is a fallback), with and without that axis declared.
+  CHECK_FALSE(ReportOf(dir.path(), WithContract(R"({"version": 1, "consistency": "strict",
+      "custom_allreduce_allowed": true})"))
+                  .strict_failed());
+  const Report switched = ReportOf(dir.path(), WithContract(R"({"version": 1,
+      "consistency": "strict", "custom_allreduce_allowed": true, "all_reduce_backend": "nccl"})"));
+  REQUIRE(switched.consistency->mismatches.size() == 1);
+  CheckMismatch(switched.consistency->mismatches[0], "all_reduce_backend", "undeclared_fallback",
+                "contract all_reduce_backend", "nccl", "custom all-reduce kernels", 3, 1);
+  CHECK(switched.strict_failed());
+  const Report declared = ReportOf(dir.path(), WithContract(R"({"version": 1,
+      "consistency": "strict", "custom_allreduce_allowed": true, "all_reduce_backend": "nccl",
+      "fallback_axes": ["all_reduce_backend"]})"));
+  REQUIRE(declared.consistency->mismatches.size() == 1);
+  CHECK(declared.consistency->mismatches[0].kind == "declared_fallback");
+  CHECK_FALSE(declared.consistency->mismatches[0].violation);
+  CHECK_FALSE(declared.strict_failed());
+}
+
+TEST_CASE("a strict run without plugin evidence fails closed, with the reason") {
+  ScratchDir dir;
+  WriteFourRankRun(dir.path());  // wrapper events only: no plugin status at all
+  const CliResult strict = Run({"report", dir.path(), "--strict", "--format", "json"});
+  CHECK(strict.status == kExitStrictViolation);
+  const JsonValue json = JsonValue::Parse(strict.out);
+  const JsonValue& mismatches = json["consistency"]["mismatches"];
+  REQUIRE(mismatches.array().size() == 1);
+  CHECK(mismatches[0]["axis"].string() == "evidence");
+  CHECK(mismatches[0]["kind"].string() == "no_evidence");
+  CHECK(mismatches[0]["actual"].string() ==
+        "NCCL profiler plugin not attached: the trace holds no status of the "
+        "NCCL_PROFILER_PLUGIN hook");
+  CHECK(mismatches[0]["processes"].number() == 4);  // the ranks; the launcher took no part
+  CHECK(json["consistency"]["actual"]["plugin_processes"].number() == 0);
+  // --strict makes the check, so coverage is there too.
+  CHECK(json["coverage"]["processes"].array().size() == 4);
+}
+
+TEST_CASE("the contract's NCCL declarations, declared fallbacks, a fallback from its backend") {
+  ScratchDir dir;
+  WriteRun(dir.path(), {{{}, {{"RING", "SIMPLE", 4, 3}, {"TREE", "LL128", 24, 2}}}});
+  const Report undeclared = ReportOf(dir.path(), WithContract(R"({"version": 1,
+      "nccl": {"algorithms": ["Ring"], "protocols": ["Simple"], "channels": {"max": 16}}})"));
+  REQUIRE(undeclared.consistency);
+  const auto& mismatches = undeclared.consistency->mismatches;
+  REQUIRE(mismatches.size() == 3);  // by axis name, then source, requested, actual
+  CheckMismatch(mismatches[0], "nccl_algo", "undeclared_fallback", "contract nccl.algorithms",
+                "RING", "AllReduce TREE", 2, 1);
+  CheckMismatch(mismatches[1], "nccl_channels", "undeclared_fallback", "contract nccl.channels",
+                "≤ 16 channels", "AllReduce on 24 channels", 2, 1);
+  CheckMismatch(mismatches[2], "nccl_proto", "undeclared_fallback", "contract nccl.protocols",
+                "SIMPLE", "AllReduce LL128", 2, 1);
+  CHECK_FALSE(undeclared.strict_failed());  // auto
+
+  const Report declared = ReportOf(dir.path(), WithContract(R"({"version": 1,
+      "consistency": "strict", "nccl": {"algorithms": ["Ring"]}, "fallback_axes": ["nccl_algo"]})"));
+  REQUIRE(declared.consistency->mismatches.size() == 1);
+  CHECK(declared.consistency->mismatches[0].kind == "declared_fallback");
+  CHECK_FALSE(declared.strict_failed());
+
+  // All-reduce declared to run on vLLM's custom all-reduce ran on NCCL.
+  const Report backend = ReportOf(dir.path(), WithContract(R"({"version": 1,
+      "custom_allreduce_allowed": true, "all_reduce_backend": "custom_allreduce"})"));
+  REQUIRE(backend.consistency->mismatches.size() == 1);
+  CheckMismatch(backend.consistency->mismatches[0], "all_reduce_backend", "undeclared_fallback",
+                "contract all_reduce_backend", "custom_allreduce", "AllReduce on NCCL", 5, 1);
+
+  // Consistency off: nothing compared.
+  const Report off = ReportOf(dir.path(), WithContract(R"({"version": 1, "consistency": "off",
+      "nccl": {"algorithms": ["Ring"]}})"));
+  CHECK(off.consistency->mode == ConsistencyMode::kOff);
+  CHECK(off.consistency->mismatches.empty());
+}
+
+TEST_CASE("each process is held to its own NCCL_* settings") {
+  ScratchDir dir;
+  WriteRun(dir.path(),
+           {{{{"NCCL_PROTO", "^LL128"}, {"NCCL_MAX_NCHANNELS", "8"}, {"NCCL_DEBUG", "INFO"}},
+             {{"RING", "LL128", 16, 2}}},
+            {{{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_PROTO", "LL128"}}, {{"NVLS", "LL128", 16, 3}}}});
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.consistency);
+  const auto& mismatches = report.consistency->mismatches;
+  REQUIRE(mismatches.size() == 3);
+  CheckMismatch(mismatches[0], "nccl_algo", "undeclared_fallback", "NCCL_NVLS_ENABLE",
+                "0 (NVLS off)", "AllReduce NVLS", 3, 1);
+  CheckMismatch(mismatches[1], "nccl_channels", "undeclared_fallback", "NCCL_MAX_NCHANNELS",
+                "≤ 8 channels", "AllReduce on 16 channels", 2, 1);
+  CheckMismatch(mismatches[2], "nccl_proto", "undeclared_fallback", "NCCL_PROTO", "^LL128",
+                "AllReduce LL128", 2, 1);
+
+  // NCCL_DEBUG says how NCCL logs, not what it does: not a request.
+  const std::vector<RequestedSetting>& requested = report.consistency->requested_env;
+  REQUIRE(requested.size() == 3);
+  CHECK(requested[0].name == "NCCL_MAX_NCHANNELS");
+  CHECK(requested[0].processes_set == 1);
+  CHECK(requested[0].processes_unset == 1);
+  CHECK(requested[2].name == "NCCL_PROTO");
+  CHECK(requested[2].values == std::vector<std::string>{"LL128", "^LL128"});
+  CHECK(report.consistency->requested_fingerprint ==
+        "sha256:" +
+            Sha256Hex(R"({"contract":null,"nccl_env":{"NCCL_MAX_NCHANNELS":["8",null],)"
+                      R"("NCCL_NVLS_ENABLE":["0",null],"NCCL_PROTO":["LL128","^LL128"]}})"));
+}
+
+TEST_CASE("a bad contract file is a usage error naming the file, the field and what was expected") {
+  ScratchDir dir, contracts;
+  WriteRun(dir.path(), {{kRing, {{"RING", "SIMPLE", 4, 1}}}});
+  const std::string file = WriteContract(
+      contracts, "bad.json", R"({"version": 1, "nccl": {"channels": {"min": 1, "max": 0}}})");
+  const CliResult bad = Run({"report", dir.path(), "--contract", file});
+  CHECK(bad.status == kExitUsage);
+  CHECK(bad.err == "vprof: report: bad contract: " + file +
+                       ": field 'nccl.channels.max': expected an integer ≥ 1, got 0\n");
+  CHECK(bad.out.empty());
+
+  const std::string broken = WriteContract(contracts, "broken.json", "{\"version\": 1\n\"x\": 2}");
+  const CliResult syntax = Run({"report", dir.path(), "--contract=" + broken});
+  CHECK(syntax.status == kExitUsage);
+  CHECK(syntax.err == "vprof: report: bad contract: " + broken +
+                          ": not valid JSON: line 2, column 1: expected ',' or '}' in an object\n");
+
+  const CliResult missing = Run({"report", dir.path(), "--contract", contracts.File("none.json")});
+  CHECK(missing.status == kExitUsage);
+  CHECK(Contains(missing.err, contracts.File("none.json") + ": cannot read the contract"));
+  CHECK(Run({"report", dir.path(), "--contract"}).status == kExitUsage);
+  CHECK(Contains(Run({"help", "report"}).out, "--contract FILE"));
+  CHECK(Contains(Run({"report", "--help"}).out, "--strict"));
+}
+
+TEST_CASE("the requested fingerprint does not depend on the contract's key order") {
+  ScratchDir dir, contracts;
+  WriteRun(dir.path(), {{kRing, {{"RING", "SIMPLE", 4, 1}}}});
+  const auto fingerprint = [&](const std::string& text) {
+    const std::string file = WriteContract(contracts, "c.json", text);
+    const RunContractLoad load = LoadRunContract(file);
+    REQUIRE(load.contract);
+    return ReportOf(dir.path(), {false, load.contract}).consistency->requested_fingerprint;
+  };
+  const std::string one = fingerprint(
+      R"({"version": 1, "consistency": "strict", "nccl": {"protocols": ["Simple"], "algorithms": ["Ring", "Tree"]}})");
+  const std::string reordered = fingerprint(
+      R"({"nccl": {"algorithms": ["tree", "RING"], "protocols": ["SIMPLE"]}, "consistency": "strict", "version": 1})");
+  CHECK(one == reordered);
+  CHECK(one.starts_with("sha256:"));
+  CHECK(one.size() == 7 + 64);
+  CHECK(fingerprint(
+            R"({"version": 1, "consistency": "strict", "nccl": {"algorithms": ["Ring"]}})") != one);
+}

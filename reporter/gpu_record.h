@@ -90,7 +90,7 @@ struct GpuRecord {
   std::map<std::string, ActivityTotals> kernels_by_name;
   NcclLinkage nccl;
   StreamWaits stream_waits;
-  // For the coverage check (coverage.h); node summaries do not carry these yet.
+  // For the coverage check (coverage.h).
   // Kernels of class "nccl" that a CUDA graph launched (graph_id ≠ 0): each
   // replay runs them again, and neither the wrappers nor NCCL's profiler
   // plugin see a call.

@@ -73,7 +73,7 @@ struct ProcessRecord {
   GpuRecord gpu;  // final once the whole file was read
 
   // For the coverage check and the requested-vs-actual comparison (coverage.h,
-  // provenance.h). Node summaries do not carry these yet.
+  // provenance.h); node summaries carry them (summary_codec.cc).
   // The RunHeader environment's NCCL_* variables that were not redacted: what
   // the process asked NCCL for. By name.
   std::map<std::string, std::string> nccl_env;

@@ -125,8 +125,8 @@ struct Report {
   std::vector<CommunicatorReport> communicators;  // by comm_id
   std::vector<RankReport> ranks;                  // by rank, then file
   // Both none when not checked: no trace says anything about NCCL's profiler
-  // plugin (traces from a vprof before it, or a merge of node summaries, which
-  // do not carry it yet), and neither --strict nor --contract asked.
+  // plugin (traces from a vprof before it), and neither --strict nor
+  // --contract asked.
   std::optional<CoverageReport> coverage;
   std::optional<ConsistencyReport> consistency;
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "reporter/summary_gpu_codec.h"
+#include "reporter/summary_plugin_codec.h"
 
 namespace vprof::reporter {
 namespace {
@@ -61,6 +62,21 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   process.set_last_arrivals(participant.last_arrivals);
   process.set_total_lateness_ns(participant.total_lateness_ns);
   *process.mutable_gpu() = EncodeGpu(record.gpu);
+  for (const auto& [name, value] : record.nccl_env) {
+    vprof::summary::EnvVariable& variable = *process.add_nccl_env();
+    variable.set_name(name);
+    variable.set_value(value);
+  }
+  if (record.ld_preload) process.set_ld_preload(*record.ld_preload);
+  process.set_wrapper_collectives(record.wrapper_collectives);
+  process.set_wrapper_p2p(record.wrapper_p2p);
+  process.set_wrapper_p2p_collectives(record.wrapper_p2p_collectives);
+  for (const auto& [kind, dropped] : record.footer_dropped) {
+    vprof::summary::KindDropped& row = *process.add_footer_dropped();
+    row.set_kind(kind);
+    row.set_dropped(dropped);
+  }
+  *process.mutable_nccl_plugin() = EncodePlugin(record.nccl_plugin);
   return process;
 }
 
@@ -90,6 +106,17 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   record.clock_offset_ns = process.clock_offset_ns();
   record.clock_unaligned = process.clock_unaligned();
   record.gpu = DecodeGpu(process.gpu());
+  for (const auto& variable : process.nccl_env()) {
+    record.nccl_env[variable.name()] = variable.value();
+  }
+  if (process.has_ld_preload()) record.ld_preload = process.ld_preload();
+  record.wrapper_collectives = process.wrapper_collectives();
+  record.wrapper_p2p = process.wrapper_p2p();
+  record.wrapper_p2p_collectives = process.wrapper_p2p_collectives();
+  for (const auto& row : process.footer_dropped()) {
+    record.footer_dropped[row.kind()] = row.dropped();
+  }
+  record.nccl_plugin = DecodePlugin(process.nccl_plugin());
   return record;
 }
 

@@ -17,7 +17,10 @@ class IstreamInputStream;
 
 namespace vprof::reporter {
 
-inline constexpr uint32_t kSummaryVersion = 1;
+// 2: processes carry what the coverage check and the requested-vs-actual
+// comparison read (plugin totals, NCCL_* environment, wrapper counts); merged
+// with a version 1 summary, they would silently lack those sections.
+inline constexpr uint32_t kSummaryVersion = 2;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

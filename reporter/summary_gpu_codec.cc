@@ -99,6 +99,12 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
     edge.set_waiting_stream(streams.second);
     edge.set_waits(waits);
   }
+  totals.set_nccl_graph_kernels(record.nccl_graph_kernels);
+  for (const auto& [api, calls] : record.ipc_calls) {
+    vprof::summary::NamedTotals& row = *totals.add_ipc_calls();
+    row.set_name(api);
+    EncodeActivity(calls, row.mutable_totals());
+  }
   return totals;
 }
 
@@ -122,6 +128,10 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.stream_waits.matched_waits = totals.matched_waits();
   for (const auto& edge : totals.stream_edges()) {
     record.stream_waits.edges[{edge.recording_stream(), edge.waiting_stream()}] = edge.waits();
+  }
+  record.nccl_graph_kernels = totals.nccl_graph_kernels();
+  for (const auto& row : totals.ipc_calls()) {
+    record.ipc_calls[row.name()] = DecodeActivity(row.totals());
   }
   return record;
 }

@@ -148,8 +148,8 @@ TimeSource MergedTimeSource(const std::vector<ProcessRecord>& records, bool real
 }
 
 // Traces of the directory that no summary holds: the merged report lacks them.
-void CheckCoverage(const std::string& directory, const std::vector<ProcessRecord>& records,
-                   MergeResult& result) {
+void CheckEveryTraceSummarized(const std::string& directory,
+                               const std::vector<ProcessRecord>& records, MergeResult& result) {
   const TraceFileList listed = ListTraceFiles(directory);
   if (!listed.error.empty()) {
     result.warnings.push_back("cannot check that every trace of " + directory +
@@ -175,7 +175,8 @@ MergeResult Failure(std::string error, bool usage_error) {
 
 }  // namespace
 
-MergeResult MergeSummaries(const std::vector<std::string>& summary_paths) {
+MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
+                           const ConsistencyOptions& consistency) {
   if (summary_paths.empty()) return Failure("no node summaries to merge", true);
   std::vector<SummaryInput> inputs(summary_paths.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -230,9 +231,9 @@ MergeResult MergeSummaries(const std::vector<std::string>& summary_paths) {
         "come from one host; 'vprof report " +
         first.directory() + "' would keep CLOCK_MONOTONIC");
   }
-  CheckCoverage(first.directory(), records, result);
+  CheckEveryTraceSummarized(first.directory(), records, result);
   result.report = AssembleReport(first.directory(), std::move(time_source), records, stats,
-                                 matcher.TakePending());
+                                 matcher.TakePending(), consistency);
   return result;
 }
 

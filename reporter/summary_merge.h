@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reporter/provenance.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
@@ -23,7 +24,9 @@ struct MergeResult {
   bool traces_missing = false;  // some trace of DIR is in no summary
 };
 
-// `summary_paths`: one file per node (any order).
-MergeResult MergeSummaries(const std::vector<std::string>& summary_paths);
+// `summary_paths`: one file per node (any order); `consistency`: what the
+// run is held to, as `vprof report DIR --strict --contract FILE` would hold it.
+MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
+                           const ConsistencyOptions& consistency = {});
 
 }  // namespace vprof::reporter

@@ -1,15 +1,20 @@
 // Reports made node by node (a summary per host, then a merge) against the
-// report `vprof report DIR` makes of the same traces: the JSON of both must be
-// identical, byte for byte. Plus the mistakes a merge must refuse.
+// report `vprof report DIR` makes of the same traces: the JSON and the text of
+// both must be identical, byte for byte, coverage and requested-vs-actual
+// included, and held to --strict or a contract alike. Plus the mistakes a
+// merge must refuse.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "four_rank_run.h"
 #include "reporter/build_report.h"
 #include "reporter/json_report.h"
 #include "reporter/node_summary.h"
+#include "reporter/run_contract.h"
 #include "reporter/summary_merge.h"
+#include "reporter/text_report.h"
 #include "reporter/trace_directory.h"
 #include "scratch_dir.h"
 #include "two_node_run.h"
@@ -25,15 +30,23 @@ std::string JsonOf(const Report& report) {
   return out.str();
 }
 
+std::string TextOf(const Report& report) {
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  return out.str();
+}
+
 std::vector<std::string> TracesIn(const std::string& directory) {
   const TraceFileList traces = ListTraceFiles(directory);
   REQUIRE(traces.error.empty());
   return traces.paths;
 }
 
-std::string WholeReportJson(const std::string& directory) {
-  return JsonOf(BuildReport(directory, TracesIn(directory)));
+Report WholeReport(const std::string& directory, const ConsistencyOptions& consistency = {}) {
+  return BuildReport(directory, TracesIn(directory), consistency);
 }
+
+std::string WholeReportJson(const std::string& directory) { return JsonOf(WholeReport(directory)); }
 
 // Writes one summary of `paths` (named after `host`) into `out_dir`; returns its path.
 std::string Summarize(const std::string& directory, const std::string& host,
@@ -45,11 +58,26 @@ std::string Summarize(const std::string& directory, const std::string& host,
   return out;
 }
 
-std::string MergedJson(const std::vector<std::string>& summaries) {
-  const MergeResult merged = MergeSummaries(summaries);
+Report Merged(const std::vector<std::string>& summaries,
+              const ConsistencyOptions& consistency = {}) {
+  MergeResult merged = MergeSummaries(summaries, consistency);
   INFO(merged.error);
   REQUIRE(merged.report);
-  return JsonOf(*merged.report);
+  return std::move(*merged.report);
+}
+
+std::string MergedJson(const std::vector<std::string>& summaries) {
+  return JsonOf(Merged(summaries));
+}
+
+// The summaries of the two-node run's hosts, on CLOCK_REALTIME.
+std::vector<std::string> SummarizeTwoNodes(const std::string& traces,
+                                           const std::string& summaries) {
+  const std::vector<std::string> paths = TracesIn(traces);
+  return {Summarize(traces, kFirstHost, TracesOfHost(paths, kFirstHost), ClockChoice::kRealtime,
+                    summaries),
+          Summarize(traces, kSecondHost, TracesOfHost(paths, kSecondHost), ClockChoice::kRealtime,
+                    summaries)};
 }
 
 }  // namespace
@@ -57,28 +85,68 @@ std::string MergedJson(const std::vector<std::string>& summaries) {
 TEST_CASE("two hosts summarized apart merge into the report of the whole folder") {
   ScratchDir traces, summaries;
   WriteTwoNodeRun(traces.path());
-  const std::vector<std::string> paths = TracesIn(traces.path());
-  const std::vector<std::string> files = {
-      Summarize(traces.path(), kFirstHost, TracesOfHost(paths, kFirstHost), ClockChoice::kRealtime,
-                summaries.path()),
-      Summarize(traces.path(), kSecondHost, TracesOfHost(paths, kSecondHost),
-                ClockChoice::kRealtime, summaries.path())};
+  const std::vector<std::string> files = SummarizeTwoNodes(traces.path(), summaries.path());
 
-  const std::string whole = WholeReportJson(traces.path());
-  CHECK(MergedJson(files) == whole);
-  CHECK(MergedJson({files[1], files[0]}) == whole);  // the order of summaries does not matter
+  const Report whole = WholeReport(traces.path());
+  const Report report = Merged(files);
+  CHECK(JsonOf(report) == JsonOf(whole));
+  CHECK(TextOf(report) == TextOf(whole));
+  // The order of summaries does not matter.
+  CHECK(MergedJson({files[1], files[0]}) == JsonOf(whole));
 
   // The fixture exercises what the merge must get right: realtime alignment,
   // collectives spanning hosts, incomplete ones, a cut trace, GPU totals.
-  const Report report = *MergeSummaries(files).report;
   CHECK(report.time_source.aligned_to_realtime);
   CHECK_FALSE(report.all_inputs_whole());
-  CHECK(whole.find("ncclDevKernel_AllReduce") != std::string::npos);
+  CHECK(JsonOf(report).find("ncclDevKernel_AllReduce") != std::string::npos);
   bool spans_hosts_incomplete = false;
   for (const CommunicatorReport& comm : report.communicators) {
     spans_hosts_incomplete |= comm.size == 4 && !comm.incomplete.empty();
   }
   CHECK(spans_hosts_incomplete);
+
+  // And the coverage check and the requested-vs-actual comparison, which read
+  // each process's plugin totals, environment, wrapper counts and drops.
+  REQUIRE(report.coverage);
+  std::set<std::string> gaps;
+  for (const CoverageGap& gap : report.coverage->gaps) gaps.insert(gap.kind);
+  CHECK(gaps == std::set<std::string>{"plugin_exceeds_wrappers", "wrappers_exceed_plugin",
+                                      "records_dropped", "processes_missing"});
+  bool graph_kernels = false, ipc_calls = false;
+  for (const CoverageProcess& process : report.coverage->processes) {
+    graph_kernels |= process.nccl_graph_kernels > 0;
+    ipc_calls |= !process.ipc_calls.empty();
+  }
+  CHECK(graph_kernels);
+  CHECK(ipc_calls);
+  REQUIRE(report.consistency);
+  CHECK(report.consistency->violations > 0);
+  CHECK(report.consistency->custom_allreduce_kernels.count == 4);
+}
+
+TEST_CASE("a merge held to --strict or a contract gives the report of the whole folder") {
+  ScratchDir traces, summaries;
+  WriteTwoNodeRun(traces.path());
+  const std::vector<std::string> files = SummarizeTwoNodes(traces.path(), summaries.path());
+
+  ConsistencyOptions consistency;
+  SECTION("--strict") { consistency.strict = true; }
+  SECTION("--contract") {
+    const RunContractLoad load = ParseRunContract(
+        R"({"version": 1, "consistency": "strict",
+            "nccl": {"algorithms": ["ring"], "protocols": ["simple"], "channels": {"max": 2}},
+            "custom_allreduce_allowed": true, "all_reduce_backend": "nccl",
+            "fallback_axes": ["nccl_proto"]})",
+        "contract.json");
+    INFO(load.error);
+    REQUIRE(load.contract);
+    consistency.contract = load.contract;
+  }
+  const Report whole = WholeReport(traces.path(), consistency);
+  const Report merged = Merged(files, consistency);
+  CHECK(JsonOf(merged) == JsonOf(whole));
+  CHECK(TextOf(merged) == TextOf(whole));
+  CHECK(merged.strict_failed());
 }
 
 TEST_CASE("one host's traces split across summaries merge into the same report") {

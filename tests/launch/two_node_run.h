@@ -1,10 +1,15 @@
 // A traced run over two hosts whose clocks differ, written as trace files:
-// the fixture for summarizing node by node. Hosts n1 (ranks 0, 1 and a
-// launcher) and n2 (ranks 2, 3); a world communicator spanning both, one
-// communicator inside each host, sends within a host and across hosts, ties
-// for the last arrival, teardowns, GPU activity linked to the calls, and rank
-// 3's trace cut short so some world collectives stay incomplete. Times come
-// from a fixed-seed generator.
+// the fixture for summarizing node by node. Hosts n1 (ranks 0, 1, a launcher
+// and a worker that reaches NCCL only through a handle vprof does not wrap)
+// and n2 (ranks 2, 3); a world communicator spanning both, one communicator
+// inside each host, sends within a host and across hosts, ties for the last
+// arrival, teardowns, GPU activity linked to the calls, and rank 3's trace
+// cut short so some world collectives stay incomplete. Every process runs
+// with NCCL's profiler plugin and asks NCCL for settings in its environment,
+// and each departs from what the wrappers saw or what it asked in its own
+// way (lost plugin events, graph captures, another protocol, custom
+// all-reduce over CUDA IPC), so the coverage and consistency sections have
+// something to say. Times come from a fixed-seed generator.
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include "reporter/bandwidth.h"
 #include "reporter/coverage.h"
 #include "reporter/mean_ns.h"
+#include "reporter/phase_report.h"
 #include "reporter/process_rank.h"
 
 namespace vprof::reporter {
@@ -211,6 +212,10 @@ Report AssembleReport(std::string directory, TimeSource time_source,
   }
 
   report.ranks = RankReports(report.processes, stats.participants());
+  report.phases = PhaseReports(records, report.processes);
+  report.any_nvtx_ranges = std::any_of(records.begin(), records.end(), [](const ProcessRecord& r) {
+    return r.nvtx_phases.ranges + r.nvtx_phases.nccl_ranges > 0;
+  });
   if (consistency.requested() || AnyPluginStatus(records)) {
     report.coverage = CheckCoverage(records, report.processes, report.communicators);
     report.consistency = CompareRequestedWithActual(records, consistency);

@@ -143,6 +143,32 @@ void WriteRank(JsonWriter& json, const RankReport& rank) {
   json.EndObject();
 }
 
+void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
+  json.BeginObject();
+  json.Field("rank", process.rank);
+  json.Field("file", process.file);
+  json.Field("source", "nvtx");
+  json.Field("ranges", process.ranges);
+  json.Field("span_ns", process.span_ns);
+  json.Field("nccl_ranges", process.nccl_ranges);
+  json.Field("dropped", process.dropped);
+  json.Key("phases");
+  json.BeginArray();
+  for (const PhaseReport& phase : process.phases) {
+    json.BeginObject();
+    json.Field("phase", phase.name);
+    json.Field("unmatched", phase.unmatched);
+    json.Field("source", "nvtx");
+    json.Field("count", phase.count);
+    json.Field("total_ns", phase.total_ns);
+    json.Field("mean_ns", phase.mean_ns);
+    json.Field("span_share", phase.span_share);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
 }  // namespace
 
 void WriteJsonReport(const Report& report, std::ostream& out) {
@@ -163,6 +189,10 @@ void WriteJsonReport(const Report& report, std::ostream& out) {
   json.Key("ranks");
   json.BeginArray();
   for (const RankReport& rank : report.ranks) WriteRank(json, rank);
+  json.EndArray();
+  json.Key("phases");
+  json.BeginArray();
+  for (const ProcessPhasesReport& process : report.phases) WriteProcessPhases(json, process);
   json.EndArray();
   WriteCoverageJson(json, report.coverage);
   WriteConsistencyJson(json, report.consistency);

@@ -9,6 +9,7 @@
 
 #include "reporter/gpu_record.h"
 #include "reporter/nccl_plugin_record.h"
+#include "reporter/nvtx_phase_record.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -89,6 +90,7 @@ struct ProcessRecord {
   // "nvtx", "nccl_plugin"); empty without a Footer.
   std::map<std::string, uint64_t> footer_dropped;
   NcclPluginRecord nccl_plugin;  // final once the whole file was read
+  NvtxPhaseRecord nvtx_phases;   // final once the whole file was read
 };
 
 }  // namespace vprof::reporter

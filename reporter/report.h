@@ -109,6 +109,28 @@ struct CommunicatorReport {
   std::vector<IncompleteReport> incomplete;
 };
 
+// One phase (or unmatched range name) of one process, from its NVTX ranges.
+struct PhaseReport {
+  std::string name;  // the phase, or the range name no rule matched
+  bool unmatched = false;
+  uint64_t count = 0;  // outermost ranges of the phase
+  int64_t total_ns = 0;
+  int64_t mean_ns = 0;
+  std::optional<double> span_share;  // total / the process's span; none when the span is 0
+};
+
+// A process's NVTX ranges as phases (phase_rules.h): only processes with a
+// range outside NCCL's domain have one.
+struct ProcessPhasesReport {
+  std::optional<int32_t> rank;
+  std::string file;
+  uint64_t ranges = 0;  // outside NCCL's domain, marks excluded
+  int64_t span_ns = 0;  // first range start to last range end
+  uint64_t nccl_ranges = 0;
+  uint64_t dropped = 0;
+  std::vector<PhaseReport> phases;  // matched first, each group by total time, longest first
+};
+
 // One rank process's part in matched collectives (send/recv excluded).
 struct RankReport {
   std::optional<int32_t> rank;
@@ -124,6 +146,8 @@ struct Report {
   std::vector<ProcessReport> processes;           // by file name
   std::vector<CommunicatorReport> communicators;  // by comm_id
   std::vector<RankReport> ranks;                  // by rank, then file
+  std::vector<ProcessPhasesReport> phases;        // by rank (none last), then file
+  bool any_nvtx_ranges = false;                   // NCCL's own included
   // Both none when not checked: no trace says anything about NCCL's profiler
   // plugin (traces from a vprof before it), and neither --strict nor
   // --contract asked.

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "reporter/summary_gpu_codec.h"
+#include "reporter/summary_phase_codec.h"
 #include "reporter/summary_plugin_codec.h"
 
 namespace vprof::reporter {
@@ -77,6 +78,7 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
     row.set_dropped(dropped);
   }
   *process.mutable_nccl_plugin() = EncodePlugin(record.nccl_plugin);
+  *process.mutable_nvtx_phases() = EncodeNvtxPhases(record.nvtx_phases);
   return process;
 }
 
@@ -117,6 +119,7 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
     record.footer_dropped[row.kind()] = row.dropped();
   }
   record.nccl_plugin = DecodePlugin(process.nccl_plugin());
+  record.nvtx_phases = DecodeNvtxPhases(process.nvtx_phases());
   return record;
 }
 

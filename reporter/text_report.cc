@@ -179,6 +179,62 @@ void WriteRanks(const Report& report, std::ostream& out) {
   table.Write(out, "  ");
 }
 
+std::string ShareText(const std::optional<double>& share) {
+  if (!share) return "-";
+  std::ostringstream text;
+  text.setf(std::ios::fixed);
+  text.precision(1);
+  text << *share * 100 << "%";
+  return text.str();
+}
+
+void WritePhases(const Report& report, std::ostream& out) {
+  out << "\nPhases (NVTX)\n";
+  if (!report.any_nvtx_ranges) {
+    out << "  no NVTX ranges in any trace\n";
+    return;
+  }
+  if (report.phases.empty()) {
+    out << "  only NCCL's own NVTX ranges (communication, not phases)\n";
+    return;
+  }
+  WriteWrapped(out,
+               "source: NVTX ranges, named into phases by reporter/phase_rules.cc; count and "
+               "total of outermost ranges (one inside another of its phase is part of it); "
+               "share = total / the rank's span (first range start to last range end); phases "
+               "nest, so shares need not add up to 100%",
+               "  ", "  ");
+  TextTable table({{"rank", Align::kRight},
+                   {"phase", Align::kLeft},
+                   {"count", Align::kRight},
+                   {"total", Align::kRight},
+                   {"mean", Align::kRight},
+                   {"share", Align::kRight},
+                   {"file", Align::kLeft}});
+  for (const ProcessPhasesReport& process : report.phases) {
+    for (const PhaseReport& phase : process.phases) {
+      table.AddRow(
+          {RankText(process.rank),
+           phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
+                           : phase.name,
+           std::to_string(phase.count), FormatDuration(static_cast<double>(phase.total_ns)),
+           FormatDuration(static_cast<double>(phase.mean_ns)), ShareText(phase.span_share),
+           process.file});
+    }
+  }
+  table.Write(out, "  ");
+  for (const ProcessPhasesReport& process : report.phases) {
+    std::string line = "rank " + RankText(process.rank) + " (" + process.file +
+                       "): " + std::to_string(process.ranges) + " ranges over " +
+                       FormatDuration(static_cast<double>(process.span_ns));
+    if (process.nccl_ranges > 0) {
+      line += "; " + std::to_string(process.nccl_ranges) + " NCCL ranges not counted";
+    }
+    if (process.dropped > 0) line += "; " + std::to_string(process.dropped) + " ranges dropped";
+    WriteWrapped(out, line, "  ", "    ");
+  }
+}
+
 }  // namespace
 
 void WriteTextReport(const Report& report, std::ostream& out) {
@@ -189,6 +245,7 @@ void WriteTextReport(const Report& report, std::ostream& out) {
   WriteRanks(report, out);
   WriteGpuSection(report, out);
   WriteConsistencySections(report, out);
+  WritePhases(report, out);
 }
 
 }  // namespace vprof::reporter

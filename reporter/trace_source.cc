@@ -65,6 +65,7 @@ bool TraceSource::ReadNextBatch() {
   }
   record_.gpu = gpu_.Result();
   record_.nccl_plugin = nccl_plugin_.Result();
+  record_.nvtx_phases = nvtx_phases_.Result();
   RecordStop();
   return false;
 }
@@ -134,6 +135,9 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kInjection:
       nccl_plugin_.AddInjectionStatus(packet.injection());
+      break;
+    case vprof::trace::TracePacket::kNvtxBatch:
+      nvtx_phases_.AddBatch(packet.nvtx_batch());
       break;
     default:  // threads are not reported yet
       break;

@@ -11,6 +11,7 @@
 #include "reporter/gpu_activity_reader.h"
 #include "reporter/nccl_function.h"
 #include "reporter/nccl_plugin_reader.h"
+#include "reporter/nvtx_phase_reader.h"
 #include "reporter/process_record.h"
 #include "reporter/trace_reader.h"
 #include "vprof_trace.pb.h"
@@ -52,6 +53,7 @@ class TraceSource {
   ProcessRecord record_;
   GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); }};
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
+  NvtxPhaseReader nvtx_phases_{[this](uint64_t iid) { return NameOf(iid); }};
   vprof::trace::TracePacket packet_;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;

@@ -122,6 +122,27 @@ TEST_CASE("two hosts summarized apart merge into the report of the whole folder"
   REQUIRE(report.consistency);
   CHECK(report.consistency->violations > 0);
   CHECK(report.consistency->custom_allreduce_kernels.count == 4);
+
+  // And the NVTX phases: six steps on rank 0, each forward holding a forward
+  // (counted once: 290 µs a step), NCCL's own ranges left out; rank 2's
+  // unmatched name kept.
+  REQUIRE(report.phases.size() >= 3);
+  const ProcessPhasesReport& rank0 = report.phases[0];
+  CHECK(rank0.rank == 0);
+  CHECK(rank0.nccl_ranges == 6);
+  bool forward_seen = false;
+  for (const PhaseReport& phase : rank0.phases) {
+    if (phase.name != "forward") continue;
+    forward_seen = true;
+    CHECK(phase.count == 6);
+    CHECK(phase.total_ns == 6 * 290'000);
+  }
+  CHECK(forward_seen);
+  const ProcessPhasesReport& rank2 = report.phases[2];
+  CHECK(rank2.rank == 2);
+  REQUIRE_FALSE(rank2.phases.empty());
+  CHECK(rank2.phases.back().name == "custom_eval");
+  CHECK(rank2.phases.back().unmatched);
 }
 
 TEST_CASE("a merge held to --strict or a contract gives the report of the whole folder") {

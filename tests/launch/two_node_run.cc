@@ -137,6 +137,33 @@ void AddPluginStep(PluginTraceBuilder& process, uint32_t rank, int step) {
   }
 }
 
+// One step's NVTX ranges on the training thread, in the order they end: step
+// holding forward (itself holding a forward) and backward, an NCCL-domain
+// range that is no phase, and on rank 2 a name no rule matches.
+void AddNvtxStep(TraceFileBuilder& trace, int host, uint32_t rank, int step) {
+  const uint64_t begin = Monotonic(host, kStart + static_cast<uint64_t>(step) * kStep);
+  vprof::trace::TracePacket packet;
+  vprof::trace::NvtxBatch& batch = *packet.mutable_nvtx_batch();
+  batch.set_tid(7);
+  auto add = [&](std::string_view name, uint64_t start, uint64_t stop, uint32_t depth,
+                 uint64_t domain_iid = 0) {
+    vprof::trace::NvtxRange& range = *batch.add_range();
+    range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+    range.set_name_iid(trace.Intern(name));
+    range.set_domain_iid(domain_iid);
+    range.set_start_ns(begin + start);
+    range.set_end_ns(begin + stop);
+    range.set_depth(depth);
+  };
+  add("forward", 20'000, 200'000 + rank, 2);
+  add("forward", 10'000, 300'000 + rank * 10, 1);
+  add("backward", 300'000, 700'000, 1);
+  add("AllReduce", 700'000, 750'000, 0, trace.Intern("NCCL"));
+  add("step", 0, 900'000 + rank * 100, 0);
+  if (rank == 2) add("custom_eval", 900'000, 950'000, 0);
+  trace.AddPacket(std::move(packet));
+}
+
 void WriteRank(const std::string& directory, uint32_t rank, const std::vector<StepTimes>& steps) {
   const int host = HostOf(rank);
   const uint32_t pid = 200 + rank;
@@ -185,6 +212,7 @@ void WriteRank(const std::string& directory, uint32_t rank, const std::vector<St
         .Sync(2, 500, 2, seq)
         .Write();
     AddPluginStep(process, rank, step);
+    AddNvtxStep(trace, host, rank, step);
   }
   // Replays of the graph rank 0 captured in step 1: kernels without a call.
   if (rank == 0) process.AddKernels(kRingKernel, 2, 15'000, kCapturedGraph);

@@ -9,7 +9,8 @@
 // and each departs from what the wrappers saw or what it asked in its own
 // way (lost plugin events, graph captures, another protocol, custom
 // all-reduce over CUDA IPC), so the coverage and consistency sections have
-// something to say. Times come from a fixed-seed generator.
+// something to say. Each step is also NVTX ranges (step, forward,
+// backward, one of NCCL's own), for the phases section. Times come from a fixed-seed generator.
 #pragma once
 
 #include <string>

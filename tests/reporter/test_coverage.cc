@@ -7,6 +7,7 @@
 #include "four_rank_run.h"
 #include "mini_json.h"
 #include "plugin_trace_builder.h"
+#include "report_of.h"
 #include "reporter/build_report.h"
 #include "reporter/communication_class.h"
 #include "reporter/json_report.h"
@@ -28,18 +29,6 @@ constexpr const char* kBypassed =
     "calls bypassed the preload (dlsym on a library handle, as vLLM's PyNccl does)";
 constexpr const char* kNotPreloaded =
     "vprof not preloaded (entered through NCCL_PROFILER_PLUGIN/CUDA_INJECTION64_PATH only)";
-
-Report ReportOf(const std::string& directory) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  return BuildReport(directory, traces.paths);
-}
-
-std::string TextOf(const Report& report) {
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  return out.str();
-}
 
 JsonValue JsonOf(const Report& report) {
   std::ostringstream out;

@@ -8,6 +8,7 @@
 #include "four_rank_run.h"
 #include "gpu_batch_builder.h"
 #include "mini_json.h"
+#include "report_of.h"
 #include "reporter/build_report.h"
 #include "reporter/json_report.h"
 #include "reporter/text_layout.h"
@@ -26,18 +27,6 @@ constexpr const char* kGemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n";
 constexpr const char* kElementwise =
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)";
 constexpr const char* kNcclAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-
-Report ReportOf(const std::string& directory) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  return BuildReport(directory, traces.paths);
-}
-
-std::string TextOf(const Report& report) {
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  return out.str();
-}
 
 JsonValue JsonOf(const Report& report) {
   std::ostringstream out;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "four_rank_run.h"
+#include "report_of.h"
 #include "reporter/build_report.h"
 #include "reporter/trace_directory.h"
 #include "scratch_dir.h"
@@ -13,12 +14,6 @@ using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
 
 namespace {
-
-Report ReportOf(const std::string& directory) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  return BuildReport(directory, traces.paths);
-}
 
 const OpReport& FindOp(const CommunicatorReport& comm, const std::string& op, uint64_t bytes) {
   for (const OpReport& row : comm.ops) {

@@ -1,0 +1,35 @@
+#include "reporter/summary_phase_codec.h"
+
+namespace vprof::reporter {
+
+vprof::summary::NvtxPhaseTotals EncodeNvtxPhases(const NvtxPhaseRecord& record) {
+  vprof::summary::NvtxPhaseTotals totals;
+  totals.set_ranges(record.ranges);
+  totals.set_first_start_ns(record.first_start_ns);
+  totals.set_last_end_ns(record.last_end_ns);
+  totals.set_nccl_ranges(record.nccl_ranges);
+  totals.set_dropped(record.dropped);
+  for (const auto& [key, phase_totals] : record.phases) {
+    vprof::summary::NvtxPhase& row = *totals.add_phases();
+    row.set_name(key.name);
+    row.set_unmatched(key.unmatched);
+    row.set_count(phase_totals.count);
+    row.set_total_ns(phase_totals.total_ns);
+  }
+  return totals;
+}
+
+NvtxPhaseRecord DecodeNvtxPhases(const vprof::summary::NvtxPhaseTotals& totals) {
+  NvtxPhaseRecord record;
+  record.ranges = totals.ranges();
+  record.first_start_ns = totals.first_start_ns();
+  record.last_end_ns = totals.last_end_ns();
+  record.nccl_ranges = totals.nccl_ranges();
+  record.dropped = totals.dropped();
+  for (const auto& row : totals.phases()) {
+    record.phases[{row.name(), row.unmatched()}] = {row.count(), row.total_ns()};
+  }
+  return record;
+}
+
+}  // namespace vprof::reporter

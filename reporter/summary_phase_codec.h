@@ -1,0 +1,14 @@
+// A process's NVTX phase totals (nvtx_phase_record.h) to and from a node
+// summary. They concern one process only, so a summary carries them whole;
+// this mirrors NvtxPhaseRecord field by field and must follow it when it grows.
+#pragma once
+
+#include "reporter/node_summary.pb.h"
+#include "reporter/nvtx_phase_record.h"
+
+namespace vprof::reporter {
+
+vprof::summary::NvtxPhaseTotals EncodeNvtxPhases(const NvtxPhaseRecord& record);
+NvtxPhaseRecord DecodeNvtxPhases(const vprof::summary::NvtxPhaseTotals& totals);
+
+}  // namespace vprof::reporter

@@ -40,7 +40,7 @@ if [[ $steps == *sweep* ]]; then
   traced ctypes $tr $w/ctypes_nccl.py
   tar czf "$out/plugin.tgz" -C /tmp plugin
 fi
-small="--max-bytes 1048576"
+small="--max-bytes 1048576 --timing each"
 for round in $(seq "$rounds"); do
   [[ $steps == *overhead* ]] || break
   run "ov${round}_bare" $tr $w/nccl_sweep.py $work/ov$round-bare.jsonl $small

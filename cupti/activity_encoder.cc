@@ -127,6 +127,29 @@ void encode_overhead(ProtoEncoder& enc, const CUpti_ActivityOverhead3& o) {
   enc.end_nested(m);
 }
 
+// Device names are short ("NVIDIA H200"); the cap keeps one record within
+// kMaxEncodedActivityBytes.
+constexpr size_t kMaxDeviceNameBytes = 96;
+
+// CUPTI allocates the name and leaves freeing it to the client; vprof leaves
+// it (one short string per GPU), since freeing a name some CUPTI version did
+// not allocate would crash the profiled program.
+void encode_device(ProtoEncoder& enc, const CUpti_ActivityDevice5& d) {
+  namespace f = sf::GpuDevice;
+  size_t m = enc.begin_nested(sf::GpuBatch::kDevice);
+  enc.add_varint(f::kId, d.id);
+  enc.add_string(f::kUuid, std::string_view(d.uuid.bytes, sizeof(d.uuid.bytes)));
+  if (d.name) {
+    std::string_view name(d.name);
+    enc.add_string(f::kName, name.substr(0, kMaxDeviceNameBytes));
+  }
+  enc.add_varint(f::kComputeCapabilityMajor, d.computeCapabilityMajor);
+  enc.add_varint(f::kComputeCapabilityMinor, d.computeCapabilityMinor);
+  enc.add_varint(f::kGlobalMemoryBytes, d.globalMemorySize);
+  enc.add_varint(f::kMultiprocessors, d.numMultiprocessors);
+  enc.end_nested(m);
+}
+
 }  // namespace
 
 std::string_view activity_name(const CUpti_Activity* record, CallbackNameFn get_callback_name) {
@@ -181,6 +204,14 @@ bool encode_activity(ProtoEncoder& enc, const CUpti_Activity* r, uint64_t name_i
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       encode_overhead(enc, *reinterpret_cast<const CUpti_ActivityOverhead3*>(r));
       return true;
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      // A GPU that CUDA_VISIBLE_DEVICES hides has no CUDA ordinal: no rank
+      // can run on it.
+      const auto& device = *reinterpret_cast<const CUpti_ActivityDevice5*>(r);
+      if (!device.isCudaVisible) return false;
+      encode_device(enc, device);
+      return true;
+    }
     default:
       return false;
   }

@@ -27,7 +27,8 @@ namespace sf = schema;
 // The activity kinds vprof enables, in order. CONCURRENT_KERNEL rather than
 // KERNEL: it does not serialise kernels. CUDA_EVENT and SYNCHRONIZATION give
 // the stream/event plan (which stream waits on which record) without a
-// callback subscription.
+// callback subscription. DEVICE: one record per GPU (its UUID), which CUPTI
+// writes when the kind is enabled.
 struct Kind {
   CUpti_ActivityKind kind;
   const char* name;
@@ -42,7 +43,15 @@ constexpr Kind kKinds[] = {
     {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
     {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
     {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
 };
+
+// "CONCURRENT_KERNEL, MEMCPY, ...": the names VPROF_CUPTI_KINDS accepts.
+std::string kind_names() {
+  std::string names;
+  for (const Kind& k : kKinds) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
 
 // Everything the writer reports about capture; changed under g_status_lock
 // (never held across a CUPTI call), written out when generation moves.
@@ -131,8 +140,7 @@ void start(const std::string& kind_list) {
   std::string bad;
   if (!select_kinds(kind_list, &kinds, &bad)) {
     std::string why = "VPROF_CUPTI_KINDS='" + kind_list + "' is invalid: '" + bad +
-                      "' is not one of CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, "
-                      "CUDA_EVENT, RUNTIME, DRIVER, EXTERNAL_CORRELATION, OVERHEAD";
+                      "' is not one of " + kind_names();
     set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, why);
     VPROF_WARN_ONCE("{}; GPU capture is off, NCCL capture on", why);
     return;

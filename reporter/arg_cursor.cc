@@ -1,5 +1,6 @@
 #include "reporter/arg_cursor.h"
 
+#include <charconv>
 #include <cstddef>
 #include <utility>
 
@@ -22,6 +23,20 @@ std::optional<std::string> ArgCursor::Value() {
   if (next_ < args_.size()) return args_[next_++];
   Complain(std::string(name_) + " needs a value");
   return std::nullopt;
+}
+
+std::optional<uint32_t> ArgCursor::CountValue() {
+  const std::string option(name_);
+  const std::optional<std::string> value = Value();
+  if (!value) return std::nullopt;
+  uint32_t count = 0;
+  const char* end = value->data() + value->size();
+  const auto parsed = std::from_chars(value->data(), end, count);
+  if (value->empty() || parsed.ec != std::errc() || parsed.ptr != end) {
+    Complain(option + " needs a whole number from 0 to 4294967295, not '" + *value + "'");
+    return std::nullopt;
+  }
+  return count;
 }
 
 std::vector<std::string> ArgCursor::Rest() const {

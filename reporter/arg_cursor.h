@@ -3,6 +3,7 @@
 // and "--" ending the options (the rest is a command to run).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -28,6 +29,9 @@ class ArgCursor {
   // The current option's value: its "=value" part or the next argument. None
   // (after saying so on `err`) when there is none.
   std::optional<std::string> Value();
+  // Value() as a whole number from 0 to 2^32 - 1; none (after saying what was
+  // expected) otherwise.
+  std::optional<uint32_t> CountValue();
   // Every argument after the current one; FromCurrent() includes it, as given.
   std::vector<std::string> Rest() const;
   std::vector<std::string> FromCurrent() const;

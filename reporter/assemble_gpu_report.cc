@@ -121,6 +121,7 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.batches = record.batches;
   report.kernels = record.kernels;
   report.memcpy = record.memcpy;
+  report.peer_copies = record.peer_copies;
   report.memset = record.memset;
   report.syncs = record.syncs;
   report.api_calls = record.api_calls;
@@ -130,6 +131,9 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.top_kernels = TopKernels(record);
   report.nccl = ToLinkageReport(record.nccl);
   report.stream_waits = ToStreamWaitReport(record.stream_waits);
+  for (const auto& [id, device] : record.devices) {
+    report.devices.push_back({id, device.uuid, device.name});
+  }
   return report;
 }
 

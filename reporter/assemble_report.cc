@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "reporter/assemble_gpu_report.h"
 #include "reporter/bandwidth.h"
@@ -132,6 +133,33 @@ void AddMemberships(const std::vector<ProcessRecord>& records, CommunicatorMap& 
   }
 }
 
+// The GPU of a member: its device's UUID, when the process's CUPTI described
+// that device.
+std::string GpuUuidOf(const GpuRecord& gpu, int32_t cuda_device) {
+  if (cuda_device < 0) return "";
+  const auto device = gpu.devices.find(static_cast<uint32_t>(cuda_device));
+  return device == gpu.devices.end() ? "" : device->second.uuid;
+}
+
+// Each traced member: its comm rank, global rank, host and GPU; by comm rank
+// (then file, for two traces that claim one comm rank).
+void AddMembers(const std::vector<ProcessRecord>& records,
+                const std::vector<ProcessReport>& processes, CommunicatorMap& communicators) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (const auto& [comm_id, membership] : records[i].communicators) {
+      communicators[comm_id].members.push_back(
+          {membership.rank, processes[i].rank, processes[i].file, processes[i].host,
+           membership.cuda_device, GpuUuidOf(records[i].gpu, membership.cuda_device)});
+    }
+  }
+  for (auto& [comm_id, comm] : communicators) {
+    std::sort(comm.members.begin(), comm.members.end(),
+              [](const CommMemberReport& a, const CommMemberReport& b) {
+                return std::tie(a.comm_rank, a.file) < std::tie(b.comm_rank, b.file);
+              });
+  }
+}
+
 // Creations from the Communicator packets (one per rank that made it),
 // teardowns from the events; both in NcclFunction order.
 void AddLifecycle(const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
@@ -198,6 +226,7 @@ Report AssembleReport(std::string directory, TimeSource time_source,
 
   CommunicatorMap communicators;
   AddMemberships(records, communicators);
+  AddMembers(records, report.processes, communicators);
   AddLifecycle(records, stats, communicators);
   const std::map<OpKey, LinkedGpuTime> gpu_time = SumCollectiveGpuTime(records);
   for (const auto& [key, op_stats] : stats.ops()) {

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "reporter/assemble_report.h"
+#include "reporter/candidates/rank_candidates.h"
 #include "reporter/clock_alignment.h"
+#include "reporter/steps/build_steps_report.h"
 #include "reporter/trace_merge.h"
 #include "reporter/trace_source.h"
 
@@ -40,23 +42,25 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
   return time_source;
 }
 
-}  // namespace
-
-GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock) {
+GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoice clock,
+                                const StepPatterns& step_patterns) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
-    sources.push_back(std::make_unique<TraceSource>(path));
+    sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
     sources.back()->Open();
   }
-  GatheredTraces gathered{AlignClocks(sources, clock), {}, CollectiveStats(sources.size()), {}};
+  GatheredTraces gathered{AlignClocks(sources, clock), {}, CollectiveStats(sources.size()), {}, {}};
 
+  CrossRankGpuTime cross_rank;
+  for (const auto& source : sources) source->SendCollectiveSpansTo(&cross_rank);
   CollectiveMatcher matcher;
   MergeTraces(sources, matcher, gathered.stats);
   gathered.pending = matcher.TakePending();
+  gathered.cross_rank = cross_rank.totals();
 
   TimeSource& time_source = gathered.time_source;
   for (const auto& source : sources) {
-    gathered.records.push_back(source->record());
+    gathered.records.push_back(std::move(source->record()));
     if (time_source.aligned_to_realtime) {
       time_source.clock_error_bound_ns = std::max(
           time_source.clock_error_bound_ns, gathered.records.back().clock_samples.spread_ns());
@@ -65,11 +69,22 @@ GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice c
   return gathered;
 }
 
+}  // namespace
+
+GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock) {
+  return GatherTracesWith(paths, clock, DefaultStepMatcher());
+}
+
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
-                   const ConsistencyOptions& consistency) {
-  GatheredTraces gathered = GatherTraces(paths, ClockChoice::kByHosts);
-  return AssembleReport(directory, std::move(gathered.time_source), gathered.records,
-                        gathered.stats, gathered.pending, consistency);
+                   const ConsistencyOptions& consistency, const StepOptions& steps) {
+  const StepPatterns step_patterns(steps.patterns);
+  GatheredTraces gathered = GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns);
+  Report report = AssembleReport(directory, std::move(gathered.time_source), gathered.records,
+                                 gathered.stats, gathered.pending, consistency);
+  AddCollectiveGpuTime(gathered.cross_rank, report);
+  report.steps = BuildStepsReport(gathered.records, report.processes, steps, step_patterns);
+  report.candidates = RankCandidates(report, consistency.contract);
+  return report;
 }
 
 }  // namespace vprof::reporter

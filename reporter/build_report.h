@@ -6,9 +6,11 @@
 
 #include "reporter/collective_matcher.h"
 #include "reporter/collective_stats.h"
+#include "reporter/cross_rank_gpu_time.h"
 #include "reporter/process_record.h"
 #include "reporter/provenance.h"
 #include "reporter/report.h"
+#include "reporter/steps/step_options.h"
 
 namespace vprof::reporter {
 
@@ -23,9 +25,10 @@ enum class ClockChoice {
 // into a Report: what a node summary stores and a merge of summaries rebuilds.
 struct GatheredTraces {
   TimeSource time_source;
-  std::vector<ProcessRecord> records;      // indexed like the paths
-  CollectiveStats stats;                   // process indexes are indexes into records
-  std::vector<PendingCollective> pending;  // CollectiveMatcher::TakePending() order
+  std::vector<ProcessRecord> records;           // indexed like the paths
+  CollectiveStats stats;                        // process indexes are indexes into records
+  std::vector<PendingCollective> pending;       // CollectiveMatcher::TakePending() order
+  std::map<OpKey, CrossRankTotals> cross_rank;  // collectives' cross-rank GPU time
 };
 
 // Problems with individual files end up in their records (state, problem),
@@ -34,7 +37,8 @@ GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice c
 
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.
+// `steps`: how to find steps (--step-pattern, --warmup).
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
-                   const ConsistencyOptions& consistency = {});
+                   const ConsistencyOptions& consistency = {}, const StepOptions& steps = {});
 
 }  // namespace vprof::reporter

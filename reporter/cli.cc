@@ -6,11 +6,13 @@
 
 #include "reporter/arg_cursor.h"
 #include "reporter/build_report.h"
+#include "reporter/diff/diff_command.h"
 #include "reporter/export_command.h"
 #include "reporter/report_output.h"
 #include "reporter/run_command.h"
 #include "reporter/run_contract.h"
 #include "reporter/slurm_command.h"
+#include "reporter/steps/step_patterns.h"
 #include "reporter/summary_commands.h"
 #include "reporter/trace_directory.h"
 
@@ -26,8 +28,10 @@ constexpr std::string_view kUsage =
     "  slurm [options] -- CMD ...    (as 'srun vprof-slurm -- CMD' in a Slurm job)\n"
     "  slurm --report [options]\n"
     "                 profile each task of a Slurm step; report the job node by node\n"
-    "  report DIR [--format text|json] [--output FILE] [--strict] [--contract FILE]\n"
+    "  report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
+    "             [--contract FILE] [--step-pattern REGEX] [--warmup N]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
+    "  diff A B       compare two runs (trace directories or JSON reports)\n"
     "  export --format chrome|hta [-o OUT] DIR\n"
     "                 the traces as timelines (Perfetto, chrome://tracing, HTA)\n"
     "  help [COMMAND] show this help, or a command's\n"
@@ -35,7 +39,8 @@ constexpr std::string_view kUsage =
     "exit status: see each command's help ('vprof help run')\n";
 
 constexpr std::string_view kReportUsage =
-    "usage: vprof report DIR [--format text|json] [--output FILE] [--strict] [--contract FILE]\n"
+    "usage: vprof report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
+    "                        [--contract FILE] [--step-pattern REGEX] [--warmup N]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
     "\n"
@@ -44,7 +49,8 @@ constexpr std::string_view kReportUsage =
     "size: count, time, algbw/busbw as nccl-tests defines them, arrival skew and\n"
     "the rank that arrived last; then per-rank lateness and per-process trace health.\n"
     "\n"
-    "  --format text|json  text for people (default) or JSON (keys: reporter/README.md)\n"
+    "  --format FORMAT     text for people (default), json (keys: reporter/README.md),\n"
+    "                      markdown, or html (one self-contained page with charts)\n"
     "  --output FILE       write the report to FILE instead of standard output\n"
     "  --contract FILE     hold the run to a run contract (JSON: consistency mode,\n"
     "                      NCCL algorithms, protocols, channels, custom all-reduce,\n"
@@ -53,6 +59,10 @@ constexpr std::string_view kReportUsage =
     "                      between what the run requested (NCCL_* settings, the\n"
     "                      contract) and what NCCL's profiler plugin and the kernels\n"
     "                      show it ran, or when they show nothing (fail closed)\n"
+    "  --step-pattern REGEX  an NVTX range whose name matches REGEX is one step\n"
+    "                      (repeatable; default: reporter/README.md, \"Steps\"); without\n"
+    "                      such ranges, steps end at bursts of optimizer kernels\n"
+    "  --warmup N          leave the first N steps out of every figure (default 1)\n"
     "\n"
     "Node by node, for jobs too large for one reader: --node-summary writes the\n"
     "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
@@ -71,6 +81,7 @@ struct ReportOptions {
   ReportOutput output;
   bool strict = false;
   std::optional<std::string> contract_file;
+  StepOptions steps;
 };
 
 // Parses `report`'s arguments; nullopt after printing why to `err`.
@@ -91,6 +102,18 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
       if (!options.contract_file) return std::nullopt;
       continue;
     }
+    if (arg.name() == "--step-pattern") {
+      const std::optional<std::string> pattern = arg.Value();
+      if (!pattern) return std::nullopt;
+      options.steps.patterns.push_back(*pattern);
+      continue;
+    }
+    if (arg.name() == "--warmup") {
+      const std::optional<uint32_t> warmup = arg.CountValue();
+      if (!warmup) return std::nullopt;
+      options.steps.warmup_steps = *warmup;
+      continue;
+    }
     if (arg.is_option()) {
       arg.ComplainUnknown();
       return std::nullopt;
@@ -103,6 +126,10 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
   }
   if (options.directory.empty()) {
     arg.Complain("missing DIR, the directory of *.vtrace files (see 'vprof help report')");
+    return std::nullopt;
+  }
+  if (const std::optional<std::string> error = StepPatternError(options.steps.patterns)) {
+    arg.Complain(*error);
     return std::nullopt;
   }
   return options;
@@ -137,7 +164,7 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
   if (!paths) return status;
-  const Report report = BuildReport(options->directory, *paths, consistency);
+  const Report report = BuildReport(options->directory, *paths, consistency, options->steps);
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure || !report.strict_failed()) return status;
   err << "vprof: report: strict consistency failed: " << report.consistency->violations
@@ -150,6 +177,7 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
 std::optional<std::string> CommandUsage(std::string_view command) {
   if (command == "report") return std::string(kReportUsage);
   if (command == "export") return ExportUsage();
+  if (command == "diff") return DiffUsage();
   if (command == "run") return RunUsage();
   if (command == "slurm") return SlurmUsage();
   return std::nullopt;
@@ -183,6 +211,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   if (command == "report") return RunReport(rest, out, err);
   if (command == "export") return RunExportCommand(rest, out, err);
+  if (command == "diff") return RunDiffCommand(rest, out, err);
   // The launchers read their options only up to the command they run.
   if ((command == "run" || command == "slurm") && AsksForHelp(rest)) {
     out << *CommandUsage(command);

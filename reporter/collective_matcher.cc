@@ -28,19 +28,23 @@ std::optional<MatchedCollective> CollectiveMatcher::Add(const CollectiveCall& ca
   }
 
   auto [it, inserted] =
-      pending_.try_emplace(key, Pending{call.function, call.comm_size, call.size_bytes, {}});
+      pending_.try_emplace(key, Pending{call.function, call.comm_size, call.size_bytes, {}, {}});
   Pending& pending = it->second;
   if (!inserted) {
     // The same member twice is a capture-side fault; the first report stands.
-    const bool repeated = point_to_point
-                              ? pending.function == call.function
-                              : std::any_of(pending.arrivals.begin(), pending.arrivals.end(),
-                                            [&](const Arrival& seen) {
-                                              return seen.comm_rank == call.arrival.comm_rank;
-                                            });
+    const bool repeated = point_to_point ? pending.function == call.function
+                                         : call.arrival.comm_rank < pending.arrived.size() &&
+                                               pending.arrived[call.arrival.comm_rank];
     if (repeated) return std::nullopt;
     // A recv may be read before its send; the sender's size is S.
     if (call.function == NcclFunction::kSend) pending.size_bytes = call.size_bytes;
+  }
+  if (!point_to_point) {
+    const size_t rank = call.arrival.comm_rank;
+    if (rank >= pending.arrived.size()) {
+      pending.arrived.resize(std::max<size_t>(rank + 1, pending.comm_size));
+    }
+    pending.arrived[rank] = true;
   }
   pending.arrivals.push_back(call.arrival);
 

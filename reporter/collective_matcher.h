@@ -78,6 +78,9 @@ class CollectiveMatcher {
     uint32_t comm_size;
     uint64_t size_bytes;
     std::vector<Arrival> arrivals;
+    // Collectives: by comm rank, whether it arrived. A scan of arrivals
+    // instead costs comm_size² per collective, which a 1,024-rank world feels.
+    std::vector<bool> arrived;
   };
   static constexpr uint32_t kCollective = UINT32_MAX;
 

@@ -1,9 +1,11 @@
 // Communication between GPUs that NCCL never sees, recognised by name: vLLM's
 // custom all-reduce kernels and CUDA IPC calls (weight sync in colocated
 // training and rollout). The rules are rows of the one table in
-// kernel_class_rules.cc, next to the kernel classes.
+// kernel_class_rules.cc, next to the kernel classes. Peer copies are
+// recognised by their copy kind instead.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace vprof::reporter {
@@ -15,6 +17,11 @@ inline constexpr std::string_view kCustomAllReduceKernelClass = "custom_allreduc
 // cudaIpcCloseMemHandle, the event-handle pair, and their driver forms (cuIpc*).
 inline constexpr std::string_view kIpcApiClass = "ipc";
 inline constexpr std::string_view kOtherApiClass = "other";
+
+// GpuMemcpy.copy_kind of a copy between two GPUs (cudaMemcpyPeer, or a
+// cudaMemcpy between devices with peer access): CUPTI_ACTIVITY_MEMCPY_KIND_PTOP.
+// A device-to-device copy within one GPU is DTOD (8) and moves nothing between GPUs.
+inline constexpr uint32_t kPeerToPeerCopyKind = 10;
 
 // kIpcApiClass or kOtherApiClass, for a CUDA runtime or driver API name.
 std::string_view ApiClassOf(std::string_view api_name);

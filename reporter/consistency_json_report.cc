@@ -115,6 +115,12 @@ void WriteCoverageProcess(JsonWriter& json, const CoverageProcess& row) {
     json.EndObject();
   }
   json.EndArray();
+  json.Key("peer_copies");
+  json.BeginObject();
+  json.Field("count", row.peer_copies.count);
+  json.Field("bytes", row.peer_copies.bytes);
+  json.Field("total_ns", row.peer_copies.total_ns);
+  json.EndObject();
   json.Key("dropped");
   json.BeginObject();
   json.Field("wrapper_events", row.dropped_wrapper_events);

@@ -33,6 +33,7 @@ struct CoverageProcess {
   uint64_t nccl_graph_kernels = 0;
   ActivityTotals custom_allreduce_kernels;          // count, total_ns
   std::map<std::string, ActivityTotals> ipc_calls;  // by API name
+  ActivityTotals peer_copies;                       // copies between GPUs (PtoP)
   uint64_t dropped_wrapper_events = 0;
   uint64_t dropped_plugin_events = 0;
   uint64_t dropped_gpu_records = 0;

@@ -15,6 +15,13 @@ std::string CountAndTime(const ActivityTotals& totals) {
   return std::to_string(totals.count) + ", " + Duration(totals.total_ns);
 }
 
+// Copies move bytes: "2, 4.00 MiB, 4.00 µs".
+std::string CountBytesAndTime(const ActivityTotals& totals) {
+  if (totals.count == 0) return "-";
+  return std::to_string(totals.count) + ", " + FormatBytes(totals.bytes) + ", " +
+         Duration(totals.total_ns);
+}
+
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
@@ -50,6 +57,7 @@ void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
                    {"plugin", Align::kLeft},
                    {"custom AR", Align::kRight},
                    {"IPC calls", Align::kRight},
+                   {"peer copies", Align::kRight},
                    {"file", Align::kLeft}});
   for (const CoverageProcess& row : coverage.processes) {
     table.AddRow({RankText(row.rank),
@@ -59,7 +67,7 @@ void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
                   row.gpu_captured ? std::to_string(row.nccl_kernels) : "-",
                   row.gpu_captured ? std::to_string(row.nccl_graph_kernels) : "-", PluginText(row),
                   CountAndTime(row.custom_allreduce_kernels), CountAndTime(IpcTotal(row)),
-                  row.file});
+                  CountBytesAndTime(row.peer_copies), row.file});
   }
   table.Write(out, "  ");
   for (const CoverageProcess& row : coverage.processes) {

@@ -99,6 +99,7 @@ CoverageProcess CoverageOf(const ProcessRecord& record, const ProcessReport& pro
   row.nccl_graph_kernels = record.gpu.nccl_graph_kernels;
   row.custom_allreduce_kernels = CustomAllReduceKernels(record.gpu);
   row.ipc_calls = record.gpu.ipc_calls;
+  row.peer_copies = record.gpu.peer_copies;
   // Without a Footer, dropped_events is the EventBatches' sum.
   row.dropped_wrapper_events =
       DroppedOf(record, "nccl", record.end_reason ? 0 : record.dropped_events);
@@ -267,7 +268,8 @@ bool RanNcclWork(const ProcessRecord& record) {
 
 bool TakesPartInCommunication(const ProcessRecord& record) {
   return RanNcclWork(record) || record.nccl_events > 0 || !record.nccl_plugin.contexts.empty() ||
-         CustomAllReduceKernels(record.gpu).count > 0 || !record.gpu.ipc_calls.empty();
+         CustomAllReduceKernels(record.gpu).count > 0 || !record.gpu.ipc_calls.empty() ||
+         record.gpu.peer_copies.count > 0;
 }
 
 bool AnyPluginStatus(const std::vector<ProcessRecord>& records) {

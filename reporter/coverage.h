@@ -1,7 +1,7 @@
 // The coverage self-check: for every process that took part in
 // communication, the NCCL work the API wrappers, NCCL's profiler plugin and
 // CUPTI each saw, and the communication NCCL never sees (vLLM's custom
-// all-reduce, CUDA IPC). Every difference between the counts, and every
+// all-reduce, CUDA IPC, copies between GPUs). Every difference between the counts, and every
 // member of a communicator that left no trace, becomes a gap with its likely
 // causes.
 #pragma once
@@ -16,7 +16,7 @@
 namespace vprof::reporter {
 
 // NCCL calls the wrappers saw, plugin contexts or events, NCCL or custom
-// all-reduce kernels, or CUDA IPC calls.
+// all-reduce kernels, CUDA IPC calls, or copies between GPUs (PtoP).
 bool TakesPartInCommunication(const ProcessRecord& record);
 
 // NCCL's work was seen somewhere: calls, plugin events or NCCL kernels (what

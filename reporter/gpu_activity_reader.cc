@@ -5,6 +5,21 @@
 
 namespace vprof::reporter {
 
+std::string FormatGpuUuid(std::string_view bytes) {
+  constexpr size_t kUuidBytes = 16;
+  if (bytes.size() != kUuidBytes) return "";
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string text = "GPU-";
+  for (size_t i = 0; i < kUuidBytes; ++i) {
+    // Groups of 4, 2, 2, 2 and 6 bytes.
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    text += kHex[byte >> 4];
+    text += kHex[byte & 0xf];
+  }
+  return text;
+}
+
 // A batch holds its records grouped by kind, not in CUPTI's order, so the
 // kinds others refer to go first: correlations before the API calls and
 // kernels that close them, event records before the waits on them.
@@ -19,7 +34,8 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
     KernelName& name = KernelNamed(kernel.name_iid());
     name.totals.Add(0, kernel.duration_ns());
     if (name.nccl_class && kernel.graph_id() != 0) ++record_.nccl_graph_kernels;
-    linker_.AddKernel(kernel.correlation_id(), kernel.duration_ns(), name.nccl_class);
+    linker_.AddKernel(kernel.correlation_id(), kernel.start_ns(), kernel.duration_ns(),
+                      name.nccl_class);
   }
   for (const auto& api : batch.api()) {
     ++record_.api_calls;
@@ -27,7 +43,12 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
     if (name.ipc) name.ipc_totals.Add(0, api.duration_ns());
     linker_.AddApiCall(api.correlation_id(), name.launches_kernel);
   }
-  for (const auto& copy : batch.memcpy()) record_.memcpy.Add(copy.bytes(), copy.duration_ns());
+  for (const auto& copy : batch.memcpy()) {
+    record_.memcpy.Add(copy.bytes(), copy.duration_ns());
+    if (copy.copy_kind() == kPeerToPeerCopyKind) {
+      record_.peer_copies.Add(copy.bytes(), copy.duration_ns());
+    }
+  }
   for (const auto& set : batch.memset()) record_.memset.Add(set.bytes(), set.duration_ns());
   for (const auto& record : batch.event_record()) stream_waits_.AddRecord(record);
   for (const auto& sync : batch.sync()) {
@@ -36,6 +57,10 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
   }
   for (const auto& overhead : batch.overhead()) {
     record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
+  }
+  // CUPTI describes each GPU once per enable; the last description holds.
+  for (const auto& device : batch.device()) {
+    record_.devices[device.id()] = {FormatGpuUuid(device.uuid()), device.name()};
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -19,12 +20,19 @@
 
 namespace vprof::reporter {
 
+// A GpuDevice.uuid (16 bytes) as nvidia-smi shows it:
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex of the bytes in
+// order. Empty for a value of any other length (unknown).
+std::string FormatGpuUuid(std::string_view bytes);
+
 class GpuActivityReader {
  public:
   // The process's interned string of an iid; empty when none was read.
   using NameLookup = std::function<std::string(uint64_t iid)>;
 
-  explicit GpuActivityReader(NameLookup name_of) : name_of_(std::move(name_of)) {}
+  // `span_sink`: where the linker sends each linked collective's kernel span.
+  explicit GpuActivityReader(NameLookup name_of, NcclKernelLinker::SpanSink span_sink = {})
+      : name_of_(std::move(name_of)), linker_(std::move(span_sink)) {}
 
   // The last status read holds.
   void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) { record_.capture = status; }

@@ -96,6 +96,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     json.Field("batches", gpu.batches);
     WriteTotals(json, "kernels", gpu.kernels, false);
     WriteTotals(json, "memcpy", gpu.memcpy, true);
+    WriteTotals(json, "peer_copies", gpu.peer_copies, true);
     WriteTotals(json, "memset", gpu.memset, true);
     WriteTotals(json, "syncs", gpu.syncs, false);
     json.Field("api_calls", gpu.api_calls);
@@ -117,6 +118,11 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     });
     WriteLinkage(json, gpu.nccl);
     WriteStreamWaits(json, gpu.stream_waits);
+    WriteObjects(json, "devices", gpu.devices, [&](const GpuDeviceReport& row) {
+      json.Field("id", row.id);
+      json.Field("uuid", row.uuid.empty() ? std::nullopt : std::optional<std::string>(row.uuid));
+      json.Field("name", row.name);
+    });
   });
 }
 

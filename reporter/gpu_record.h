@@ -77,6 +77,12 @@ struct StreamWaits {
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> edges;
 };
 
+// A GPU the process could see (a GpuDevice record).
+struct DeviceInfo {
+  std::string uuid;  // as nvidia-smi shows it: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string name;  // e.g. "NVIDIA H200"
+};
+
 struct GpuRecord {
   std::optional<vprof::trace::GpuCaptureStatus> capture;  // the last one read
   uint64_t batches = 0;                                   // GpuBatch packets
@@ -98,6 +104,13 @@ struct GpuRecord {
   // CUDA IPC API records (ApiClassOf: cudaIpcOpenMemHandle, ...) by API name:
   // data moved between processes' GPUs outside NCCL.
   std::map<std::string, ActivityTotals> ipc_calls;
+  // Memcpy records of kind PTOP (CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: between two
+  // GPUs; device-to-device copies on one GPU are DTOD): data moved between
+  // GPUs outside NCCL. Count, bytes, time.
+  ActivityTotals peer_copies;
+  // By CUPTI device id, which is the CUDA device ordinal in the process
+  // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
+  std::map<uint32_t, DeviceInfo> devices;
 };
 
 }  // namespace vprof::reporter

@@ -80,11 +80,19 @@ struct StreamWaitReport {
   std::vector<StreamEdgeReport> top_edges;  // most waits first, at most kTopStreamEdges
 };
 
+// A GPU the process could see, by CUDA device ordinal.
+struct GpuDeviceReport {
+  uint32_t id = 0;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; empty when unknown
+  std::string name;
+};
+
 struct GpuReport {
   std::optional<GpuCaptureReport> capture;  // none without a GpuCaptureStatus
   uint64_t batches = 0;
   ActivityTotals kernels;
   ActivityTotals memcpy;
+  ActivityTotals peer_copies;  // of memcpy, those between two GPUs (PtoP)
   ActivityTotals memset;
   ActivityTotals syncs;
   uint64_t api_calls = 0;
@@ -94,6 +102,7 @@ struct GpuReport {
   std::vector<KernelReport> top_kernels;          // most kernel time first, at most kTopKernels
   NcclLinkageReport nccl;
   StreamWaitReport stream_waits;
+  std::vector<GpuDeviceReport> devices;  // by id
 
   // Neither a status nor any GPU record: GPU capture never ran here.
   bool captured() const { return capture || batches > 0; }

@@ -39,16 +39,24 @@ std::string CaptureText(const GpuReport& gpu) {
   return text;
 }
 
+// "(peer 2, 1.0 MiB, 3.0 ms)": the copies between two GPUs among the memcpys;
+// nothing when there were none.
+std::string PeerCopiesText(const ActivityTotals& peer) {
+  if (peer.count == 0) return "";
+  return " (peer " + std::to_string(peer.count) + ", " + FormatBytes(peer.bytes) + ", " +
+         Duration(peer.total_ns) + ")";
+}
+
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
   WriteWrapped(
       out,
       "kernels " + std::to_string(gpu.kernels.count) + ", " + Duration(gpu.kernels.total_ns) +
           "; memcpy " + std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) +
-          ", " + Duration(gpu.memcpy.total_ns) + "; memset " + std::to_string(gpu.memset.count) +
-          ", " + FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) +
-          ", " + Duration(gpu.syncs.total_ns) + "; API calls " + std::to_string(gpu.api_calls) +
-          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
-          Duration(gpu.cupti_overhead_ns),
+          ", " + Duration(gpu.memcpy.total_ns) + PeerCopiesText(gpu.peer_copies) + "; memset " +
+          std::to_string(gpu.memset.count) + ", " + FormatBytes(gpu.memset.bytes) + "; syncs " +
+          std::to_string(gpu.syncs.count) + ", " + Duration(gpu.syncs.total_ns) + "; API calls " +
+          std::to_string(gpu.api_calls) + "; CUPTI dropped records " +
+          std::to_string(gpu.dropped_records) + ", overhead " + Duration(gpu.cupti_overhead_ns),
       "    ", "      ");
 }
 
@@ -172,6 +180,20 @@ void WriteOpGpuTime(std::span<const OpReport> rows, std::ostream& out) {
   if (!text.empty()) {
     WriteWrapped(out, text,
                  "    GPU kernel time per linked call (busbw in GB/s from it): ", "      ");
+  }
+  text.clear();
+  for (const OpReport& row : rows) {
+    if (!row.collective_gpu_mean_ns) continue;
+    if (!text.empty()) text += "; ";
+    text += row.bucket.Label() + " " + Duration(*row.collective_gpu_mean_ns) + " (" +
+            std::to_string(row.collective_gpu_calls) + " collectives";
+    if (row.collective_busbw_gbps) text += ", busbw " + FormatGBps(*row.collective_busbw_gbps);
+    text += ")";
+  }
+  if (!text.empty()) {
+    WriteWrapped(
+        out, text,
+        "    collective GPU time, last rank's start to last end (busbw from it): ", "      ");
   }
 }
 

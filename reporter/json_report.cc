@@ -1,8 +1,10 @@
 #include "reporter/json_report.h"
 
+#include "reporter/candidates/candidate_json_report.h"
 #include "reporter/consistency_json_report.h"
 #include "reporter/gpu_json_report.h"
 #include "reporter/json_writer.h"
+#include "reporter/steps/step_json_report.h"
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -89,6 +91,21 @@ void WriteOp(JsonWriter& json, const OpReport& op) {
   json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
   json.Field("gpu_time_mean_ns", op.gpu_time_mean_ns);
   json.Field("gpu_busbw_gbps", op.gpu_busbw_gbps);
+  json.Field("collective_gpu_calls", op.collective_gpu_calls);
+  json.Field("collective_gpu_mean_ns", op.collective_gpu_mean_ns);
+  json.Field("collective_busbw_gbps", op.collective_busbw_gbps);
+  json.EndObject();
+}
+
+void WriteMember(JsonWriter& json, const CommMemberReport& member) {
+  json.BeginObject();
+  json.Field("comm_rank", member.comm_rank);
+  json.Field("rank", member.rank);
+  json.Field("file", member.file);
+  json.Field("host", member.host);
+  json.Field("cuda_device",
+             member.cuda_device < 0 ? std::nullopt : std::optional<int32_t>(member.cuda_device));
+  json.Field("gpu_uuid", UnlessEmpty(member.gpu_uuid));
   json.EndObject();
 }
 
@@ -97,6 +114,10 @@ void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
   json.Field("comm_id", FormatHexId(comm.comm_id));
   json.Field("size", comm.size);
   WriteArray(json, "ranks_seen", comm.ranks_seen);
+  json.Key("members");
+  json.BeginArray();
+  for (const CommMemberReport& member : comm.members) WriteMember(json, member);
+  json.EndArray();
   json.Field("created_by", UnlessEmpty(comm.created_by));
   json.Field("parent_comm_id", comm.parent_comm_id == 0
                                    ? std::nullopt
@@ -196,6 +217,8 @@ void WriteJsonReport(const Report& report, std::ostream& out) {
   json.EndArray();
   WriteCoverageJson(json, report.coverage);
   WriteConsistencyJson(json, report.consistency);
+  WriteStepsJson(json, report);
+  WriteCandidatesJson(json, report);
   json.EndObject();
   out << '\n';
 }

@@ -11,8 +11,11 @@ namespace vprof::reporter {
 inline constexpr std::string_view kOtherKernelClass = "other";
 // The class of NCCL's own kernels, which the NCCL linkage counts.
 inline constexpr std::string_view kNcclKernelClass = "nccl";
+// The class of optimizer kernels (PyTorch's and apex's multi_tensor_apply,
+// fused Adam/SGD/LAMB): the step analysis ends inferred steps with their bursts.
+inline constexpr std::string_view kOptimizerKernelClass = "optimizer";
 
-// "nccl", "custom_allreduce", "attention", "gemm", "triton", "elementwise",
+// "nccl", "custom_allreduce", "optimizer", "attention", "gemm", "triton", "elementwise",
 // "reduce", "copy", or kOtherKernelClass. Letter case is ignored.
 std::string_view KernelClassOf(std::string_view kernel_name);
 

@@ -26,7 +26,12 @@ constexpr Subject kApi = Subject::kApi;
 // Ordered: the first match wins, so the more specific classes come first.
 // NCCL kernels ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_...",
 // or mangled "_Z32ncclDevKernel_...") all contain "nccl". vLLM's custom
-// all-reduce (cross_device_reduce_1stage/_2stage) precedes "reduce". Attention
+// all-reduce (cross_device_reduce_1stage/_2stage) precedes "reduce".
+// Optimizer kernels come next: torch.optim's foreach and fused paths and apex
+// run as multi_tensor_apply_kernel<..., FusedAdamMathFunctor/AdamFunctor/
+// LAMBStage1Functor...>, whose template arguments would otherwise match the
+// later classes; the functor names are matched whole because "adam" alone is
+// in "hadamard" and "lamb" in every "lambda". Attention
 // precedes gemm because FlashAttention 3 and cutlass FMHA kernels are
 // templates over cutlass ("cutlass::device_kernel<flash::FlashAttnFwdSm90...>").
 // Triton precedes elementwise/reduce/copy, whose words its fused kernel names
@@ -37,6 +42,13 @@ constexpr ClassRule kRules[] = {
     {kKernel, kNcclKernelClass, Match::kSubstring, "nccl"},
     {kKernel, kCustomAllReduceKernelClass, Match::kSubstring, "cross_device_reduce_1stage"},
     {kKernel, kCustomAllReduceKernelClass, Match::kSubstring, "cross_device_reduce_2stage"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "multi_tensor_apply"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "fused_adam"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "adamfunctor"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "adammathfunctor"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "fused_sgd"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "sgdfunctor"},
+    {kKernel, kOptimizerKernelClass, Match::kSubstring, "lambstage"},
     {kKernel, "attention", Match::kSubstring, "flash"},
     {kKernel, "attention", Match::kSubstring, "fmha"},
     {kKernel, "attention", Match::kSubstring, "attention"},

@@ -1,5 +1,7 @@
 #include "reporter/nccl_kernel_linker.h"
 
+#include <algorithm>
+
 #include "reporter/bandwidth.h"
 
 namespace vprof::reporter {
@@ -43,7 +45,8 @@ void NcclKernelLinker::AddCall(const vprof::trace::NcclEvent& event, NcclFunctio
     call = calls_.emplace(event.call_id(), CallState{}).first;
   }
   const uint64_t size = CollectiveSizeBytes(function, event.bytes(), event.comm_size());
-  call->second.key = CallKey{function, event.comm_id(), BucketOf(size), may_launch};
+  call->second.key = CallKey{function,    event.comm_id(),   BucketOf(size),   may_launch,
+                             event.seq(), event.comm_rank(), event.comm_size()};
   if (call->second.waiting_kernels > 0) {
     Attribute(call->second, call->second.waiting_kernels, call->second.waiting_ns);
     call->second.waiting_kernels = 0;
@@ -67,7 +70,8 @@ void NcclKernelLinker::AddApiCall(uint32_t correlation_id, bool launches_kernel)
   RetireIfDone(call);
 }
 
-void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t duration_ns, bool nccl_class) {
+void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t start_ns, uint64_t duration_ns,
+                                 bool nccl_class) {
   if (nccl_class) ++linkage_.nccl_kernels;
   const auto launch = launches_.find(correlation_id);
   if (launch == launches_.end()) {
@@ -79,6 +83,8 @@ void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t duration_ns, 
   launches_.erase(launch);
   CallState& state = call->second;
   --state.open_launches;
+  state.first_start_ns = std::min(state.first_start_ns, static_cast<int64_t>(start_ns));
+  state.last_end_ns = std::max(state.last_end_ns, static_cast<int64_t>(start_ns + duration_ns));
   if (state.key) {
     Attribute(state, 1, static_cast<int64_t>(duration_ns));
   } else {
@@ -117,7 +123,21 @@ void NcclKernelLinker::RetireIfDone(Calls::iterator call) {
   const CallState& state = call->second;
   if (state.open_launches > 0) return;
   const bool done = state.key ? state.linked || !state.key->may_launch : state.waiting_kernels == 0;
-  if (done) calls_.erase(call);
+  if (!done) return;
+  if (state.linked) EmitSpan(state);
+  calls_.erase(call);
+}
+
+// Only collectives outside a group: a group's kernels serve several calls.
+void NcclKernelLinker::EmitSpan(const CallState& call) const {
+  const CallKey& key = *call.key;
+  if (!span_sink_ || key.comm_id == 0 || !key.may_launch ||
+      RoleOf(key.function) != FunctionRole::kCollective) {
+    return;
+  }
+  span_sink_(CollectiveKernelSpan{OpKey{key.comm_id, key.function, key.bucket}, key.seq,
+                                  key.comm_rank, key.comm_size, call.first_start_ns,
+                                  call.last_end_ns});
 }
 
 }  // namespace vprof::reporter

@@ -14,6 +14,8 @@
 //    ncclGroupEnd closing the outermost group) wait from their event on;
 //    other calls are kept only while a correlation of theirs is open;
 //  - kernels linked before their call's event is read, summed per call.
+// Once an ungrouped collective is linked and retired, the span of its kernels
+// goes to the span sink, for the cross-rank time (cross_rank_gpu_time.h).
 // So memory is proportional to the calls and launches in flight. An entry
 // that is never matched stays until the end: a launch whose kernel record was
 // dropped or never ran (launches during CUDA graph capture), a call whose
@@ -21,10 +23,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 
+#include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_record.h"
 #include "reporter/nccl_function.h"
 #include "reporter/size_bucket.h"
@@ -39,12 +44,19 @@ bool LaunchesKernel(std::string_view api_name);
 
 class NcclKernelLinker {
  public:
+  using SpanSink = std::function<void(const CollectiveKernelSpan&)>;
+
+  NcclKernelLinker() = default;
+  // `sink` receives each linked ungrouped collective's kernel span, on the
+  // process's own clock.
+  explicit NcclKernelLinker(SpanSink sink) : span_sink_(std::move(sink)) {}
+
   // An intercepted NCCL call; ignored without a call_id.
   void AddCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   void AddExternalCorrelation(uint64_t call_id, uint32_t correlation_id);
   // A CUDA API record; one that launches no kernel closes its correlation.
   void AddApiCall(uint32_t correlation_id, bool launches_kernel);
-  void AddKernel(uint32_t correlation_id, uint64_t duration_ns, bool nccl_class);
+  void AddKernel(uint32_t correlation_id, uint64_t start_ns, uint64_t duration_ns, bool nccl_class);
 
   // The totals so far, counting kernels still waiting for their call's event
   // as linked_kernels_without_call.
@@ -59,6 +71,9 @@ class NcclKernelLinker {
     uint64_t comm_id = 0;
     SizeBucket bucket;        // of S, as the communicator tables bucket it
     bool may_launch = false;  // whether kernels are expected from the call itself
+    uint64_t seq = 0;
+    uint32_t comm_rank = 0;
+    uint32_t comm_size = 0;
   };
   struct CallState {
     std::optional<CallKey> key;  // once the call's NcclEvent was read
@@ -66,15 +81,20 @@ class NcclKernelLinker {
     bool linked = false;
     uint64_t waiting_kernels = 0;  // linked before the event was read
     int64_t waiting_ns = 0;
+    // Its kernels' span so far (first start, last end).
+    int64_t first_start_ns = std::numeric_limits<int64_t>::max();
+    int64_t last_end_ns = std::numeric_limits<int64_t>::min();
   };
   using Calls = std::unordered_map<uint64_t, CallState>;
 
   void Attribute(CallState& call, uint64_t kernels, int64_t gpu_ns);
   void RetireIfDone(Calls::iterator call);
+  void EmitSpan(const CallState& call) const;
 
   std::unordered_map<uint32_t, uint64_t> launches_;  // open correlation_id → call_id
   Calls calls_;                                      // by call_id
   NcclLinkage linkage_;
+  SpanSink span_sink_;
 };
 
 }  // namespace vprof::reporter

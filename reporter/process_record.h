@@ -10,6 +10,7 @@
 #include "reporter/gpu_record.h"
 #include "reporter/nccl_plugin_record.h"
 #include "reporter/nvtx_phase_record.h"
+#include "reporter/steps/step_record.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -43,7 +44,8 @@ struct CommunicatorMembership {
   uint32_t rank = 0;
   std::string created_by;  // NCCL function, from a Communicator packet; empty without one
   uint64_t parent_comm_id = 0;
-  int64_t create_ns = 0;  // how long the creating call took (exit − enter)
+  int64_t create_ns = 0;     // how long the creating call took (exit − enter)
+  int32_t cuda_device = -1;  // the communicator's CUDA device; -1 when unknown
 };
 
 struct ProcessRecord {
@@ -91,6 +93,7 @@ struct ProcessRecord {
   std::map<std::string, uint64_t> footer_dropped;
   NcclPluginRecord nccl_plugin;  // final once the whole file was read
   NvtxPhaseRecord nvtx_phases;   // final once the whole file was read
+  ProcessSteps steps;            // final once the whole file was read (reporter/steps/)
 };
 
 }  // namespace vprof::reporter

@@ -9,11 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/candidates/candidate_report.h"
 #include "reporter/consistency_report.h"
 #include "reporter/gpu_report.h"
 #include "reporter/nccl_plugin_record.h"
 #include "reporter/process_record.h"
 #include "reporter/size_bucket.h"
+#include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {
 
@@ -78,6 +80,13 @@ struct OpReport {
   // busbw with the mean GPU kernel time per linked call as the time: on real
   // NCCL the host times above are enqueue times, this is the bandwidth.
   std::optional<double> gpu_busbw_gbps;
+  // The collective's own GPU time (cross_rank_gpu_time.h): from the last
+  // rank's kernel start to the last kernel end, over the collectives outside
+  // groups whose kernels every rank linked. Without the ranks' waits for each
+  // other, so it holds for small messages too.
+  uint64_t collective_gpu_calls = 0;
+  std::optional<int64_t> collective_gpu_mean_ns;  // none without one
+  std::optional<double> collective_busbw_gbps;
 };
 
 // A run of consecutive seqs that the same members reported and the rest never did.
@@ -98,11 +107,22 @@ struct LifecycleReport {
   int64_t max_ns = 0;
 };
 
+// One member of a communicator, as its own trace describes it.
+struct CommMemberReport {
+  uint32_t comm_rank = 0;
+  std::optional<int32_t> rank;  // the process's global rank
+  std::string file;
+  std::string host;
+  int32_t cuda_device = -1;  // -1: unknown
+  std::string gpu_uuid;      // "GPU-xxxxxxxx-..."; empty when unknown
+};
+
 struct CommunicatorReport {
   uint64_t comm_id = 0;
   uint32_t size = 0;
-  std::vector<uint32_t> ranks_seen;  // comm ranks with a trace in the directory
-  std::string created_by;            // "" when no Communicator packet was read
+  std::vector<uint32_t> ranks_seen;       // comm ranks with a trace in the directory
+  std::vector<CommMemberReport> members;  // by comm_rank
+  std::string created_by;                 // "" when no Communicator packet was read
   uint64_t parent_comm_id = 0;
   std::vector<LifecycleReport> lifecycle;
   std::vector<OpReport> ops;  // by op (NcclFunction order), then size
@@ -153,6 +173,9 @@ struct Report {
   // --contract asked.
   std::optional<CoverageReport> coverage;
   std::optional<ConsistencyReport> consistency;
+  // None when no process has GPU kernel records to cut into steps.
+  std::optional<StepsReport> steps;
+  std::vector<CandidateReport> candidates;  // rank_order ascending
 
   bool all_inputs_whole() const {
     return std::all_of(processes.begin(), processes.end(),

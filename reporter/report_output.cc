@@ -7,19 +7,46 @@
 
 #include "reporter/exit_status.h"
 #include "reporter/json_report.h"
+#include "reporter/render/html_report.h"
+#include "reporter/render/markdown_report.h"
 #include "reporter/text_report.h"
 
 namespace vprof::reporter {
+namespace {
+
+std::optional<ReportFormat> ReportFormatNamed(std::string_view name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "markdown") return ReportFormat::kMarkdown;
+  if (name == "html") return ReportFormat::kHtml;
+  return std::nullopt;
+}
+
+void WriteReport(const Report& report, ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::kText:
+      return WriteTextReport(report, out);
+    case ReportFormat::kJson:
+      return WriteJsonReport(report, out);
+    case ReportFormat::kMarkdown:
+      return WriteMarkdownReport(report, out);
+    case ReportFormat::kHtml:
+      return WriteHtmlReport(report, out);
+  }
+}
+
+}  // namespace
 
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output) {
   if (args.name() == "--format") {
     const auto format = args.Value();
     if (!format) return OptionUse::kBad;
-    if (*format != "text" && *format != "json") {
-      args.Complain("--format must be text or json, not '" + *format + "'");
+    const std::optional<ReportFormat> parsed = ReportFormatNamed(*format);
+    if (!parsed) {
+      args.Complain("--format must be text, json, markdown or html, not '" + *format + "'");
       return OptionUse::kBad;
     }
-    output.json = *format == "json";
+    output.format = *parsed;
     return OptionUse::kTaken;
   }
   if (args.name() == "--output") {
@@ -40,9 +67,7 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
     err << "vprof: " << (std::filesystem::path(report.directory) / process.file).string() << ": "
         << process.problem << '\n';
   }
-  const auto write = [&](std::ostream& to) {
-    output.json ? WriteJsonReport(report, to) : WriteTextReport(report, to);
-  };
+  const auto write = [&](std::ostream& to) { WriteReport(report, output.format, to); };
   if (output.file) {
     std::ofstream file(*output.file, std::ios::out | std::ios::trunc);
     if (file) write(file);
@@ -63,7 +88,8 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
 
 int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
                          std::ostream& out, std::ostream& err) {
-  const ReportOutput output{json, ReportFileIn(folder, json)};
+  const ReportOutput output{json ? ReportFormat::kJson : ReportFormat::kText,
+                            ReportFileIn(folder, json)};
   const int status = EmitReport(report, output, out, err);
   if (status != kExitFailure) err << "vprof: report written to " << *output.file << '\n';
   return status;

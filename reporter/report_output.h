@@ -11,14 +11,16 @@
 
 namespace vprof::reporter {
 
+enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
+
 struct ReportOutput {
-  bool json = false;
+  ReportFormat format = ReportFormat::kText;
   std::optional<std::string> file;  // standard output when none
 };
 
 enum class OptionUse { kNotMine, kTaken, kBad };
 
-// Takes --format text|json or --output FILE at the cursor.
+// Takes --format text|json|markdown|html or --output FILE at the cursor.
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
 
 // Where a launcher's --report puts the report: report.txt or report.json in

@@ -53,6 +53,7 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
     out.set_created_by(membership.created_by);
     out.set_parent_comm_id(membership.parent_comm_id);
     out.set_create_ns(membership.create_ns);
+    if (membership.cuda_device >= 0) out.set_cuda_device(membership.cuda_device);
   }
   process.set_clock_sample_count(record.clock_samples.count);
   process.set_clock_min_offset_ns(record.clock_samples.min_offset_ns);
@@ -100,8 +101,9 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   record.state = DecodeState(process.state());
   record.problem = process.problem();
   for (const vprof::summary::Membership& in : process.communicators()) {
-    record.communicators[in.comm_id()] = {in.nranks(), in.rank(), in.created_by(),
-                                          in.parent_comm_id(), in.create_ns()};
+    record.communicators[in.comm_id()] = {
+        in.nranks(),         in.rank(),      in.created_by(),
+        in.parent_comm_id(), in.create_ns(), in.has_cuda_device() ? in.cuda_device() : -1};
   }
   record.clock_samples = {process.clock_sample_count(), process.clock_min_offset_ns(),
                           process.clock_max_offset_ns()};

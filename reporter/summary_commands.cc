@@ -7,7 +7,9 @@
 #include "reporter/exit_status.h"
 #include "reporter/host_name.h"
 #include "reporter/node_summary.h"
+#include "reporter/provenance.h"
 #include "reporter/report_output.h"
+#include "reporter/run_contract.h"
 #include "reporter/summary_file.h"
 #include "reporter/summary_merge.h"
 #include "reporter/trace_directory.h"
@@ -119,6 +121,7 @@ int RunNodeSummaryCommand(const std::vector<std::string>& args, std::ostream& er
 int RunMergeSummariesCommand(const std::vector<std::string>& args, std::ostream& out,
                              std::ostream& err) {
   ReportOutput output;
+  ConsistencyOptions consistency;
   std::vector<std::string> inputs;
   ArgCursor arg(args, "report", err);
   while (arg.Next()) {
@@ -126,6 +129,21 @@ int RunMergeSummariesCommand(const std::vector<std::string>& args, std::ostream&
     const OptionUse use = TakeOutputOption(arg, output);
     if (use == OptionUse::kBad) return kExitUsage;
     if (use == OptionUse::kTaken) continue;
+    if (arg.name() == "--strict") {
+      consistency.strict = true;
+      continue;
+    }
+    if (arg.name() == "--contract") {
+      const std::optional<std::string> file = arg.Value();
+      if (!file) return kExitUsage;
+      RunContractLoad load = LoadRunContract(*file);
+      if (!load.contract) {
+        err << "vprof: report: bad contract: " << load.error << '\n';
+        return kExitUsage;
+      }
+      consistency.contract = std::move(load.contract);
+      continue;
+    }
     if (arg.is_option()) {
       arg.ComplainUnknown();
       return kExitUsage;
@@ -139,13 +157,21 @@ int RunMergeSummariesCommand(const std::vector<std::string>& args, std::ostream&
   const std::optional<std::vector<std::string>> files = ListSummaries(inputs, arg);
   if (!files) return kExitUsage;
 
-  const MergeResult merged = MergeSummaries(*files);
+  const MergeResult merged = MergeSummaries(*files, consistency);
   if (!merged.report) {
     err << "vprof: " << merged.error << '\n';
     return merged.usage_error ? kExitUsage : kExitFailure;
   }
   for (const std::string& warning : merged.warnings) err << "vprof: " << warning << '\n';
   const int status = EmitReport(*merged.report, output, out, err);
+  if (status == kExitFailure) return status;
+  // As for `vprof report DIR`: a strict violation goes before traces cut or missing.
+  if (merged.report->strict_failed()) {
+    err << "vprof: report: strict consistency failed: " << merged.report->consistency->violations
+        << " violation(s): the run differs from what it requested or declared, or cannot be "
+           "shown not to (the report's mismatches marked !)\n";
+    return kExitStrictViolation;
+  }
   return status == kExitOk && merged.traces_missing ? kExitInputNotWhole : status;
 }
 

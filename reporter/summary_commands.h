@@ -1,7 +1,8 @@
 // The two halves of a report made node by node (node_summary.h,
 // summary_merge.h), as `vprof report` options:
 //   vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR
-//   vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...
+//   vprof report --merge-summaries [--format text|json] [--output FILE] [--strict]
+//                [--contract FILE] SUMMARY...
 #pragma once
 
 #include <ostream>

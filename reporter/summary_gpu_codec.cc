@@ -105,6 +105,13 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
     row.set_name(api);
     EncodeActivity(calls, row.mutable_totals());
   }
+  EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
+  for (const auto& [id, device] : record.devices) {
+    vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
+    row.set_id(id);
+    row.set_uuid(device.uuid);
+    row.set_name(device.name);
+  }
   return totals;
 }
 
@@ -133,6 +140,8 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   for (const auto& row : totals.ipc_calls()) {
     record.ipc_calls[row.name()] = DecodeActivity(row.totals());
   }
+  record.peer_copies = DecodeActivity(totals.peer_copies());
+  for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;
 }
 

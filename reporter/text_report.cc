@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reporter/candidates/candidate_text_report.h"
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
+#include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
 
@@ -134,6 +136,23 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
   }
 }
 
+// One row per traced member: where it ran, on which GPU.
+void WriteMembers(const CommunicatorReport& comm, std::ostream& out) {
+  if (comm.members.empty()) return;
+  out << "  members:\n";
+  TextTable table({{"comm rank", Align::kRight},
+                   {"rank", Align::kRight},
+                   {"host", Align::kLeft},
+                   {"device", Align::kRight},
+                   {"GPU UUID", Align::kLeft}});
+  for (const CommMemberReport& member : comm.members) {
+    table.AddRow({std::to_string(member.comm_rank), RankText(member.rank), member.host,
+                  member.cuda_device < 0 ? "-" : std::to_string(member.cuda_device),
+                  member.gpu_uuid.empty() ? "-" : member.gpu_uuid});
+  }
+  table.Write(out, "    ");
+}
+
 void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
   std::string heading = "Communicator " + FormatHexId(comm.comm_id) + ": size " +
                         std::to_string(comm.size) + ", ranks seen " +
@@ -142,6 +161,7 @@ void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
   if (comm.parent_comm_id != 0) heading += ", split from " + FormatHexId(comm.parent_comm_id);
   out << '\n';
   WriteWrapped(out, heading, "", "  ");
+  WriteMembers(comm, out);
   // One line per function: a line break inside "400 ns" would hurt more than the lines cost.
   const char* prefix = "  lifecycle: ";
   for (const LifecycleReport& call : comm.lifecycle) {
@@ -246,6 +266,8 @@ void WriteTextReport(const Report& report, std::ostream& out) {
   WriteGpuSection(report, out);
   WriteConsistencySections(report, out);
   WritePhases(report, out);
+  WriteStepsText(report, out);
+  WriteCandidatesText(report, out);
 }
 
 }  // namespace vprof::reporter

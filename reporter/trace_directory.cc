@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "reporter/exit_status.h"
+#include "reporter/run_identity.h"
 
 namespace vprof::reporter {
 namespace {
@@ -43,10 +44,28 @@ TraceFileList ListTraceFiles(const std::string& directory) {
 std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& directory,
                                                             std::ostream& err, int* status) {
   TraceFileList list = ListTraceFiles(directory);
-  if (list.error.empty()) return std::move(list.paths);
-  err << "vprof: " << list.error << '\n';
-  *status = list.usage_error ? kExitUsage : kExitFailure;
-  return std::nullopt;
+  if (!list.error.empty()) {
+    err << "vprof: " << list.error << '\n';
+    *status = list.usage_error ? kExitUsage : kExitFailure;
+    return std::nullopt;
+  }
+  std::vector<TraceIdentity> identities;
+  for (const std::string& path : list.paths) {
+    if (auto identity = ReadTraceIdentity(path)) identities.push_back(std::move(*identity));
+  }
+  const RunCheck check = CheckOneRun(identities);
+  if (!check.mixed_runs.empty()) {
+    // Collectives and ranks of two runs cannot be told apart in one report.
+    err << "vprof: " << directory << ": the traces are of more than one run: " << check.mixed_runs
+        << "; move each run's traces into a folder of its own\n";
+    *status = kExitUsage;
+    return std::nullopt;
+  }
+  for (const std::string& missing : check.missing_ranks) {
+    err << "vprof: " << directory << ": ranks missing: " << missing
+        << "; the report covers the traces present\n";
+  }
+  return std::move(list.paths);
 }
 
 }  // namespace vprof::reporter

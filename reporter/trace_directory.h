@@ -20,7 +20,9 @@ TraceFileList ListTraceFiles(const std::string& directory);
 
 // For commands that report on a directory: its traces, or none after saying
 // why on `err` ("vprof: ..."), with *status the exit status for it
-// (kExitUsage for the caller's mistake, else kExitFailure).
+// (kExitUsage for the caller's mistake, else kExitFailure). Traces of more
+// than one run (run_identity.h) are the caller's mistake; ranks of the run
+// without a trace are named on `err`, and the traces returned.
 std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& directory,
                                                             std::ostream& err, int* status);
 

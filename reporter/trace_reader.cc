@@ -25,7 +25,13 @@ TraceReader::TraceReader(const std::string& path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat info {};
   if (fd_ < 0 || ::fstat(fd_, &info) != 0) {
-    Stop(ReadProblem::kUnreadable, std::string("cannot open: ") + std::strerror(errno));
+    std::string detail = std::string("cannot open: ") + std::strerror(errno);
+    // A report keeps one trace per process open; vprof raises its soft limit
+    // to the hard one at start (main.cc), so only the hard limit is left.
+    if (errno == EMFILE) {
+      detail += " (a report opens every trace at once: raise the hard limit, ulimit -Hn)";
+    }
+    Stop(ReadProblem::kUnreadable, std::move(detail));
     return;
   }
   file_size_ = static_cast<uint64_t>(info.st_size);

@@ -23,7 +23,10 @@ std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view d
 
 }  // namespace
 
-TraceSource::TraceSource(std::string path) : reader_(path) { record_.path = std::move(path); }
+TraceSource::TraceSource(std::string path, const StepPatterns& step_patterns)
+    : reader_(path), steps_([this](uint64_t iid) { return NameOf(iid); }, step_patterns) {
+  record_.path = std::move(path);
+}
 
 bool TraceSource::Open() {
   if (!reader_.Next(&packet_)) {
@@ -50,6 +53,7 @@ bool TraceSource::Open() {
     record_.header_rank = header.rank().rank();
   }
   AbsorbHeaderEnvironment(header);
+  steps_.AddEnvironment(header);
   record_.opened = true;
   return true;
 }
@@ -66,6 +70,7 @@ bool TraceSource::ReadNextBatch() {
   record_.gpu = gpu_.Result();
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
+  record_.steps = steps_.Finish();
   RecordStop();
   return false;
 }
@@ -100,6 +105,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       membership.rank = comm.rank();
       membership.created_by = NameOf(comm.created_by_iid());
       membership.parent_comm_id = comm.parent_comm_id();
+      membership.cuda_device = comm.cuda_device();
       membership.create_ns =
           comm.create_end_ns() >= comm.create_begin_ns()
               ? static_cast<int64_t>(comm.create_end_ns() - comm.create_begin_ns())
@@ -126,6 +132,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kGpuBatch:
       gpu_.AddBatch(packet.gpu_batch());
+      steps_.AddGpuBatch(packet.gpu_batch());
       break;
     case vprof::trace::TracePacket::kGpuCapture:
       gpu_.AddCaptureStatus(packet.gpu_capture());
@@ -138,6 +145,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kNvtxBatch:
       nvtx_phases_.AddBatch(packet.nvtx_batch());
+      steps_.AddNvtxBatch(packet.nvtx_batch());
       break;
     default:  // threads are not reported yet
       break;
@@ -150,6 +158,7 @@ void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
   for (const auto& event : batch.nccl()) {
     if (event.result() != 0) ++record_.failed_calls;
     gpu_.AddNcclCall(event, FunctionOf(event));
+    steps_.AddNcclCall(event, FunctionOf(event));
     CountWrapperCall(event, FunctionOf(event));
     if (event.comm_id() == 0 || event.comm_size() == 0) continue;
     // try_emplace: a Communicator packet, when there is one, has the final say.
@@ -207,6 +216,13 @@ void TraceSource::RecordStop() {
 std::string TraceSource::NameOf(uint64_t iid) const {
   const auto found = interned_.find(iid);
   return found == interned_.end() ? std::string() : found->second.text;
+}
+
+void TraceSource::AddCollectiveSpan(CollectiveKernelSpan span) const {
+  if (!cross_rank_) return;
+  span.start_ns += record_.clock_offset_ns;
+  span.end_ns += record_.clock_offset_ns;
+  cross_rank_->Add(span);
 }
 
 }  // namespace vprof::reporter

@@ -8,11 +8,14 @@
 #include <string>
 #include <unordered_map>
 
+#include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_activity_reader.h"
 #include "reporter/nccl_function.h"
 #include "reporter/nccl_plugin_reader.h"
 #include "reporter/nvtx_phase_reader.h"
 #include "reporter/process_record.h"
+#include "reporter/steps/step_patterns.h"
+#include "reporter/steps/step_tracker.h"
 #include "reporter/trace_reader.h"
 #include "vprof_trace.pb.h"
 
@@ -20,7 +23,8 @@ namespace vprof::reporter {
 
 class TraceSource {
  public:
-  explicit TraceSource(std::string path);
+  // `step_patterns`: which NVTX ranges are steps; it must outlive the source.
+  explicit TraceSource(std::string path, const StepPatterns& step_patterns = DefaultStepMatcher());
 
   // Reads the RunHeader. False when the file gives nothing usable (no header,
   // a newer format); record() then says why.
@@ -35,6 +39,9 @@ class TraceSource {
   NcclFunction FunctionOf(const vprof::trace::NcclEvent& event) const;
   const ProcessRecord& record() const { return record_; }
   ProcessRecord& record() { return record_; }
+  // Where this process's collective kernel spans go, moved to the common
+  // clock by record().clock_offset_ns; none: nowhere.
+  void SendCollectiveSpansTo(CrossRankGpuTime* cross_rank) { cross_rank_ = cross_rank; }
 
  private:
   struct InternedName {
@@ -48,12 +55,16 @@ class TraceSource {
   void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   void RecordStop();
   std::string NameOf(uint64_t iid) const;
+  void AddCollectiveSpan(CollectiveKernelSpan span) const;
 
   TraceReader reader_;
   ProcessRecord record_;
-  GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); }};
+  CrossRankGpuTime* cross_rank_ = nullptr;
+  GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); },
+                         [this](const CollectiveKernelSpan& span) { AddCollectiveSpan(span); }};
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
   NvtxPhaseReader nvtx_phases_{[this](uint64_t iid) { return NameOf(iid); }};
+  StepTracker steps_;
   vprof::trace::TracePacket packet_;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(g++ python3 pkg-config meson ninja-build protobuf-compiler libprotobuf-dev
-          libspdlog-dev libfmt-dev catch2)
+          libspdlog-dev libfmt-dev catch2
+          chromium fonts-dejavu-core)  # the HTML report's screenshot test: headless Chromium
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,11 +1,18 @@
 """Bus bandwidth of torch.distributed collectives by size (torchrun, 2 GPUs).
 
 all_reduce, all_gather, reduce_scatter and broadcast from 4 KiB to 1 GiB
-(x4 steps). Each size: WARMUP calls, then ITERS calls each timed by its own
-pair of CUDA events on the current stream. A spin kernel runs ahead of each
-timed call, so the events and the collective are queued before the GPU
-reaches them: the time is the collective's, not the host's launch gaps
-(which are most of a small collective's wall time). Rank 0 writes one JSON line per
+(x4 steps). Each size: WARMUP calls, then the time of the collective itself,
+measured one of two ways (--timing):
+- loop (default), as nccl-tests does: a spin kernel holds the GPU while the
+  host queues one untimed call and then ITERS calls between two CUDA events.
+  The untimed call absorbs the ranks' different spin ends (their GPUs run
+  the spin at different clocks), so the timed calls start together on every
+  rank and run back to back: mean = elapsed / ITERS.
+- each: every call timed by its own pair of events, a spin kernel ahead of
+  each. Rank 0's time then includes waiting inside the kernel for a rank
+  whose spin ended later: at a few µs per small call, most of it. Kept for
+  the overhead runs (sweep_overhead.py), which compare like with like.
+Both keep the host's launch gaps out (most of a small collective's wall time). Rank 0 writes one JSON line per
 (op, size) to OUT: bytes S as nccl-tests defines it (the larger buffer
 for all_gather / reduce_scatter), mean GPU time, algbw and busbw, so the
 reporter's figures can be held against the workload's own timing.
@@ -20,6 +27,7 @@ import torch
 import torch.distributed as dist
 
 WARMUP, ITERS = 5, 20
+LOOP_SPIN_CYCLES = 20_000_000  # about 10 ms: longer than queueing ITERS + 1 calls
 SPIN_CYCLES = 1_000_000  # about 0.5 ms on an H200: longer than a call's host launch
 SIZES = [4096 * 4**i for i in range(10)]  # 4 KiB .. 1 GiB
 
@@ -44,11 +52,39 @@ def make_call(op, s_bytes, world):
     return lambda: dist.reduce_scatter_tensor(small, big)
 
 
+def timed_event():
+    return torch.cuda.Event(enable_timing=True)
+
+
+def time_loop(call):
+    start, end = timed_event(), timed_event()
+    torch.cuda._sleep(LOOP_SPIN_CYCLES)
+    call()  # untimed: absorbs the ranks' different spin ends
+    start.record()
+    for _ in range(ITERS):
+        call()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / ITERS
+
+
+def time_each(call):
+    events = [(timed_event(), timed_event()) for _ in range(ITERS)]
+    for start, end in events:
+        torch.cuda._sleep(SPIN_CYCLES)
+        start.record()
+        call()
+        end.record()
+    torch.cuda.synchronize()
+    return sum(s.elapsed_time(e) for s, e in events) * 1e3 / ITERS
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--max-bytes", type=int, default=SIZES[-1])
     ap.add_argument("--ops", default="all_reduce,all_gather,reduce_scatter,broadcast")
+    ap.add_argument("--timing", choices=["loop", "each"], default="loop")
     args = ap.parse_args()
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
@@ -60,17 +96,10 @@ def main():
             call = make_call(op, s_bytes, world)
             for _ in range(WARMUP):
                 call()
-            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                      for _ in range(ITERS)]
-            for start, end in events:
-                torch.cuda._sleep(SPIN_CYCLES)
-                start.record()
-                call()
-                end.record()
-            torch.cuda.synchronize()
-            mean_us = sum(s.elapsed_time(e) for s, e in events) * 1e3 / ITERS
+            mean_us = time_loop(call) if args.timing == "loop" else time_each(call)
             algbw = s_bytes / (mean_us * 1e-6) / 1e9
-            lines.append({"op": op, "bytes": s_bytes, "calls": WARMUP + ITERS, "mean_us": mean_us,
+            calls = WARMUP + ITERS + (1 if args.timing == "loop" else 0)
+            lines.append({"op": op, "bytes": s_bytes, "calls": calls, "mean_us": mean_us,
                           "algbw_gbps": algbw, "busbw_gbps": algbw * bus_factor(op, world)})
             del call
             torch.cuda.empty_cache()

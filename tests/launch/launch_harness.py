@@ -42,6 +42,18 @@ def report_of(folder):
     return json.loads(r.stdout)
 
 
+def without_per_record_analyses(report):
+    """The report less what node summaries do not carry: steps, fast-path
+    candidates and collectives' cross-rank GPU time need every rank's records
+    in one reader (reporter/README.md, "Node by node")."""
+    report = dict(report, steps=None, candidates=[])
+    for comm in report["communicators"]:
+        for op in comm["ops"]:
+            op.update(collective_gpu_calls=0, collective_gpu_mean_ns=None,
+                      collective_busbw_gbps=None)
+    return report
+
+
 def check_against_simulator(report, log_dir, ranks):
     """The report's ranks, collective counts per communicator and op, and slowest
     rank, against the simulator's logs of every call it made."""

@@ -42,8 +42,21 @@ std::vector<std::string> TracesIn(const std::string& directory) {
   return traces.paths;
 }
 
+// `vprof report DIR` less what node summaries do not carry: steps, fast-path
+// candidates and collectives' cross-rank GPU time need every rank's records in
+// one reader.
 Report WholeReport(const std::string& directory, const ConsistencyOptions& consistency = {}) {
-  return BuildReport(directory, TracesIn(directory), consistency);
+  Report report = BuildReport(directory, TracesIn(directory), consistency);
+  report.steps.reset();
+  report.candidates.clear();
+  for (CommunicatorReport& comm : report.communicators) {
+    for (OpReport& op : comm.ops) {
+      op.collective_gpu_calls = 0;
+      op.collective_gpu_mean_ns.reset();
+      op.collective_busbw_gbps.reset();
+    }
+  }
+  return report;
 }
 
 std::string WholeReportJson(const std::string& directory) { return JsonOf(WholeReport(directory)); }

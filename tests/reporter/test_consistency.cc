@@ -366,3 +366,79 @@ TEST_CASE("the requested fingerprint does not depend on the contract's key order
   CHECK(fingerprint(
             R"({"version": 1, "consistency": "strict", "nccl": {"algorithms": ["Ring"]}})") != one);
 }
+
+namespace {
+
+// `vprof report --node-summary` of the run in `traces` (one host, node1), into `summaries`.
+std::string SummarizeNode(const ScratchDir& traces, const ScratchDir& summaries) {
+  const std::string summary = summaries.File("node1.vsummary");
+  const CliResult made = Run({"report", "--node-summary", summary, "--host", "node1", "--clock",
+                              "monotonic", traces.path()});
+  INFO(made.err);
+  REQUIRE(made.status == kExitOk);
+  return summary;
+}
+
+}  // namespace
+
+TEST_CASE("merged node summaries are held to --strict and --contract as the traces are") {
+  ScratchDir summaries, contracts;
+  SECTION("NCCL_ALGO=Ring requested, Tree observed: exit 4") {
+    ScratchDir traces;
+    WriteRun(traces.path(), {{kRing, {{"RING", "SIMPLE", 4, 6}}},
+                             {kRing, {{"RING", "SIMPLE", 4, 2}, {"TREE", "SIMPLE", 4, 4}}}});
+    const std::string summary = SummarizeNode(traces, summaries);
+    // Without --strict the mismatch is reported, not failed (mode auto), as for the traces.
+    CHECK(Run({"report", "--merge-summaries", summary}).status == kExitOk);
+
+    const CliResult strict =
+        Run({"report", "--merge-summaries", summary, "--strict", "--format", "json"});
+    CHECK(strict.status == kExitStrictViolation);
+    CHECK(strict.status == 4);
+    CHECK(Contains(strict.err, "vprof: report: strict consistency failed: 1 violation(s): "));
+    const JsonValue json = JsonValue::Parse(strict.out);
+    const JsonValue& checked = json["consistency"];
+    CHECK(checked["mode"].string() == "strict");
+    CHECK(checked["mode_source"].string() == "flag");
+    CHECK(checked["violations"].number() == 1);
+    // The same mismatch as `vprof report DIR --strict`: 4 Tree all-reduces on 1 process.
+    const JsonValue& mismatch = checked["mismatches"][0];
+    CHECK(mismatch["axis"].string() == "nccl_algo");
+    CHECK(mismatch["source"].string() == "NCCL_ALGO");
+    CHECK(mismatch["actual"].string() == "AllReduce TREE");
+    CHECK(mismatch["count"].number() == 4);
+    CHECK(mismatch["processes"].number() == 1);
+    CHECK(Run({"report", traces.path(), "--strict"}).status == 4);
+
+    // Strict by the contract instead of the flag.
+    const std::string contract = WriteContract(
+        contracts, "c.json",
+        R"({"version": 1, "consistency": "strict", "nccl": {"algorithms": ["ring"]}})");
+    const CliResult by_contract =
+        Run({"report", "--merge-summaries", summary, "--contract", contract});
+    INFO(by_contract.out);
+    CHECK(by_contract.status == 4);
+    CHECK(Contains(by_contract.out, "mode strict (contract)"));
+  }
+  SECTION("ran as requested: exit 0") {
+    ScratchDir traces;
+    WriteRun(traces.path(), {{kRing, {{"RING", "SIMPLE", 4, 5}}}, {kRing, {{"RING", "LL", 2, 5}}}});
+    const std::string summary = SummarizeNode(traces, summaries);
+    const CliResult strict = Run({"report", "--merge-summaries", summary, "--strict"});
+    INFO(strict.out << strict.err);
+    CHECK(strict.status == kExitOk);
+    CHECK(strict.err.empty());
+    CHECK(Contains(strict.out, "Consistency (requested vs actual): mode strict (--strict)"));
+    CHECK(Contains(strict.out, "\n  mismatches: none\n"));
+  }
+  SECTION("a bad contract is a usage error naming the file") {
+    ScratchDir traces;
+    WriteRun(traces.path(), {{kRing, {{"RING", "SIMPLE", 4, 5}}}});
+    const std::string summary = SummarizeNode(traces, summaries);
+    const std::string contract =
+        WriteContract(contracts, "bad.json", R"({"version": 1, "consistency": "sometimes"})");
+    const CliResult bad = Run({"report", "--merge-summaries", summary, "--contract", contract});
+    CHECK(bad.status == kExitUsage);
+    CHECK(Contains(bad.err, "vprof: report: bad contract: " + contract));
+  }
+}

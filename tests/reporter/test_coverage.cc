@@ -3,13 +3,17 @@
 // gap named with its cause.
 #include <catch2/catch.hpp>
 #include <sstream>
+#include <tuple>
 
+#include "cli_runner.h"
 #include "four_rank_run.h"
 #include "mini_json.h"
 #include "plugin_trace_builder.h"
 #include "report_of.h"
 #include "reporter/build_report.h"
+#include "reporter/cli.h"
 #include "reporter/communication_class.h"
+#include "reporter/exit_status.h"
 #include "reporter/json_report.h"
 #include "reporter/kernel_class.h"
 #include "reporter/text_layout.h"
@@ -119,8 +123,9 @@ TEST_CASE("full coverage: every count agrees, no gaps") {
   const std::string text = TextOf(report);
   INFO(text);
   CHECK(text.find("\n  no gaps: every count agrees\n") != std::string::npos);
-  // rank, coll w/p, p2p w/p, kernels, graph, plugin, custom AR, IPC calls, file
-  CHECK(Squeezed(text).find("\n 1 10/10 0/0 10 0 v5 - - node1.102.vtrace\n") != std::string::npos);
+  // rank, coll w/p, p2p w/p, kernels, graph, plugin, custom AR, IPC calls, peer copies, file
+  CHECK(Squeezed(text).find("\n 1 10/10 0/0 10 0 v5 - - - node1.102.vtrace\n") !=
+        std::string::npos);
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) CHECK(DisplayWidth(line) <= kTextWidth);
 
@@ -336,4 +341,53 @@ TEST_CASE("the one table of rules classes custom all-reduce kernels and CUDA IPC
   for (const char* api : {"cudaMalloc", "cudaLaunchKernel", "cuMemcpyPeerAsync"}) {
     CHECK(ApiClassOf(api) == kOtherApiClass);
   }
+}
+
+TEST_CASE("copies between GPUs are communication NCCL never sees, in the traces and in a merge") {
+  ScratchDir dir, summaries;
+  PluginTraceBuilder process("node1", 101, 0);
+  process.AddInjection(false, 0, "no NCCL in this process");
+  // Two PtoP copies (copy kind 10) of 3 MiB in 2.5 µs and 1 MiB in 1.5 µs, and a copy within
+  // one GPU (DTOD, 8), which moves nothing between GPUs.
+  vprof::trace::TracePacket packet;
+  vprof::trace::GpuBatch& batch = *packet.mutable_gpu_batch();
+  for (const auto& [kind, bytes, ns] :
+       {std::tuple{10u, 3u << 20, 2500u}, std::tuple{8u, 512u, 700u},
+        std::tuple{10u, 1u << 20, 1500u}}) {
+    vprof::trace::GpuMemcpy& copy = *batch.add_memcpy();
+    copy.set_copy_kind(kind);
+    copy.set_bytes(bytes);
+    copy.set_duration_ns(ns);
+  }
+  process.trace().AddPacket(std::move(packet));
+  process.WriteTo(dir.File(FileOf(101)));
+
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.coverage);
+  REQUIRE(report.coverage->processes.size() == 1);
+  const CoverageProcess& row = report.coverage->processes[0];
+  // 2 copies; 3 MiB + 1 MiB = 4,194,304 B; 2500 + 1500 = 4000 ns.
+  CHECK(row.peer_copies.count == 2);
+  CHECK(row.peer_copies.bytes == 4194304);
+  CHECK(row.peer_copies.total_ns == 4000);
+  CHECK(report.coverage->gaps.empty());
+  const std::string text = TextOf(report);
+  INFO(text);
+  CHECK(Contains(text, "peer copies"));
+  CHECK(Contains(text, "2, 4.00 MiB, 4.00 µs"));
+
+  // A node summary carries them: the merged report has the same row.
+  const std::string summary = summaries.File("node1.vsummary");
+  REQUIRE(Run({"report", "--node-summary", summary, "--host", "node1", "--clock", "monotonic",
+               dir.path()})
+              .status == kExitOk);
+  const CliResult merged = Run({"report", "--merge-summaries", summary, "--format", "json"});
+  INFO(merged.err);
+  REQUIRE(merged.status == kExitOk);
+  const JsonValue json = JsonValue::Parse(merged.out);
+  const JsonValue& peer = json["coverage"]["processes"][0]["peer_copies"];
+  CHECK(peer["count"].number() == 2);
+  CHECK(peer["bytes"].number() == 4194304);
+  CHECK(peer["total_ns"].number() == 4000);
+  CHECK(json["processes"][0]["gpu"]["peer_copies"]["bytes"].number() == 4194304);
 }

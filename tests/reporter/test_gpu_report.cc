@@ -10,6 +10,8 @@
 #include "mini_json.h"
 #include "report_of.h"
 #include "reporter/build_report.h"
+#include "reporter/exit_status.h"
+#include "reporter/gpu_activity_reader.h"
 #include "reporter/json_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/text_report.h"
@@ -353,4 +355,207 @@ TEST_CASE("GPU lines fit 100 columns with long names and large values") {
     INFO(line);
     CHECK(DisplayWidth(line) <= 100);
   }
+}
+
+namespace {
+
+// The GpuDevice record of one GPU, as the capture side writes it from CUPTI's DEVICE record.
+void AddDevice(vprof::trace::GpuBatch& batch, uint32_t id, const std::string& uuid_bytes) {
+  vprof::trace::GpuDevice& device = *batch.add_device();
+  device.set_id(id);
+  device.set_uuid(uuid_bytes);
+  device.set_name("NVIDIA H200");
+}
+
+void AddGpuBatch(TraceFileBuilder& trace, vprof::trace::GpuBatch batch) {
+  vprof::trace::TracePacket packet;
+  *packet.mutable_gpu_batch() = std::move(batch);
+  trace.AddPacket(std::move(packet));
+}
+
+// A Communicator packet with the CUDA device NCCL reported for it.
+void AddCommunicatorOnDevice(TraceFileBuilder& trace, uint64_t comm_id, uint32_t nranks,
+                             uint32_t rank, int32_t cuda_device) {
+  vprof::trace::TracePacket packet;
+  vprof::trace::Communicator& comm = *packet.mutable_communicator();
+  comm.set_comm_id(comm_id);
+  comm.set_nranks(nranks);
+  comm.set_rank(rank);
+  comm.set_created_by_iid(trace.Intern("ncclCommInitRank"));
+  comm.set_cuda_device(cuda_device);
+  trace.AddPacket(std::move(packet));
+}
+
+// Bytes 00 11 22 ... ff, and the same reversed.
+const std::string kUuidA("\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff", 16);
+const std::string kUuidB("\xff\xee\xdd\xcc\xbb\xaa\x99\x88\x77\x66\x55\x44\x33\x22\x11\x00", 16);
+constexpr const char* kUuidAText = "GPU-00112233-4455-6677-8899-aabbccddeeff";
+constexpr const char* kUuidBText = "GPU-ffeeddcc-bbaa-9988-7766-554433221100";
+constexpr uint64_t kSolo = 0xdef;
+
+// Two processes on node1 that both see GPUs 0 (UUID A) and 1 (UUID B), as CUPTI describes every
+// visible GPU. Global rank 0 (pid 201) is comm rank 1 of 0xabc on device 1; global rank 1
+// (pid 202) is comm rank 0 on device 0. Rank 0 is also alone in 0xdef, device unknown (-1).
+void WriteMembersRun(const std::string& directory) {
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    TraceFileBuilder trace("node1", 201 + rank, rank);
+    AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+    vprof::trace::GpuBatch devices;
+    AddDevice(devices, 0, kUuidA);
+    AddDevice(devices, 1, kUuidB);
+    AddGpuBatch(trace, devices);
+    AddCommunicatorOnDevice(trace, kComm, 2, rank == 0 ? 1 : 0, rank == 0 ? 1 : 0);
+    if (rank == 0) AddCommunicatorOnDevice(trace, kSolo, 1, 0, -1);
+    trace.AddBatch(
+        {trace.Event("ncclAllReduce", kComm, 2, rank == 0 ? 1 : 0, 1, 1024, 1000, 2000)});
+    trace.AddFooter();
+    trace.WriteTo(directory + "/node1." + std::to_string(201 + rank) + ".vtrace");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a GPU UUID is written as nvidia-smi writes it") {
+  CHECK(FormatGpuUuid(kUuidA) == kUuidAText);
+  CHECK(FormatGpuUuid(kUuidB) == kUuidBText);
+  CHECK(FormatGpuUuid("") == "");
+  CHECK(FormatGpuUuid(kUuidA.substr(0, 15)) == "");  // not a UUID: unknown
+}
+
+TEST_CASE("communicator members: comm rank, global rank, host and the GPU UUID of each") {
+  ScratchDir dir;
+  WriteMembersRun(dir.path());
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.communicators.size() == 2);
+  const CommunicatorReport& world = report.communicators[0];
+  REQUIRE(world.comm_id == kComm);
+  REQUIRE(world.members.size() == 2);
+  // Comm rank 0 is global rank 1 on device 0 (UUID A); comm rank 1 is global rank 0 on device 1.
+  CHECK(world.members[0].comm_rank == 0);
+  CHECK(world.members[0].rank == 1);
+  CHECK(world.members[0].file == "node1.202.vtrace");
+  CHECK(world.members[0].host == "node1");
+  CHECK(world.members[0].cuda_device == 0);
+  CHECK(world.members[0].gpu_uuid == kUuidAText);
+  CHECK(world.members[1].comm_rank == 1);
+  CHECK(world.members[1].rank == 0);
+  CHECK(world.members[1].file == "node1.201.vtrace");
+  CHECK(world.members[1].cuda_device == 1);
+  CHECK(world.members[1].gpu_uuid == kUuidBText);
+  const CommunicatorReport& solo = report.communicators[1];
+  REQUIRE(solo.members.size() == 1);
+  CHECK(solo.members[0].cuda_device == -1);
+  CHECK(solo.members[0].gpu_uuid.empty());
+
+  // Every process lists the GPUs it saw.
+  const GpuReport& gpu = ProcessNamed(report, "node1.201.vtrace").gpu;
+  REQUIRE(gpu.devices.size() == 2);
+  CHECK(gpu.devices[1].id == 1);
+  CHECK(gpu.devices[1].uuid == kUuidBText);
+  CHECK(gpu.devices[1].name == "NVIDIA H200");
+
+  const std::string text = TextOf(report);
+  INFO(text);
+  // Columns: comm rank (9, right), rank (4, right), host (5), device (6, right), GPU UUID; two
+  // spaces apart, indented by 4.
+  CHECK(Contains(text, "\n  members:\n    comm rank  rank  host   device  GPU UUID"));
+  CHECK(Contains(text, std::string("\n            0     1  node1       0  ") + kUuidAText + "\n"));
+  CHECK(Contains(text, std::string("\n            1     0  node1       1  ") + kUuidBText + "\n"));
+  CHECK(Contains(text, "\n            0     0  node1       -  -\n"));  // 0xdef: device unknown
+
+  const JsonValue json = JsonOf(report);
+  const JsonValue& member = json["communicators"][0]["members"][1];
+  CHECK(member["comm_rank"].number() == 1);
+  CHECK(member["rank"].number() == 0);
+  CHECK(member["file"].string() == "node1.201.vtrace");
+  CHECK(member["host"].string() == "node1");
+  CHECK(member["cuda_device"].number() == 1);
+  CHECK(member["gpu_uuid"].string() == kUuidBText);
+  const JsonValue& unknown = json["communicators"][1]["members"][0];
+  CHECK(unknown["cuda_device"].is_null());
+  CHECK(unknown["gpu_uuid"].is_null());
+  const JsonValue& device = json["processes"][0]["gpu"]["devices"][0];
+  CHECK(device["id"].number() == 0);
+  CHECK(device["uuid"].string() == kUuidAText);
+  CHECK(device["name"].string() == "NVIDIA H200");
+}
+
+namespace {
+
+vprof::trace::GpuMemcpy Copy(uint32_t copy_kind, uint64_t bytes, uint64_t duration_ns) {
+  vprof::trace::GpuMemcpy copy;
+  copy.set_copy_kind(copy_kind);
+  copy.set_bytes(bytes);
+  copy.set_duration_ns(duration_ns);
+  return copy;
+}
+
+// One process without NCCL: two copies between GPUs (PTOP, 10) of 3 MiB in 2.5 µs and 1 MiB in
+// 1.5 µs, a copy within one GPU (DTOD, 8) of 512 B in 700 ns and a host-to-device copy (HTOD, 1)
+// of 1 KiB in 300 ns.
+void WritePeerCopyProcess(const std::string& directory) {
+  TraceFileBuilder trace("node1", 400, 0);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+  vprof::trace::GpuBatch batch;
+  *batch.add_memcpy() = Copy(10, 3 << 20, 2500);
+  *batch.add_memcpy() = Copy(8, 512, 700);
+  *batch.add_memcpy() = Copy(1, 1024, 300);
+  *batch.add_memcpy() = Copy(10, 1 << 20, 1500);
+  AddGpuBatch(trace, batch);
+  trace.AddFooter();
+  trace.WriteTo(directory + "/node1.400.vtrace");
+}
+
+}  // namespace
+
+TEST_CASE("copies between GPUs (PtoP) are counted apart from other copies") {
+  ScratchDir dir;
+  WritePeerCopyProcess(dir.path());
+  const Report report = ReportOf(dir.path());
+  const GpuReport& gpu = report.processes.at(0).gpu;
+  // Peer: 2 copies, 3 MiB + 1 MiB = 4,194,304 B, 2500 + 1500 = 4000 ns.
+  CHECK(gpu.peer_copies.count == 2);
+  CHECK(gpu.peer_copies.bytes == 4194304);
+  CHECK(gpu.peer_copies.total_ns == 4000);
+  // All copies: 4, 4,194,304 + 512 + 1024 = 4,195,840 B, 4000 + 700 + 300 = 5000 ns.
+  CHECK(gpu.memcpy.count == 4);
+  CHECK(gpu.memcpy.bytes == 4195840);
+  CHECK(gpu.memcpy.total_ns == 5000);
+
+  const std::string text = TextOf(report);
+  INFO(text);
+  CHECK(Contains(Unwrapped(text), "; memcpy 4, 4.00 MiB, 5.00 µs (peer 2, 4.00 MiB, 4.00 µs);"));
+  const JsonValue json = JsonOf(report);
+  const JsonValue& peer = json["processes"][0]["gpu"]["peer_copies"];
+  CHECK(peer["count"].number() == 2);
+  CHECK(peer["bytes"].number() == 4194304);
+  CHECK(peer["total_ns"].number() == 4000);
+
+  // Data moved between GPUs outside NCCL: the process takes part in communication, so the
+  // coverage check lists it.
+  const TraceFileList traces = ListTraceFiles(dir.path());
+  const Report strict = BuildReport(dir.path(), traces.paths, {true, std::nullopt});
+  REQUIRE(strict.coverage);
+  REQUIRE(strict.coverage->processes.size() == 1);
+  CHECK(strict.coverage->processes[0].file == "node1.400.vtrace");
+}
+
+TEST_CASE("a node summary carries each member's device and the GPUs of each process") {
+  ScratchDir dir, summaries;
+  WriteMembersRun(dir.path());
+  const std::string summary = summaries.File("node1.vsummary");
+  REQUIRE(Run({"report", "--node-summary", summary, "--host", "node1", "--clock", "monotonic",
+               dir.path()})
+              .status == kExitOk);
+  const CliResult merged = Run({"report", "--merge-summaries", summary, "--format", "json"});
+  INFO(merged.err);
+  REQUIRE(merged.status == kExitOk);
+  const JsonValue json = JsonValue::Parse(merged.out);
+  // As from the traces: comm rank 1 of 0xabc is global rank 0 on device 1 (UUID B).
+  const JsonValue& member = json["communicators"][0]["members"][1];
+  CHECK(member["rank"].number() == 0);
+  CHECK(member["cuda_device"].number() == 1);
+  CHECK(member["gpu_uuid"].string() == kUuidBText);
+  CHECK(json["communicators"][1]["members"][0]["cuda_device"].is_null());
+  CHECK(json["processes"][0]["gpu"]["devices"][0]["uuid"].string() == kUuidAText);
 }

@@ -33,9 +33,9 @@ TEST_CASE("a call is linked whether its event comes before or after its kernel")
   linker.AddCall(Call(7), NcclFunction::kAllReduce);
   linker.AddExternalCorrelation(7, 42);
   linker.AddApiCall(42, true);
-  linker.AddKernel(42, 30000, true);
+  linker.AddKernel(42, 0, 30000, true);
   linker.AddExternalCorrelation(8, 43);
-  linker.AddKernel(43, 50000, true);
+  linker.AddKernel(43, 0, 50000, true);
   CHECK(linker.held_entries() == 1);  // call 8 waits for its event
   linker.AddCall(Call(8), NcclFunction::kAllReduce);
   CHECK(linker.held_entries() == 0);
@@ -70,7 +70,7 @@ TEST_CASE("correlations of API calls that launch no kernel are dropped") {
     linker.AddApiCall(correlation + 1, false);
     linker.AddApiCall(correlation + 2, false);
     linker.AddApiCall(correlation + 3, true);
-    linker.AddKernel(correlation + 3, 10, true);
+    linker.AddKernel(correlation + 3, 0, 10, true);
   }
   CHECK(linker.held_entries() == 0);
   CHECK(linker.Result().linked_calls == 1000);
@@ -81,9 +81,9 @@ TEST_CASE("a call that launches several kernels stays until the last has come") 
   linker.AddCall(Call(5, 1), NcclFunction::kGroupEnd);
   linker.AddExternalCorrelation(5, 1);
   linker.AddExternalCorrelation(5, 2);
-  linker.AddKernel(1, 100, true);
+  linker.AddKernel(1, 0, 100, true);
   CHECK(linker.held_entries() == 2);  // correlation 2 and call 5
-  linker.AddKernel(2, 200, true);
+  linker.AddKernel(2, 0, 200, true);
   CHECK(linker.held_entries() == 0);
   const NcclLinkage linkage = linker.Result();
   const NcclFunctionGpuTime& group_end = Function(linkage, NcclFunction::kGroupEnd);
@@ -105,7 +105,7 @@ TEST_CASE("calls that cannot launch kernels are not kept; unmatched ones are") {
   linker.AddCall(Call(3), NcclFunction::kAllReduce);
   CHECK(linker.held_entries() == 1);
   // An unlinked NCCL kernel (called through a handle vprof does not wrap).
-  linker.AddKernel(77, 5000, true);
+  linker.AddKernel(77, 0, 5000, true);
   const NcclLinkage linkage = linker.Result();
   CHECK(linkage.calls == 2);
   CHECK(linkage.grouped_calls == 1);
@@ -117,7 +117,7 @@ TEST_CASE("calls that cannot launch kernels are not kept; unmatched ones are") {
 TEST_CASE("kernels whose call's event never comes are counted as such") {
   NcclKernelLinker linker;
   linker.AddExternalCorrelation(9, 1);
-  linker.AddKernel(1, 100, true);
+  linker.AddKernel(1, 0, 100, true);
   const NcclLinkage linkage = linker.Result();
   CHECK(linkage.linked_kernels == 1);
   CHECK(linkage.linked_kernels_without_call == 1);
@@ -164,4 +164,33 @@ TEST_CASE("stream waits match their event's record, also when records come first
   CHECK(waits.matched_waits == 100);
   CHECK(waits.edges ==
         std::map<std::pair<uint32_t, uint32_t>, uint64_t>{{{5, 7}, 50}, {{6, 7}, 50}});
+}
+
+TEST_CASE("a linked ungrouped collective sends its kernels' span; grouped calls do not") {
+  std::vector<CollectiveKernelSpan> spans;
+  NcclKernelLinker linker([&](const CollectiveKernelSpan& span) { spans.push_back(span); });
+  vprof::trace::NcclEvent call = Call(7);
+  call.set_seq(11);
+  call.set_comm_rank(1);
+  // Two kernels for one call: the span is the first start to the last end.
+  linker.AddExternalCorrelation(7, 42);
+  linker.AddExternalCorrelation(7, 43);
+  linker.AddKernel(42, 5000, 1000, true);  // 5000..6000
+  linker.AddKernel(43, 7000, 500, true);   // 7000..7500
+  CHECK(spans.empty());                    // its event is not read yet
+  linker.AddCall(call, NcclFunction::kAllReduce);
+  REQUIRE(spans.size() == 1);
+  CHECK(spans[0].key == OpKey{0xabc, NcclFunction::kAllReduce, BucketOf(1 << 20)});
+  CHECK(spans[0].seq == 11);
+  CHECK(spans[0].comm_rank == 1);
+  CHECK(spans[0].comm_size == 2);
+  CHECK(spans[0].start_ns == 5000);
+  CHECK(spans[0].end_ns == 7500);
+
+  // Inside a group the ncclGroupEnd launches the kernels: no collective span.
+  linker.AddCall(Call(8, 1), NcclFunction::kAllReduce);
+  linker.AddCall(Call(9, 1), NcclFunction::kGroupEnd);
+  linker.AddExternalCorrelation(9, 44);
+  linker.AddKernel(44, 9000, 100, true);
+  CHECK(spans.size() == 1);
 }

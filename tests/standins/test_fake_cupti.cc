@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,12 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
 
   REQUIRE(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) == CUPTI_SUCCESS);
   REQUIRE(cuptiActivityRegisterTimestampCallback(ClientClock) == CUPTI_SUCCESS);
+  // DEVICE writes one record per GPU of the fake runtime when enabled; a second enable none.
+  REQUIRE(setenv("FAKE_CUDA_DEVICES", "2", 1) == 0);
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_DEVICE}) {
     REQUIRE(cuptiActivityEnable(kind) == CUPTI_SUCCESS);
   }
 
@@ -140,6 +144,23 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(waits[0].cudaEventId == records[0].eventId);
   CHECK(waits[0].cudaEventSyncId == records[0].cudaEventSyncId);
   CHECK(waits[0].cudaEventSyncId != 0);
+
+  const auto devices = RecordsOfKind<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
+  REQUIRE(devices.size() == 2);  // FAKE_CUDA_DEVICES=2
+  for (uint32_t i = 0; i < 2; ++i) {
+    INFO("device " << i);
+    CHECK(devices[i].id == i);
+    // fa4ec0de-0000-0000-0000-0000000000NN, NN the ordinal (README of the stand-ins).
+    const unsigned char expected[16] = {
+        0xfa, 0x4e, 0xc0, 0xde, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, static_cast<unsigned char>(i)};
+    CHECK(std::memcmp(devices[i].uuid.bytes, expected, 16) == 0);
+    REQUIRE(devices[i].name != nullptr);
+    CHECK(std::string(devices[i].name) == "Fake GPU (CPU stand-in)");
+    CHECK(devices[i].isCudaVisible == 1);
+    CHECK(devices[i].computeCapabilityMajor == 9);
+    CHECK(devices[i].globalMemorySize == 80ull * 1024 * 1024 * 1024);
+    CHECK(devices[i].numMultiprocessors == 132);
+  }
 
   size_t dropped = 99;
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);

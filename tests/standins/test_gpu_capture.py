@@ -52,4 +52,29 @@ for p in ranks:
     check(linkage["calls"] > 0, f"{who}: no NCCL calls tagged: {linkage}")
     check(linkage["nccl_kernels"] == 0 and linkage["linked_kernels"] == 0,
           f"{who}: NCCL kernels from a fake NCCL that launches none: {linkage}")
-print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in")
+
+# The fake CUPTI describes each of the fake runtime's GPUs (FAKE_CUDA_DEVICES, 8 by default) when
+# vprof enables DEVICE, with UUID fa4ec0de-0000-0000-0000-0000000000NN for ordinal NN; the
+# simulator puts local rank r on device r. So every communicator member's GPU is named by the
+# UUID of its own rank's device.
+def fake_uuid(device):
+    return f"GPU-fa4ec0de-0000-0000-0000-{device:012x}"
+
+
+for p in ranks:
+    devices = p["gpu"]["devices"]
+    check([d["id"] for d in devices] == list(range(8)), f"rank {p['rank']}: devices {devices}")
+    check(all(d["uuid"] == fake_uuid(d["id"]) and d["name"] == "Fake GPU (CPU stand-in)"
+              for d in devices), f"rank {p['rank']}: devices {devices}")
+world = [c for c in rep["communicators"] if c["size"] == RANKS]
+check(len(world) >= 1, f"no communicator of {RANKS} ranks: {rep['communicators']}")
+for comm in world:
+    members = comm["members"]
+    check(sorted(m["rank"] for m in members) == list(range(RANKS)),
+          f"communicator {comm['comm_id']}: members {members}")
+    for m in members:
+        check(m["cuda_device"] == m["rank"] and m["gpu_uuid"] == fake_uuid(m["rank"]),
+              f"communicator {comm['comm_id']}: rank {m['rank']} is {m}, expected device "
+              f"{m['rank']} ({fake_uuid(m['rank'])})")
+print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
+      "each member's GPU UUID")

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -132,6 +133,49 @@ void RegisterSink() {
   dlclose(cudart);  // drops only the reference RTLD_NOLOAD took
 }
 
+// The devices of the fake runtime (FAKE_CUDA_DEVICES), asked of the loaded libcudart.so.13's own
+// cudaGetDeviceCount (dlsym on its handle, so no interposer sees the call); 0 when the process
+// has not loaded it.
+int FakeDeviceCount() {
+  void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
+  if (cudart == nullptr) return 0;
+  using GetDeviceCount = int (*)(int*);  // cudaError_t is an int-sized enum
+  int count = 0;
+  const auto get_count = reinterpret_cast<GetDeviceCount>(dlsym(cudart, "cudaGetDeviceCount"));
+  if (get_count == nullptr || get_count(&count) != 0) count = 0;
+  dlclose(cudart);
+  return count;
+}
+
+// CUPTI writes one DEVICE record per GPU when the kind is enabled. Each fake GPU's UUID is
+// fa4ec0de-0000-0000-0000-0000000000NN, NN its ordinal (nvidia-smi: "GPU-fa4ec0de-..."); the
+// rest is the same for every fake GPU.
+constexpr char kFakeDeviceName[] = "Fake GPU (CPU stand-in)";
+constexpr uint64_t kFakeDeviceMemoryBytes = 80ull << 30;
+constexpr uint32_t kFakeDeviceMultiprocessors = 132;
+
+void WriteDeviceRecords() {
+  const int count = FakeDeviceCount();
+  for (int device = 0; device < count; ++device) {
+    CUpti_ActivityDevice5 record{};
+    record.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    record.id = static_cast<uint32_t>(device);
+    const unsigned char prefix[] = {0xfa, 0x4e, 0xc0, 0xde};
+    std::memcpy(record.uuid.bytes, prefix, sizeof(prefix));
+    record.uuid.bytes[14] = static_cast<char>(device >> 8);
+    record.uuid.bytes[15] = static_cast<char>(device & 0xff);
+    // As CUPTI does, the name is allocated for the client, which may free it.
+    record.name = strdup(kFakeDeviceName);
+    record.isCudaVisible = 1;
+    record.computeCapabilityMajor = 9;
+    record.computeCapabilityMinor = 0;
+    record.globalMemorySize = kFakeDeviceMemoryBytes;
+    record.numMultiprocessors = kFakeDeviceMultiprocessors;
+    record.gpuInstanceId = record.computeInstanceId = UINT32_MAX;  // MIG off
+    Write(record);
+  }
+}
+
 }  // namespace
 
 ActivityBuffers& Buffers() {
@@ -146,7 +190,8 @@ CUptiResult EnableKind(CUpti_ActivityKind kind) {
   }
   static std::once_flag registered;
   std::call_once(registered, RegisterSink);
-  g_enabled[kind].store(true, std::memory_order_relaxed);
+  const bool was_enabled = g_enabled[kind].exchange(true, std::memory_order_relaxed);
+  if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) WriteDeviceRecords();
   return CUPTI_SUCCESS;
 }
 

@@ -15,6 +15,7 @@ ActivityBuffers& Buffers();
 
 // Enables a kind; on first use also registers the sink with the fake libcudart.so.13 if the
 // process has loaded it (the fake CUPTI, like the real one, does not load the runtime itself).
+// Enabling DEVICE writes one record per fake GPU at once, as CUPTI does.
 CUptiResult EnableKind(CUpti_ActivityKind kind);
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
 

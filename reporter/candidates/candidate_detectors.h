@@ -1,0 +1,51 @@
+// The detectors behind RankCandidates: each reads one part of a finished
+// report and proposes candidates with their evidence and the change they
+// propose; RankCandidates tags and orders them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reporter/candidates/strict_rules.h"
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+// Launch-bound kernels: classes whose kernels are this short on average ...
+inline constexpr int64_t kLaunchBoundMeanNs = 10'000;
+// ... and this many per window (a measured step, or the whole trace without steps).
+inline constexpr uint64_t kLaunchBoundMinPerWindow = 100;
+// Communicator churn: this many communicators with the same members, one of
+// them destroyed, means the group was rebuilt during the run.
+inline constexpr size_t kChurnMinCommunicators = 3;
+// Examples (spans) per candidate.
+inline constexpr size_t kMaxCandidateExamples = 3;
+
+struct DetectedCandidate {
+  ChangeKind change;
+  CandidateReport report;  // all but rank_order and the strict fields
+};
+
+// Whole-trace totals (GPU tables, communicators) per window: divided by the
+// steps found, or the whole trace as one window without steps.
+struct TraceWindows {
+  uint64_t count = 1;
+  std::string text;  // "per step (whole trace ÷ 10 steps found)" or "over the whole trace"
+};
+TraceWindows TraceWindowsOf(const Report& report);
+
+// Exposed communication by communicator, host-bound idle and exposed copies,
+// from the step analysis (full step, or one rank's step window).
+void DetectStepCandidates(const Report& report, std::vector<DetectedCandidate>& out);
+// Without steps: NCCL kernel time and copies per process (operator scope).
+void DetectOperatorCommunication(const Report& report, std::vector<DetectedCandidate>& out);
+void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& out);
+// Many short elementwise/reduce/copy kernels (operator scope).
+void DetectLaunchBoundKernels(const Report& report, std::vector<DetectedCandidate>& out);
+// The weight-sync phase (actor window), or CUDA IPC calls without it (operator).
+void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out);
+// Communicators rebuilt with the same members (operator: their lifecycle calls).
+void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate>& out);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,29 @@
+#include "reporter/candidates/candidate_report.h"
+
+namespace vprof::reporter {
+
+std::string_view CandidateScopeName(CandidateScope scope) {
+  switch (scope) {
+    case CandidateScope::kOperator:
+      return "operator";
+    case CandidateScope::kActorWindow:
+      return "actor_window";
+    case CandidateScope::kFullStep:
+      break;
+  }
+  return "full_step";
+}
+
+std::string_view StrictTagName(StrictTag tag) {
+  switch (tag) {
+    case StrictTag::kEligible:
+      return "eligible";
+    case StrictTag::kNotEligible:
+      return "not_eligible";
+    case StrictTag::kNeedsContract:
+      break;
+  }
+  return "needs_contract";
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,77 @@
+#include "reporter/candidates/rank_candidates.h"
+
+#include <algorithm>
+
+#include "reporter/candidates/candidate_detectors.h"
+
+namespace vprof::reporter {
+namespace {
+
+bool AnyMeasuredStep(const Report& report) {
+  if (!report.steps) return false;
+  return std::any_of(report.steps->ranks.begin(), report.steps->ranks.end(),
+                     [](const RankStepsReport& rank) { return !rank.steps.empty(); });
+}
+
+// Full-step figures first: only they are gains on the step; actor-window and
+// operator figures are upper bounds that other ranks or overlap may hide.
+int ScopeTier(CandidateScope scope) {
+  switch (scope) {
+    case CandidateScope::kFullStep:
+      return 0;
+    case CandidateScope::kActorWindow:
+      return 1;
+    case CandidateScope::kOperator:
+      break;
+  }
+  return 2;
+}
+
+bool RanksBefore(const CandidateReport& a, const CandidateReport& b) {
+  if (ScopeTier(a.scope) != ScopeTier(b.scope)) return ScopeTier(a.scope) < ScopeTier(b.scope);
+  if (a.exposed_ns != b.exposed_ns) return a.exposed_ns > b.exposed_ns;
+  return a.kind < b.kind;
+}
+
+}  // namespace
+
+TraceWindows TraceWindowsOf(const Report& report) {
+  if (report.steps && report.steps->steps_found > 0) {
+    const uint32_t steps = report.steps->steps_found;
+    return {steps, "per step (whole trace ÷ " + std::to_string(steps) + " steps found)"};
+  }
+  return {1, "over the whole trace"};
+}
+
+std::vector<CandidateReport> RankCandidates(const Report& report,
+                                            const std::optional<RunContract>& contract) {
+  std::vector<DetectedCandidate> detected;
+  if (AnyMeasuredStep(report)) {
+    DetectStepCandidates(report, detected);
+  } else {
+    DetectOperatorCommunication(report, detected);
+    DetectOperatorCopies(report, detected);
+  }
+  DetectLaunchBoundKernels(report, detected);
+  DetectWeightSync(report, detected);
+  DetectCommunicatorChurn(report, detected);
+
+  std::vector<CandidateReport> candidates;
+  for (DetectedCandidate& each : detected) {
+    CandidateReport& candidate = each.report;
+    const StrictVerdict verdict = JudgeStrict(each.change, contract);
+    candidate.change = StrictRuleOf(each.change).change_name;
+    candidate.strict = verdict.tag;
+    candidate.contract_declares = verdict.contract_declares;
+    candidate.rule_id = verdict.rule_id;
+    candidate.rule = verdict.rule;
+    candidates.push_back(std::move(candidate));
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), RanksBefore);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    candidates[i].rank_order = static_cast<uint32_t>(i + 1);
+  }
+  return candidates;
+}
+
+}  // namespace vprof::reporter

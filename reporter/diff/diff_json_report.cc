@@ -1,0 +1,100 @@
+#include "reporter/diff/diff_json_report.h"
+
+#include <cmath>
+
+#include "reporter/json_writer.h"
+
+namespace vprof::reporter {
+namespace {
+
+bool IsWhole(DiffUnit unit) {
+  return unit == DiffUnit::kNs || unit == DiffUnit::kBytes || unit == DiffUnit::kCount;
+}
+
+void WriteNumber(JsonWriter& json, DiffUnit unit, double value) {
+  if (IsWhole(unit)) {
+    json.Int(std::llround(value));
+  } else {
+    json.Double(value);
+  }
+}
+
+void WriteValue(JsonWriter& json, std::string_view key, DiffUnit unit,
+                const std::optional<DiffValue>& value) {
+  json.Key(key);
+  if (!value) {
+    json.Null();
+  } else if (const double* number = std::get_if<double>(&*value)) {
+    WriteNumber(json, unit, *number);
+  } else {
+    json.String(std::get<std::string>(*value));
+  }
+}
+
+void WriteMetric(JsonWriter& json, const DiffMetric& metric) {
+  json.BeginObject();
+  json.Field("metric", metric.name);
+  json.Field("unit", DiffUnitName(metric.unit));
+  WriteValue(json, "a", metric.unit, metric.a);
+  WriteValue(json, "b", metric.unit, metric.b);
+  json.Key("change");
+  if (metric.unit == DiffUnit::kText) {
+    if (metric.a && metric.b) {
+      json.String(*metric.a == *metric.b ? "same" : "differs");
+    } else {
+      json.Null();
+    }
+  } else if (const std::optional<double> change = Change(metric)) {
+    WriteNumber(json, metric.unit, *change);
+  } else {
+    json.Null();
+  }
+  json.Field("relative", RelativeChange(metric));
+  json.EndObject();
+}
+
+void WriteSide(JsonWriter& json, std::string_view key, const DiffSide& side) {
+  json.Key(key);
+  json.BeginObject();
+  json.Field("input", side.input);
+  json.Field("kind", side.directory ? "trace_directory" : "json_report");
+  json.Field("all_inputs_whole", side.all_inputs_whole);
+  json.EndObject();
+}
+
+}  // namespace
+
+void WriteDiffJson(const RunDiff& diff, std::ostream& out) {
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Field("diff_version", kJsonDiffVersion);
+  WriteSide(json, "a", diff.a);
+  WriteSide(json, "b", diff.b);
+  json.Key("sections");
+  json.BeginArray();
+  for (const DiffSection& section : diff.sections) {
+    json.BeginObject();
+    json.Field("section", section.key);
+    json.Field("title", section.title);
+    json.Field("presence", PresenceName(section.presence));
+    json.Key("items");
+    json.BeginArray();
+    for (const DiffItem& item : section.items) {
+      json.BeginObject();
+      json.Field("item", item.name);
+      json.Field("presence", PresenceName(item.presence));
+      json.Key("metrics");
+      json.BeginArray();
+      for (const DiffMetric& metric : item.metrics) WriteMetric(json, metric);
+      json.EndArray();
+      json.EndObject();
+    }
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  out << '\n';
+}
+
+}  // namespace vprof::reporter

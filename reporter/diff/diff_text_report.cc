@@ -1,0 +1,122 @@
+#include "reporter/diff/diff_text_report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "reporter/text_layout.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+// Fingerprints ("sha256:" and 64 hex digits) and other long words are cut so
+// that a row fits; the JSON diff keeps them whole.
+constexpr size_t kLongestWord = 24;
+
+std::string Printf(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string FormatNumber(DiffUnit unit, double value) {
+  switch (unit) {
+    case DiffUnit::kNs:
+      return FormatDuration(value);
+    case DiffUnit::kBytes:
+      return FormatBytes(static_cast<uint64_t>(std::llround(value)));
+    case DiffUnit::kCount:
+      return Printf("%.0f", value);
+    case DiffUnit::kGbps:
+      return FormatGBps(value);
+    case DiffUnit::kShare:
+      return Printf("%.1f%%", value * 100);
+    case DiffUnit::kText:
+      break;
+  }
+  return Printf("%g", value);
+}
+
+std::string FormatValue(DiffUnit unit, const std::optional<DiffValue>& value) {
+  if (!value) return "—";
+  if (const double* number = std::get_if<double>(&*value)) return FormatNumber(unit, *number);
+  const std::string& text = std::get<std::string>(*value);
+  if (text.size() <= kLongestWord) return text;
+  return text.substr(0, kLongestWord - 1) + "…";
+}
+
+// A share changes by percentage points; other units by their own amount.
+std::string FormatChange(const DiffMetric& metric) {
+  if (metric.unit == DiffUnit::kText) {
+    if (!metric.a || !metric.b) return "";
+    return *metric.a == *metric.b ? "same" : "differs";
+  }
+  const std::optional<double> change = Change(metric);
+  if (!change) return "";
+  const std::string sign = *change < 0 ? "-" : *change > 0 ? "+" : "";
+  if (metric.unit == DiffUnit::kShare) return sign + Printf("%.1f pp", std::fabs(*change) * 100);
+  return sign + FormatNumber(metric.unit, std::fabs(*change));
+}
+
+std::string FormatRelative(const DiffMetric& metric) {
+  if (const std::optional<double> relative = RelativeChange(metric)) {
+    return Printf("%+.1f%%", *relative * 100);
+  }
+  return Change(metric) ? "n/a" : "";  // A is 0
+}
+
+std::string_view OnlyIn(Presence presence) {
+  return presence == Presence::kOnlyInA ? "only in A" : "only in B";
+}
+
+void WriteSection(const DiffSection& section, std::ostream& out) {
+  out << '\n' << section.title << '\n';
+  if (section.presence == Presence::kNeither) {
+    out << "  in neither report\n";
+    return;
+  }
+  if (section.presence != Presence::kBoth) {
+    out << "  " << OnlyIn(section.presence) << " (the other report has no '" << section.key
+        << "')\n";
+  }
+  if (section.items.empty()) {
+    out << "  empty in both reports\n";
+    return;
+  }
+  TextTable table({{"item", TextTable::Align::kLeft},
+                   {"metric", TextTable::Align::kLeft},
+                   {"A", TextTable::Align::kRight},
+                   {"B", TextTable::Align::kRight},
+                   {"change", TextTable::Align::kRight},
+                   {"relative", TextTable::Align::kRight}});
+  for (const DiffItem& item : section.items) {
+    bool first = true;
+    for (const DiffMetric& metric : item.metrics) {
+      const bool both = item.presence == Presence::kBoth;
+      table.AddRow({first ? item.name : "", metric.name, FormatValue(metric.unit, metric.a),
+                    FormatValue(metric.unit, metric.b),
+                    both ? FormatChange(metric) : std::string(OnlyIn(item.presence)),
+                    both ? FormatRelative(metric) : ""});
+      first = false;
+    }
+  }
+  table.Write(out, "  ");
+}
+
+std::string Describe(const DiffSide& side) {
+  std::string text = side.input + (side.directory ? " (trace directory" : " (JSON report");
+  return text + (side.all_inputs_whole ? ")" : "; some traces not whole)");
+}
+
+}  // namespace
+
+void WriteDiffText(const RunDiff& diff, std::ostream& out) {
+  out << "vprof diff\n"
+      << "  A: " << Describe(diff.a) << '\n'
+      << "  B: " << Describe(diff.b) << '\n'
+      << "  change = B - A; relative = change / A (n/a when A is 0); items matched by rank,\n"
+         "  communicator size, op and size bucket, phase, kind: never by pid or comm id\n";
+  for (const DiffSection& section : diff.sections) WriteSection(section, out);
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,334 @@
+#include "reporter/diff/report_sections.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace vprof::reporter {
+namespace {
+
+// Reports of other versions or of analyses still being written may lack any
+// key: every read below treats a missing key, a null and a value of another
+// type alike, as absent.
+const JsonNode* Member(const JsonNode& node, std::string_view key) {
+  if (node.type() != JsonNode::Type::kObject) return nullptr;
+  const auto found = node.object().find(std::string(key));
+  if (found == node.object().end() || found->second.type() == JsonNode::Type::kNull) {
+    return nullptr;
+  }
+  return &found->second;
+}
+
+const JsonNode::Array* ArrayAt(const JsonNode& node, std::string_view key) {
+  const JsonNode* member = Member(node, key);
+  return member && member->type() == JsonNode::Type::kArray ? &member->array() : nullptr;
+}
+
+std::optional<double> NumberAt(const JsonNode& node, std::string_view key) {
+  const JsonNode* member = Member(node, key);
+  if (!member || member->type() != JsonNode::Type::kNumber) return std::nullopt;
+  return member->number();
+}
+
+std::optional<std::string> TextAt(const JsonNode& node, std::string_view key) {
+  const JsonNode* member = Member(node, key);
+  if (!member || member->type() != JsonNode::Type::kString) return std::nullopt;
+  return member->text();
+}
+
+// Processes are matched by rank: file names hold pids, which differ between
+// runs. A process without a rank keeps its file name.
+std::string ProcessName(const JsonNode& process) {
+  if (const std::optional<double> rank = NumberAt(process, "rank")) {
+    return "rank " + std::to_string(static_cast<int64_t>(*rank));
+  }
+  return "file " + TextAt(process, "file").value_or("?");
+}
+
+// Items in the order added; a name met again gets " #2", " #3", so that the
+// n-th of a kind in one run meets the n-th in the other.
+class ItemList {
+ public:
+  SideItem& Add(const std::string& name) {
+    const int seen = ++seen_[name];
+    items_.push_back({seen == 1 ? name : name + " #" + std::to_string(seen), {}});
+    return items_.back();
+  }
+  std::vector<SideItem> Take() { return std::move(items_); }
+
+ private:
+  std::vector<SideItem> items_;
+  std::map<std::string, int> seen_;
+};
+
+void AddNumber(SideItem& item, const JsonNode& node, std::string_view key, DiffUnit unit) {
+  if (const std::optional<double> value = NumberAt(node, key)) {
+    item.metrics.push_back({std::string(key), unit, *value});
+  }
+}
+
+void AddText(SideItem& item, std::string_view name, std::string text) {
+  item.metrics.push_back({std::string(name), DiffUnit::kText, std::move(text)});
+}
+
+struct KeyUnit {
+  std::string_view key;
+  DiffUnit unit;
+};
+
+void AddNumbers(SideItem& item, const JsonNode& node, const std::vector<KeyUnit>& keys) {
+  for (const KeyUnit& key : keys) AddNumber(item, node, key.key, key.unit);
+}
+
+SideSection ReadPhases(const JsonNode& report) {
+  const JsonNode::Array* processes = ArrayAt(report, "phases");
+  if (!processes) return std::nullopt;
+  ItemList items;
+  for (const JsonNode& process : *processes) {
+    const std::string who = ProcessName(process);
+    AddNumbers(items.Add(who + ": all ranges"), process,
+               {{"ranges", DiffUnit::kCount}, {"span_ns", DiffUnit::kNs}});
+    const JsonNode::Array* phases = ArrayAt(process, "phases");
+    for (const JsonNode& phase : phases ? *phases : JsonNode::Array{}) {
+      const JsonNode* unmatched = Member(phase, "unmatched");
+      const bool is_unmatched =
+          unmatched && unmatched->type() == JsonNode::Type::kBool && unmatched->boolean();
+      SideItem& item = items.Add(who + ": " + TextAt(phase, "phase").value_or("?") +
+                                 (is_unmatched ? " (unmatched)" : ""));
+      AddNumbers(item, phase,
+                 {{"count", DiffUnit::kCount},
+                  {"total_ns", DiffUnit::kNs},
+                  {"mean_ns", DiffUnit::kNs},
+                  {"span_share", DiffUnit::kShare}});
+    }
+  }
+  return items.Take();
+}
+
+SideSection ReadSteps(const JsonNode& report) {
+  const JsonNode* steps = Member(report, "steps");
+  if (!steps) return std::nullopt;
+  ItemList items;
+  SideItem& run = items.Add("all ranks");
+  if (std::optional<std::string> window = TextAt(*steps, "window")) {
+    AddText(run, "window", std::move(*window));
+  }
+  AddNumber(run, *steps, "median_step_ns", DiffUnit::kNs);
+  if (std::optional<std::string> problem = TextAt(*steps, "problem");
+      problem && !problem->empty()) {
+    AddText(run, "problem", std::move(*problem));
+  }
+  const JsonNode::Array* ranks = ArrayAt(*steps, "ranks");
+  for (const JsonNode& rank : ranks ? *ranks : JsonNode::Array{}) {
+    SideItem& item = items.Add(ProcessName(rank));
+    if (const JsonNode* total = Member(rank, "total")) {
+      AddNumbers(item, *total,
+                 {{"window_ns", DiffUnit::kNs},
+                  {"compute_ns", DiffUnit::kNs},
+                  {"exposed_comm_ns", DiffUnit::kNs},
+                  {"overlapped_comm_ns", DiffUnit::kNs},
+                  {"copy_ns", DiffUnit::kNs},
+                  {"idle_ns", DiffUnit::kNs}});
+    }
+  }
+  return items.Take();
+}
+
+SideSection ReadCandidates(const JsonNode& report) {
+  const JsonNode::Array* candidates = ArrayAt(report, "candidates");
+  if (!candidates) return std::nullopt;
+  ItemList items;
+  for (const JsonNode& candidate : *candidates) {
+    std::string name = TextAt(candidate, "kind").value_or("?");
+    if (std::optional<std::string> change = TextAt(candidate, "change");
+        change && !change->empty()) {
+      name += " (" + *change + ")";
+    }
+    SideItem& item = items.Add(name);
+    AddNumbers(item, candidate,
+               {{"rank_order", DiffUnit::kCount},
+                {"exposed_ns", DiffUnit::kNs},
+                {"step_share", DiffUnit::kShare},
+                {"count", DiffUnit::kCount},
+                {"total_ns", DiffUnit::kNs}});
+    if (std::optional<std::string> strict = TextAt(candidate, "strict")) {
+      AddText(item, "strict", std::move(*strict));
+    }
+  }
+  return items.Take();
+}
+
+// One op row summed over the communicators of one size: comm ids differ
+// between runs, sizes do not. Sums are exact; means are weighted by count,
+// bandwidths recomputed from the summed bytes and times (as a row's are).
+struct OpTotals {
+  std::set<std::string> communicators;
+  double count = 0;
+  double total_time_ns = 0;
+  double total_bytes = 0;
+  double bus_factor = 1;
+  double skew_sum_ns = 0;  // arrival skew mean × count, summed
+  double skew_max_ns = 0;
+  std::map<int64_t, double> last_times;  // rank → times it arrived last
+};
+
+std::string MostOftenLast(const std::map<int64_t, double>& last_times) {
+  const auto most =
+      std::max_element(last_times.begin(), last_times.end(),
+                       [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (most == last_times.end()) return "none";
+  return "rank " + std::to_string(most->first) + " (" +
+         std::to_string(static_cast<int64_t>(most->second)) + "×)";
+}
+
+SideSection ReadCommunication(const JsonNode& report) {
+  const JsonNode::Array* communicators = ArrayAt(report, "communicators");
+  if (!communicators) return std::nullopt;
+  // (size, order of first appearance) → row, so rows keep the report's op order.
+  std::map<std::tuple<int64_t, size_t>, OpTotals> rows;
+  std::map<std::tuple<int64_t, std::string>, size_t> order;
+  for (const JsonNode& comm : *communicators) {
+    const int64_t size = static_cast<int64_t>(NumberAt(comm, "size").value_or(0));
+    const std::string comm_id = TextAt(comm, "comm_id").value_or("");
+    const JsonNode::Array* ops = ArrayAt(comm, "ops");
+    for (const JsonNode& op : ops ? *ops : JsonNode::Array{}) {
+      const JsonNode* bucket = Member(op, "size_bucket");
+      const std::string name = TextAt(op, "op").value_or("?") + " " +
+                               (bucket ? TextAt(*bucket, "label").value_or("?") : "?");
+      const auto [at, added] = order.try_emplace({size, name}, order.size());
+      OpTotals& row = rows[{size, at->second}];
+      row.communicators.insert(comm_id);
+      const double count = NumberAt(op, "count").value_or(0);
+      row.count += count;
+      row.total_time_ns += NumberAt(op, "total_time_ns").value_or(0);
+      row.total_bytes += NumberAt(op, "total_bytes").value_or(0);
+      row.bus_factor = NumberAt(op, "bus_factor").value_or(row.bus_factor);
+      row.skew_sum_ns += NumberAt(op, "arrival_skew_mean_ns").value_or(0) * count;
+      row.skew_max_ns = std::max(row.skew_max_ns, NumberAt(op, "arrival_skew_max_ns").value_or(0));
+      if (const JsonNode* last = Member(op, "most_often_last")) {
+        if (const std::optional<double> rank = NumberAt(*last, "rank")) {
+          row.last_times[static_cast<int64_t>(*rank)] += NumberAt(*last, "times").value_or(0);
+        }
+      }
+    }
+  }
+  std::vector<std::string> names(order.size());
+  for (const auto& [key, index] : order) names[index] = std::get<1>(key);
+  ItemList items;
+  for (const auto& [key, row] : rows) {
+    SideItem& item =
+        items.Add("size " + std::to_string(std::get<0>(key)) + ": " + names[std::get<1>(key)]);
+    auto add = [&](std::string_view metric, DiffUnit unit, double value) {
+      item.metrics.push_back({std::string(metric), unit, value});
+    };
+    add("communicators", DiffUnit::kCount, static_cast<double>(row.communicators.size()));
+    add("count", DiffUnit::kCount, row.count);
+    add("total_bytes", DiffUnit::kBytes, row.total_bytes);
+    if (row.count > 0) {
+      add("mean_time_ns", DiffUnit::kNs, std::round(row.total_time_ns / row.count));
+      add("arrival_skew_mean_ns", DiffUnit::kNs, std::round(row.skew_sum_ns / row.count));
+    }
+    add("arrival_skew_max_ns", DiffUnit::kNs, row.skew_max_ns);
+    // Bytes per ns is GB/s (1 GB/s = 10⁹ B/s).
+    if (row.total_time_ns > 0) {
+      add("algbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns);
+      add("busbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns * row.bus_factor);
+    }
+    AddText(item, "most_often_last", MostOftenLast(row.last_times));
+  }
+  return items.Take();
+}
+
+SideSection ReadLateness(const JsonNode& report) {
+  const JsonNode::Array* ranks = ArrayAt(report, "ranks");
+  if (!ranks) return std::nullopt;
+  ItemList items;
+  for (const JsonNode& rank : *ranks) {
+    AddNumbers(items.Add(ProcessName(rank)), rank,
+               {{"collectives", DiffUnit::kCount},
+                {"last_arrivals", DiffUnit::kCount},
+                {"mean_lateness_ns", DiffUnit::kNs}});
+  }
+  return items.Take();
+}
+
+SideSection ReadKernelClasses(const JsonNode& report) {
+  const JsonNode::Array* processes = ArrayAt(report, "processes");
+  if (!processes) return std::nullopt;
+  ItemList items;
+  for (const JsonNode& process : *processes) {
+    const JsonNode* gpu = Member(process, "gpu");
+    const JsonNode::Array* classes = gpu ? ArrayAt(*gpu, "kernel_classes") : nullptr;
+    for (const JsonNode& kernel_class : classes ? *classes : JsonNode::Array{}) {
+      AddNumbers(
+          items.Add(ProcessName(process) + ": " + TextAt(kernel_class, "class").value_or("?")),
+          kernel_class,
+          {{"count", DiffUnit::kCount},
+           {"total_ns", DiffUnit::kNs},
+           {"mean_ns", DiffUnit::kNs},
+           {"share", DiffUnit::kShare}});
+    }
+  }
+  return items.Take();
+}
+
+std::string YesNo(const JsonNode& node, std::string_view key) {
+  const JsonNode* member = Member(node, key);
+  if (!member || member->type() != JsonNode::Type::kBool) return "?";
+  return member->boolean() ? "yes" : "no";
+}
+
+// What the run was and whether it kept to what it asked for.
+SideSection ReadProvenance(const JsonNode& report) {
+  ItemList items;
+  SideItem& inputs = items.Add("inputs");
+  AddText(inputs, "all_inputs_whole", YesNo(report, "all_inputs_whole"));
+  if (const JsonNode::Array* processes = ArrayAt(report, "processes")) {
+    inputs.metrics.push_back(
+        {"processes", DiffUnit::kCount, static_cast<double>(processes->size())});
+  }
+  if (const JsonNode* time_source = Member(report, "time_source")) {
+    if (std::optional<std::string> clock = TextAt(*time_source, "clock")) {
+      AddText(inputs, "clock", std::move(*clock));
+    }
+  }
+  const JsonNode* consistency = Member(report, "consistency");
+  if (!consistency) return items.Take();
+  SideItem& item = items.Add("consistency");
+  const std::string mode = TextAt(*consistency, "mode").value_or("?");
+  AddText(item, "mode", mode);
+  const JsonNode* failed = Member(*consistency, "failed");
+  const bool did_fail = failed && failed->type() == JsonNode::Type::kBool && failed->boolean();
+  AddText(item, "strict_verdict", did_fail ? "failed" : mode == "strict" ? "passed" : "not strict");
+  AddNumber(item, *consistency, "violations", DiffUnit::kCount);
+  for (std::string_view side : {"requested", "actual"}) {
+    if (const JsonNode* part = Member(*consistency, side)) {
+      if (std::optional<std::string> fingerprint = TextAt(*part, "fingerprint")) {
+        AddText(item, std::string(side) + ".fingerprint", std::move(*fingerprint));
+      }
+    }
+  }
+  return items.Take();
+}
+
+}  // namespace
+
+const std::vector<SectionRule>& DiffSectionRules() {
+  static const std::vector<SectionRule> rules = {
+      {"phases", "Phases (NVTX), per rank", ReadPhases},
+      {"steps", "Steps: median step, and per rank the time of the measured steps", ReadSteps},
+      {"candidates", "Fast-path candidates, by kind (and change)", ReadCandidates},
+      {"communication",
+       "Communication: op rows summed over the communicators of one size, by op and size bucket",
+       ReadCommunication},
+      {"lateness", "Arrival per rank", ReadLateness},
+      {"kernel_classes", "GPU kernel classes per rank", ReadKernelClasses},
+      {"provenance", "Provenance and consistency: requested vs actual, strict verdict",
+       ReadProvenance},
+  };
+  return rules;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,40 @@
+// What `vprof diff` takes from one JSON report, section by section: items
+// keyed so that they match between runs, with the metrics compared. One
+// table (DiffSectionRules) says which sections there are and how each is read.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reporter/diff/run_diff.h"
+#include "reporter/json_node.h"
+
+namespace vprof::reporter {
+
+struct SideMetric {
+  std::string name;
+  DiffUnit unit;
+  DiffValue value;
+};
+
+struct SideItem {
+  std::string name;
+  std::vector<SideMetric> metrics;
+};
+
+// None: the report does not have the section (its key is missing or null);
+// an empty list: it has it, with nothing in it.
+using SideSection = std::optional<std::vector<SideItem>>;
+
+struct SectionRule {
+  std::string_view key;
+  std::string_view title;
+  SideSection (*read)(const JsonNode& report);
+};
+
+// In the order the diff prints them.
+const std::vector<SectionRule>& DiffSectionRules();
+
+}  // namespace vprof::reporter

@@ -1,0 +1,59 @@
+#include "reporter/diff/run_diff.h"
+
+namespace vprof::reporter {
+namespace {
+
+const double* NumberOf(const std::optional<DiffValue>& value) {
+  return value ? std::get_if<double>(&*value) : nullptr;
+}
+
+}  // namespace
+
+std::optional<double> Change(const DiffMetric& metric) {
+  const double* a = NumberOf(metric.a);
+  const double* b = NumberOf(metric.b);
+  if (!a || !b) return std::nullopt;
+  return *b - *a;
+}
+
+std::optional<double> RelativeChange(const DiffMetric& metric) {
+  const std::optional<double> change = Change(metric);
+  if (!change) return std::nullopt;
+  const double a = std::get<double>(*metric.a);
+  if (a == 0) return std::nullopt;
+  return *change / a;
+}
+
+std::string_view PresenceName(Presence presence) {
+  switch (presence) {
+    case Presence::kBoth:
+      return "both";
+    case Presence::kOnlyInA:
+      return "only_in_a";
+    case Presence::kOnlyInB:
+      return "only_in_b";
+    case Presence::kNeither:
+      return "neither";
+  }
+  return "neither";
+}
+
+std::string_view DiffUnitName(DiffUnit unit) {
+  switch (unit) {
+    case DiffUnit::kNs:
+      return "ns";
+    case DiffUnit::kBytes:
+      return "bytes";
+    case DiffUnit::kCount:
+      return "count";
+    case DiffUnit::kGbps:
+      return "GB/s";
+    case DiffUnit::kShare:
+      return "share";
+    case DiffUnit::kText:
+      return "text";
+  }
+  return "text";
+}
+
+}  // namespace vprof::reporter

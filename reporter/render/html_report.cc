@@ -1,0 +1,188 @@
+#include "reporter/render/html_report.h"
+
+#include <string_view>
+
+#include "reporter/render/chart_palette.h"
+#include "reporter/render/report_tables.h"
+#include "reporter/render/svg_charts.h"
+#include "reporter/render/text_escape.h"
+#include "reporter/render/timeline_step.h"
+
+namespace vprof::reporter {
+namespace {
+
+// Inline, so the page stands alone; no colour here is in a chart palette.
+constexpr std::string_view kStyle =
+    R"(body{font-family:sans-serif;margin:16px;color:#212121;background:#ffffff}
+h1{font-size:22px;margin:0 0 8px}
+h2{font-size:17px;margin:24px 0 4px}
+.scope{display:inline-block;font-size:12px;font-weight:normal;border:1px solid #757575;border-radius:3px;padding:0 4px;margin-left:8px}
+.note{font-size:13px;color:#424242;margin:2px 0 6px;max-width:1100px}
+dl.facts{display:grid;grid-template-columns:160px auto;gap:2px 8px;font-size:13px;margin:0}
+dl.facts dt{font-weight:bold}
+dl.facts dd{margin:0}
+table{border-collapse:collapse;font-size:12px;margin:4px 0}
+th,td{border:1px solid #bdbdbd;padding:2px 6px;text-align:left;vertical-align:top}
+th{background:#f5f5f5}
+td.num{text-align:right;white-space:nowrap}
+td.tag{white-space:nowrap}
+.legend{font-size:12px;margin:2px 0}
+.swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 10px}
+)";
+
+void WriteHeading(const std::string& title, const std::string& scope, std::ostream& out) {
+  out << "<h2>" << HtmlEscape(title);
+  if (!scope.empty()) out << "<span class=\"scope\">scope: " << HtmlEscape(scope) << "</span>";
+  out << "</h2>\n";
+}
+
+void WriteNote(const ReportTable& table, std::ostream& out) {
+  if (!table.note.empty()) out << "<p class=\"note\">" << HtmlEscape(table.note) << "</p>\n";
+}
+
+// The rows, or why there are none.
+void WriteTable(const ReportTable& table, std::ostream& out) {
+  if (table.rows.empty()) {
+    out << "<p class=\"note\">" << HtmlEscape(table.empty_text) << "</p>\n";
+    return;
+  }
+  out << "<table>\n<tr>";
+  for (const TableColumn& column : table.columns)
+    out << "<th>" << HtmlEscape(column.header) << "</th>";
+  out << "</tr>\n";
+  for (const std::vector<TableCell>& row : table.rows) {
+    out << "<tr>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      out << "<td";
+      if (!row[i].colour.empty()) {
+        out << " class=\"tag\" style=\"background:" << row[i].colour << '"';
+      } else if (table.columns[i].numeric) {
+        out << " class=\"num\"";
+      }
+      out << '>' << HtmlEscape(row[i].text) << "</td>";
+    }
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
+// A section: heading, and the table's note, rows, or why it has none.
+void WriteSection(const ReportTable& table, std::ostream& out) {
+  out << "<section id=\"" << HtmlEscape(table.id) << "\">\n";
+  WriteHeading(table.title, table.scope, out);
+  WriteNote(table, out);
+  WriteTable(table, out);
+  out << "</section>\n";
+}
+
+void WriteLegend(const std::vector<std::pair<std::string, std::string_view>>& entries,
+                 std::ostream& out) {
+  out << "<div class=\"legend\">";
+  for (const auto& [name, colour] : entries) {
+    out << "<span class=\"swatch\" style=\"background:" << colour << "\"></span>"
+        << HtmlEscape(name);
+  }
+  out << "</div>\n";
+}
+
+void WriteSegmentLegend(std::ostream& out) {
+  std::vector<std::pair<std::string, std::string_view>> entries;
+  for (const SegmentStyle& style : kSegmentStyles) {
+    entries.push_back(
+        {std::string(style.name) + (style.part_of_window ? "" : " (thin bar)"), style.colour});
+  }
+  WriteLegend(entries, out);
+}
+
+// A section with a chart between its note and its table (drawn only when the
+// table has rows: the chart draws the same figures).
+template <typename DrawChart>
+void WriteChartSection(const ReportTable& table, DrawChart draw_chart, std::ostream& out) {
+  out << "<section id=\"" << HtmlEscape(table.id) << "\">\n";
+  WriteHeading(table.title, table.scope, out);
+  WriteNote(table, out);
+  if (!table.rows.empty()) draw_chart();
+  WriteTable(table, out);
+  out << "</section>\n";
+}
+
+void WriteSteps(const Report& report, std::ostream& out) {
+  if (!report.steps) {
+    out << "<section id=\"steps\">\n<h2>Steps</h2>\n<p class=\"note\">"
+        << HtmlEscape(MeasurementWindow(report)) << "</p>\n</section>\n";
+    return;
+  }
+  const StepsReport& steps = *report.steps;
+  if (const std::optional<ReportTable> timeline = TimelineTable(steps)) {
+    const uint32_t step = *TimelineStep(steps);
+    WriteChartSection(
+        *timeline,
+        [&] {
+          WriteSegmentLegend(out);
+          WriteTimelineSvg(steps, step, out);
+        },
+        out);
+  }
+  WriteChartSection(
+      *StepSegmentsTable(report),
+      [&] {
+        WriteSegmentLegend(out);
+        WriteSegmentBarsSvg(steps, out);
+      },
+      out);
+  if (const std::optional<ReportTable> full = FullStepsTable(steps)) WriteSection(*full, out);
+}
+
+void WritePhases(const Report& report, std::ostream& out) {
+  WriteChartSection(
+      PhasesTable(report),
+      [&] {
+        std::vector<std::pair<std::string, std::string_view>> entries;
+        const std::vector<std::string> names = PhaseNames(report.phases);
+        for (size_t i = 0; i < names.size(); ++i) {
+          entries.push_back({names[i], kPhaseColours[i % kPhaseColours.size()]});
+        }
+        entries.push_back({"outside phases", kOutsidePhasesColour});
+        WriteLegend(entries, out);
+        WritePhaseBarsSvg(report.phases, out);
+      },
+      out);
+}
+
+void WriteCollectives(const Report& report, std::ostream& out) {
+  WriteChartSection(
+      CollectivesTable(report),
+      [&] {
+        WriteLegend({{"mean arrival skew", kSkewMeanColour}, {"max arrival skew", kSkewMaxColour}},
+                    out);
+        WriteSkewSvg(report.communicators, out);
+      },
+      out);
+}
+
+}  // namespace
+
+void WriteHtmlReport(const Report& report, std::ostream& out) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>vprof "
+         "report: "
+      << HtmlEscape(report.directory) << "</title>\n<style>\n"
+      << kStyle << "</style>\n</head>\n<body>\n<h1>vprof report</h1>\n<dl class=\"facts\">\n";
+  for (const auto& [label, text] : HeaderFacts(report)) {
+    out << "<dt>" << HtmlEscape(label) << "</dt><dd>" << HtmlEscape(text) << "</dd>\n";
+  }
+  out << "</dl>\n";
+  WriteSection(ProcessesTable(report), out);
+  WriteSteps(report, out);
+  WritePhases(report, out);
+  WriteCollectives(report, out);
+  WriteSection(CandidatesTable(report), out);
+  WriteSection(GpuKernelsTable(report), out);
+  if (const std::optional<ReportTable> coverage = CoverageTable(report))
+    WriteSection(*coverage, out);
+  if (const std::optional<ReportTable> consistency = ConsistencyTable(report)) {
+    WriteSection(*consistency, out);
+  }
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,59 @@
+#include "reporter/render/markdown_report.h"
+
+#include "reporter/render/report_tables.h"
+#include "reporter/render/text_escape.h"
+
+namespace vprof::reporter {
+namespace {
+
+void WriteSection(const ReportTable& table, std::ostream& out) {
+  out << "\n## " << MarkdownEscape(table.title);
+  if (!table.scope.empty()) out << " (scope: " << MarkdownEscape(table.scope) << ")";
+  out << "\n\n";
+  if (!table.note.empty()) out << MarkdownEscape(table.note) << "\n\n";
+  if (table.rows.empty()) {
+    out << MarkdownEscape(table.empty_text) << '\n';
+    return;
+  }
+  out << '|';
+  for (const TableColumn& column : table.columns)
+    out << ' ' << MarkdownEscape(column.header) << " |";
+  out << "\n|";
+  for (const TableColumn& column : table.columns) out << (column.numeric ? " ---: |" : " --- |");
+  out << '\n';
+  for (const std::vector<TableCell>& row : table.rows) {
+    out << '|';
+    for (const TableCell& cell : row) out << ' ' << MarkdownEscape(cell.text) << " |";
+    out << '\n';
+  }
+}
+
+}  // namespace
+
+void WriteMarkdownReport(const Report& report, std::ostream& out) {
+  out << "# vprof report\n\n";
+  for (const auto& [label, text] : HeaderFacts(report)) {
+    out << "- **" << MarkdownEscape(label) << ":** " << MarkdownEscape(text) << '\n';
+  }
+  WriteSection(ProcessesTable(report), out);
+  if (report.steps) {
+    if (const std::optional<ReportTable> timeline = TimelineTable(*report.steps)) {
+      WriteSection(*timeline, out);
+    }
+    WriteSection(*StepSegmentsTable(report), out);
+    if (const std::optional<ReportTable> full = FullStepsTable(*report.steps)) {
+      WriteSection(*full, out);
+    }
+  }
+  WriteSection(PhasesTable(report), out);
+  WriteSection(CollectivesTable(report), out);
+  WriteSection(CandidatesTable(report), out);
+  WriteSection(GpuKernelsTable(report), out);
+  if (const std::optional<ReportTable> coverage = CoverageTable(report))
+    WriteSection(*coverage, out);
+  if (const std::optional<ReportTable> consistency = ConsistencyTable(report)) {
+    WriteSection(*consistency, out);
+  }
+}
+
+}  // namespace vprof::reporter

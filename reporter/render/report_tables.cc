@@ -1,0 +1,462 @@
+#include "reporter/render/report_tables.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "reporter/render/chart_palette.h"
+#include "reporter/render/timeline_step.h"
+#include "reporter/short_kernel_name.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
+
+std::string Percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
+std::string RankText(const std::optional<int32_t>& rank) {
+  return rank ? std::to_string(*rank) : "-";
+}
+
+// "12.0 ms (60.0%)": a part of a window and its share of it.
+std::string PartOf(int64_t part_ns, int64_t window_ns) {
+  if (window_ns <= 0) return Duration(part_ns);
+  return Duration(part_ns) + " (" +
+         Percent(static_cast<double>(part_ns) / static_cast<double>(window_ns)) + ")";
+}
+
+std::string Underscores(std::string_view text) {
+  std::string spaced(text);
+  std::replace(spaced.begin(), spaced.end(), '_', ' ');
+  return spaced;
+}
+
+std::string ClockText(const TimeSource& time) {
+  if (!time.aligned_to_realtime) {
+    return "CLOCK_MONOTONIC of host " + (time.hosts.empty() ? "?" : time.hosts.front());
+  }
+  std::string clock = "CLOCK_REALTIME: " + std::to_string(time.hosts.size()) +
+                      " hosts; each process's times shifted by the median offset of its clock "
+                      "samples; error bound ±" +
+                      Duration(time.clock_error_bound_ns) + " (largest sample spread)";
+  if (time.unaligned_processes > 0) {
+    clock += "; " + std::to_string(time.unaligned_processes) +
+             " processes had no clock samples and were not shifted";
+  }
+  return clock;
+}
+
+std::vector<TableColumn> SegmentColumns() {
+  std::vector<TableColumn> columns;
+  for (const SegmentStyle& style : kSegmentStyles)
+    columns.push_back({std::string(style.name), true});
+  return columns;
+}
+
+// Each segment of `times` as part of its window (overlapped comm too: it is
+// compared with the window, though not part of the sum).
+std::vector<TableCell> SegmentCells(const SegmentTimes& times) {
+  std::vector<TableCell> cells;
+  for (const SegmentStyle& style : kSegmentStyles) {
+    cells.push_back({PartOf(times.*style.ns, times.window_ns)});
+  }
+  return cells;
+}
+
+template <typename T>
+void Append(std::vector<T>& to, const std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+std::string Joined(const std::vector<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const std::string& item : items) {
+    if (!text.empty()) text += separator;
+    text += item;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string MeasurementWindow(const Report& report) {
+  if (!report.steps) return "whole trace (no GPU kernel records to cut into steps)";
+  if (!report.steps->window.empty()) return report.steps->window;
+  return "whole trace (no steps found" +
+         (report.steps->problem.empty() ? std::string() : ": " + report.steps->problem) + ")";
+}
+
+std::string_view ScopeWords(CandidateScope scope) {
+  switch (scope) {
+    case CandidateScope::kOperator:
+      return "operator";
+    case CandidateScope::kActorWindow:
+      return "actor window";
+    case CandidateScope::kFullStep:
+      break;
+  }
+  return "full step";
+}
+
+std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& report) {
+  return {
+      {"Directory", report.directory},
+      {"Measurement window", MeasurementWindow(report)},
+      {"Times", std::string(kTimesMeasured)},
+      {"Clock", ClockText(report.time_source)},
+      {"Scopes",
+       "operator = one kernel or collective; actor window = one rank over the measured steps "
+       "(or over its NVTX span); full step = the step across ranks, where the slowest rank sets "
+       "the time"},
+  };
+}
+
+ReportTable ProcessesTable(const Report& report) {
+  ReportTable table{.id = "processes",
+                    .title = "Processes",
+                    .scope = "",
+                    .note = "one trace file per process; events are intercepted NCCL calls",
+                    .columns = {{"rank", true},
+                                {"host"},
+                                {"pid", true},
+                                {"events", true},
+                                {"dropped", true},
+                                {"failed", true},
+                                {"trace"},
+                                {"end"},
+                                {"file"},
+                                {"problem"}},
+                    .rows = {},
+                    .empty_text = "no trace files"};
+  for (const ProcessReport& process : report.processes) {
+    std::string end = process.end_reason == "signal"
+                          ? "signal " + std::to_string(process.signal)
+                          : Underscores(process.end_reason.empty() ? "-" : process.end_reason);
+    table.rows.push_back({{process.is_rank ? RankText(process.rank) : "-"},
+                          {process.host},
+                          {std::to_string(process.pid)},
+                          {std::to_string(process.nccl_events)},
+                          {std::to_string(process.dropped_events)},
+                          {std::to_string(process.failed_calls)},
+                          {Underscores(InputStateName(process.state))},
+                          {end},
+                          {process.file + (process.is_rank ? "" : " (non-rank)")},
+                          {process.problem}});
+  }
+  return table;
+}
+
+std::optional<ReportTable> TimelineTable(const StepsReport& steps) {
+  const std::optional<uint32_t> step = TimelineStep(steps);
+  if (!step) return std::nullopt;
+  ReportTable table{
+      .id = "timeline",
+      .title = "Timeline of step " + std::to_string(*step),
+      .scope = "full step",
+      .note =
+          "the measured step whose full-step duration is nearest the median; start is the "
+          "rank's step start after the earliest rank's; each rank's window splits into "
+          "compute, exposed comm, copy and idle (they add up to it); overlapped comm ran "
+          "during compute. The report keeps per-step totals, not each kernel, so a strip "
+          "shows how much of each, not in which order",
+      .columns = {{"rank", true}, {"start", true}, {"window", true}},
+      .rows = {},
+      .empty_text = "no rank has this step"};
+  Append(table.columns, SegmentColumns());
+  table.columns.push_back({"file"});
+  int64_t earliest = INT64_MAX;
+  for (const RankStepsReport& rank : steps.ranks) {
+    if (const RankStepReport* own = RankStep(rank, *step))
+      earliest = std::min(earliest, own->start_ns);
+  }
+  for (const RankStepsReport& rank : steps.ranks) {
+    const RankStepReport* own = RankStep(rank, *step);
+    if (!own) continue;
+    std::vector<TableCell> row = {{RankText(rank.rank)},
+                                  {"+" + Duration(own->start_ns - earliest)},
+                                  {Duration(own->times.window_ns)}};
+    Append(row, SegmentCells(own->times));
+    row.push_back({rank.file});
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::optional<ReportTable> StepSegmentsTable(const Report& report) {
+  if (!report.steps) return std::nullopt;
+  ReportTable table{
+      .id = "segments",
+      .title = "Where the measured steps' time went, per rank",
+      .scope = "actor window",
+      .note = "each rank's GPU time summed over its measured steps (" + MeasurementWindow(report) +
+              "); compute + exposed comm + copy + idle = window; overlapped comm ran during "
+              "compute",
+      .columns = {{"rank", true}, {"steps", true}, {"window", true}},
+      .rows = {},
+      .empty_text = "no rank has measured steps"};
+  Append(table.columns, SegmentColumns());
+  table.columns.push_back({"file"});
+  for (const RankStepsReport& rank : report.steps->ranks) {
+    std::vector<TableCell> row = {{RankText(rank.rank)},
+                                  {std::to_string(rank.steps.size())},
+                                  {Duration(rank.total.window_ns)}};
+    Append(row, SegmentCells(rank.total));
+    row.push_back({rank.file});
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::optional<ReportTable> FullStepsTable(const StepsReport& steps) {
+  if (steps.full_steps.empty()) return std::nullopt;
+  ReportTable table{.id = "full-steps",
+                    .title = "Full steps",
+                    .scope = "full step",
+                    .note = "each measured step across ranks: earliest start to latest end" +
+                            (steps.median_step_ns ? "; median " + Duration(*steps.median_step_ns)
+                                                  : std::string()),
+                    .columns = {{"step", true},
+                                {"duration", true},
+                                {"slowest rank", true},
+                                {"max exposed comm", true}},
+                    .rows = {},
+                    .empty_text = ""};
+  for (const FullStepReport& step : steps.full_steps) {
+    table.rows.push_back({{std::to_string(step.step)},
+                          {Duration(step.duration_ns)},
+                          {RankText(step.slowest_rank)},
+                          {Duration(step.max_exposed_comm_ns)}});
+  }
+  return table;
+}
+
+ReportTable PhasesTable(const Report& report) {
+  ReportTable table{
+      .id = "phases",
+      .title = "Phases (NVTX)",
+      .scope = "actor window",
+      .note =
+          "NVTX ranges named into phases by reporter/phase_rules.cc, over each rank's span "
+          "(first range start to last range end, not the measurement window); count and "
+          "total of outermost ranges; phases nest, so shares need not add up to 100%",
+      .columns = {{"rank", true},
+                  {"phase"},
+                  {"count", true},
+                  {"total", true},
+                  {"mean", true},
+                  {"share of span", true},
+                  {"span", true},
+                  {"file"}},
+      .rows = {},
+      .empty_text = report.any_nvtx_ranges
+                        ? "only NCCL's own NVTX ranges (communication, not phases)"
+                        : "no NVTX ranges in any trace"};
+  for (const ProcessPhasesReport& process : report.phases) {
+    for (const PhaseReport& phase : process.phases) {
+      table.rows.push_back(
+          {{RankText(process.rank)},
+           {phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
+                            : phase.name},
+           {std::to_string(phase.count)},
+           {Duration(phase.total_ns)},
+           {Duration(phase.mean_ns)},
+           {phase.span_share ? Percent(*phase.span_share) : "-"},
+           {Duration(process.span_ns)},
+           {process.file}});
+    }
+  }
+  return table;
+}
+
+ReportTable CollectivesTable(const Report& report) {
+  ReportTable table{
+      .id = "collectives",
+      .title = "Collectives",
+      .scope = "operator",
+      .note =
+          "per communicator, NCCL function and size over the whole trace: time = last exit − "
+          "last enter; skew = last enter − first enter (arrival); busbw in GB/s as in "
+          "nccl-tests; last = the rank most often last to arrive",
+      .columns = {{"communicator"},
+                  {"op"},
+                  {"size"},
+                  {"count", true},
+                  {"mean time", true},
+                  {"busbw", true},
+                  {"mean skew", true},
+                  {"max skew", true},
+                  {"last ×times"}},
+      .rows = {},
+      .empty_text = "no communicators"};
+  for (const CommunicatorReport& comm : report.communicators) {
+    for (const OpReport& op : comm.ops) {
+      table.rows.push_back(
+          {{FormatHexId(comm.comm_id)},
+           {op.op},
+           {op.bucket.Label()},
+           {std::to_string(op.count)},
+           {Duration(op.mean_time_ns)},
+           {op.busbw_gbps ? FormatGBps(*op.busbw_gbps) : "-"},
+           {Duration(op.mean_arrival_skew_ns)},
+           {Duration(op.max_arrival_skew_ns)},
+           {RankText(op.most_often_last_rank) + " ×" + std::to_string(op.most_often_last_times)}});
+    }
+  }
+  return table;
+}
+
+ReportTable CandidatesTable(const Report& report) {
+  ReportTable table{.id = "candidates",
+                    .title = "Fast-path candidates",
+                    .scope = "",
+                    .note = "what to build first, by the time it could save per measured step (" +
+                            MeasurementWindow(report) +
+                            "); scope says where that time was measured; strict says whether a "
+                            "strict-consistency run may use it, by the rule quoted",
+                    .columns = {{"#", true},
+                                {"candidate"},
+                                {"scope"},
+                                {"exposed / step", true},
+                                {"of median step", true},
+                                {"count / step", true},
+                                {"strict"},
+                                {"rule"},
+                                {"evidence"}},
+                    .rows = {},
+                    .empty_text = "no candidates"};
+  for (const CandidateReport& candidate : report.candidates) {
+    table.rows.push_back(
+        {{std::to_string(candidate.rank_order)},
+         {candidate.title + " (" + candidate.kind + ": " + candidate.change + ")"},
+         {std::string(ScopeWords(candidate.scope))},
+         {Duration(candidate.exposed_ns)},
+         {candidate.step_share ? Percent(*candidate.step_share) : "-"},
+         {std::to_string(candidate.count)},
+         {Underscores(StrictTagName(candidate.strict)), StrictTagColour(candidate.strict)},
+         {candidate.rule},
+         {Joined(candidate.evidence, "; ")}});
+  }
+  return table;
+}
+
+ReportTable GpuKernelsTable(const Report& report) {
+  ReportTable table{
+      .id = "gpu-kernels",
+      .title = "Top GPU kernels",
+      .scope = "operator",
+      .note = "CUPTI kernel execution times over the whole trace, most time first, per process",
+      .columns = {{"rank", true},
+                  {"kernel"},
+                  {"class"},
+                  {"count", true},
+                  {"total", true},
+                  {"mean", true},
+                  {"file"}},
+      .rows = {},
+      .empty_text = "no GPU capture in any process"};
+  for (const ProcessReport& process : report.processes) {
+    for (const KernelReport& kernel : process.gpu.top_kernels) {
+      table.rows.push_back({{process.is_rank ? RankText(process.rank) : "-"},
+                            {ShortKernelName(kernel.name)},
+                            {kernel.kernel_class},
+                            {std::to_string(kernel.count)},
+                            {Duration(kernel.total_ns)},
+                            {Duration(kernel.mean_ns)},
+                            {process.file}});
+    }
+  }
+  return table;
+}
+
+std::optional<ReportTable> CoverageTable(const Report& report) {
+  if (!report.coverage) return std::nullopt;
+  ReportTable table{
+      .id = "coverage",
+      .title = "Coverage",
+      .scope = "",
+      .note =
+          "NCCL work per process as the API wrappers (w) and NCCL's profiler plugin (p) saw "
+          "it; kernels = CUPTI NCCL kernels; gaps are listed after the processes",
+      .columns = {{"rank", true},
+                  {"coll w/p", true},
+                  {"p2p w/p", true},
+                  {"kernels", true},
+                  {"plugin"},
+                  {"file"},
+                  {"gap"}},
+      .rows = {},
+      .empty_text = "no process took part in communication"};
+  for (const CoverageProcess& row : report.coverage->processes) {
+    const std::string plugin = row.plugin_attached ? std::to_string(row.plugin_collectives) : "-";
+    const std::string p2p = row.plugin_attached ? std::to_string(row.plugin_p2p) : "-";
+    table.rows.push_back(
+        {{RankText(row.rank)},
+         {std::to_string(row.wrapper_collectives) + "/" + plugin},
+         {std::to_string(row.wrapper_p2p) + "/" + p2p},
+         {row.gpu_captured ? std::to_string(row.nccl_kernels) : "-"},
+         {row.plugin_attached
+              ? (row.plugin_version == 0 ? "yes" : "v" + std::to_string(row.plugin_version))
+              : "no"},
+         {row.file},
+         {""}});
+  }
+  for (const CoverageGap& gap : report.coverage->gaps) {
+    const std::string subject = gap.file.empty() ? "communicator " + gap.comm_id : gap.file;
+    table.rows.push_back({{RankText(gap.rank)},
+                          {""},
+                          {""},
+                          {""},
+                          {""},
+                          {subject},
+                          {gap.kind + ": " + gap.detail +
+                           (gap.causes.empty() ? "" : " (cause: " + gap.causes.front() + ")")}});
+  }
+  return table;
+}
+
+std::optional<ReportTable> ConsistencyTable(const Report& report) {
+  if (!report.consistency) return std::nullopt;
+  const ConsistencyReport& consistency = *report.consistency;
+  std::string mode = std::string(ConsistencyModeName(consistency.mode));
+  if (consistency.mode_source == "flag") mode += " (--strict)";
+  if (consistency.mode_source == "contract")
+    mode += " (contract " + consistency.contract_file + ")";
+  ReportTable table{.id = "consistency",
+                    .title = "Consistency (requested vs actual)",
+                    .scope = "",
+                    .note = "mode " + mode + "; requested " + consistency.requested_fingerprint +
+                            "; actual " + consistency.actual_fingerprint + "; " +
+                            std::to_string(consistency.violations) +
+                            (consistency.violations == 1 ? " violation" : " violations") +
+                            (consistency.failed() ? "; strict run FAILED" : ""),
+                    .columns = {{"axis"},
+                                {"kind"},
+                                {"source"},
+                                {"requested"},
+                                {"actual"},
+                                {"count", true},
+                                {"processes", true},
+                                {"violation"}},
+                    .rows = {},
+                    .empty_text = consistency.mode == ConsistencyMode::kOff
+                                      ? "nothing compared: consistency is off"
+                                      : "no mismatches"};
+  for (const ConsistencyMismatch& mismatch : consistency.mismatches) {
+    table.rows.push_back({{mismatch.axis},
+                          {Underscores(mismatch.kind)},
+                          {mismatch.source},
+                          {mismatch.requested},
+                          {mismatch.actual},
+                          {std::to_string(mismatch.count)},
+                          {std::to_string(mismatch.processes)},
+                          {mismatch.violation ? "yes" : "no"}});
+  }
+  return table;
+}
+
+}  // namespace vprof::reporter

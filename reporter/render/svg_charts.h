@@ -1,0 +1,45 @@
+// The HTML report's charts as inline SVG: solid rectangles on whole pixels
+// (chart_geometry.h), a label column on the left, a value column on the
+// right; hovering a rectangle shows its figure (an SVG <title>, no script).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+inline constexpr int kChartLabelPx = 220;  // row labels
+inline constexpr int kChartBarPx = 600;    // the width a bar's whole domain fills
+inline constexpr int kChartValuePx = 300;  // figures after the bar
+inline constexpr int kChartRowPx = 28;
+inline constexpr int kChartBarHeightPx = 16;
+inline constexpr int kChartThinBarHeightPx = 5;  // overlapped comm, under its rank's bar
+
+// Per rank, the step's window placed on the step's common time axis (earliest
+// rank start to latest end), split into compute, exposed comm, copy and idle
+// in that order, with overlapped comm as a thin bar under it. Proportions,
+// not kernel order: the report keeps per-step totals.
+void WriteTimelineSvg(const StepsReport& steps, uint32_t step, std::ostream& out);
+
+// Per rank, its measured steps' summed window as one full-width bar split
+// into compute, exposed comm, copy and idle; overlapped comm thin under it.
+void WriteSegmentBarsSvg(const StepsReport& steps, std::ostream& out);
+
+// The matched NVTX phases in first-seen order, which is their colour order.
+std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phases);
+
+// Per process, its NVTX span as one full-width bar with each matched phase's
+// total stacked in it and the rest of the span in grey. Phases nest: where
+// their totals exceed the span, the bar stands for their sum instead.
+void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases, std::ostream& out);
+
+// Per communicator, function and size: max arrival skew (light) with the
+// mean (dark) over it, all on one scale.
+void WriteSkewSvg(const std::vector<CommunicatorReport>& communicators, std::ostream& out);
+
+}  // namespace vprof::reporter

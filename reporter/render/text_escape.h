@@ -1,0 +1,19 @@
+// Escaping report text for the page formats: names in traces (kernel names
+// with templates, file names, NVTX ranges) may hold any character, and must
+// show as written instead of becoming markup.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace vprof::reporter {
+
+// Text safe inside an HTML element or a double- or single-quoted attribute.
+std::string HtmlEscape(std::string_view text);
+
+// Text safe inside a GitHub Markdown table cell: the characters that would
+// end the cell, start emphasis, code, links or HTML are escaped, and line
+// breaks become spaces (a table row is one line).
+std::string MarkdownEscape(std::string_view text);
+
+}  // namespace vprof::reporter

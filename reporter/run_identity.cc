@@ -1,0 +1,178 @@
+#include "reporter/run_identity.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "reporter/run_manifest.h"
+#include "reporter/trace_reader.h"
+
+namespace vprof::reporter {
+namespace {
+
+// Examples named per finding; the rest are counted.
+constexpr size_t kMaxExamples = 3;
+
+// The processes of one NCCL world: see the header.
+// (Slurm step, rendezvous, world size or 0 when unknown).
+using GroupKey = std::tuple<std::string, std::string, int32_t>;
+
+std::string FileName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+std::string StartOf(const TraceIdentity& trace) {
+  const auto since_epoch = std::chrono::duration_cast<std::chrono::system_clock::duration>(
+      std::chrono::nanoseconds(trace.start_realtime_ns));
+  return IsoUtc(std::chrono::system_clock::time_point(since_epoch));
+}
+
+std::string Describe(const GroupKey& group) {
+  const auto& [step, rendezvous, world_size] = group;
+  std::string text =
+      world_size > 0 ? "world size " + std::to_string(world_size) : "world size unknown";
+  if (!rendezvous.empty()) text += ", rendezvous " + rendezvous;
+  if (!step.empty()) text += ", Slurm step " + step;
+  return text;
+}
+
+// "0, 3, 5-7": runs of consecutive ranks as ranges, the first kMaxItems runs.
+std::string RankRanges(const std::vector<int32_t>& ascending) {
+  constexpr size_t kMaxItems = 16;
+  std::string text;
+  size_t items = 0;
+  size_t i = 0;
+  for (; i < ascending.size() && items < kMaxItems; ++items) {
+    size_t last = i;
+    while (last + 1 < ascending.size() && ascending[last + 1] == ascending[last] + 1) ++last;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(ascending[i]);
+    if (last > i) text += "-" + std::to_string(ascending[last]);
+    i = last + 1;
+  }
+  if (i < ascending.size()) text += ", ...";
+  return text;
+}
+
+std::string MixedSlurmJobs(const std::vector<TraceIdentity>& traces) {
+  std::map<std::string, std::vector<const TraceIdentity*>> by_job;
+  for (const TraceIdentity& trace : traces) {
+    if (!trace.slurm_job.empty()) by_job[trace.slurm_job].push_back(&trace);
+  }
+  if (by_job.size() < 2) return "";
+  std::string text = "traces of " + std::to_string(by_job.size()) + " Slurm jobs:";
+  for (const auto& [job, members] : by_job) {
+    text += " job " + job + " (" + std::to_string(members.size()) + " traces, e.g. " +
+            FileName(members.front()->path) + ");";
+  }
+  text.pop_back();
+  return text;
+}
+
+// A process that holds its rank itself, not by inheriting it from a traced
+// parent of the same rank.
+bool IsRankProcess(const TraceIdentity& trace,
+                   const std::map<std::pair<std::string, uint32_t>, int32_t>& rank_by_process) {
+  if (!trace.rank || trace.forked_child) return false;
+  const auto parent = rank_by_process.find({trace.host, trace.ppid});
+  return parent == rank_by_process.end() || parent->second != *trace.rank;
+}
+
+std::string RepeatedRanks(const std::map<GroupKey, std::vector<const TraceIdentity*>>& groups,
+                          const std::map<std::pair<std::string, uint32_t>, int32_t>& ranks) {
+  std::vector<std::string> findings;
+  for (const auto& [group, members] : groups) {
+    std::map<int32_t, std::vector<const TraceIdentity*>> holders;
+    for (const TraceIdentity* trace : members) {
+      if (IsRankProcess(*trace, ranks)) holders[*trace->rank].push_back(trace);
+    }
+    for (const auto& [rank, traces] : holders) {
+      if (traces.size() < 2) continue;
+      std::string finding = "rank " + std::to_string(rank) + " (" + Describe(group) + ") is in " +
+                            std::to_string(traces.size()) + " traces:";
+      for (const TraceIdentity* trace : traces) {
+        finding += " " + FileName(trace->path) + " (started " + StartOf(*trace) + "),";
+      }
+      finding.pop_back();
+      findings.push_back(std::move(finding));
+    }
+  }
+  if (findings.empty()) return "";
+  std::string text;
+  for (size_t i = 0; i < findings.size() && i < kMaxExamples; ++i) {
+    text += (i == 0 ? "" : "; ") + findings[i];
+  }
+  if (findings.size() > kMaxExamples) {
+    text += "; and " + std::to_string(findings.size() - kMaxExamples) + " more ranks like these";
+  }
+  return text;
+}
+
+std::vector<std::string> MissingRanks(
+    const std::map<GroupKey, std::vector<const TraceIdentity*>>& groups) {
+  std::vector<std::string> lines;
+  for (const auto& [group, members] : groups) {
+    const int32_t world_size = std::get<2>(group);
+    std::set<int32_t> seen;
+    for (const TraceIdentity* trace : members) seen.insert(*trace->rank);
+    std::vector<int32_t> missing;
+    for (int32_t rank = 0; rank < world_size; ++rank) {
+      if (!seen.contains(rank)) missing.push_back(rank);
+    }
+    if (missing.empty()) continue;
+    lines.push_back(Describe(group) + ": no trace of rank" + (missing.size() == 1 ? " " : "s ") +
+                    RankRanges(missing) + " (" + std::to_string(missing.size()) + " of " +
+                    std::to_string(world_size) + " missing)");
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::optional<TraceIdentity> ReadTraceIdentity(const std::string& path) {
+  TraceReader reader(path);
+  vprof::trace::TracePacket packet;
+  if (!reader.Next(&packet) || !packet.has_run_header()) return std::nullopt;
+  const vprof::trace::RunHeader& header = packet.run_header();
+  TraceIdentity trace;
+  trace.path = path;
+  trace.host = header.host();
+  trace.pid = header.pid();
+  trace.ppid = header.ppid();
+  trace.forked_child = header.forked_child();
+  trace.slurm_job = header.slurm().job_id();
+  trace.slurm_step = header.slurm().step_id();
+  std::string master_addr, master_port;
+  for (const auto& variable : header.env()) {
+    if (variable.name() == "MASTER_ADDR") master_addr = variable.value();
+    if (variable.name() == "MASTER_PORT") master_port = variable.value();
+  }
+  if (!master_addr.empty() || !master_port.empty())
+    trace.rendezvous = master_addr + ":" + master_port;
+  const vprof::trace::RankInfo& rank = header.rank();
+  if (rank.has_rank() && rank.rank() >= 0) trace.rank = rank.rank();
+  if (rank.has_world_size() && rank.world_size() > 0) trace.world_size = rank.world_size();
+  trace.start_realtime_ns = header.start_realtime_ns();
+  return trace;
+}
+
+RunCheck CheckOneRun(const std::vector<TraceIdentity>& traces) {
+  RunCheck check;
+  check.mixed_runs = MixedSlurmJobs(traces);
+  if (!check.mixed_runs.empty()) return check;
+
+  std::map<std::pair<std::string, uint32_t>, int32_t> rank_by_process;  // (host, pid) → rank
+  std::map<GroupKey, std::vector<const TraceIdentity*>> groups;
+  for (const TraceIdentity& trace : traces) {
+    if (!trace.rank) continue;
+    rank_by_process[{trace.host, trace.pid}] = *trace.rank;
+    groups[{trace.slurm_step, trace.rendezvous, trace.world_size.value_or(0)}].push_back(&trace);
+  }
+  check.mixed_runs = RepeatedRanks(groups, rank_by_process);
+  if (check.mixed_runs.empty()) check.missing_ranks = MissingRanks(groups);
+  return check;
+}
+
+}  // namespace vprof::reporter

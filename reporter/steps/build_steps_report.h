@@ -1,0 +1,27 @@
+// The report's steps from the processes' step records: warmup and steps
+// before cudaProfilerStart left out, each rank's measured steps and totals,
+// and the full steps across ranks.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "reporter/process_record.h"
+#include "reporter/report.h"
+#include "reporter/steps/step_options.h"
+#include "reporter/steps/step_patterns.h"
+
+namespace vprof::reporter {
+
+// None when no process has GPU kernel records (nothing to cut into steps);
+// otherwise a StepsReport, whose `problem` says why it has no steps when it
+// has none. `processes`: the report's, indexed like `records`.
+std::optional<StepsReport> BuildStepsReport(const std::vector<ProcessRecord>& records,
+                                            const std::vector<ProcessReport>& processes,
+                                            const StepOptions& options,
+                                            const StepPatterns& patterns);
+
+// Adds every figure of `more` to `into`.
+void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,39 @@
+// One piece of GPU work (a kernel, memcpy or memset) as the step analysis
+// keeps it while its step is open: times, stream, what kind of work it is, and
+// when the CPU launched it.
+#pragma once
+
+#include <cstdint>
+
+#include "reporter/nccl_function.h"
+
+namespace vprof::reporter {
+
+enum class WorkKind : uint8_t {
+  kCompute,  // kernels that are not communication
+  kComm,     // kernels of class "nccl" or "custom_allreduce"
+  kCopy,     // memcpy, memset
+};
+
+struct GpuWork {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  // The start of the CUDA API call that launched it (the CPU's view).
+  int64_t launch_ns = 0;
+  uint32_t stream = 0;
+  uint32_t correlation_id = 0;
+  WorkKind kind = WorkKind::kCompute;
+  bool optimizer = false;  // kernel class "optimizer"
+  uint64_t name_iid = 0;   // kernels only
+  // The intercepted NCCL call that launched it (ExternalCorrelation.external_id
+  // = NcclEvent.call_id); 0 when none.
+  uint64_t call_id = 0;
+  // Communication kernels: the call's function, communicator and bytes once
+  // the step is analyzed; without a linked call, the function the kernel name
+  // says ("ncclDevKernel_AllReduce_…") and 0.
+  NcclFunction function = NcclFunction::kUnknown;
+  uint64_t comm_id = 0;
+  uint64_t bytes = 0;
+};
+
+}  // namespace vprof::reporter

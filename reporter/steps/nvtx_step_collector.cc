@@ -1,0 +1,93 @@
+#include "reporter/steps/nvtx_step_collector.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace vprof::reporter {
+
+void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
+  if (end_ns < start_ns) return;
+  if (last_closed_range_ && start_ns <= last_closed_range_->second) return;
+  // Steps it holds become part of it; one that holds it or crosses it wins.
+  OpenStep step{start_ns, end_ns, {}};
+  for (auto it = open_.begin(); it != open_.end();) {
+    const bool inside = it->start_ns >= start_ns && it->end_ns <= end_ns;
+    const bool crossing = it->start_ns <= end_ns && it->end_ns >= start_ns;
+    if (inside) {
+      step.works.insert(step.works.end(), it->works.begin(), it->works.end());
+      it = open_.erase(it);
+    } else if (crossing) {
+      return;
+    } else {
+      ++it;
+    }
+  }
+  const auto at = std::find_if(open_.begin(), open_.end(),
+                               [&](const OpenStep& open) { return open.start_ns > start_ns; });
+  open_.insert(at, std::move(step));
+  latest_range_end_ = std::max(latest_range_end_, end_ns);
+  CloseOldestBeyondCaps();
+
+  std::deque<GpuWork> waiting;
+  waiting.swap(undecided_);
+  for (const GpuWork& work : waiting) AddWork(work);
+}
+
+void NvtxStepCollector::AddWork(const GpuWork& work) {
+  if (work.launch_ns > latest_range_end_) {
+    undecided_.push_back(work);
+    if (undecided_.size() > kMaxUndecided) undecided_.pop_front();
+    return;
+  }
+  Place(work);
+}
+
+void NvtxStepCollector::Place(const GpuWork& work) {
+  // Open steps are sorted by start and do not overlap: the candidate is the
+  // last one starting at or before the launch.
+  auto step = std::upper_bound(
+      open_.begin(), open_.end(), work.launch_ns,
+      [](int64_t launch_ns, const OpenStep& open) { return launch_ns < open.start_ns; });
+  if (step != open_.begin() && std::prev(step)->end_ns >= work.launch_ns) {
+    --step;
+  } else {
+    step = open_.end();
+  }
+  if (step == open_.end()) {
+    if (last_closed_range_ && work.launch_ns <= last_closed_range_->second) ++late_records_;
+    return;  // launched outside every step
+  }
+  step->works.push_back(work);
+  ++held_works_;
+  CloseOldestBeyondCaps();
+}
+
+void NvtxStepCollector::CloseOldestBeyondCaps() {
+  while (open_.size() > 1 && (held_works_ > kMaxHeldWorks || open_.size() > kMaxOpenSteps)) {
+    CloseFront();
+  }
+}
+
+void NvtxStepCollector::CloseFront() {
+  OpenStep step = std::move(open_.front());
+  open_.pop_front();
+  held_works_ -= step.works.size();
+  ClosedStep closed{step.start_ns, step.end_ns, step.start_ns, step.start_ns,
+                    std::move(step.works)};
+  if (last_window_end_)
+    closed.window_start_ns = std::max(closed.window_start_ns, *last_window_end_);
+  closed.window_end_ns = closed.window_start_ns;
+  for (const GpuWork& work : closed.works) {
+    closed.window_end_ns = std::max(closed.window_end_ns, work.end_ns);
+  }
+  last_window_end_ = closed.window_end_ns;
+  last_closed_range_ = {step.start_ns, step.end_ns};
+  sink_(std::move(closed));
+}
+
+void NvtxStepCollector::Finish() {
+  undecided_.clear();  // launched after every step range: in no step
+  while (!open_.empty()) CloseFront();
+}
+
+}  // namespace vprof::reporter

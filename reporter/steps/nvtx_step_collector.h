@@ -1,0 +1,85 @@
+// Gathers a process's GPU work into the steps its NVTX step ranges bound.
+//
+// Work belongs to the step whose range contains its CPU launch (the API call
+// that queued it), not its GPU start: the CPU runs ahead of the GPU, so work
+// queued during step k often runs while the CPU is already in step k+1, and
+// only the launch says which step asked for it. A step's window is
+// [range start, end of the last GPU work launched in it], its start moved up
+// to the previous window's end when the GPU was still busy with the previous
+// step (windows never overlap).
+//
+// Streaming: ranges arrive when they end and GPU records when CUPTI flushes
+// them, in either order. Only open steps keep their work:
+//  - work launched after the latest step range read waits (`undecided_`) until
+//    a range ending after its launch is read: ranges of a thread arrive in end
+//    order, so by then the range that holds it, if any, has been read;
+//  - steps stay open until the work they hold passes kMaxHeldWorks (or they
+//    pass kMaxOpenSteps); then the oldest are closed (analyzed and
+//    forgotten). No later record can be relied on to say that a step's
+//    records are all in: CUPTI hands over whole buffers, several in flight
+//    at once and not in completion order. On 2 × H200 (DDP,
+//    bench/RESULTS.md), closing step k once work of step k+8 was read left
+//    thousands of records late; holding by count left none. A record that
+//    still comes after its step closed is counted in late_records(), not in
+//    any step.
+// Memory: at most kMaxHeldWorks pieces of work (more only inside one step)
+// plus what is undecided, and
+// undecided work is capped (kMaxUndecided) for traces without step ranges.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <utility>
+
+#include "reporter/steps/closed_step.h"
+
+namespace vprof::reporter {
+
+class NvtxStepCollector {
+ public:
+  explicit NvtxStepCollector(ClosedStepSink sink) : sink_(std::move(sink)) {}
+
+  // A range matching a step pattern. Only outermost step ranges are steps:
+  // one inside another (ProfilerStep#3 around train_step) is part of it.
+  void AddRange(int64_t start_ns, int64_t end_ns);
+  void AddWork(const GpuWork& work);
+  // Closes every step still open.
+  void Finish();
+
+  // Steps and work held (the memory bound, for tests).
+  size_t held_steps() const { return open_.size(); }
+  size_t held_works() const {
+    size_t works = undecided_.size();
+    for (const OpenStep& step : open_) works += step.works.size();
+    return works;
+  }
+  uint64_t late_records() const { return late_records_; }
+
+ private:
+  static constexpr size_t kMaxUndecided = size_t{1} << 18;
+  static constexpr size_t kMaxHeldWorks = size_t{1} << 18;
+  static constexpr size_t kMaxOpenSteps = size_t{1} << 12;
+
+  struct OpenStep {
+    int64_t start_ns;
+    int64_t end_ns;
+    std::vector<GpuWork> works;
+  };
+
+  // Places work launched no later than the latest range end read.
+  void Place(const GpuWork& work);
+  void CloseFront();
+  void CloseOldestBeyondCaps();
+
+  ClosedStepSink sink_;
+  std::deque<OpenStep> open_;  // by start; they do not overlap
+  std::deque<GpuWork> undecided_;
+  std::optional<std::pair<int64_t, int64_t>> last_closed_range_;
+  std::optional<int64_t> last_window_end_;
+  int64_t latest_range_end_ = INT64_MIN;
+  uint64_t late_records_ = 0;
+  size_t held_works_ = 0;  // in open_
+};
+
+}  // namespace vprof::reporter

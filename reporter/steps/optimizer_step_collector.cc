@@ -1,0 +1,59 @@
+#include "reporter/steps/optimizer_step_collector.h"
+
+#include <algorithm>
+
+namespace vprof::reporter {
+
+void OptimizerStepCollector::AddWork(const GpuWork& work) {
+  reorder_.emplace(work.correlation_id, work);
+  if (reorder_.size() <= kReorderWindow) return;
+  TakeInOrder(reorder_.begin()->second);
+  reorder_.erase(reorder_.begin());
+}
+
+void OptimizerStepCollector::TakeInOrder(const GpuWork& work) {
+  open_.push_back(work);
+  if (work.optimizer) {
+    in_burst_ = true;
+    burst_end_ = open_.size();
+    since_optimizer_ = 0;
+    return;
+  }
+  if (!in_burst_) {
+    if (open_.size() > kMaxOpenWork) open_.erase(open_.begin());
+    return;
+  }
+  if (work.kind != WorkKind::kCopy && ++since_optimizer_ > kBurstInterruptions) CloseStep();
+}
+
+void OptimizerStepCollector::CloseStep() {
+  std::vector<GpuWork> next(open_.begin() + static_cast<std::ptrdiff_t>(burst_end_), open_.end());
+  open_.resize(burst_end_);
+  ClosedStep step;
+  step.range_start_ns = open_.front().launch_ns;
+  step.range_end_ns = open_.back().launch_ns;
+  int64_t first_start = open_.front().start_ns;
+  int64_t last_end = open_.front().end_ns;
+  for (const GpuWork& work : open_) {
+    first_start = std::min(first_start, work.start_ns);
+    last_end = std::max(last_end, work.end_ns);
+  }
+  step.window_start_ns = last_window_end_.value_or(first_start);
+  step.window_end_ns = std::max(step.window_start_ns, last_end);
+  last_window_end_ = step.window_end_ns;
+  step.works = std::move(open_);
+  open_ = std::move(next);
+  in_burst_ = false;
+  burst_end_ = 0;
+  since_optimizer_ = 0;
+  sink_(std::move(step));
+}
+
+void OptimizerStepCollector::Finish() {
+  for (const auto& [correlation, work] : reorder_) TakeInOrder(work);
+  reorder_.clear();
+  if (in_burst_) CloseStep();
+  open_.clear();
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,11 @@
+// The "steps" member of the JSON report.
+#pragma once
+
+#include "reporter/json_writer.h"
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+void WriteStepsJson(JsonWriter& json, const Report& report);
+
+}  // namespace vprof::reporter

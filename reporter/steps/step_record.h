@@ -1,0 +1,67 @@
+// What the step analysis keeps of one traced process: one small result per
+// step found (never the GPU records), filled while the trace streams past
+// (step_tracker.h) and turned into the report's steps by BuildStepsReport.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reporter/steps/step_report.h"
+
+namespace vprof::reporter {
+
+// One stream's work inside one step.
+struct StepStreamUse {
+  uint32_t stream = 0;
+  uint64_t compute_kernels = 0;
+  uint64_t comm_kernels = 0;
+  uint64_t copies = 0;
+  int64_t busy_ns = 0;  // union of its work's intervals inside the window
+};
+
+// The longest exposed communication kernel or idle gap of one step, on the
+// process's own clock (the report adds the clock offset).
+struct StepSpan {
+  uint32_t correlation_id = 0;
+  uint64_t name_iid = 0;  // the kernel (or GPU work) it names; 0 for copies
+  std::string name;       // for copies, what they are; else filled from name_iid at the end
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  int64_t exposed_ns = 0;  // communication: the part of it no compute hid
+};
+
+// One step of one process, analyzed once all its GPU records were read.
+struct StepResult {
+  int64_t range_start_ns = 0;  // the NVTX range's start (or the inferred start)
+  int64_t start_ns = 0;        // the window, on the process's own clock
+  int64_t end_ns = 0;
+  SegmentTimes times;
+  std::vector<BucketReport> buckets;
+  std::vector<StepStreamUse> streams;
+  std::optional<StepSpan> longest_exposed_comm;
+  std::optional<StepSpan> longest_idle_gap;
+  // By NVTX phase (phase_rules.h): the step's work launched inside the
+  // phase's ranges, over the part of the window from its first start to its
+  // last end. Phases overlap on the GPU, so they need not add up to the step.
+  std::vector<std::pair<std::string, SegmentTimes>> phases;
+};
+
+struct ProcessSteps {
+  // Steps from NVTX ranges matching a step pattern, in order.
+  std::vector<StepResult> nvtx;
+  // Steps inferred from optimizer-kernel bursts, in order; used for the
+  // report only when no process has NVTX steps.
+  std::vector<StepResult> inferred;
+  bool any_kernels = false;          // the process has GPU kernel records
+  bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
+  std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
+  // GPU records that came after their step was finalized (step_tracker.h
+  // says when that happens), or whose launch record never came: not counted.
+  uint64_t late_records = 0;
+  uint64_t unlaunched_records = 0;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,159 @@
+// Steps as the report shows them: where each measured step's time went on each
+// rank (GPU compute, communication exposed or hidden behind compute, copies,
+// idle), why exposed communication was not overlapped, the gradient buckets of
+// backward, each rank's stream plan, and the full step across ranks. Built by
+// the step analysis (reporter/steps/); printed by the text, JSON, Markdown and
+// HTML writers, which only format.
+//
+// Scopes are kept apart: a RankStepReport is one process over one step window
+// (actor window); a FullStepReport is the step across ranks, where the slowest
+// rank sets the time (full step). Operator-level figures live in the
+// communicator and GPU tables, never here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vprof::reporter {
+
+// Why a piece of exposed communication was not hidden behind compute, in the
+// order the analysis tries them (the first that holds is the reason).
+enum class ExposureReason : uint8_t {
+  kSameStream,         // the collective ran on a stream that also runs the step's compute
+  kMaxConnectionsOne,  // CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware queue serializes streams
+  kNothingToOverlap,   // no compute kernel was launched while the collective ran
+  kWaitedAtOnce,       // compute waited on the collective's stream right after launching it
+  kOther,
+};
+
+// How the step boundaries were found.
+enum class StepSource : uint8_t {
+  kNvtx,              // NVTX ranges matching a step pattern
+  kOptimizerKernels,  // inferred: bursts of optimizer kernels end steps
+};
+
+// Time of one rank over one window, in ns. compute + exposed_comm + copy +
+// idle == window (each instant of the window counts once: compute first, then
+// communication, then copies, then idle); overlapped_comm is communication
+// that ran during compute and is not part of that sum.
+struct SegmentTimes {
+  int64_t window_ns = 0;
+  int64_t compute_ns = 0;                 // kernels other than communication
+  int64_t exposed_comm_ns = 0;            // communication kernels with no compute running
+  int64_t exposed_comm_blocking_ns = 0;   // of exposed: the next compute kernel waited for it
+  int64_t exposed_comm_idle_fill_ns = 0;  // of exposed: the GPU had nothing else queued
+  int64_t overlapped_comm_ns = 0;         // communication while compute ran
+  int64_t copy_ns = 0;                    // memcpy/memset with neither compute nor communication
+  int64_t idle_ns = 0;                    // nothing on the GPU
+  int64_t idle_host_bound_ns = 0;  // of idle: the next activity was launched after the gap began
+  int64_t idle_waiting_ns = 0;     // of idle: it was already launched (waiting on a stream/event)
+  // Exposed communication by reason (ExposureReasonName keys).
+  std::map<std::string, int64_t> exposed_by_reason_ns;
+  // Exposed communication by communicator id (0: kernels linked to no call).
+  std::map<uint64_t, int64_t> exposed_by_comm_ns;
+};
+
+// A reduction collective of backward, in issue order: DDP/FSDP gradient buckets.
+struct BucketReport {
+  uint32_t index = 0;  // 0 = the first issued
+  std::string op;      // NCCL function
+  uint64_t comm_id = 0;
+  uint64_t bytes = 0;
+  int64_t offset_ns = 0;  // kernel start, from the step window's start
+  int64_t gpu_ns = 0;
+  int64_t exposed_ns = 0;  // of gpu_ns, not hidden behind compute
+};
+
+// A span of one process's timeline that `vprof export` shows with the same
+// id in its args: "correlation:<CUPTI correlation id>" for GPU work,
+// "call_id:<vprof call id>" for an intercepted NCCL call.
+struct SpanRef {
+  std::string id;
+  std::string name;  // kernel name, or what the span is
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+};
+
+// One phase (phase_rules.h) inside the measured steps of one rank.
+struct StepPhaseReport {
+  std::string phase;
+  bool from_nvtx = true;  // false: inferred (kernel classes, process role)
+  SegmentTimes times;     // summed over the measured steps
+};
+
+struct RankStepReport {
+  uint32_t step = 0;  // index among the steps found on this rank (0 = first)
+  // The window (see SegmentTimes), on the report's clock (the process's
+  // clock_offset_ns added).
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  SegmentTimes times;
+  std::vector<BucketReport> buckets;
+};
+
+// A stream of one process, by what it ran.
+struct StreamRoleReport {
+  uint32_t stream = 0;
+  std::string role;  // "compute", "communication", "copy", "mixed"
+  uint64_t kernels = 0;
+  int64_t busy_ns = 0;
+};
+
+// One rank process over the measured steps.
+struct RankStepsReport {
+  std::optional<int32_t> rank;
+  std::string file;
+  uint32_t steps_found = 0;  // on this rank, warmup included
+  // GPU records read after their step was closed (step_tracker.h), counted in no step.
+  uint64_t late_records = 0;
+  std::vector<RankStepReport> steps;  // measured steps only, in order
+  SegmentTimes total;                 // summed over the measured steps
+  std::vector<StepPhaseReport> phases;
+  std::vector<StreamRoleReport> streams;
+  // The same bucket sizes, in the same order, in every measured step: what
+  // strict consistency needs (bucket boundaries frozen).
+  std::optional<bool> bucket_plan_stable;  // none without buckets
+  bool max_connections_one = false;        // CUDA_DEVICE_MAX_CONNECTIONS=1 in its environment
+  // Evidence for the candidates, on the report's clock: the communication
+  // kernel with the most exposed time (its span is the whole kernel), and the
+  // longest idle gap (its span is the gap; id and name are those of the GPU
+  // work that ended it) in the measured steps.
+  std::optional<SpanRef> longest_exposed_comm;
+  std::optional<SpanRef> longest_idle_gap;
+};
+
+// One step across ranks.
+struct FullStepReport {
+  uint32_t step = 0;                    // index among the steps found (warmup included)
+  int64_t start_ns = 0;                 // the earliest rank's window start, on the report's clock
+  int64_t duration_ns = 0;              // earliest start to latest end over the ranks
+  std::optional<int32_t> slowest_rank;  // the rank whose window ends last
+  int64_t max_exposed_comm_ns = 0;      // over the ranks
+};
+
+struct StepsReport {
+  StepSource source = StepSource::kNvtx;
+  std::string pattern;  // the NVTX pattern or the kernel rule that bounds steps
+  uint32_t steps_found = 0;
+  uint32_t warmup_steps = 0;                    // excluded from every figure, the first ones
+  bool before_profiler_start_excluded = false;  // steps before cudaProfilerStart dropped
+  // Step indexes (among the steps found, from 0) of the measured steps.
+  uint32_t first_measured = 0;
+  uint32_t last_measured = 0;
+  // "steps 2-9 of 10 (warmup 0-1 excluded)": every output names it.
+  std::string window;
+  std::vector<RankStepsReport> ranks;  // by rank, then file
+  std::vector<FullStepReport> full_steps;
+  std::optional<int64_t> median_step_ns;
+  std::string problem;  // why no steps were found; empty when some were
+};
+
+// "same_stream", "max_connections_1", "nothing_to_overlap", "waited_at_once", "other".
+std::string_view ExposureReasonName(ExposureReason reason);
+std::string_view StepSourceName(StepSource source);  // "nvtx", "inferred_optimizer_kernels"
+
+}  // namespace vprof::reporter

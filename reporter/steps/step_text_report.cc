@@ -1,0 +1,200 @@
+#include "reporter/steps/step_text_report.h"
+
+#include "reporter/text_layout.h"
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
+
+std::string RankText(const std::optional<int32_t>& rank) {
+  return rank ? std::to_string(*rank) : "-";
+}
+
+// "same_stream 1.20 ms, other 3.00 µs"; "-" when nothing was exposed.
+std::string ReasonsText(const SegmentTimes& times) {
+  std::string text;
+  for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
+    if (!text.empty()) text += ", ";
+    text += reason + " " + Duration(ns);
+  }
+  return text.empty() ? "-" : text;
+}
+
+std::string BucketsText(const RankStepsReport& rank) {
+  if (!rank.bucket_plan_stable) return "-";
+  const size_t per_step = rank.steps.front().buckets.size();
+  return std::to_string(per_step) + (*rank.bucket_plan_stable ? " stable" : " changing");
+}
+
+void WriteTimeSplit(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"steps", Align::kRight},
+                   {"window", Align::kRight},
+                   {"compute", Align::kRight},
+                   {"exposed", Align::kRight},
+                   {"overlapped", Align::kRight},
+                   {"copy", Align::kRight},
+                   {"idle", Align::kRight},
+                   {"file", Align::kLeft}});
+  for (const RankStepsReport& rank : steps.ranks) {
+    const SegmentTimes& total = rank.total;
+    table.AddRow({RankText(rank.rank), std::to_string(rank.steps.size()), Duration(total.window_ns),
+                  Duration(total.compute_ns), Duration(total.exposed_comm_ns),
+                  Duration(total.overlapped_comm_ns), Duration(total.copy_ns),
+                  Duration(total.idle_ns), rank.file});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteWhy(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"blocking", Align::kRight},
+                   {"idle-fill", Align::kRight},
+                   {"host-bound", Align::kRight},
+                   {"waiting", Align::kRight},
+                   {"buckets", Align::kLeft},
+                   {"exposed by reason", Align::kLeft}});
+  for (const RankStepsReport& rank : steps.ranks) {
+    const SegmentTimes& total = rank.total;
+    table.AddRow({RankText(rank.rank), Duration(total.exposed_comm_blocking_ns),
+                  Duration(total.exposed_comm_idle_fill_ns), Duration(total.idle_host_bound_ns),
+                  Duration(total.idle_waiting_ns), BucketsText(rank), ReasonsText(total)});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"step", Align::kRight},
+                   {"duration", Align::kRight},
+                   {"slowest rank", Align::kRight},
+                   {"max exposed comm", Align::kRight}});
+  for (const FullStepReport& step : steps.full_steps) {
+    table.AddRow({std::to_string(step.step), Duration(step.duration_ns),
+                  RankText(step.slowest_rank), Duration(step.max_exposed_comm_ns)});
+  }
+  table.Write(out, "  ");
+}
+
+void WritePhases(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"phase", Align::kLeft},
+                   {"window", Align::kRight},
+                   {"compute", Align::kRight},
+                   {"exposed", Align::kRight},
+                   {"overlapped", Align::kRight},
+                   {"copy", Align::kRight},
+                   {"idle", Align::kRight}});
+  bool any = false;
+  for (const RankStepsReport& rank : steps.ranks) {
+    for (const StepPhaseReport& phase : rank.phases) {
+      any = true;
+      const SegmentTimes& times = phase.times;
+      table.AddRow({RankText(rank.rank), phase.phase, Duration(times.window_ns),
+                    Duration(times.compute_ns), Duration(times.exposed_comm_ns),
+                    Duration(times.overlapped_comm_ns), Duration(times.copy_ns),
+                    Duration(times.idle_ns)});
+    }
+  }
+  if (!any) return;
+  out << "\n";
+  WriteWrapped(out,
+               "Phases inside the measured steps (NVTX phase ranges): the GPU work launched "
+               "inside a phase's ranges, from its first start to its last end; phases overlap "
+               "on the GPU, so they need not add up to the step",
+               "  ", "  ");
+  table.Write(out, "  ");
+}
+
+// The first rank's buckets in its first measured step: the plan the others
+// are compared with.
+void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
+  const RankStepReport& step = rank.steps.front();
+  if (step.buckets.empty()) return;
+  out << "\n";
+  WriteWrapped(out,
+               "Gradient buckets of rank " + RankText(rank.rank) + ", step " +
+                   std::to_string(step.step) +
+                   " (backward's reductions in issue order; offset from the window start):",
+               "  ", "  ");
+  TextTable table({{"#", Align::kRight},
+                   {"op", Align::kLeft},
+                   {"comm", Align::kLeft},
+                   {"bytes", Align::kRight},
+                   {"offset", Align::kRight},
+                   {"gpu", Align::kRight},
+                   {"exposed", Align::kRight}});
+  for (const BucketReport& bucket : step.buckets) {
+    table.AddRow({std::to_string(bucket.index), bucket.op,
+                  bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
+                  FormatBytes(bucket.bytes), Duration(bucket.offset_ns), Duration(bucket.gpu_ns),
+                  Duration(bucket.exposed_ns)});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
+  std::string line = "rank " + RankText(rank.rank) + " streams:";
+  for (const StreamRoleReport& stream : rank.streams) {
+    line += " " + std::to_string(stream.stream) + " " + stream.role + " (";
+    if (stream.kernels > 0) line += std::to_string(stream.kernels) + " kernels, ";
+    line += Duration(stream.busy_ns) + " busy);";
+  }
+  if (rank.max_connections_one) line += " CUDA_DEVICE_MAX_CONNECTIONS=1;";
+  if (rank.longest_exposed_comm) {
+    line += " longest exposed communication: " + rank.longest_exposed_comm->name + " " +
+            rank.longest_exposed_comm->id + " (" +
+            Duration(rank.longest_exposed_comm->duration_ns) + ");";
+  }
+  if (rank.longest_idle_gap) {
+    line += " longest idle gap: " + Duration(rank.longest_idle_gap->duration_ns) + " before " +
+            rank.longest_idle_gap->name + " " + rank.longest_idle_gap->id + ";";
+  }
+  if (rank.late_records > 0) {
+    line += " " + std::to_string(rank.late_records) + " GPU records came after their step closed;";
+  }
+  line.pop_back();
+  WriteWrapped(out, line, "  ", "    ");
+}
+
+}  // namespace
+
+void WriteStepsText(const Report& report, std::ostream& out) {
+  if (!report.steps) return;
+  const StepsReport& steps = *report.steps;
+  out << "\nSteps (per rank: one process over each step's GPU window; full step: across ranks)\n";
+  const std::string source =
+      steps.source == StepSource::kNvtx ? "NVTX ranges matching " + steps.pattern : steps.pattern;
+  WriteWrapped(out, "source: " + std::string(StepSourceName(steps.source)) + ": " + source, "  ",
+               "    ");
+  if (!steps.problem.empty()) {
+    WriteWrapped(out, "no steps: " + steps.problem, "  ", "    ");
+    return;
+  }
+  out << "  window: " << steps.window << "\n";
+  WriteWrapped(out,
+               "summed over the measured steps; compute + exposed + copy + idle = window; "
+               "overlapped communication ran under compute and is not part of the sum",
+               "  ", "  ");
+  WriteTimeSplit(steps, out);
+  out << "\n";
+  WriteWrapped(out,
+               "exposed communication: blocking when the next compute kernel was already queued "
+               "before it ended, else idle-fill; idle: host-bound when the work that ended the "
+               "gap was launched after it began, else waiting; buckets: reductions per step, "
+               "stable when every step issues the same sizes",
+               "  ", "  ");
+  WriteWhy(steps, out);
+  out << "\n  Full steps (earliest rank start to latest rank end); median "
+      << (steps.median_step_ns ? Duration(*steps.median_step_ns) : "-") << ":\n";
+  WriteFullSteps(steps, out);
+  WritePhases(steps, out);
+  if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
+  out << "\n";
+  for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
+}
+
+}  // namespace vprof::reporter

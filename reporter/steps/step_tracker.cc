@@ -1,0 +1,280 @@
+#include "reporter/steps/step_tracker.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "reporter/communication_class.h"
+#include "reporter/kernel_class.h"
+#include "reporter/nccl_kernel_linker.h"
+#include "reporter/phase_rules.h"
+#include "reporter/steps/step_segments.h"
+
+namespace vprof::reporter {
+namespace {
+
+// CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware work queue per device, so work
+// of different streams runs in launch order and cannot overlap freely.
+constexpr std::string_view kMaxConnections = "CUDA_DEVICE_MAX_CONNECTIONS";
+// The phase whose reductions are the gradient buckets.
+constexpr std::string_view kBackwardPhase = "backward";
+
+template <typename Map>
+void DropOldest(Map& map, size_t cap) {
+  while (map.size() > cap) map.erase(map.begin());
+}
+
+NcclFunction FunctionInKernelName(std::string_view name, std::string_view kernel_class) {
+  if (kernel_class == kCustomAllReduceKernelClass) return NcclFunction::kAllReduce;
+  if (name.find("AllReduce") != std::string_view::npos) return NcclFunction::kAllReduce;
+  if (name.find("ReduceScatter") != std::string_view::npos) return NcclFunction::kReduceScatter;
+  if (name.find("AllGather") != std::string_view::npos) return NcclFunction::kAllGather;
+  return NcclFunction::kUnknown;
+}
+
+int64_t Signed(uint64_t ns) { return static_cast<int64_t>(ns); }
+
+}  // namespace
+
+StepTracker::StepTracker(NameLookup name_of, const StepPatterns& patterns)
+    : name_of_(std::move(name_of)),
+      patterns_(patterns),
+      nvtx_([this](ClosedStep step) { Analyze(std::move(step), result_.nvtx); }),
+      inferred_([this](ClosedStep step) { Analyze(std::move(step), result_.inferred); }) {}
+
+void StepTracker::AddEnvironment(const vprof::trace::RunHeader& header) {
+  for (const auto& variable : header.env()) {
+    if (!variable.redacted() && variable.name() == kMaxConnections) {
+      result_.max_connections_one = variable.value() == "1";
+    }
+  }
+}
+
+StepTracker::RangeKind StepTracker::KindOf(const vprof::trace::NvtxRange& range) {
+  if (range.kind() == vprof::trace::NVTX_KIND_MARK) return {};
+  const uint64_t domain = range.domain_iid();
+  auto [is_nccl, inserted] = nccl_domain_.try_emplace(domain, false);
+  if (inserted) is_nccl->second = domain != 0 && name_of_(domain) == kNcclNvtxDomain;
+  if (is_nccl->second) return {};
+  auto [kind, new_name] = range_kinds_by_iid_.try_emplace(range.name_iid());
+  if (new_name) {
+    const std::string name = name_of_(range.name_iid());
+    if (patterns_.Matches(name)) {
+      kind->second.role = RangeRole::kStep;
+    } else if (const auto rule = MatchPhaseRule(name)) {
+      kind->second = {RangeRole::kPhase, rule->phase};
+    }
+  }
+  return kind->second;
+}
+
+void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
+  for (const auto& range : batch.range()) {
+    const RangeKind kind = KindOf(range);
+    if (kind.role == RangeRole::kStep) {
+      nvtx_.AddRange(Signed(range.start_ns()), Signed(range.end_ns()));
+    } else if (kind.role == RangeRole::kPhase) {
+      if (kind.phase == kBackwardPhase) any_backward_ = true;
+      phase_ranges_.push_back({kind.phase, Signed(range.start_ns()), Signed(range.end_ns())});
+      if (phase_ranges_.size() > kMaxPhaseRanges) phase_ranges_.pop_front();
+    }
+  }
+}
+
+// As in GpuActivityReader: correlations first, then the API calls, then the
+// work that refers to both.
+void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
+  for (const auto& external : batch.external()) {
+    if (external.external_id() != 0) {
+      call_of_correlation_[external.correlation_id()] = external.external_id();
+    }
+  }
+  DropOldest(call_of_correlation_, kMaxInFlight);
+  for (const auto& api : batch.api()) {
+    const ApiInfo& info = ApiNamed(api.name_iid());
+    if (info.profiler_start && !result_.profiler_start_ns) {
+      result_.profiler_start_ns = Signed(api.start_ns());
+    }
+    if (!info.launches_work || api.correlation_id() == 0) continue;
+    const auto waiting = unlaunched_.equal_range(api.correlation_id());
+    if (waiting.first == waiting.second) {
+      launches_[api.correlation_id()] = Signed(api.start_ns());
+      continue;
+    }
+    std::vector<GpuWork> ready;
+    for (auto it = waiting.first; it != waiting.second; ++it) ready.push_back(it->second);
+    unlaunched_.erase(waiting.first, waiting.second);
+    for (GpuWork& work : ready) {
+      work.launch_ns = Signed(api.start_ns());
+      Dispatch(work);
+    }
+  }
+  DropOldest(launches_, kMaxInFlight);
+
+  for (const auto& kernel : batch.kernel()) {
+    result_.any_kernels = true;
+    const KernelInfo& info = KernelNamed(kernel.name_iid());
+    GpuWork work;
+    work.start_ns = Signed(kernel.start_ns());
+    work.end_ns = Signed(kernel.start_ns() + kernel.duration_ns());
+    work.stream = kernel.stream();
+    work.correlation_id = kernel.correlation_id();
+    work.kind = info.kind;
+    work.optimizer = info.optimizer;
+    work.name_iid = kernel.name_iid();
+    work.function = info.named_function;
+    AddWork(work, kernel.graph_id() != 0);
+  }
+  const auto add_copy = [this](const auto& record) {
+    GpuWork work;
+    work.start_ns = Signed(record.start_ns());
+    work.end_ns = Signed(record.start_ns() + record.duration_ns());
+    work.stream = record.stream();
+    work.correlation_id = record.correlation_id();
+    work.kind = WorkKind::kCopy;
+    AddWork(work, record.graph_id() != 0);
+  };
+  for (const auto& copy : batch.memcpy()) add_copy(copy);
+  for (const auto& set : batch.memset()) add_copy(set);
+}
+
+void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
+  if (event.call_id() == 0) return;
+  calls_[event.call_id()] = {function, event.comm_id(), event.bytes()};
+  DropOldest(calls_, kMaxInFlight);
+}
+
+void StepTracker::AddWork(GpuWork work, bool from_graph) {
+  if (const auto call = call_of_correlation_.find(work.correlation_id);
+      call != call_of_correlation_.end()) {
+    work.call_id = call->second;
+    if (!from_graph) call_of_correlation_.erase(call);
+  }
+  const auto launch = launches_.find(work.correlation_id);
+  if (launch == launches_.end()) {
+    // Its API record is still to come (or was lost: it stays until pushed out).
+    unlaunched_.emplace(work.correlation_id, work);
+    while (unlaunched_.size() > kMaxInFlight) {
+      unlaunched_.erase(unlaunched_.begin());
+      ++result_.unlaunched_records;
+    }
+    return;
+  }
+  work.launch_ns = launch->second;
+  // One graph launch starts many kernels under its correlation id.
+  if (!from_graph) launches_.erase(launch);
+  Dispatch(work);
+}
+
+void StepTracker::Dispatch(const GpuWork& work) {
+  nvtx_.AddWork(work);
+  inferred_.AddWork(work);
+}
+
+void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
+  for (GpuWork& work : step.works) {
+    if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
+    const auto call = calls_.find(work.call_id);
+    if (call == calls_.end()) continue;
+    work.function = call->second.function;
+    work.comm_id = call->second.comm_id;
+    work.bytes = call->second.bytes;
+  }
+  StepContext context;
+  context.max_connections_one = result_.max_connections_one;
+  context.has_backward_phase = any_backward_;
+  for (const PhaseRange& range : phase_ranges_) {
+    if (range.phase == kBackwardPhase && range.end_ns >= step.range_start_ns &&
+        range.start_ns <= step.range_end_ns) {
+      context.backward.emplace_back(range.start_ns, range.end_ns);
+    }
+  }
+  auto phases = PhasesOf(step, context);
+  into.push_back(AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
+                             std::move(step.works), context));
+  into.back().phases = std::move(phases);
+}
+
+std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
+    const ClosedStep& step, const StepContext& context) const {
+  std::map<std::string_view, std::vector<GpuWork>> works_by_phase;
+  for (const PhaseRange& range : phase_ranges_) {
+    if (range.end_ns < step.range_start_ns || range.start_ns > step.range_end_ns) continue;
+    std::vector<GpuWork>& works = works_by_phase[range.phase];
+    for (const GpuWork& work : step.works) {
+      if (work.launch_ns >= range.start_ns && work.launch_ns <= range.end_ns) {
+        works.push_back(work);
+      }
+    }
+  }
+  std::vector<std::pair<std::string, SegmentTimes>> phases;
+  for (auto& [phase, works] : works_by_phase) {
+    if (works.empty()) continue;
+    // A work launched in two ranges of one phase counts once.
+    std::sort(works.begin(), works.end(), [](const GpuWork& a, const GpuWork& b) {
+      return std::tie(a.correlation_id, a.start_ns) < std::tie(b.correlation_id, b.start_ns);
+    });
+    works.erase(std::unique(works.begin(), works.end(),
+                            [](const GpuWork& a, const GpuWork& b) {
+                              return a.correlation_id == b.correlation_id &&
+                                     a.start_ns == b.start_ns;
+                            }),
+                works.end());
+    int64_t start = INT64_MAX;
+    int64_t end = INT64_MIN;
+    for (const GpuWork& work : works) {
+      start = std::min(start, work.start_ns);
+      end = std::max(end, work.end_ns);
+    }
+    start = std::max(start, step.window_start_ns);
+    end = std::min(end, step.window_end_ns);
+    if (end <= start) continue;
+    phases.emplace_back(std::string(phase),
+                        AnalyzeStep(step.range_start_ns, start, end, works, context).times);
+  }
+  return phases;
+}
+
+ProcessSteps StepTracker::Finish() {
+  result_.unlaunched_records += unlaunched_.size();
+  unlaunched_.clear();
+  nvtx_.Finish();
+  inferred_.Finish();
+  result_.late_records = nvtx_.late_records();
+  for (std::vector<StepResult>* steps : {&result_.nvtx, &result_.inferred}) {
+    for (StepResult& step : *steps) {
+      for (std::optional<StepSpan>* span : {&step.longest_exposed_comm, &step.longest_idle_gap}) {
+        if (!*span) continue;
+        (*span)->name =
+            (*span)->name_iid != 0 ? name_of_((*span)->name_iid) : std::string("memcpy/memset");
+      }
+    }
+  }
+  return result_;
+}
+
+const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {
+  auto [kernel, inserted] = kernels_by_iid_.try_emplace(name_iid);
+  if (inserted) {
+    const std::string name = name_of_(name_iid);
+    const std::string_view kernel_class = KernelClassOf(name);
+    const bool comm =
+        kernel_class == kNcclKernelClass || kernel_class == kCustomAllReduceKernelClass;
+    kernel->second.kind = comm ? WorkKind::kComm : WorkKind::kCompute;
+    kernel->second.optimizer = kernel_class == kOptimizerKernelClass;
+    if (comm) kernel->second.named_function = FunctionInKernelName(name, kernel_class);
+  }
+  return kernel->second;
+}
+
+const StepTracker::ApiInfo& StepTracker::ApiNamed(uint64_t name_iid) {
+  auto [api, inserted] = apis_by_iid_.try_emplace(name_iid);
+  if (inserted) {
+    const std::string name = name_of_(name_iid);
+    api->second.launches_work = LaunchesKernel(name) || name.find("Memcpy") != std::string::npos ||
+                                name.find("Memset") != std::string::npos;
+    api->second.profiler_start = name == "cudaProfilerStart" || name == "cuProfilerStart";
+  }
+  return api->second;
+}
+
+}  // namespace vprof::reporter

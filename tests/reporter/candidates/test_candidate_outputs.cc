@@ -1,0 +1,140 @@
+// The "Fast-path candidates" text section and the "candidates" JSON array,
+// on the hand-built report of candidate_fixture.h.
+#include <catch2/catch.hpp>
+#include <set>
+#include <sstream>
+
+#include "candidate_fixture.h"
+#include "reporter/candidates/candidate_json_report.h"
+#include "reporter/candidates/candidate_text_report.h"
+#include "reporter/candidates/rank_candidates.h"
+#include "reporter/text_layout.h"
+#include "tests/reporter/mini_json.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+Report Ranked() {
+  Report report = StepsFixture();
+  report.candidates = RankCandidates(report, std::nullopt);
+  return report;
+}
+
+std::string TextOf(const Report& report) {
+  std::ostringstream out;
+  WriteCandidatesText(report, out);
+  return out.str();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The table row whose first cell is `order`.
+std::vector<std::string> Row(const std::string& text, const std::string& order) {
+  for (const std::string& line : Lines(text)) {
+    const std::vector<std::string> words = Words(line);
+    if (!words.empty() && words[0] == order && line.rfind("  ", 0) == 0) return words;
+  }
+  FAIL("no table row " << order);
+  return {};
+}
+
+JsonValue JsonOf(const Report& report) {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginObject();
+  WriteCandidatesJson(json, report);
+  json.EndObject();
+  return JsonValue::Parse(out.str());
+}
+
+}  // namespace
+
+TEST_CASE("the text section: heading, one row per candidate, evidence and rules") {
+  const std::string text = TextOf(Ranked());
+  INFO(text);
+  CHECK(text.find("\nFast-path candidates (steps 0-1 of 2):\n") == 0);
+  // time and share per step: 30 ms of the 100 ms median step, and so on.
+  CHECK(Row(text, "1") == std::vector<std::string>{"1", "tp_communication", "full_step", "30.0",
+                                                   "ms", "30.0%", "needs_contract", "S3",
+                                                   "custom_allreduce"});
+  CHECK(Row(text, "2") == std::vector<std::string>{"2", "host_idle", "full_step", "20.0", "ms",
+                                                   "20.0%", "eligible", "S2",
+                                                   "cuda_graph_capture"});
+  CHECK(Row(text, "3") == std::vector<std::string>{"3", "launch_bound_kernels", "operator", "5.00",
+                                                   "ms", "-", "eligible", "S1",
+                                                   "fuse_elementwise_same_order"});
+  CHECK(text.find("1. Tensor-parallel communication not hidden behind compute (full_step, count "
+                  "120, total 12.0 ms)") != std::string::npos);
+  CHECK(text.find("example: rank 1 correlation:77 ncclDevKernel_AllReduce_Sum_bf16 (12.0 ms)") !=
+        std::string::npos);
+  CHECK(text.find("strict needs_contract: S3 custom_allreduce: ") != std::string::npos);
+  CHECK(text.find("strict eligible: S1 fuse_elementwise_same_order: ") != std::string::npos);
+  for (const std::string& line : Lines(text)) {
+    INFO(line);
+    CHECK(DisplayWidth(line) <= kTextWidth);
+  }
+}
+
+TEST_CASE("the text section says when there are no candidates") {
+  const std::string text = TextOf(Report{});
+  CHECK(text.rfind("\nFast-path candidates: none", 0) == 0);
+  for (const std::string& line : Lines(text)) CHECK(DisplayWidth(line) <= kTextWidth);
+}
+
+TEST_CASE("the JSON candidates: documented keys and the ranked values") {
+  const JsonValue json = JsonOf(Ranked());
+  const JsonValue::Array& candidates = json["candidates"].array();
+  REQUIRE(candidates.size() == 3);
+
+  const JsonValue& tp = candidates[0];
+  std::set<std::string> keys;
+  for (const auto& [key, value] : tp.object()) keys.insert(key);
+  CHECK(keys == std::set<std::string>{"rank_order", "kind", "title", "change", "scope",
+                                      "exposed_ns", "step_share", "count", "total_ns", "evidence",
+                                      "examples", "strict", "rule_id", "rule",
+                                      "contract_declares"});
+  CHECK(tp["rank_order"].number() == 1);
+  CHECK(tp["kind"].string() == "tp_communication");
+  CHECK(tp["change"].string() == "custom_allreduce");
+  CHECK(tp["scope"].string() == "full_step");
+  CHECK(tp["exposed_ns"].number() == 30e6);
+  CHECK(tp["step_share"].number() == Approx(0.3));
+  CHECK(tp["count"].number() == 120);
+  CHECK(tp["total_ns"].number() == 12e6);
+  CHECK(tp["strict"].string() == "needs_contract");
+  CHECK(tp["rule_id"].string() == "S3");
+  CHECK(tp["rule"].string().rfind("S3 custom_allreduce: ", 0) == 0);
+  CHECK_FALSE(tp["contract_declares"].boolean());
+  CHECK_FALSE(tp["evidence"].array().empty());
+  const JsonValue& example = tp["examples"][0];
+  CHECK(example["rank"].number() == 1);
+  CHECK(example["file"].string() == "rank1.vtrace");
+  CHECK(example["id"].string() == "correlation:77");
+  CHECK(example["name"].string() == "ncclDevKernel_AllReduce_Sum_bf16");
+  CHECK(example["start_ns"].number() == 130e6);
+  CHECK(example["duration_ns"].number() == 12e6);
+
+  const JsonValue& launch = candidates[2];
+  CHECK(launch["scope"].string() == "operator");
+  CHECK(launch["step_share"].is_null());
+  CHECK(launch["strict"].string() == "eligible");
+  CHECK(launch["examples"].array().empty());
+}
+
+TEST_CASE("the JSON report has an empty candidates array when there are none") {
+  CHECK(JsonOf(Report{})["candidates"].array().empty());
+}

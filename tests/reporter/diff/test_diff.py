@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""`vprof diff` end to end: two runs made from text traces, compared.
+
+test_diff.py --txt2vtrace EXE --vprof EXE --cases DIR --slower DIR
+
+A is the late_rank case (tests/reporter/cases/late_rank/README.md): four
+1 MiB all-reduces on two ranks, each 1000 ns, rank 1 late by 100, 300, 200,
+400 ns. B (slower_late_rank/) is the same run with each all-reduce 1500 ns and
+rank 1 late by 200, 600, 400, 800 ns, on another comm id and other pids.
+Expected changes, by hand:
+  mean time 1000 → 1500: +500 ns, relative +0.5
+  arrival skew mean (100+300+200+400)/4 = 250 → (200+600+400+800)/4 = 500: +250, +1.0
+  arrival skew max 400 → 800: +400, +1.0
+  busbw (bus factor 1 for 2 ranks) 4194304 B / 4000 ns = 1048.576 GB/s
+    → 4194304 / 6000 = 699.0506… GB/s: relative 4000/6000 − 1 = −1/3
+  count 4 → 4: change 0, relative 0
+  rank 1's mean lateness 250 → 500: +1.0; rank 0's 0 → 0: relative none (A is 0)
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+OPTIONS = None
+ALLREDUCE_ROW = "size 2: ncclAllReduce [1MiB,2MiB)"
+
+
+def vprof(*args):
+    return subprocess.run([OPTIONS.vprof] + [str(arg) for arg in args], capture_output=True,
+                          text=True)
+
+
+def section(diff, key):
+    return next(s for s in diff["sections"] if s["section"] == key)
+
+
+def metrics_of(diff, section_key, item_name):
+    item = next(i for i in section(diff, section_key)["items"] if i["item"] == item_name)
+    return {m["metric"]: m for m in item["metrics"]}
+
+
+def write_json(path, value):
+    pathlib.Path(path).write_text(json.dumps(value))
+    return path
+
+
+class DiffTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, OPTIONS.cases)
+        from run_case import convert_case  # the cases' own converter loop
+        cls.scratch = tempfile.TemporaryDirectory(prefix="vprof-diff-test-")
+        root = pathlib.Path(cls.scratch.name)
+        cls.a = root / "a"
+        cls.b = root / "b"
+        cls.cut = root / "cut"
+        cls.ddp = root / "ddp"
+        for folder, source in ((cls.a, pathlib.Path(OPTIONS.cases) / "late_rank"),
+                               (cls.b, pathlib.Path(OPTIONS.slower)),
+                               (cls.cut, pathlib.Path(OPTIONS.cases) / "cut_trace"),
+                               (cls.ddp, pathlib.Path(OPTIONS.cases) / "ddp_step")):
+            folder.mkdir()
+            convert_case(OPTIONS.txt2vtrace, source, folder)
+        cls.root = root
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def diff_json(self, a, b, status=0, *more):
+        result = vprof("diff", a, b, "--format", "json", *more)
+        self.assertEqual(result.returncode, status, result.stderr)
+        return json.loads(result.stdout)
+
+    def report_json(self, folder):
+        result = vprof("report", folder, "--format", "json")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout)
+
+    def test_communication_changes(self):
+        diff = self.diff_json(self.a, self.b)
+        self.assertEqual(diff["a"], {"input": str(self.a), "kind": "trace_directory",
+                                     "all_inputs_whole": True})
+        row = metrics_of(diff, "communication", ALLREDUCE_ROW)
+        self.assertEqual(row["count"]["a"], 4)
+        self.assertEqual(row["count"]["change"], 0)
+        self.assertEqual(row["count"]["relative"], 0)
+        self.assertEqual(row["communicators"]["b"], 1)
+        self.assertEqual((row["mean_time_ns"]["a"], row["mean_time_ns"]["b"]), (1000, 1500))
+        self.assertEqual(row["mean_time_ns"]["change"], 500)
+        self.assertEqual(row["mean_time_ns"]["relative"], 0.5)
+        self.assertEqual(row["arrival_skew_mean_ns"]["change"], 250)
+        self.assertEqual(row["arrival_skew_mean_ns"]["relative"], 1.0)
+        self.assertEqual(row["arrival_skew_max_ns"]["b"], 800)
+        self.assertAlmostEqual(row["busbw_gbps"]["a"], 1048.576, places=9)
+        self.assertAlmostEqual(row["busbw_gbps"]["b"], 4194304 / 6000, places=9)
+        self.assertAlmostEqual(row["busbw_gbps"]["relative"], -1 / 3, places=12)
+        self.assertEqual(row["most_often_last"]["a"], "rank 1 (4×)")
+        self.assertEqual(row["most_often_last"]["change"], "same")
+
+    def test_lateness_per_rank(self):
+        diff = self.diff_json(self.a, self.b)
+        late = metrics_of(diff, "lateness", "rank 1")["mean_lateness_ns"]
+        self.assertEqual((late["a"], late["b"], late["relative"]), (250, 500, 1.0))
+        on_time = metrics_of(diff, "lateness", "rank 0")["mean_lateness_ns"]
+        self.assertEqual((on_time["change"], on_time["relative"]), (0, None))
+
+    def test_json_report_input_compares_like_its_directory(self):
+        a_json = write_json(self.root / "a.json", self.report_json(self.a))
+        from_dirs = self.diff_json(self.a, self.b)
+        from_file = self.diff_json(a_json, self.b)
+        self.assertEqual(from_file["a"]["kind"], "json_report")
+        self.assertEqual(from_file["sections"], from_dirs["sections"])
+
+    def test_section_missing_on_one_side(self):
+        report = self.report_json(self.a)
+        del report["phases"]
+        del report["ranks"]
+        a_json = write_json(self.root / "a-without-phases.json", report)
+        diff = self.diff_json(a_json, self.b)
+        self.assertEqual(section(diff, "phases")["presence"], "only_in_b")
+        lateness = section(diff, "lateness")
+        self.assertEqual(lateness["presence"], "only_in_b")
+        self.assertEqual([i["presence"] for i in lateness["items"]], ["only_in_b"] * 2)
+        text = vprof("diff", a_json, self.b)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("only in B (the other report has no 'lateness')", text.stdout)
+
+    def test_steps_and_candidates_from_reports(self):
+        # Reports as the step and candidate analyses write them (their keys
+        # are the fields of step_report.h and candidate_report.h).
+        base = {"report_version": 1, "all_inputs_whole": True}
+        a = dict(base, steps={"window": "steps 1-9 of 10", "median_step_ns": 100000,
+                              "ranks": [{"rank": 0, "total": {"compute_ns": 800000,
+                                                              "exposed_comm_ns": 100000}}]},
+                 candidates=[{"kind": "tp_communication", "change": "overlap",
+                              "exposed_ns": 20000, "strict": "eligible"},
+                             {"kind": "host_idle", "exposed_ns": 5000}])
+        b = dict(base, steps={"window": "steps 1-9 of 10", "median_step_ns": 150000,
+                              "ranks": [{"rank": 0, "total": {"compute_ns": 800000,
+                                                              "exposed_comm_ns": 160000}}]},
+                 candidates=[{"kind": "tp_communication", "change": "overlap",
+                              "exposed_ns": 30000, "strict": "needs_contract"},
+                             {"kind": "copies", "exposed_ns": 1000}])
+        diff = self.diff_json(write_json(self.root / "sa.json", a),
+                              write_json(self.root / "sb.json", b))
+        steps = metrics_of(diff, "steps", "all ranks")
+        self.assertEqual(steps["median_step_ns"]["relative"], 0.5)  # 150000 / 100000 − 1
+        self.assertEqual(steps["window"]["change"], "same")
+        exposed = metrics_of(diff, "steps", "rank 0")["exposed_comm_ns"]
+        self.assertEqual((exposed["change"], exposed["relative"]), (60000, 0.6))
+        tp = metrics_of(diff, "candidates", "tp_communication (overlap)")
+        self.assertEqual(tp["exposed_ns"]["relative"], 0.5)  # 30000 / 20000 − 1
+        self.assertEqual(tp["strict"]["change"], "differs")
+        presence = {i["item"]: i["presence"] for i in section(diff, "candidates")["items"]}
+        self.assertEqual(presence, {"tp_communication (overlap)": "both",
+                                    "host_idle": "only_in_a", "copies": "only_in_b"})
+        # Nothing else in these reports: every other section is in neither.
+        self.assertEqual(section(diff, "communication")["presence"], "neither")
+
+    def test_step_options_reach_directory_reports(self):
+        # ddp_step (tests/reporter/cases/ddp_step/README.md) has one step: with
+        # the default warmup of 1 none is measured, with --warmup 0 it is, and
+        # rank 1's exposed communication is 1500 ns on both sides.
+        default = metrics_of(self.diff_json(self.ddp, self.ddp), "steps", "all ranks")
+        self.assertEqual(default["window"]["a"], "no measured steps")
+        diff = self.diff_json(self.ddp, self.ddp, 0, "--warmup", "0")
+        exposed = metrics_of(diff, "steps", "rank 1")["exposed_comm_ns"]
+        self.assertEqual((exposed["a"], exposed["b"], exposed["change"]), (1500, 1500, 0))
+        self.assertEqual(metrics_of(diff, "steps", "all ranks")["median_step_ns"]["a"], 8500)
+        gemm = metrics_of(diff, "kernel_classes", "rank 0: gemm")
+        self.assertEqual((gemm["count"]["a"], gemm["total_ns"]["a"]), (2, 6000))
+
+    def test_text_fits_100_columns(self):
+        result = vprof("diff", self.a, self.b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(ALLREDUCE_ROW, result.stdout)
+        self.assertIn("+50.0%", result.stdout)  # the mean time
+        for line in result.stdout.splitlines():
+            self.assertLessEqual(len(line), 100, line)
+
+    def test_cut_input_is_compared_and_exits_3(self):
+        diff = self.diff_json(self.a, self.cut, status=3)
+        self.assertFalse(diff["b"]["all_inputs_whole"])
+
+    def test_bad_inputs(self):
+        not_json = self.root / "notes.txt"
+        not_json.write_text("hello")
+        newer = write_json(self.root / "newer.json", {"report_version": 2})
+        no_version = write_json(self.root / "list.json", [1, 2])
+        missing = self.root / "missing"
+        cases = [(missing, "no such file or directory"), (not_json, "not JSON"),
+                 (newer, "report_version 2 is newer than this vprof reads (1)"),
+                 (no_version, "not a vprof JSON report")]
+        for path, what in cases:
+            result = vprof("diff", self.a, path)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            lines = result.stderr.splitlines()
+            self.assertEqual(len(lines), 1, result.stderr)
+            self.assertIn(str(path), lines[0])
+            self.assertIn(what, lines[0])
+        self.assertEqual(vprof("diff", self.a).returncode, 2)
+        self.assertEqual(vprof("diff", self.a, self.b, "--format", "xml").returncode, 2)
+
+
+def main():
+    global OPTIONS
+    parser = argparse.ArgumentParser()
+    for option in ("--txt2vtrace", "--vprof", "--cases", "--slower"):
+        parser.add_argument(option, required=True)
+    OPTIONS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+#include "step_trace.h"
+
+#include <fstream>
+
+namespace vprof::reporter::testing {
+namespace {
+
+uint64_t At(int64_t us) { return static_cast<uint64_t>(kStepBase + us * kStepUs); }
+
+}  // namespace
+
+StepTrace::StepTrace(std::string host, uint32_t pid, int32_t rank, uint64_t comm_id,
+                     uint32_t comm_size)
+    : trace_(host, pid, rank),
+      host_(std::move(host)),
+      pid_(pid),
+      rank_(rank),
+      comm_id_(comm_id),
+      comm_size_(comm_size) {
+  trace_.AddCommunicator(comm_id, comm_size, static_cast<uint32_t>(rank), "ncclCommInitRank");
+  nvtx_.set_tid(1);
+}
+
+void StepTrace::Range(std::string_view name, int64_t start_us, int64_t end_us, uint32_t depth) {
+  vprof::trace::NvtxRange& range = *nvtx_.add_range();
+  range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+  range.set_name_iid(trace_.Intern(name));
+  range.set_start_ns(At(start_us));
+  range.set_end_ns(At(end_us));
+  range.set_depth(depth);
+}
+
+uint32_t StepTrace::Kernel(std::string_view name, uint32_t stream, int64_t launch_us,
+                           int64_t start_us, int64_t end_us, uint64_t call_id, uint64_t bytes) {
+  const uint32_t correlation = next_correlation_++;
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern("cudaLaunchKernel"));
+  api.set_start_ns(At(launch_us));
+  api.set_duration_ns(2 * kStepUs);
+  api.set_tid(1);
+  api.set_correlation_id(correlation);
+  vprof::trace::GpuKernel& kernel = *gpu_.add_kernel();
+  kernel.set_name_iid(trace_.Intern(name));
+  kernel.set_start_ns(At(start_us));
+  kernel.set_duration_ns(At(end_us) - At(start_us));
+  kernel.set_stream(stream);
+  kernel.set_correlation_id(correlation);
+  if (call_id != 0) {
+    vprof::trace::ExternalCorrelation& external = *gpu_.add_external();
+    external.set_external_id(call_id);
+    external.set_correlation_id(correlation);
+    vprof::trace::NcclEvent event =
+        trace_.Event("ncclAllReduce", comm_id_, comm_size_, static_cast<uint32_t>(rank_),
+                     next_seq_++, bytes, At(launch_us) - kStepUs, At(launch_us) + 3 * kStepUs);
+    event.set_call_id(call_id);
+    nccl_.push_back(event);
+  }
+  return correlation;
+}
+
+uint32_t StepTrace::Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us, int64_t end_us) {
+  const uint32_t correlation = next_correlation_++;
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern("cudaMemcpyAsync"));
+  api.set_start_ns(At(launch_us));
+  api.set_correlation_id(correlation);
+  vprof::trace::GpuMemcpy& copy = *gpu_.add_memcpy();
+  copy.set_bytes(4096);
+  copy.set_start_ns(At(start_us));
+  copy.set_duration_ns(At(end_us) - At(start_us));
+  copy.set_stream(stream);
+  copy.set_correlation_id(correlation);
+  return correlation;
+}
+
+void StepTrace::Api(std::string_view name, int64_t at_us) {
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern(name));
+  api.set_start_ns(At(at_us));
+  api.set_correlation_id(next_correlation_++);
+}
+
+void StepTrace::FlushNvtx() {
+  vprof::trace::TracePacket packet;
+  *packet.mutable_nvtx_batch() = nvtx_;
+  trace_.AddPacket(std::move(packet));
+  nvtx_.clear_range();
+}
+
+void StepTrace::FlushGpu() {
+  vprof::trace::TracePacket packet;
+  *packet.mutable_gpu_batch() = gpu_;
+  trace_.AddPacket(std::move(packet));
+  gpu_.Clear();
+}
+
+void StepTrace::FlushNccl() {
+  if (!nccl_.empty()) trace_.AddBatch(nccl_);
+  nccl_.clear();
+}
+
+// The builder's RunHeader has no environment: the file gets one that has,
+// framed the same way, before the builder's other packets.
+void StepTrace::WriteTo(const std::string& path, const std::map<std::string, std::string>& env) {
+  FlushNvtx();
+  FlushGpu();
+  FlushNccl();
+  trace_.AddFooter();
+  vprof::trace::TracePacket packet;
+  packet.set_sequence(1);
+  vprof::trace::RunHeader& header = *packet.mutable_run_header();
+  header.set_format_version(vprof::schema::kFormatVersion);
+  header.set_host(host_);
+  header.set_pid(pid_);
+  header.set_clock(vprof::trace::CLOCK_DOMAIN_MONOTONIC);
+  header.mutable_rank()->set_rank(rank_);
+  for (const auto& [name, value] : env) {
+    vprof::trace::EnvVar& variable = *header.add_env();
+    variable.set_name(name);
+    variable.set_value(value);
+  }
+  const std::string rest = trace_.bytes().substr(trace_.packet_offsets().at(1));
+  std::ofstream out(path, std::ios::binary);
+  out << FramePacket(packet.SerializeAsString()) << rest;
+}
+
+}  // namespace vprof::reporter::testing

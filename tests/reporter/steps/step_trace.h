@@ -1,0 +1,59 @@
+// Test helper: one process's trace for the step analysis, written as the
+// capture side writes it. Times are in µs after kBase; every kernel, copy and
+// the API call that launched it share a fresh CUPTI correlation id, and an
+// NCCL kernel given a call id gets its ExternalCorrelation and NcclEvent.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "trace_file_builder.h"
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter::testing {
+
+inline constexpr int64_t kStepBase = 1'000'000'000;  // ns; time 0 of the helper
+inline constexpr int64_t kStepUs = 1000;
+
+class StepTrace {
+ public:
+  StepTrace(std::string host, uint32_t pid, int32_t rank, uint64_t comm_id = 0xA,
+            uint32_t comm_size = 2);
+
+  // A push/pop NVTX range on thread 1 (default domain); written by FlushNvtx.
+  void Range(std::string_view name, int64_t start_us, int64_t end_us, uint32_t depth = 0);
+  // A kernel launched (cudaLaunchKernel started) at `launch_us`, running
+  // [start_us, end_us) on `stream`. With `call_id`, launched by an
+  // ncclAllReduce of `bytes` on the helper's communicator. Returns its correlation id.
+  uint32_t Kernel(std::string_view name, uint32_t stream, int64_t launch_us, int64_t start_us,
+                  int64_t end_us, uint64_t call_id = 0, uint64_t bytes = 0);
+  uint32_t Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us, int64_t end_us);
+  // An API call that launches nothing (cudaProfilerStart).
+  void Api(std::string_view name, int64_t at_us);
+
+  // Writes what was added since the last flush as one packet.
+  void FlushNvtx();
+  void FlushGpu();
+  void FlushNccl();
+
+  // The file, with `env` in its RunHeader.
+  void WriteTo(const std::string& path, const std::map<std::string, std::string>& env = {});
+
+ private:
+  TraceFileBuilder trace_;
+  std::string host_;
+  uint32_t pid_;
+  int32_t rank_;
+  uint64_t comm_id_;
+  uint32_t comm_size_;
+  uint32_t next_correlation_ = 1;
+  uint64_t next_seq_ = 1;
+  vprof::trace::NvtxBatch nvtx_;
+  vprof::trace::GpuBatch gpu_;
+  std::vector<vprof::trace::NcclEvent> nccl_;
+};
+
+}  // namespace vprof::reporter::testing

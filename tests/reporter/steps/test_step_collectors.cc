@@ -1,0 +1,84 @@
+// The step collectors keep only the steps still open, however long the
+// trace: memory does not grow with its length.
+#include <catch2/catch.hpp>
+
+#include "reporter/steps/nvtx_step_collector.h"
+#include "reporter/steps/optimizer_step_collector.h"
+
+using namespace vprof::reporter;
+
+namespace {
+
+GpuWork Work(uint32_t correlation, int64_t launch, int64_t start, int64_t end, bool optimizer) {
+  GpuWork work;
+  work.correlation_id = correlation;
+  work.launch_ns = launch;
+  work.start_ns = start;
+  work.end_ns = end;
+  work.optimizer = optimizer;
+  return work;
+}
+
+}  // namespace
+
+TEST_CASE("NVTX steps stay open until the open-step cap, then the oldest close") {
+  std::vector<ClosedStep> closed;
+  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  // Step k: range [1000k, 1000k+500], ten kernels launched at 1000k+10j,
+  // running [1000k+100+50j, 1000k+150+50j] (the last ends at 1000k+600,
+  // after the range ended: the GPU runs behind).
+  uint32_t correlation = 0;
+  size_t most_steps = 0;
+  size_t most_works = 0;
+  for (int64_t k = 0; k < 5000; ++k) {
+    const int64_t o = 1000 * k;
+    collector.AddRange(o, o + 500);
+    for (int64_t j = 0; j < 10; ++j) {
+      collector.AddWork(Work(++correlation, o + 10 * j, o + 100 + 50 * j, o + 150 + 50 * j, false));
+    }
+    most_steps = std::max(most_steps, collector.held_steps());
+    most_works = std::max(most_works, collector.held_works());
+  }
+  // Ten works a step stay far below the work cap (2^18): the open-step cap
+  // (4096) closes the oldest, so at most 4096 steps and their 40960 works.
+  CHECK(most_steps == 4096);
+  CHECK(most_works == 40960);
+  collector.Finish();
+  REQUIRE(closed.size() == 5000);
+  CHECK(closed[7].works.size() == 10);
+  CHECK(closed[7].window_start_ns == 7000);
+  CHECK(closed[7].window_end_ns == 7600);
+  CHECK(collector.late_records() == 0);
+}
+
+TEST_CASE("a ProfilerStep range around train_step ranges is the one step") {
+  std::vector<ClosedStep> closed;
+  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  collector.AddWork(Work(1, 50, 60, 70, false));  // before any range: waits
+  collector.AddRange(40, 90);                     // inner, ends first
+  collector.AddRange(0, 100);                     // outer
+  collector.Finish();
+  REQUIRE(closed.size() == 1);
+  CHECK(closed[0].range_start_ns == 0);
+  CHECK(closed[0].works.size() == 1);
+}
+
+TEST_CASE("optimizer-burst steps hold one step and the reorder window") {
+  std::vector<ClosedStep> closed;
+  OptimizerStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  // 5000 steps of 20 kernels then 2 optimizer kernels, 22 launches 1 ns apart.
+  uint32_t correlation = 0;
+  size_t most = 0;
+  for (int64_t k = 0; k < 5000; ++k) {
+    for (int64_t j = 0; j < 22; ++j) {
+      ++correlation;
+      collector.AddWork(Work(correlation, correlation, correlation, correlation + 1, j >= 20));
+      most = std::max(most, collector.held_works());
+    }
+  }
+  // The reorder window (4096) plus at most one step and the 17 kernels that closed the previous.
+  CHECK(most <= 4096 + 22 + 17);
+  collector.Finish();
+  REQUIRE(closed.size() == 5000);
+  CHECK(closed[10].works.size() == 22);
+}

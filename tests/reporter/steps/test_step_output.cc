@@ -1,0 +1,120 @@
+// The "Steps" text section and the "steps" JSON member, for one rank whose
+// steps have known figures, and the default step patterns.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "mini_json.h"
+#include "reporter/build_report.h"
+#include "reporter/json_report.h"
+#include "reporter/steps/step_patterns.h"
+#include "reporter/text_report.h"
+#include "reporter/trace_directory.h"
+#include "scratch_dir.h"
+#include "step_trace.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+constexpr std::string_view kGemm = "sm90_xmma_gemm_f16f16_f32";
+
+// Two steps at k*1000 µs, range "ProfilerStep#k" [o, o+300]: gemm s7 launch
+// 10 [100,200]; all-reduce s13 (call 7+k, 4 MiB) launch 20 [150,260]; gemm s7
+// launch 30 [260,300]. Window 300: idle 100 (host-bound), compute 100+40 =
+// 140, all-reduce under compute [150,200) 50 overlapped, alone [200,260) 60
+// exposed, blocking (the second gemm was launched at 30 < 260); no compute
+// launched while it ran: nothing_to_overlap.
+Report WriteAndReport(const std::string& directory) {
+  StepTrace trace("node1", 100, 0, 0xABC);
+  for (int64_t k = 0; k < 2; ++k) {
+    const int64_t o = k * 1000;
+    trace.Range("ProfilerStep#" + std::to_string(k), o, o + 300);
+    trace.Kernel(kGemm, 7, o + 10, o + 100, o + 200);
+    trace.Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 13, o + 20, o + 150, o + 260,
+                 static_cast<uint64_t>(7 + k), 4 << 20);
+    trace.Kernel(kGemm, 7, o + 30, o + 260, o + 300);
+  }
+  trace.WriteTo(directory + "/rank0.vtrace");
+  const TraceFileList traces = ListTraceFiles(directory);
+  REQUIRE(traces.error.empty());
+  StepOptions options;
+  options.warmup_steps = 1;
+  return BuildReport(directory, traces.paths, {}, options);
+}
+
+}  // namespace
+
+TEST_CASE("default step patterns take step names and leave look-alikes") {
+  const StepPatterns defaults;
+  for (const char* name : {"step", "Step", "step 3", "step_12", "train_step", "training step 4",
+                           "ProfilerStep#3", "vprof.step", "vprof.step 7"}) {
+    INFO(name);
+    CHECK(defaults.Matches(name));
+  }
+  for (const char* name :
+       {"step_time", "steps", "stepper", "Optimizer.step#Adam.step", "optimizer.step",
+        "lr_scheduler.step", "optimizer_step", "eval_step", "ProfilerStep"}) {
+    INFO(name);
+    CHECK_FALSE(defaults.Matches(name));
+  }
+  CHECK(StepPatternError({"("}).value().starts_with("--step-pattern '(' is not a valid"));
+  CHECK_FALSE(StepPatternError({"fwd|bwd"}));
+}
+
+TEST_CASE("steps in the JSON report") {
+  ScratchDir dir;
+  const Report report = WriteAndReport(dir.path());
+  std::ostringstream out;
+  WriteJsonReport(report, out);
+  const JsonValue json = JsonValue::Parse(out.str());
+  const JsonValue& steps = json["steps"];
+  CHECK(steps["source"].string() == "nvtx");
+  CHECK(steps["problem"].string().empty());
+  CHECK(steps["window"].string() == "steps 1 of 2 (warmup 0 excluded)");
+  CHECK(steps["steps_found"].number() == 2);
+  CHECK(steps["median_step_ns"].number() == 300'000);
+  CHECK(steps["full_steps"][0]["step"].number() == 1);
+  CHECK(steps["full_steps"][0]["slowest_rank"].number() == 0);
+  const JsonValue& rank = steps["ranks"][0];
+  CHECK(rank["rank"].number() == 0);
+  CHECK(rank["bucket_plan_stable"].boolean());
+  const JsonValue& total = rank["total"];
+  CHECK(total["window_ns"].number() == 300'000);
+  CHECK(total["compute_ns"].number() == 140'000);
+  CHECK(total["exposed_comm_ns"].number() == 60'000);
+  CHECK(total["exposed_comm_blocking_ns"].number() == 60'000);
+  CHECK(total["overlapped_comm_ns"].number() == 50'000);
+  CHECK(total["idle_host_bound_ns"].number() == 100'000);
+  CHECK(total["exposed_by_reason_ns"]["nothing_to_overlap"].number() == 60'000);
+  CHECK(total["exposed_by_comm_ns"][0]["comm_id"].string() == "0xabc");
+  const JsonValue& bucket = rank["steps"][0]["buckets"][0];
+  CHECK(bucket["op"].string() == "ncclAllReduce");
+  CHECK(bucket["bytes"].number() == 4 << 20);
+  CHECK(bucket["offset_ns"].number() == 150'000);
+  CHECK(bucket["exposed_ns"].number() == 60'000);
+  // Step 1's all-reduce is its second launch: correlation 3 + 2 = 5.
+  CHECK(rank["longest_exposed_comm"]["id"].string() == "correlation:5");
+  CHECK(rank["streams"][1]["role"].string() == "communication");
+}
+
+TEST_CASE("steps in the text report") {
+  ScratchDir dir;
+  const Report report = WriteAndReport(dir.path());
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  const std::string text = out.str();
+  const size_t section = text.find("\nSteps (");
+  REQUIRE(section != std::string::npos);
+  const std::string steps = text.substr(section);
+  CHECK(steps.find("window: steps 1 of 2 (warmup 0 excluded)") != std::string::npos);
+  // rank, steps, window, compute, exposed, overlapped, copy, idle, file.
+  CHECK(steps.find("0      1  300 µs   140 µs  60.0 µs") != std::string::npos);
+  CHECK(steps.find("nothing_to_overlap 60.0 µs") != std::string::npos);
+  CHECK(steps.find("ncclAllReduce  0xabc  4.00 MiB") != std::string::npos);
+  std::istringstream lines(steps);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(line.size() <= 100 + 8);  // bytes; "µ" takes two
+  }
+}

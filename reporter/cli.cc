@@ -167,9 +167,7 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const Report report = BuildReport(options->directory, *paths, consistency, options->steps);
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure || !report.strict_failed()) return status;
-  err << "vprof: report: strict consistency failed: " << report.consistency->violations
-      << " violation(s): the run differs from what it requested or declared, or cannot be shown "
-         "not to (the report's mismatches marked !)\n";
+  SayStrictFailure(report, err);
   return kExitStrictViolation;
 }
 

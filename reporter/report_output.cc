@@ -86,6 +86,12 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
   return report.all_inputs_whole() ? kExitOk : kExitInputNotWhole;
 }
 
+void SayStrictFailure(const Report& report, std::ostream& err) {
+  err << "vprof: report: strict consistency failed: " << report.consistency->violations
+      << " violation(s): the run differs from what it requested or declared, or cannot be shown "
+         "not to (the report's mismatches marked !)\n";
+}
+
 int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
                          std::ostream& out, std::ostream& err) {
   const ReportOutput output{json ? ReportFormat::kJson : ReportFormat::kText,

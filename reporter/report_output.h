@@ -32,6 +32,9 @@ std::string ReportFileIn(const std::string& folder, bool json);
 int EmitReport(const Report& report, const ReportOutput& output, std::ostream& out,
                std::ostream& err);
 
+// The line saying a strict run failed (report.strict_failed()), on `err`.
+void SayStrictFailure(const Report& report, std::ostream& err);
+
 // A launcher's --report: EmitReport into ReportFileIn(folder, json), and a
 // line on `err` saying where it went.
 int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,

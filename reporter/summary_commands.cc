@@ -167,9 +167,7 @@ int RunMergeSummariesCommand(const std::vector<std::string>& args, std::ostream&
   if (status == kExitFailure) return status;
   // As for `vprof report DIR`: a strict violation goes before traces cut or missing.
   if (merged.report->strict_failed()) {
-    err << "vprof: report: strict consistency failed: " << merged.report->consistency->violations
-        << " violation(s): the run differs from what it requested or declared, or cannot be "
-           "shown not to (the report's mismatches marked !)\n";
+    SayStrictFailure(*merged.report, err);
     return kExitStrictViolation;
   }
   return status == kExitOk && merged.traces_missing ? kExitInputNotWhole : status;

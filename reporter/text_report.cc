@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "reporter/candidates/candidate_text_report.h"
+#include "reporter/clock_description.h"
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/steps/step_text_report.h"
@@ -48,22 +49,7 @@ std::string EndText(const ProcessReport& process) {
 void WriteHeader(const Report& report, std::ostream& out) {
   out << "vprof report: " << report.directory << '\n';
   WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
-  const TimeSource& time = report.time_source;
-  std::string clock;
-  if (time.aligned_to_realtime) {
-    clock = "CLOCK_REALTIME: " + std::to_string(time.hosts.size()) +
-            " hosts; each process's times shifted by the median offset of its clock samples; "
-            "error bound ±" +
-            FormatDuration(static_cast<double>(time.clock_error_bound_ns)) +
-            " (largest sample spread)";
-    if (time.unaligned_processes > 0) {
-      clock += "; " + std::to_string(time.unaligned_processes) +
-               " processes had no clock samples and were not shifted";
-    }
-  } else {
-    clock = "CLOCK_MONOTONIC of host " + (time.hosts.empty() ? "?" : time.hosts.front());
-  }
-  WriteWrapped(out, clock, "Clock: ", "       ");
+  WriteWrapped(out, ClockDescription(report.time_source), "Clock: ", "       ");
   WriteWrapped(out,
                "time = last exit − last enter; skew = last enter − first enter; S and bus factor "
                "as in nccl-tests; algbw = S/time, busbw = algbw × bus factor, in GB/s (1e9 B/s)",

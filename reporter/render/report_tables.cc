@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reporter/clock_description.h"
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/timeline_step.h"
 #include "reporter/short_kernel_name.h"
@@ -34,21 +35,6 @@ std::string Underscores(std::string_view text) {
   std::string spaced(text);
   std::replace(spaced.begin(), spaced.end(), '_', ' ');
   return spaced;
-}
-
-std::string ClockText(const TimeSource& time) {
-  if (!time.aligned_to_realtime) {
-    return "CLOCK_MONOTONIC of host " + (time.hosts.empty() ? "?" : time.hosts.front());
-  }
-  std::string clock = "CLOCK_REALTIME: " + std::to_string(time.hosts.size()) +
-                      " hosts; each process's times shifted by the median offset of its clock "
-                      "samples; error bound ±" +
-                      Duration(time.clock_error_bound_ns) + " (largest sample spread)";
-  if (time.unaligned_processes > 0) {
-    clock += "; " + std::to_string(time.unaligned_processes) +
-             " processes had no clock samples and were not shifted";
-  }
-  return clock;
 }
 
 std::vector<TableColumn> SegmentColumns() {
@@ -108,7 +94,7 @@ std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& repor
       {"Directory", report.directory},
       {"Measurement window", MeasurementWindow(report)},
       {"Times", std::string(kTimesMeasured)},
-      {"Clock", ClockText(report.time_source)},
+      {"Clock", ClockDescription(report.time_source)},
       {"Scopes",
        "operator = one kernel or collective; actor window = one rank over the measured steps "
        "(or over its NVTX span); full step = the step across ranks, where the slowest rank sets "

@@ -1,6 +1,11 @@
 #include "step_trace.h"
 
 #include <fstream>
+#include <stdexcept>
+#include <utility>
+
+#include "reporter/build_report.h"
+#include "reporter/trace_directory.h"
 
 namespace vprof::reporter::testing {
 namespace {
@@ -8,6 +13,16 @@ namespace {
 uint64_t At(int64_t us) { return static_cast<uint64_t>(kStepBase + us * kStepUs); }
 
 }  // namespace
+
+Report StepReportOf(const std::string& directory, uint32_t warmup,
+                    std::vector<std::string> patterns) {
+  const TraceFileList traces = ListTraceFiles(directory);
+  if (!traces.error.empty()) throw std::runtime_error(traces.error);
+  StepOptions options;
+  options.warmup_steps = warmup;
+  options.patterns = std::move(patterns);
+  return BuildReport(directory, traces.paths, {}, options);
+}
 
 StepTrace::StepTrace(std::string host, uint32_t pid, int32_t rank, uint64_t comm_id,
                      uint32_t comm_size)

@@ -9,7 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "reporter/report.h"
 #include "trace_file_builder.h"
 #include "vprof_trace.pb.h"
 
@@ -17,6 +19,17 @@ namespace vprof::reporter::testing {
 
 inline constexpr int64_t kStepBase = 1'000'000'000;  // ns; time 0 of the helper
 inline constexpr int64_t kStepUs = 1000;
+
+// Kernel names the tests use: one per class the step analysis tells apart.
+inline constexpr std::string_view kGemmKernel = "sm90_xmma_gemm_f16f16_f32";
+inline constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+inline constexpr std::string_view kAdamKernel =
+    "multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor>";
+
+// `vprof report DIR` of the traces in `directory`, with the step options
+// given; throws when the directory cannot be listed.
+Report StepReportOf(const std::string& directory, uint32_t warmup,
+                    std::vector<std::string> patterns = {});
 
 class StepTrace {
  public:

@@ -16,16 +16,8 @@ using namespace vprof::reporter::testing;
 
 namespace {
 
-constexpr int64_t kUs = 1000;
-constexpr std::string_view kGemm = "sm90_xmma_gemm_f16f16_f32";
-constexpr std::string_view kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-
 StepsReport StepsOf(const std::string& directory, uint32_t warmup) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  StepOptions options;
-  options.warmup_steps = warmup;
-  const Report report = BuildReport(directory, traces.paths, {}, options);
+  const Report report = StepReportOf(directory, warmup);
   REQUIRE(report.steps);
   return *report.steps;
 }
@@ -43,9 +35,9 @@ void WriteSerialRun(const std::string& path, uint32_t ar_stream, int steps,
   if (profiler_start_us) trace.Api("cudaProfilerStart", *profiler_start_us);
   for (int64_t o = 0; o < steps * 1000; o += 1000) {
     trace.Range("step", o, o + 300);
-    trace.Kernel(kGemm, 7, o + 10, o + 100, o + 200);
-    trace.Kernel(kAllReduce, ar_stream, o + 20, o + 200, o + 260);
-    trace.Kernel(kGemm, 7, o + 30, o + 260, o + 300);
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 100, o + 200);
+    trace.Kernel(kAllReduceKernel, ar_stream, o + 20, o + 200, o + 260);
+    trace.Kernel(kGemmKernel, 7, o + 30, o + 260, o + 300);
     trace.FlushNvtx();
     trace.FlushGpu();
   }
@@ -62,15 +54,16 @@ TEST_CASE("NCCL kernels on the compute stream are exposed for the same_stream re
   const RankStepsReport& rank = steps.ranks[0];
   REQUIRE(rank.steps.size() == 2);
   const SegmentTimes& times = rank.steps[1].times;
-  CHECK(times.window_ns == 300 * kUs);
-  CHECK(times.compute_ns == 140 * kUs);
-  CHECK(times.exposed_comm_ns == 60 * kUs);
-  CHECK(times.exposed_comm_blocking_ns == 60 * kUs);
+  CHECK(times.window_ns == 300 * kStepUs);
+  CHECK(times.compute_ns == 140 * kStepUs);
+  CHECK(times.exposed_comm_ns == 60 * kStepUs);
+  CHECK(times.exposed_comm_blocking_ns == 60 * kStepUs);
   CHECK(times.overlapped_comm_ns == 0);
-  CHECK(times.idle_host_bound_ns == 100 * kUs);
-  CHECK(times.exposed_by_reason_ns == std::map<std::string, int64_t>{{"same_stream", 60 * kUs}});
+  CHECK(times.idle_host_bound_ns == 100 * kStepUs);
+  CHECK(times.exposed_by_reason_ns ==
+        std::map<std::string, int64_t>{{"same_stream", 60 * kStepUs}});
   // No NCCL call linked: communicator 0; the op comes from the kernel's name.
-  CHECK(times.exposed_by_comm_ns == std::map<uint64_t, int64_t>{{0, 60 * kUs}});
+  CHECK(times.exposed_by_comm_ns == std::map<uint64_t, int64_t>{{0, 60 * kStepUs}});
   REQUIRE(rank.steps[1].buckets.size() == 1);
   CHECK(rank.steps[1].buckets[0].op == "ncclAllReduce");
   CHECK(rank.steps[1].buckets[0].bytes == 0);
@@ -91,10 +84,10 @@ TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS=1 is the reason before nothing_to_overlap
   const StepsReport with = StepsOf(one_queue.path(), 0);
   CHECK_FALSE(without.ranks.at(0).max_connections_one);
   CHECK(without.ranks.at(0).total.exposed_by_reason_ns ==
-        std::map<std::string, int64_t>{{"nothing_to_overlap", 120 * kUs}});
+        std::map<std::string, int64_t>{{"nothing_to_overlap", 120 * kStepUs}});
   CHECK(with.ranks.at(0).max_connections_one);
   CHECK(with.ranks.at(0).total.exposed_by_reason_ns ==
-        std::map<std::string, int64_t>{{"max_connections_1", 120 * kUs}});
+        std::map<std::string, int64_t>{{"max_connections_1", 120 * kStepUs}});
 }
 
 TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collective waited") {
@@ -109,28 +102,29 @@ TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collecti
   ScratchDir dir;
   StepTrace trace("node1", 100, 0);
   trace.Range("vprof.step", 0, 500);
-  trace.Kernel(kGemm, 7, 0, 0, 100);
-  trace.Kernel(kGemm, 7, 50, 150, 200);
-  const uint32_t k3 = trace.Kernel(kGemm, 7, 250, 300, 350);
-  trace.Kernel(kAllReduce, 13, 340, 350, 400);
-  trace.Kernel(kGemm, 7, 360, 400, 450);
+  trace.Kernel(kGemmKernel, 7, 0, 0, 100);
+  trace.Kernel(kGemmKernel, 7, 50, 150, 200);
+  const uint32_t k3 = trace.Kernel(kGemmKernel, 7, 250, 300, 350);
+  trace.Kernel(kAllReduceKernel, 13, 340, 350, 400);
+  trace.Kernel(kGemmKernel, 7, 360, 400, 450);
   trace.WriteTo(dir.File("rank0.vtrace"));
 
   const StepsReport steps = StepsOf(dir.path(), 0);
   const RankStepsReport& rank = steps.ranks.at(0);
   const SegmentTimes& times = rank.total;
-  CHECK(times.window_ns == 450 * kUs);
-  CHECK(times.compute_ns == 250 * kUs);
-  CHECK(times.exposed_comm_ns == 50 * kUs);
-  CHECK(times.exposed_comm_blocking_ns == 50 * kUs);
-  CHECK(times.idle_ns == 150 * kUs);
-  CHECK(times.idle_waiting_ns == 50 * kUs);
-  CHECK(times.idle_host_bound_ns == 100 * kUs);
-  CHECK(times.exposed_by_reason_ns == std::map<std::string, int64_t>{{"waited_at_once", 50 * kUs}});
+  CHECK(times.window_ns == 450 * kStepUs);
+  CHECK(times.compute_ns == 250 * kStepUs);
+  CHECK(times.exposed_comm_ns == 50 * kStepUs);
+  CHECK(times.exposed_comm_blocking_ns == 50 * kStepUs);
+  CHECK(times.idle_ns == 150 * kStepUs);
+  CHECK(times.idle_waiting_ns == 50 * kStepUs);
+  CHECK(times.idle_host_bound_ns == 100 * kStepUs);
+  CHECK(times.exposed_by_reason_ns ==
+        std::map<std::string, int64_t>{{"waited_at_once", 50 * kStepUs}});
   REQUIRE(rank.longest_idle_gap);
   CHECK(rank.longest_idle_gap->id == "correlation:" + std::to_string(k3));
-  CHECK(rank.longest_idle_gap->start_ns == kStepBase + 200 * kUs);
-  CHECK(rank.longest_idle_gap->duration_ns == 100 * kUs);
+  CHECK(rank.longest_idle_gap->start_ns == kStepBase + 200 * kStepUs);
+  CHECK(rank.longest_idle_gap->duration_ns == 100 * kStepUs);
 }
 
 TEST_CASE("steps that began before cudaProfilerStart are left out before the warmup") {
@@ -144,7 +138,7 @@ TEST_CASE("steps that began before cudaProfilerStart are left out before the war
   CHECK(steps.last_measured == 2);
   CHECK(steps.window == "steps 2 of 3 (steps 0 before cudaProfilerStart and warmup 1 excluded)");
   REQUIRE(steps.ranks.at(0).steps.size() == 1);
-  CHECK(steps.ranks.at(0).steps[0].start_ns == kStepBase + 2000 * kUs);
+  CHECK(steps.ranks.at(0).steps[0].start_ns == kStepBase + 2000 * kStepUs);
 }
 
 TEST_CASE("too few steps for the warmup: a problem, no figures") {

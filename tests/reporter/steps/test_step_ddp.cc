@@ -16,23 +16,9 @@ using namespace vprof::reporter::testing;
 
 namespace {
 
-constexpr int64_t kUs = 1000;
-constexpr std::string_view kGemm = "sm90_xmma_gemm_f16f16_f32";
-constexpr std::string_view kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-constexpr std::string_view kAdam = "multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor>";
 constexpr uint32_t kCompute = 7;
 constexpr uint32_t kComm = 13;
 constexpr uint32_t kCopy = 9;
-
-Report StepsOf(const std::string& directory, uint32_t warmup,
-               std::vector<std::string> patterns = {}) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  StepOptions options;
-  options.warmup_steps = warmup;
-  options.patterns = std::move(patterns);
-  return BuildReport(directory, traces.paths, {}, options);
-}
 
 // One DDP step at `o` (µs) of the CPU clock, GPU shifted by `shift`:
 //   range "train_step" [o, o+500]
@@ -63,14 +49,14 @@ Report StepsOf(const std::string& directory, uint32_t warmup,
 void AddDdpStep(StepTrace& trace, int64_t o, int64_t shift, uint64_t k) {
   const int64_t g = o + shift;
   trace.Range("train_step", o + shift, o + shift + 500);
-  trace.Kernel(kGemm, kCompute, g + 10, g + 100, g + 200);
-  trace.Kernel(kGemm, kCompute, g + 20, g + 200, g + 300);
-  trace.Kernel(kAllReduce, kComm, g + 30, g + 250, g + 350, 10 * k + 1, 1 << 20);
-  trace.Kernel(kGemm, kCompute, g + 40, g + 300, g + 320);
-  trace.Kernel(kGemm, kCompute, g + 45, g + 352, g + 358);
-  trace.Kernel(kAllReduce, kComm, g + 50, g + 360, g + 420, 10 * k + 2, 2 << 20);
+  trace.Kernel(kGemmKernel, kCompute, g + 10, g + 100, g + 200);
+  trace.Kernel(kGemmKernel, kCompute, g + 20, g + 200, g + 300);
+  trace.Kernel(kAllReduceKernel, kComm, g + 30, g + 250, g + 350, 10 * k + 1, 1 << 20);
+  trace.Kernel(kGemmKernel, kCompute, g + 40, g + 300, g + 320);
+  trace.Kernel(kGemmKernel, kCompute, g + 45, g + 352, g + 358);
+  trace.Kernel(kAllReduceKernel, kComm, g + 50, g + 360, g + 420, 10 * k + 2, 2 << 20);
   trace.Memcpy(kCopy, g + 55, g + 420, g + 430);
-  trace.Kernel(kAdam, kCompute, g + 440, g + 450, g + 480);
+  trace.Kernel(kAdamKernel, kCompute, g + 440, g + 450, g + 480);
 }
 
 // Rank 0 as above; rank 1 the same 5 µs later. Rank 0 writes each step's
@@ -98,7 +84,7 @@ void WriteDdpRun(const std::string& directory) {
 TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps") {
   ScratchDir dir;
   WriteDdpRun(dir.path());
-  const Report report = StepsOf(dir.path(), 1);
+  const Report report = StepReportOf(dir.path(), 1);
   REQUIRE(report.steps);
   const StepsReport& steps = *report.steps;
   CHECK(steps.problem.empty());
@@ -116,23 +102,23 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
     CHECK(rank.steps[0].step == 1);
     CHECK(rank.steps[1].step == 2);
     const SegmentTimes& one = rank.steps[0].times;
-    CHECK(one.window_ns == 480 * kUs);
-    CHECK(one.compute_ns == 256 * kUs);
-    CHECK(one.exposed_comm_ns == 90 * kUs);
-    CHECK(one.exposed_comm_blocking_ns == 30 * kUs);
-    CHECK(one.exposed_comm_idle_fill_ns == 60 * kUs);
-    CHECK(one.overlapped_comm_ns == 70 * kUs);
-    CHECK(one.copy_ns == 10 * kUs);
-    CHECK(one.idle_ns == 124 * kUs);
-    CHECK(one.idle_host_bound_ns == 120 * kUs);
-    CHECK(one.idle_waiting_ns == 4 * kUs);
+    CHECK(one.window_ns == 480 * kStepUs);
+    CHECK(one.compute_ns == 256 * kStepUs);
+    CHECK(one.exposed_comm_ns == 90 * kStepUs);
+    CHECK(one.exposed_comm_blocking_ns == 30 * kStepUs);
+    CHECK(one.exposed_comm_idle_fill_ns == 60 * kStepUs);
+    CHECK(one.overlapped_comm_ns == 70 * kStepUs);
+    CHECK(one.copy_ns == 10 * kStepUs);
+    CHECK(one.idle_ns == 124 * kStepUs);
+    CHECK(one.idle_host_bound_ns == 120 * kStepUs);
+    CHECK(one.idle_waiting_ns == 4 * kStepUs);
     CHECK(one.exposed_by_reason_ns ==
-          std::map<std::string, int64_t>{{"nothing_to_overlap", 90 * kUs}});
-    CHECK(one.exposed_by_comm_ns == std::map<uint64_t, int64_t>{{0xA, 90 * kUs}});
+          std::map<std::string, int64_t>{{"nothing_to_overlap", 90 * kStepUs}});
+    CHECK(one.exposed_by_comm_ns == std::map<uint64_t, int64_t>{{0xA, 90 * kStepUs}});
     // Two measured steps: every figure doubles.
-    CHECK(rank.total.window_ns == 960 * kUs);
-    CHECK(rank.total.compute_ns == 512 * kUs);
-    CHECK(rank.total.exposed_comm_ns == 180 * kUs);
+    CHECK(rank.total.window_ns == 960 * kStepUs);
+    CHECK(rank.total.compute_ns == 512 * kStepUs);
+    CHECK(rank.total.exposed_comm_ns == 180 * kStepUs);
 
     // Buckets: no NVTX backward, so the reductions launched before the first
     // optimizer kernel (at 440): AR1 then AR2, offsets from the window start.
@@ -142,13 +128,13 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
     CHECK(buckets[0].op == "ncclAllReduce");
     CHECK(buckets[0].comm_id == 0xA);
     CHECK(buckets[0].bytes == 1u << 20);
-    CHECK(buckets[0].offset_ns == 250 * kUs);
-    CHECK(buckets[0].gpu_ns == 100 * kUs);
-    CHECK(buckets[0].exposed_ns == 30 * kUs);
+    CHECK(buckets[0].offset_ns == 250 * kStepUs);
+    CHECK(buckets[0].gpu_ns == 100 * kStepUs);
+    CHECK(buckets[0].exposed_ns == 30 * kStepUs);
     CHECK(buckets[1].bytes == 2u << 20);
-    CHECK(buckets[1].offset_ns == 360 * kUs);
-    CHECK(buckets[1].gpu_ns == 60 * kUs);
-    CHECK(buckets[1].exposed_ns == 60 * kUs);
+    CHECK(buckets[1].offset_ns == 360 * kStepUs);
+    CHECK(buckets[1].gpu_ns == 60 * kStepUs);
+    CHECK(buckets[1].exposed_ns == 60 * kStepUs);
     CHECK(rank.bucket_plan_stable == true);
 
     // Streams: 7 ran 5 compute kernels per step (busy 100+100+20+6+30 = 256),
@@ -157,37 +143,37 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
     CHECK(rank.streams[0].stream == kCompute);
     CHECK(rank.streams[0].role == "compute");
     CHECK(rank.streams[0].kernels == 10);
-    CHECK(rank.streams[0].busy_ns == 512 * kUs);
+    CHECK(rank.streams[0].busy_ns == 512 * kStepUs);
     CHECK(rank.streams[1].stream == kCopy);
     CHECK(rank.streams[1].role == "copy");
-    CHECK(rank.streams[1].busy_ns == 20 * kUs);
+    CHECK(rank.streams[1].busy_ns == 20 * kStepUs);
     CHECK(rank.streams[2].stream == kComm);
     CHECK(rank.streams[2].role == "communication");
-    CHECK(rank.streams[2].busy_ns == 320 * kUs);
+    CHECK(rank.streams[2].busy_ns == 320 * kStepUs);
 
     // AR2 (60 exposed) is the longest exposed kernel; the longest gap is the
     // first 100 µs of a step, ended by F1 (correlation 1 of each step: step
     // 1's first kernel is the 9th launch, its correlation id 9).
     REQUIRE(rank.longest_exposed_comm);
-    CHECK(rank.longest_exposed_comm->name == kAllReduce);
-    CHECK(rank.longest_exposed_comm->duration_ns == 60 * kUs);
+    CHECK(rank.longest_exposed_comm->name == kAllReduceKernel);
+    CHECK(rank.longest_exposed_comm->duration_ns == 60 * kStepUs);
     REQUIRE(rank.longest_idle_gap);
     CHECK(rank.longest_idle_gap->id == "correlation:9");
-    CHECK(rank.longest_idle_gap->duration_ns == 100 * kUs);
+    CHECK(rank.longest_idle_gap->duration_ns == 100 * kStepUs);
   }
   CHECK(steps.ranks[0].rank == 0);
   CHECK(steps.ranks[1].rank == 1);
   CHECK(steps.ranks[0].longest_exposed_comm->id == "correlation:14");  // step 1's AR2
-  CHECK(steps.ranks[0].steps[0].start_ns == kStepBase + 1000 * kUs);
-  CHECK(steps.ranks[1].steps[0].end_ns == kStepBase + 1485 * kUs);
+  CHECK(steps.ranks[0].steps[0].start_ns == kStepBase + 1000 * kStepUs);
+  CHECK(steps.ranks[1].steps[0].end_ns == kStepBase + 1485 * kStepUs);
 
   // Full step 1: rank 0 [1000, 1480], rank 1 [1005, 1485]: 485 µs, rank 1 last.
   REQUIRE(steps.full_steps.size() == 2);
   CHECK(steps.full_steps[0].step == 1);
-  CHECK(steps.full_steps[0].duration_ns == 485 * kUs);
+  CHECK(steps.full_steps[0].duration_ns == 485 * kStepUs);
   CHECK(steps.full_steps[0].slowest_rank == 1);
-  CHECK(steps.full_steps[0].max_exposed_comm_ns == 90 * kUs);
-  CHECK(steps.median_step_ns == 485 * kUs);
+  CHECK(steps.full_steps[0].max_exposed_comm_ns == 90 * kStepUs);
+  CHECK(steps.median_step_ns == 485 * kStepUs);
 }
 
 TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buckets") {
@@ -210,23 +196,23 @@ TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buck
     trace.FlushNccl();
   }
   trace.WriteTo(dir.File("rank0.vtrace"));
-  const Report report = StepsOf(dir.path(), 1);
+  const Report report = StepReportOf(dir.path(), 1);
   REQUIRE(report.steps);
   const RankStepsReport& rank = report.steps->ranks.at(0);
   REQUIRE(rank.phases.size() == 2);
   CHECK(rank.phases[0].phase == "backward");
   CHECK(rank.phases[0].from_nvtx);
-  CHECK(rank.phases[0].times.window_ns == 158 * kUs);
-  CHECK(rank.phases[0].times.compute_ns == 126 * kUs);
-  CHECK(rank.phases[0].times.overlapped_comm_ns == 70 * kUs);
-  CHECK(rank.phases[0].times.exposed_comm_ns == 30 * kUs);
-  CHECK(rank.phases[0].times.idle_ns == 2 * kUs);
+  CHECK(rank.phases[0].times.window_ns == 158 * kStepUs);
+  CHECK(rank.phases[0].times.compute_ns == 126 * kStepUs);
+  CHECK(rank.phases[0].times.overlapped_comm_ns == 70 * kStepUs);
+  CHECK(rank.phases[0].times.exposed_comm_ns == 30 * kStepUs);
+  CHECK(rank.phases[0].times.idle_ns == 2 * kStepUs);
   CHECK(rank.phases[1].phase == "forward");
-  CHECK(rank.phases[1].times.window_ns == 100 * kUs);
-  CHECK(rank.phases[1].times.compute_ns == 100 * kUs);
+  CHECK(rank.phases[1].times.window_ns == 100 * kStepUs);
+  CHECK(rank.phases[1].times.compute_ns == 100 * kStepUs);
   REQUIRE(rank.steps.at(0).buckets.size() == 1);
   CHECK(rank.steps[0].buckets[0].bytes == 1u << 20);
   // The step's own figures do not change with phases.
-  CHECK(rank.total.window_ns == 480 * kUs);
-  CHECK(rank.total.compute_ns == 256 * kUs);
+  CHECK(rank.total.window_ns == 480 * kStepUs);
+  CHECK(rank.total.compute_ns == 256 * kStepUs);
 }

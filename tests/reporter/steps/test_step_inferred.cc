@@ -14,21 +14,14 @@ using namespace vprof::reporter::testing;
 
 namespace {
 
-constexpr int64_t kUs = 1000;
-constexpr std::string_view kAdam = "multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor>";
-
 std::optional<StepsReport> StepsOf(const std::string& directory, uint32_t warmup) {
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  StepOptions options;
-  options.warmup_steps = warmup;
-  return BuildReport(directory, traces.paths, {}, options).steps;
+  return StepReportOf(directory, warmup).steps;
 }
 
 }  // namespace
 
 TEST_CASE("optimizer kernel classes") {
-  CHECK(KernelClassOf(kAdam) == kOptimizerKernelClass);
+  CHECK(KernelClassOf(kAdamKernel) == kOptimizerKernelClass);
   CHECK(KernelClassOf("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<"
                       "FusedAdamMathFunctor<float, 4>>") == kOptimizerKernelClass);
   CHECK(KernelClassOf("fused_sgd_kernel") == kOptimizerKernelClass);
@@ -58,8 +51,8 @@ TEST_CASE("steps inferred from optimizer bursts when no NVTX range names a step"
       trace.Kernel("fwd_kernel", 7, o + 10 + j, o + 100 + 10 * j, o + 110 + 10 * j);
     }
     trace.Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 13, o + 30, o + 270, o + 330);
-    trace.Kernel(kAdam, 7, o + 40, o + 340, o + 350);
-    trace.Kernel(kAdam, 7, o + 41, o + 350, o + 360);
+    trace.Kernel(kAdamKernel, 7, o + 40, o + 340, o + 350);
+    trace.Kernel(kAdamKernel, 7, o + 41, o + 350, o + 360);
     trace.FlushGpu();
   }
   trace.WriteTo(dir.File("rank0.vtrace"));
@@ -72,19 +65,19 @@ TEST_CASE("steps inferred from optimizer bursts when no NVTX range names a step"
   CHECK(steps->window == "steps 1-2 of 3 (warmup 0 excluded)");
   const RankStepsReport& rank = steps->ranks.at(0);
   REQUIRE(rank.steps.size() == 2);
-  CHECK(rank.steps[0].start_ns == kStepBase + 360 * kUs);
-  CHECK(rank.steps[0].end_ns == kStepBase + 1360 * kUs);
+  CHECK(rank.steps[0].start_ns == kStepBase + 360 * kStepUs);
+  CHECK(rank.steps[0].end_ns == kStepBase + 1360 * kStepUs);
   const SegmentTimes& one = rank.steps[0].times;
-  CHECK(one.window_ns == 1000 * kUs);
-  CHECK(one.compute_ns == 190 * kUs);
-  CHECK(one.exposed_comm_ns == 60 * kUs);
-  CHECK(one.exposed_comm_blocking_ns == 60 * kUs);
-  CHECK(one.idle_host_bound_ns == 740 * kUs);
-  CHECK(one.idle_waiting_ns == 10 * kUs);
+  CHECK(one.window_ns == 1000 * kStepUs);
+  CHECK(one.compute_ns == 190 * kStepUs);
+  CHECK(one.exposed_comm_ns == 60 * kStepUs);
+  CHECK(one.exposed_comm_blocking_ns == 60 * kStepUs);
+  CHECK(one.idle_host_bound_ns == 740 * kStepUs);
+  CHECK(one.idle_waiting_ns == 10 * kStepUs);
   // The AR was launched before the burst: the one bucket of each step.
   CHECK(rank.steps[1].buckets.size() == 1);
   CHECK(rank.bucket_plan_stable == true);
-  CHECK(steps->median_step_ns == 1000 * kUs);
+  CHECK(steps->median_step_ns == 1000 * kStepUs);
 }
 
 TEST_CASE("kernels but no step ranges and no optimizer kernels: the problem says why") {

@@ -17,8 +17,6 @@ using namespace vprof::reporter::testing;
 
 namespace {
 
-constexpr std::string_view kGemm = "sm90_xmma_gemm_f16f16_f32";
-
 // Two steps at k*1000 µs, range "ProfilerStep#k" [o, o+300]: gemm s7 launch
 // 10 [100,200]; all-reduce s13 (call 7+k, 4 MiB) launch 20 [150,260]; gemm s7
 // launch 30 [260,300]. Window 300: idle 100 (host-bound), compute 100+40 =
@@ -30,17 +28,13 @@ Report WriteAndReport(const std::string& directory) {
   for (int64_t k = 0; k < 2; ++k) {
     const int64_t o = k * 1000;
     trace.Range("ProfilerStep#" + std::to_string(k), o, o + 300);
-    trace.Kernel(kGemm, 7, o + 10, o + 100, o + 200);
-    trace.Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 13, o + 20, o + 150, o + 260,
-                 static_cast<uint64_t>(7 + k), 4 << 20);
-    trace.Kernel(kGemm, 7, o + 30, o + 260, o + 300);
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 100, o + 200);
+    trace.Kernel(kAllReduceKernel, 13, o + 20, o + 150, o + 260, static_cast<uint64_t>(7 + k),
+                 4 << 20);
+    trace.Kernel(kGemmKernel, 7, o + 30, o + 260, o + 300);
   }
   trace.WriteTo(directory + "/rank0.vtrace");
-  const TraceFileList traces = ListTraceFiles(directory);
-  REQUIRE(traces.error.empty());
-  StepOptions options;
-  options.warmup_steps = 1;
-  return BuildReport(directory, traces.paths, {}, options);
+  return StepReportOf(directory, 1);
 }
 
 }  // namespace

@@ -52,7 +52,10 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
   GatheredTraces gathered{AlignClocks(sources, clock), {}, CollectiveStats(sources.size()), {}, {}};
 
   CrossRankGpuTime cross_rank;
-  for (const auto& source : sources) source->SendCollectiveSpansTo(&cross_rank);
+  for (const auto& source : sources) {
+    source->SendCollectiveSpansTo(
+        [&cross_rank](const CollectiveKernelSpan& span) { cross_rank.Add(span); });
+  }
   CollectiveMatcher matcher;
   MergeTraces(sources, matcher, gathered.stats);
   gathered.pending = matcher.TakePending();

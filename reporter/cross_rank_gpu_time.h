@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -33,6 +34,9 @@ struct CollectiveKernelSpan {
   int64_t start_ns = 0;  // the first kernel's start
   int64_t end_ns = 0;    // the last kernel's end
 };
+
+// Where linked collective kernel spans go, one call per span.
+using CollectiveSpanSink = std::function<void(const CollectiveKernelSpan&)>;
 
 struct CrossRankTotals {
   uint64_t collectives = 0;  // complete: every rank's span seen

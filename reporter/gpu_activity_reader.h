@@ -31,7 +31,7 @@ class GpuActivityReader {
   using NameLookup = std::function<std::string(uint64_t iid)>;
 
   // `span_sink`: where the linker sends each linked collective's kernel span.
-  explicit GpuActivityReader(NameLookup name_of, NcclKernelLinker::SpanSink span_sink = {})
+  explicit GpuActivityReader(NameLookup name_of, CollectiveSpanSink span_sink = {})
       : name_of_(std::move(name_of)), linker_(std::move(span_sink)) {}
 
   // The last status read holds.

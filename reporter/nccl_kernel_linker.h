@@ -44,12 +44,10 @@ bool LaunchesKernel(std::string_view api_name);
 
 class NcclKernelLinker {
  public:
-  using SpanSink = std::function<void(const CollectiveKernelSpan&)>;
-
   NcclKernelLinker() = default;
   // `sink` receives each linked ungrouped collective's kernel span, on the
   // process's own clock.
-  explicit NcclKernelLinker(SpanSink sink) : span_sink_(std::move(sink)) {}
+  explicit NcclKernelLinker(CollectiveSpanSink sink) : span_sink_(std::move(sink)) {}
 
   // An intercepted NCCL call; ignored without a call_id.
   void AddCall(const vprof::trace::NcclEvent& event, NcclFunction function);
@@ -94,7 +92,7 @@ class NcclKernelLinker {
   std::unordered_map<uint32_t, uint64_t> launches_;  // open correlation_id → call_id
   Calls calls_;                                      // by call_id
   NcclLinkage linkage_;
-  SpanSink span_sink_;
+  CollectiveSpanSink span_sink_;
 };
 
 }  // namespace vprof::reporter

@@ -219,10 +219,10 @@ std::string TraceSource::NameOf(uint64_t iid) const {
 }
 
 void TraceSource::AddCollectiveSpan(CollectiveKernelSpan span) const {
-  if (!cross_rank_) return;
+  if (!span_sink_) return;
   span.start_ns += record_.clock_offset_ns;
   span.end_ns += record_.clock_offset_ns;
-  cross_rank_->Add(span);
+  span_sink_(span);
 }
 
 }  // namespace vprof::reporter

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_activity_reader.h"
@@ -41,7 +42,7 @@ class TraceSource {
   ProcessRecord& record() { return record_; }
   // Where this process's collective kernel spans go, moved to the common
   // clock by record().clock_offset_ns; none: nowhere.
-  void SendCollectiveSpansTo(CrossRankGpuTime* cross_rank) { cross_rank_ = cross_rank; }
+  void SendCollectiveSpansTo(CollectiveSpanSink sink) { span_sink_ = std::move(sink); }
 
  private:
   struct InternedName {
@@ -59,7 +60,7 @@ class TraceSource {
 
   TraceReader reader_;
   ProcessRecord record_;
-  CrossRankGpuTime* cross_rank_ = nullptr;
+  CollectiveSpanSink span_sink_;
   GpuActivityReader gpu_{[this](uint64_t iid) { return NameOf(iid); },
                          [this](const CollectiveKernelSpan& span) { AddCollectiveSpan(span); }};
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};

@@ -23,17 +23,7 @@ date -u > "$s"
 nvidia-smi -L >> "$s"
 w=bench/workloads
 tr="torchrun --standalone --nproc-per-node 2"
-run() {  # name, then the command; 200 s at most per run
-  local name=$1; shift
-  local t0=$EPOCHREALTIME
-  timeout 200 "$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
-  echo "$name rc=$? secs=$(awk "BEGIN {print $EPOCHREALTIME - $t0}") $(grep -v '^W' /tmp/$name.out | tr '\n' ' ')" >> "$s"
-  grep -iE 'malloc\(\)|free\(\)|corrupt|double free|^vprof|NCCL WARN|Error' "/tmp/$name.err" | head -5 >> "$s"
-}
-traced() {  # name, then the command, under vprof with traces in $work/vp-<name>
-  local name=$1; shift
-  run "$name" env LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="$work/vp-$name" "$@"
-}
+source "$(dirname "$0")/device_runs.sh"
 report() {  # name: the reports of $work/vp-<name>
   local name=$1 r="$work/reports/$1"
   "$vprof" report "$work/vp-$name" > "$r.txt" 2> "$r.err"; echo "report $name text rc=$?" >> "$s"

@@ -37,9 +37,11 @@ void encode_kernel(ProtoEncoder& enc, const CUpti_ActivityKernel10& k, uint64_t 
   enc.end_nested(m);
 }
 
-void encode_memcpy(ProtoEncoder& enc, const CUpti_ActivityMemcpy6& c) {
+// The fields MEMCPY and MEMCPY2 (peer) records share, which have the same
+// names in both structs.
+template <typename Copy>
+void add_copy_fields(ProtoEncoder& enc, const Copy& c) {
   namespace f = sf::GpuMemcpy;
-  size_t m = enc.begin_nested(sf::GpuBatch::kMemcpy);
   enc.add_varint(f::kCopyKind, c.copyKind);
   enc.add_varint(f::kSrcKind, c.srcKind);
   enc.add_varint(f::kDstKind, c.dstKind);
@@ -51,6 +53,21 @@ void encode_memcpy(ProtoEncoder& enc, const CUpti_ActivityMemcpy6& c) {
   enc.add_varint(f::kStream, c.streamId);
   enc.add_varint(f::kCorrelationId, c.correlationId);
   if (c.graphId) enc.add_varint(f::kGraphId, c.graphId);
+}
+
+void encode_memcpy(ProtoEncoder& enc, const CUpti_ActivityMemcpy6& c) {
+  size_t m = enc.begin_nested(sf::GpuBatch::kMemcpy);
+  add_copy_fields(enc, c);
+  enc.end_nested(m);
+}
+
+// A copy between GPUs: a copy's fields plus the two devices.
+void encode_peer_memcpy(ProtoEncoder& enc, const CUpti_ActivityMemcpyPtoP4& c) {
+  namespace f = sf::GpuMemcpy;
+  size_t m = enc.begin_nested(sf::GpuBatch::kMemcpy);
+  add_copy_fields(enc, c);
+  enc.add_varint(f::kSrcDevice, c.srcDeviceId);
+  enc.add_varint(f::kDstDevice, c.dstDeviceId);
   enc.end_nested(m);
 }
 
@@ -184,6 +201,9 @@ bool encode_activity(ProtoEncoder& enc, const CUpti_Activity* r, uint64_t name_i
       return true;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       encode_memcpy(enc, *reinterpret_cast<const CUpti_ActivityMemcpy6*>(r));
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      encode_peer_memcpy(enc, *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(r));
       return true;
     case CUPTI_ACTIVITY_KIND_MEMSET:
       encode_memset(enc, *reinterpret_cast<const CUpti_ActivityMemset4*>(r));

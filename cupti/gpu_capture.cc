@@ -27,7 +27,8 @@ namespace sf = schema;
 // The activity kinds vprof enables, in order. CONCURRENT_KERNEL rather than
 // KERNEL: it does not serialise kernels. CUDA_EVENT and SYNCHRONIZATION give
 // the stream/event plan (which stream waits on which record) without a
-// callback subscription. DEVICE: one record per GPU (its UUID), which CUPTI
+// callback subscription. MEMCPY2: copies between two GPUs, which CUPTI
+// reports under this kind only, never as MEMCPY. DEVICE: one record per GPU (its UUID), which CUPTI
 // writes when the kind is enabled.
 struct Kind {
   CUpti_ActivityKind kind;
@@ -36,6 +37,7 @@ struct Kind {
 constexpr Kind kKinds[] = {
     {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
     {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
     {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
     {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
     {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"},

@@ -213,6 +213,17 @@ std::vector<RankReport> RankReports(const std::vector<ProcessReport>& processes,
   return ranks;
 }
 
+// Every record's phase-inference input, or none when a record lacks one
+// (records from node summaries): inference needs every process's role.
+std::vector<InferredPhaseInput> InferredPhaseInputs(const std::vector<ProcessRecord>& records) {
+  std::vector<InferredPhaseInput> inputs;
+  for (const ProcessRecord& record : records) {
+    if (!record.inferred_phase_input) return {};
+    inputs.push_back(*record.inferred_phase_input);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 Report AssembleReport(std::string directory, TimeSource time_source,
@@ -241,7 +252,7 @@ Report AssembleReport(std::string directory, TimeSource time_source,
   }
 
   report.ranks = RankReports(report.processes, stats.participants());
-  report.phases = PhaseReports(records, report.processes);
+  report.phases = PhaseReports(records, report.processes, InferredPhaseInputs(records));
   report.any_nvtx_ranges = std::any_of(records.begin(), records.end(), [](const ProcessRecord& r) {
     return r.nvtx_phases.ranges + r.nvtx_phases.nccl_ranges > 0;
   });

@@ -1,12 +1,14 @@
 #include "reporter/build_report.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <set>
 
 #include "reporter/assemble_report.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/clock_alignment.h"
+#include "reporter/clock_collective_check.h"
 #include "reporter/steps/build_steps_report.h"
 #include "reporter/trace_merge.h"
 #include "reporter/trace_source.h"
@@ -14,26 +16,49 @@
 namespace vprof::reporter {
 namespace {
 
+// The process whose clock the collective check compares the others' with:
+// the lowest header rank, else the first opened file (its index; 0 when none
+// was opened).
+size_t ClockReference(const std::vector<std::unique_ptr<TraceSource>>& sources) {
+  std::optional<size_t> reference;
+  for (size_t process = 0; process < sources.size(); ++process) {
+    const ProcessRecord& record = sources[process]->record();
+    if (!record.opened) continue;
+    if (!reference) {
+      reference = process;
+      continue;
+    }
+    const std::optional<int32_t>& best = sources[*reference]->record().header_rank;
+    if (record.header_rank && (!best || *record.header_rank < *best)) reference = process;
+  }
+  return reference.value_or(0);
+}
+
 // One host (or kMonotonic): every process keeps its host's CLOCK_MONOTONIC
 // and times are used as they are. Otherwise each process gets the offset that
 // moves its times to CLOCK_REALTIME. The error bound is filled in once the
-// samples are read.
-TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
-                       ClockChoice clock) {
+// samples are read, the collective check once the collectives are.
+TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources, ClockChoice clock,
+                       size_t reference) {
   std::set<std::string> hosts;
   for (const auto& source : sources) {
     if (source->record().opened) hosts.insert(source->record().host);
   }
   const bool realtime =
       clock == ClockChoice::kRealtime || (clock == ClockChoice::kByHosts && hosts.size() > 1);
-  TimeSource time_source{{hosts.begin(), hosts.end()}, realtime, 0, 0};
-  if (!time_source.aligned_to_realtime) return time_source;
-  for (const auto& source : sources) {
-    ProcessRecord& record = source->record();
+  TimeSource time_source;
+  time_source.hosts.assign(hosts.begin(), hosts.end());
+  time_source.aligned_to_realtime = realtime;
+  for (size_t process = 0; process < sources.size(); ++process) {
+    ProcessRecord& record = sources[process]->record();
+    const std::string file = std::filesystem::path(record.path).filename().string();
+    time_source.processes.push_back({file, 0, std::nullopt});
     if (!record.opened) continue;
-    const std::optional<int64_t> offset = ScanMedianClockOffset(record.path);
-    if (offset) {
+    if (process == reference) time_source.collective_reference = file;
+    if (!realtime) continue;
+    if (const std::optional<int64_t> offset = ScanMedianClockOffset(record.path)) {
       record.clock_offset_ns = *offset;
+      time_source.processes.back().host_sample_offset_ns = *offset;
     } else {
       record.clock_unaligned = true;
       ++time_source.unaligned_processes;
@@ -49,17 +74,27 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
     sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
     sources.back()->Open();
   }
-  GatheredTraces gathered{AlignClocks(sources, clock), {}, CollectiveStats(sources.size()), {}, {}};
+  const size_t reference = ClockReference(sources);
+  GatheredTraces gathered{
+      AlignClocks(sources, clock, reference), {}, CollectiveStats(sources.size()), {}, {}};
 
   CrossRankGpuTime cross_rank;
-  for (const auto& source : sources) {
-    source->SendCollectiveSpansTo(
-        [&cross_rank](const CollectiveKernelSpan& span) { cross_rank.Add(span); });
+  CollectiveClockCheck clock_check(sources.size(), reference);
+  for (size_t process = 0; process < sources.size(); ++process) {
+    sources[process]->SendCollectiveSpansTo(
+        [&cross_rank, &clock_check, process](const CollectiveKernelSpan& span) {
+          cross_rank.Add(span);
+          clock_check.Add(process, span);
+        });
   }
   CollectiveMatcher matcher;
   MergeTraces(sources, matcher, gathered.stats);
   gathered.pending = matcher.TakePending();
   gathered.cross_rank = cross_rank.totals();
+  const auto estimates = clock_check.Estimates();
+  for (size_t process = 0; process < sources.size(); ++process) {
+    gathered.time_source.processes[process].collectives = estimates[process];
+  }
 
   TimeSource& time_source = gathered.time_source;
   for (const auto& source : sources) {

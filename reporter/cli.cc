@@ -6,8 +6,10 @@
 
 #include "reporter/arg_cursor.h"
 #include "reporter/build_report.h"
+#include "reporter/candidates/audit_links.h"
 #include "reporter/diff/diff_command.h"
 #include "reporter/export_command.h"
+#include "reporter/phase_rules_file.h"
 #include "reporter/report_output.h"
 #include "reporter/run_command.h"
 #include "reporter/run_contract.h"
@@ -29,7 +31,8 @@ constexpr std::string_view kUsage =
     "  slurm --report [options]\n"
     "                 profile each task of a Slurm step; report the job node by node\n"
     "  report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
-    "             [--contract FILE] [--step-pattern REGEX] [--warmup N]\n"
+    "             [--contract FILE] [--audit FILE] [--step-pattern REGEX] [--warmup N]\n"
+    "             [--phase-rules FILE]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
     "  diff A B       compare two runs (trace directories or JSON reports)\n"
     "  export --format chrome|hta [-o OUT] DIR\n"
@@ -40,7 +43,8 @@ constexpr std::string_view kUsage =
 
 constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
-    "                        [--contract FILE] [--step-pattern REGEX] [--warmup N]\n"
+    "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
+    "                        [--warmup N] [--phase-rules FILE]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
     "\n"
@@ -55,6 +59,11 @@ constexpr std::string_view kReportUsage =
     "  --contract FILE     hold the run to a run contract (JSON: consistency mode,\n"
     "                      NCCL algorithms, protocols, channels, custom all-reduce,\n"
     "                      fallback axes; format in reporter/README.md)\n"
+    "  --audit FILE        link each fast-path candidate to the operators vime's\n"
+    "                      consistency audit (JSON: result cube or drift report,\n"
+    "                      or an array of them) shows its change touches, and flag\n"
+    "                      the ones whose operator drifted (format in\n"
+    "                      reporter/README.md; a bad FILE exits 2)\n"
     "  --strict            strict consistency: exit 4 on any undeclared difference\n"
     "                      between what the run requested (NCCL_* settings, the\n"
     "                      contract) and what NCCL's profiler plugin and the kernels\n"
@@ -63,6 +72,8 @@ constexpr std::string_view kReportUsage =
     "                      (repeatable; default: reporter/README.md, \"Steps\"); without\n"
     "                      such ranges, steps end at bursts of optimizer kernels\n"
     "  --warmup N          leave the first N steps out of every figure (default 1)\n"
+    "  --phase-rules FILE  more NVTX name -> phase rules, one 'pattern = phase' a line\n"
+    "                      (format in reporter/README.md, \"Phases\"; a bad FILE exits 2)\n"
     "\n"
     "Node by node, for jobs too large for one reader: --node-summary writes the\n"
     "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
@@ -81,7 +92,9 @@ struct ReportOptions {
   ReportOutput output;
   bool strict = false;
   std::optional<std::string> contract_file;
+  std::optional<std::string> audit_file;
   StepOptions steps;
+  std::vector<UserPhaseRule> phase_rules;  // --phase-rules
 };
 
 // Parses `report`'s arguments; nullopt after printing why to `err`.
@@ -102,10 +115,26 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
       if (!options.contract_file) return std::nullopt;
       continue;
     }
+    if (arg.name() == "--audit") {
+      options.audit_file = arg.Value();
+      if (!options.audit_file) return std::nullopt;
+      continue;
+    }
     if (arg.name() == "--step-pattern") {
       const std::optional<std::string> pattern = arg.Value();
       if (!pattern) return std::nullopt;
       options.steps.patterns.push_back(*pattern);
+      continue;
+    }
+    if (arg.name() == "--phase-rules") {
+      const std::optional<std::string> file = arg.Value();
+      if (!file) return std::nullopt;
+      PhaseRulesLoad load = LoadPhaseRulesFile(*file);
+      if (!load.rules) {
+        arg.Complain("bad --phase-rules file: " + load.error);
+        return std::nullopt;
+      }
+      options.phase_rules = std::move(*load.rules);
       continue;
     }
     if (arg.name() == "--warmup") {
@@ -161,10 +190,21 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     consistency.contract = std::move(load.contract);
   }
+  std::optional<VimeAudit> audit;
+  if (options->audit_file) {
+    VimeAuditLoad load = LoadVimeAudit(*options->audit_file);
+    if (!load.audit) {
+      err << "vprof: report: bad audit: " << load.error << '\n';
+      return kExitUsage;
+    }
+    audit = std::move(load.audit);
+  }
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
   if (!paths) return status;
-  const Report report = BuildReport(options->directory, *paths, consistency, options->steps);
+  const PhaseRulesScope phase_rules(options->phase_rules);
+  Report report = BuildReport(options->directory, *paths, consistency, options->steps);
+  if (audit) LinkAudit(*audit, report.candidates);
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure || !report.strict_failed()) return status;
   SayStrictFailure(report, err);

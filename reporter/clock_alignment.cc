@@ -1,10 +1,50 @@
 #include "reporter/clock_alignment.h"
 
-#include <algorithm>
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <unistd.h>
 
-#include "reporter/trace_reader.h"
+#include <algorithm>
+#include <cstdint>
 
 namespace vprof::reporter {
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+
+// Field 1 (Trace.packet), wire type 2, as in trace_reader.cc.
+constexpr uint32_t kPacketTag = (1 << 3) | 2;
+constexpr int kReadBlockBytes = 1 << 16;
+
+// Reads one packet's fields (`in` limited to it), adding the offset of the
+// clock pair it carries. Only the RunHeader and ClockSample fields are
+// parsed; event and GPU batches, the bulk of a file, are skipped unparsed.
+// False when the bytes are not well-formed fields.
+bool AddClockPairOf(google::protobuf::io::CodedInputStream& in, std::vector<int64_t>& offsets) {
+  using vprof::trace::TracePacket;
+  TracePacket packet;
+  while (const uint32_t tag = in.ReadTag()) {
+    const bool message =
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    const int field = WireFormatLite::GetTagFieldNumber(tag);
+    bool read = false;
+    if (message && field == TracePacket::kRunHeaderFieldNumber) {
+      read = WireFormatLite::ReadMessage(&in, packet.mutable_run_header());
+    } else if (message && field == TracePacket::kClockSampleFieldNumber) {
+      read = WireFormatLite::ReadMessage(&in, packet.mutable_clock_sample());
+    } else {
+      read = WireFormatLite::SkipField(&in, tag);
+    }
+    if (!read) return false;
+  }
+  if (!in.ConsumedEntireMessage()) return false;
+  if (const auto offset = ClockOffsetIn(packet)) offsets.push_back(*offset);
+  return true;
+}
+
+}  // namespace
 
 std::optional<int64_t> ClockOffsetIn(const vprof::trace::TracePacket& packet) {
   uint64_t realtime_ns = 0, clock_ns = 0;
@@ -27,12 +67,24 @@ int64_t MedianOffset(std::vector<int64_t> offsets) {
 }
 
 std::optional<int64_t> ScanMedianClockOffset(const std::string& path) {
-  TraceReader reader(path);
-  vprof::trace::TracePacket packet;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
   std::vector<int64_t> offsets;
-  while (reader.Next(&packet)) {
-    if (const auto offset = ClockOffsetIn(packet)) offsets.push_back(*offset);
+  {
+    google::protobuf::io::FileInputStream stream(fd, kReadBlockBytes);
+    bool framed = true;
+    while (framed) {
+      // A fresh CodedInputStream per packet, as TraceReader does: its byte
+      // limit then bounds one packet, not the file.
+      google::protobuf::io::CodedInputStream in(&stream);
+      uint32_t length = 0;
+      if (in.ReadTag() != kPacketTag || !in.ReadVarint32(&length) || length > INT32_MAX) break;
+      const auto limit = in.PushLimit(static_cast<int>(length));
+      framed = AddClockPairOf(in, offsets);
+      in.PopLimit(limit);
+    }
   }
+  ::close(fd);
   if (offsets.empty()) return std::nullopt;
   return MedianOffset(std::move(offsets));
 }

@@ -21,9 +21,12 @@ std::optional<int64_t> ClockOffsetIn(const vprof::trace::TracePacket& packet);
 // not be empty.
 int64_t MedianOffset(std::vector<int64_t> offsets);
 
-// The median offset of one file's clock pairs, from a separate streaming pass
-// (a median needs every sample before the first collective is timed). None
-// when the file has no pairs. What it cannot read, the main pass reports.
+// The median offset of one file's clock pairs, from a separate pass (a
+// median needs every sample before the first collective is timed). The pass
+// parses only the RunHeader and ClockSample packets and skips the others
+// unparsed by their length, so it costs a fraction of the main pass. None
+// when the file has no pairs. It stops at the first bytes that are not
+// well-formed packets; what it cannot read, the main pass reports.
 std::optional<int64_t> ScanMedianClockOffset(const std::string& path);
 
 }  // namespace vprof::reporter

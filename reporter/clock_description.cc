@@ -1,5 +1,9 @@
 #include "reporter/clock_description.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -18,6 +22,45 @@ std::string ClockDescription(const TimeSource& time) {
              " processes had no clock samples and were not shifted";
   }
   return clock;
+}
+
+std::optional<std::string> ClockCheckDescription(const TimeSource& time) {
+  const ProcessClock* furthest = nullptr;
+  const ProcessClock* drifting = nullptr;
+  size_t checked = 0, outside_bound = 0;
+  for (const ProcessClock& process : time.processes) {
+    if (!process.collectives) continue;
+    const CollectiveClockEstimate& estimate = *process.collectives;
+    ++checked;
+    if (std::llabs(estimate.offset_ns) > estimate.error_bound_ns) ++outside_bound;
+    if (!furthest ||
+        std::llabs(estimate.offset_ns) > std::llabs(furthest->collectives->offset_ns)) {
+      furthest = &process;
+    }
+    if (!drifting ||
+        std::abs(estimate.drift_ns_per_s) > std::abs(drifting->collectives->drift_ns_per_s)) {
+      drifting = &process;
+    }
+  }
+  if (checked == 0) return std::nullopt;
+  const CollectiveClockEstimate& far = *furthest->collectives;
+  char drift[64];
+  std::snprintf(drift, sizeof drift, "%+.1f ns/s", drifting->collectives->drift_ns_per_s);
+  const auto processes = [](size_t count) {
+    return std::to_string(count) + (count == 1 ? " process" : " processes");
+  };
+  std::string text = "collective kernel ends against " + time.collective_reference + "'s (" +
+                     processes(checked) + " checked): largest offset " +
+                     (far.offset_ns >= 0 ? "+" : "") +
+                     FormatDuration(static_cast<double>(far.offset_ns)) + " ±" +
+                     FormatDuration(static_cast<double>(far.error_bound_ns)) + " (" +
+                     furthest->file + ", " + std::to_string(far.collectives) +
+                     " collectives), largest drift " + drift + " (" + drifting->file + "); ";
+  text += outside_bound == 0 ? "all within their bounds: the clocks agree"
+                             : processes(outside_bound) +
+                                   " off by more than the bound: times are shifted against the "
+                                   "reference's by about the offset";
+  return text + "; measured, not applied";
 }
 
 }  // namespace vprof::reporter

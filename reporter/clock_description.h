@@ -1,6 +1,8 @@
-// What a report's times are on, in the one sentence every output prints.
+// What a report's times are on, in the one sentence every output prints, and
+// how well the collectives say the processes' clocks agree.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "reporter/report.h"
@@ -9,5 +11,11 @@ namespace vprof::reporter {
 
 // "CLOCK_MONOTONIC of host H", or "CLOCK_REALTIME: N hosts; ... error bound ±T ...".
 std::string ClockDescription(const TimeSource& time);
+
+// The collective check in one sentence: the process furthest off the
+// reference's clock by its collectives' kernel ends, the largest drift, and
+// whether every process is within its bound. None when no process shared a
+// collective with the reference.
+std::optional<std::string> ClockCheckDescription(const TimeSource& time);
 
 }  // namespace vprof::reporter

@@ -18,9 +18,10 @@ inline constexpr std::string_view kCustomAllReduceKernelClass = "custom_allreduc
 inline constexpr std::string_view kIpcApiClass = "ipc";
 inline constexpr std::string_view kOtherApiClass = "other";
 
-// GpuMemcpy.copy_kind of a copy between two GPUs (cudaMemcpyPeer, or a
-// cudaMemcpy between devices with peer access): CUPTI_ACTIVITY_MEMCPY_KIND_PTOP.
-// A device-to-device copy within one GPU is DTOD (8) and moves nothing between GPUs.
+// GpuMemcpy.copy_kind of a copy between two GPUs: CUPTI_ACTIVITY_MEMCPY_KIND_PTOP.
+// CUPTI reports such copies (cudaMemcpyPeer, Tensor.copy_ across devices) as
+// MEMCPY2 records, which also carry both devices; a device-to-device copy
+// within one GPU is DTOD (8) and moves nothing between GPUs.
 inline constexpr uint32_t kPeerToPeerCopyKind = 10;
 
 // kIpcApiClass or kOtherApiClass, for a CUDA runtime or driver API name.

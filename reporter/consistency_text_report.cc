@@ -8,18 +8,16 @@ namespace {
 
 using Align = TextTable::Align;
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 std::string CountAndTime(const ActivityTotals& totals) {
   if (totals.count == 0) return "-";
-  return std::to_string(totals.count) + ", " + Duration(totals.total_ns);
+  return std::to_string(totals.count) + ", " + FormatDurationNs(totals.total_ns);
 }
 
 // Copies move bytes: "2, 4.00 MiB, 4.00 µs".
 std::string CountBytesAndTime(const ActivityTotals& totals) {
   if (totals.count == 0) return "-";
   return std::to_string(totals.count) + ", " + FormatBytes(totals.bytes) + ", " +
-         Duration(totals.total_ns);
+         FormatDurationNs(totals.total_ns);
 }
 
 std::string RankText(const std::optional<int32_t>& rank) {
@@ -75,7 +73,7 @@ void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
     std::string text;
     for (const auto& [api, totals] : row.ipc_calls) {
       text += (text.empty() ? "" : "; ") + api + " ×" + std::to_string(totals.count) + " " +
-              Duration(totals.total_ns);
+              FormatDurationNs(totals.total_ns);
     }
     WriteWrapped(out, "rank " + RankText(row.rank) + ", " + row.file + ": " + text,
                  "  IPC: ", "    ");

@@ -36,8 +36,10 @@ void CrossRankGpuTime::Add(const CollectiveKernelSpan& span) {
 
 void CrossRankGpuTime::Complete(std::map<Key, Pending>::iterator entry) {
   CrossRankTotals& totals = totals_[entry->second.key];
+  const int64_t time_ns = entry->second.last_end_ns - entry->second.last_start_ns;
   ++totals.collectives;
-  totals.total_ns += entry->second.last_end_ns - entry->second.last_start_ns;
+  totals.total_ns += time_ns;
+  totals.durations.Add(time_ns);
   pending_.erase(entry);
   while (!arrival_order_.empty() && !pending_.contains(arrival_order_.front())) {
     arrival_order_.pop_front();
@@ -58,10 +60,11 @@ void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report
       const CrossRankTotals& time = row->second;
       op.collective_gpu_calls = time.collectives;
       op.collective_gpu_mean_ns = MeanNs(time.total_ns, time.collectives);
-      // S of the row's mean collective, over the mean cross-rank time.
+      op.collective_gpu_median_ns = time.durations.Median();
+      // S of the row's mean collective, over the median cross-rank time.
       const uint64_t mean_size = op.total_bytes / op.count;
       const std::optional<double> algbw =
-          AlgorithmBandwidthGBps(mean_size * time.collectives, time.total_ns);
+          AlgorithmBandwidthGBps(mean_size, op.collective_gpu_median_ns.value_or(0));
       if (algbw) op.collective_busbw_gbps = *algbw * op.bus_factor;
     }
   }

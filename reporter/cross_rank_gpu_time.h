@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "reporter/collective_stats.h"
+#include "reporter/duration_histogram.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
@@ -41,6 +42,9 @@ using CollectiveSpanSink = std::function<void(const CollectiveKernelSpan&)>;
 struct CrossRankTotals {
   uint64_t collectives = 0;  // complete: every rank's span seen
   int64_t total_ns = 0;      // sum of (last end − last start)
+  // The same times, for the median: a row's first calls (connection setup)
+  // and calls stretched by other work weigh on the mean, not on the median.
+  DurationHistogram durations;
 };
 
 class CrossRankGpuTime {
@@ -79,7 +83,8 @@ class CrossRankGpuTime {
 };
 
 // Fills the collective_* fields of the communicator tables' op rows from
-// the cross-rank totals of the same (communicator, op, size bucket).
+// the cross-rank totals of the same (communicator, op, size bucket); busbw
+// from the median time.
 void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report);
 
 }  // namespace vprof::reporter

@@ -4,6 +4,18 @@
 #include "reporter/kernel_class.h"
 
 namespace vprof::reporter {
+namespace {
+
+// A copy that moved data between two GPUs: a MEMCPY2 record whose two devices
+// differ, or a MEMCPY record of kind PtoP.
+bool IsPeerCopy(const vprof::trace::GpuMemcpy& copy) {
+  if (copy.has_src_device() && copy.has_dst_device()) {
+    return copy.src_device() != copy.dst_device();
+  }
+  return copy.copy_kind() == kPeerToPeerCopyKind;
+}
+
+}  // namespace
 
 std::string FormatGpuUuid(std::string_view bytes) {
   constexpr size_t kUuidBytes = 16;
@@ -45,7 +57,7 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
   }
   for (const auto& copy : batch.memcpy()) {
     record_.memcpy.Add(copy.bytes(), copy.duration_ns());
-    if (copy.copy_kind() == kPeerToPeerCopyKind) {
+    if (IsPeerCopy(copy)) {
       record_.peer_copies.Add(copy.bytes(), copy.duration_ns());
     }
   }

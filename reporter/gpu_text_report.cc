@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "reporter/short_kernel_name.h"
 #include "reporter/text_layout.h"
@@ -11,14 +13,6 @@ namespace vprof::reporter {
 namespace {
 
 using Align = TextTable::Align;
-
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
-std::string Percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
-  return text;
-}
 
 std::string ProcessLabel(const ProcessReport& process) {
   if (!process.is_rank) return "non-rank, " + process.file;
@@ -44,19 +38,20 @@ std::string CaptureText(const GpuReport& gpu) {
 std::string PeerCopiesText(const ActivityTotals& peer) {
   if (peer.count == 0) return "";
   return " (peer " + std::to_string(peer.count) + ", " + FormatBytes(peer.bytes) + ", " +
-         Duration(peer.total_ns) + ")";
+         FormatDurationNs(peer.total_ns) + ")";
 }
 
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
   WriteWrapped(
       out,
-      "kernels " + std::to_string(gpu.kernels.count) + ", " + Duration(gpu.kernels.total_ns) +
-          "; memcpy " + std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) +
-          ", " + Duration(gpu.memcpy.total_ns) + PeerCopiesText(gpu.peer_copies) + "; memset " +
-          std::to_string(gpu.memset.count) + ", " + FormatBytes(gpu.memset.bytes) + "; syncs " +
-          std::to_string(gpu.syncs.count) + ", " + Duration(gpu.syncs.total_ns) + "; API calls " +
-          std::to_string(gpu.api_calls) + "; CUPTI dropped records " +
-          std::to_string(gpu.dropped_records) + ", overhead " + Duration(gpu.cupti_overhead_ns),
+      "kernels " + std::to_string(gpu.kernels.count) + ", " +
+          FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " + std::to_string(gpu.memcpy.count) +
+          ", " + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
+          PeerCopiesText(gpu.peer_copies) + "; memset " + std::to_string(gpu.memset.count) + ", " +
+          FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) + ", " +
+          FormatDurationNs(gpu.syncs.total_ns) + "; API calls " + std::to_string(gpu.api_calls) +
+          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
+          FormatDurationNs(gpu.cupti_overhead_ns),
       "    ", "      ");
 }
 
@@ -68,8 +63,8 @@ void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {
                    {"mean", Align::kRight},
                    {"share", Align::kRight}});
   for (const KernelClassReport& row : gpu.kernel_classes) {
-    table.AddRow({row.kernel_class, std::to_string(row.count), Duration(row.total_ns),
-                  Duration(row.mean_ns), Percent(row.share)});
+    table.AddRow({row.kernel_class, std::to_string(row.count), FormatDurationNs(row.total_ns),
+                  FormatDurationNs(row.mean_ns), FormatPercent(row.share)});
   }
   table.Write(out, "    ");
 }
@@ -83,7 +78,7 @@ void WriteTopKernels(const GpuReport& gpu, std::ostream& out) {
                    {"mean", Align::kRight}});
   for (const KernelReport& row : gpu.top_kernels) {
     table.AddRow({ShortKernelName(row.name), row.kernel_class, std::to_string(row.count),
-                  Duration(row.total_ns), Duration(row.mean_ns)});
+                  FormatDurationNs(row.total_ns), FormatDurationNs(row.mean_ns)});
   }
   table.Write(out, "    ");
 }
@@ -113,9 +108,9 @@ void WriteLinkage(const NcclLinkageReport& nccl, std::ostream& out) {
                    {"host mean", Align::kRight}});
   for (const NcclFunctionGpuReport& op : nccl.ops) {
     table.AddRow({op.op, std::to_string(op.calls), std::to_string(op.linked_calls),
-                  std::to_string(op.kernels), Duration(op.gpu_time_total_ns),
-                  op.gpu_time_mean_ns ? Duration(*op.gpu_time_mean_ns) : "-",
-                  Duration(op.host_time_mean_ns)});
+                  std::to_string(op.kernels), FormatDurationNs(op.gpu_time_total_ns),
+                  op.gpu_time_mean_ns ? FormatDurationNs(*op.gpu_time_mean_ns) : "-",
+                  FormatDurationNs(op.host_time_mean_ns)});
   }
   table.Write(out, "    ");
 }
@@ -154,6 +149,30 @@ void WriteProcessGpu(const ProcessReport& process, std::ostream& out) {
   WriteStreamWaits(gpu.stream_waits, out);
 }
 
+// One row's figures for one of the two GPU time lines.
+struct GpuTimeFigures {
+  std::optional<int64_t> time_ns;
+  uint64_t calls = 0;
+  std::optional<double> busbw_gbps;
+};
+
+// "<size> <time> (<calls> <unit>, busbw <GB/s>); ..." over the rows that have
+// a time, under `lead`; nothing when none has.
+void WriteGpuTimeLine(std::span<const OpReport> rows, GpuTimeFigures (*figures_of)(const OpReport&),
+                      std::string_view unit, std::string_view lead, std::ostream& out) {
+  std::string text;
+  for (const OpReport& row : rows) {
+    const GpuTimeFigures figures = figures_of(row);
+    if (!figures.time_ns) continue;
+    if (!text.empty()) text += "; ";
+    text += row.bucket.Label() + " " + FormatDurationNs(*figures.time_ns) + " (" +
+            std::to_string(figures.calls) + " " + std::string(unit);
+    if (figures.busbw_gbps) text += ", busbw " + FormatGBps(*figures.busbw_gbps);
+    text += ")";
+  }
+  if (!text.empty()) WriteWrapped(out, text, lead, "      ");
+}
+
 }  // namespace
 
 void WriteGpuSection(const Report& report, std::ostream& out) {
@@ -168,33 +187,20 @@ void WriteGpuSection(const Report& report, std::ostream& out) {
 }
 
 void WriteOpGpuTime(std::span<const OpReport> rows, std::ostream& out) {
-  std::string text;
-  for (const OpReport& row : rows) {
-    if (!row.gpu_time_mean_ns) continue;
-    if (!text.empty()) text += "; ";
-    text += row.bucket.Label() + " " + Duration(*row.gpu_time_mean_ns) + " (" +
-            std::to_string(row.gpu_linked_calls) + " calls";
-    if (row.gpu_busbw_gbps) text += ", busbw " + FormatGBps(*row.gpu_busbw_gbps);
-    text += ")";
-  }
-  if (!text.empty()) {
-    WriteWrapped(out, text,
-                 "    GPU kernel time per linked call (busbw in GB/s from it): ", "      ");
-  }
-  text.clear();
-  for (const OpReport& row : rows) {
-    if (!row.collective_gpu_mean_ns) continue;
-    if (!text.empty()) text += "; ";
-    text += row.bucket.Label() + " " + Duration(*row.collective_gpu_mean_ns) + " (" +
-            std::to_string(row.collective_gpu_calls) + " collectives";
-    if (row.collective_busbw_gbps) text += ", busbw " + FormatGBps(*row.collective_busbw_gbps);
-    text += ")";
-  }
-  if (!text.empty()) {
-    WriteWrapped(
-        out, text,
-        "    collective GPU time, last rank's start to last end (busbw from it): ", "      ");
-  }
+  WriteGpuTimeLine(
+      rows,
+      [](const OpReport& row) {
+        return GpuTimeFigures{row.gpu_time_mean_ns, row.gpu_linked_calls, row.gpu_busbw_gbps};
+      },
+      "calls", "    GPU kernel time per linked call (busbw in GB/s from it): ", out);
+  WriteGpuTimeLine(
+      rows,
+      [](const OpReport& row) {
+        return GpuTimeFigures{row.collective_gpu_median_ns, row.collective_gpu_calls,
+                              row.collective_busbw_gbps};
+      },
+      "collectives",
+      "    collective GPU time, last rank's start to last end, median (busbw from it): ", out);
 }
 
 }  // namespace vprof::reporter

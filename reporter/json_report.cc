@@ -1,6 +1,7 @@
 #include "reporter/json_report.h"
 
 #include "reporter/candidates/candidate_json_report.h"
+#include "reporter/clock_json_report.h"
 #include "reporter/consistency_json_report.h"
 #include "reporter/gpu_json_report.h"
 #include "reporter/json_writer.h"
@@ -34,6 +35,7 @@ void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
   json.EndArray();
   json.Field("clock_error_bound_ns", time_source.clock_error_bound_ns);
   json.Field("unaligned_processes", time_source.unaligned_processes);
+  WriteClockCheckJson(json, time_source);
   json.EndObject();
 }
 
@@ -93,6 +95,7 @@ void WriteOp(JsonWriter& json, const OpReport& op) {
   json.Field("gpu_busbw_gbps", op.gpu_busbw_gbps);
   json.Field("collective_gpu_calls", op.collective_gpu_calls);
   json.Field("collective_gpu_mean_ns", op.collective_gpu_mean_ns);
+  json.Field("collective_gpu_median_ns", op.collective_gpu_median_ns);
   json.Field("collective_busbw_gbps", op.collective_busbw_gbps);
   json.EndObject();
 }
@@ -168,7 +171,9 @@ void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
   json.BeginObject();
   json.Field("rank", process.rank);
   json.Field("file", process.file);
-  json.Field("source", "nvtx");
+  json.Field("source", process.inferred ? "inferred" : "nvtx");
+  json.Field("role", process.role);
+  json.Field("role_rule", process.role_rule);
   json.Field("ranges", process.ranges);
   json.Field("span_ns", process.span_ns);
   json.Field("nccl_ranges", process.nccl_ranges);
@@ -179,7 +184,7 @@ void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
     json.BeginObject();
     json.Field("phase", phase.name);
     json.Field("unmatched", phase.unmatched);
-    json.Field("source", "nvtx");
+    json.Field("source", phase.source);
     json.Field("count", phase.count);
     json.Field("total_ns", phase.total_ns);
     json.Field("mean_ns", phase.mean_ns);

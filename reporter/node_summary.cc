@@ -4,9 +4,12 @@
 #include <cctype>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 
+#include "reporter/steps/build_steps_report.h"
 #include "reporter/summary_codec.h"
 #include "reporter/summary_file.h"
+#include "reporter/summary_steps_codec.h"
 
 namespace vprof::reporter {
 namespace {
@@ -39,6 +42,27 @@ std::vector<size_t> ByFirstEnter(const std::vector<vprof::summary::Partial>& par
   return order;
 }
 
+std::string FileOf(const ProcessRecord& record) {
+  return std::filesystem::path(record.path).filename().string();
+}
+
+// The node's steps with the options `vprof report DIR` has by default. Ranks
+// are known by file here: a merge gives them the rank of the merged report's
+// process.
+std::optional<StepsReport> NodeStepsOf(const std::vector<ProcessRecord>& records) {
+  std::vector<ProcessReport> processes(records.size());
+  for (size_t i = 0; i < records.size(); ++i) processes[i].file = FileOf(records[i]);
+  return BuildStepsReport(records, processes, StepOptions{}, DefaultStepMatcher());
+}
+
+const RankStepsReport* RankOf(const std::optional<StepsReport>& steps, const std::string& file) {
+  if (!steps) return nullptr;
+  for (const RankStepsReport& rank : steps->ranks) {
+    if (rank.file == file) return &rank;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<std::string> TracesOfHost(const std::vector<std::string>& paths,
@@ -67,11 +91,17 @@ NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::stri
   header.set_directory(directory);
   header.set_host(host);
   header.set_realtime(gathered.time_source.aligned_to_realtime);
+  const std::optional<StepsReport> steps = NodeStepsOf(gathered.records);
+  if (steps) *header.mutable_steps() = EncodeNodeSteps(*steps);
   writer.Write(packet);
 
   for (size_t i = 0; i < gathered.records.size(); ++i) {
     const ProcessRecord& record = gathered.records[i];
-    *packet.mutable_process() = EncodeProcess(record, gathered.stats.participants()[i]);
+    vprof::summary::Process& process = *packet.mutable_process();
+    process = EncodeProcess(record, gathered.stats.participants()[i]);
+    if (const RankStepsReport* rank = RankOf(steps, FileOf(record))) {
+      *process.mutable_steps() = EncodeRankSteps(*rank);
+    }
     writer.Write(packet);
     if (record.state != InputState::kWhole) {
       result.all_whole = false;

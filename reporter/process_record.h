@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "reporter/gpu_record.h"
+#include "reporter/inferred_phase_record.h"
 #include "reporter/nccl_plugin_record.h"
 #include "reporter/nvtx_phase_record.h"
 #include "reporter/steps/step_record.h"
@@ -93,7 +94,11 @@ struct ProcessRecord {
   std::map<std::string, uint64_t> footer_dropped;
   NcclPluginRecord nccl_plugin;  // final once the whole file was read
   NvtxPhaseRecord nvtx_phases;   // final once the whole file was read
-  ProcessSteps steps;            // final once the whole file was read (reporter/steps/)
+  // What phase inference reads (role, kernel span and busy time), final once
+  // the whole file was read; none in records from node summaries, which do
+  // not carry it.
+  std::optional<InferredPhaseInput> inferred_phase_input;
+  ProcessSteps steps;  // final once the whole file was read (reporter/steps/)
 };
 
 }  // namespace vprof::reporter

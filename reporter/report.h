@@ -24,6 +24,31 @@ inline constexpr std::string_view kTimesMeasured =
     "host API call times (stand-ins complete collectives before returning; on real NCCL "
     "this is enqueue time until GPU records are captured)";
 
+// One process's clock against the reference process's, from the kernel ends
+// of the collectives both ran (clock_collective_check.h), on the report's
+// clock. Reported, not applied: the offsets are added as the traces are read,
+// before any collective is seen.
+struct CollectiveClockEstimate {
+  uint64_t collectives = 0;  // matched with the reference
+  // Mean of (own kernel end − reference's kernel end): how far this process's
+  // times are ahead of the reference's at at_ns; near 0 when aligned well.
+  int64_t offset_ns = 0;
+  int64_t at_ns = 0;          // the mean time of the reference's kernel ends
+  double drift_ns_per_s = 0;  // slope of the least-squares line of the differences
+  // 95th percentile of |difference − line| (over a bounded random sample).
+  int64_t residual_spread_ns = 0;
+  int64_t error_bound_ns = 0;  // the spread, never below kKernelEndFloorNs
+};
+
+// How one process's times were put on the report's clock, and how well the
+// collectives say that worked.
+struct ProcessClock {
+  std::string file;
+  int64_t host_sample_offset_ns = 0;  // the offset applied; 0 on one host
+  // None for the reference and for a process that shared no collective with it.
+  std::optional<CollectiveClockEstimate> collectives;
+};
+
 struct TimeSource {
   std::vector<std::string> hosts;  // distinct, sorted
   // True when the processes span several hosts and their times were moved to
@@ -33,6 +58,12 @@ struct TimeSource {
   // Processes left on their own clock for want of clock samples (their times
   // cannot be compared with other hosts').
   uint32_t unaligned_processes = 0;
+  // The collective check (clock_collective_check.h); the {} let aggregate
+  // initializers that stop before them compile under -Wextra.
+  // The process it compares with (the lowest header rank, else the first
+  // file); empty when no file was opened.
+  std::string collective_reference{};
+  std::vector<ProcessClock> processes{};  // one per input file, in input order
 };
 
 struct ProcessReport {
@@ -85,8 +116,9 @@ struct OpReport {
   // groups whose kernels every rank linked. Without the ranks' waits for each
   // other, so it holds for small messages too.
   uint64_t collective_gpu_calls = 0;
-  std::optional<int64_t> collective_gpu_mean_ns;  // none without one
-  std::optional<double> collective_busbw_gbps;
+  std::optional<int64_t> collective_gpu_mean_ns;    // none without one
+  std::optional<int64_t> collective_gpu_median_ns;  // within 0.5% (duration_histogram.h)
+  std::optional<double> collective_busbw_gbps;      // from the median
 };
 
 // A run of consecutive seqs that the same members reported and the rest never did.
@@ -129,23 +161,31 @@ struct CommunicatorReport {
   std::vector<IncompleteReport> incomplete;
 };
 
-// One phase (or unmatched range name) of one process, from its NVTX ranges.
+// One phase (or unmatched range name) of one process, from its NVTX ranges
+// or inferred from its GPU work (inferred_phase.h).
 struct PhaseReport {
   std::string name;  // the phase, or the range name no rule matched
   bool unmatched = false;
-  uint64_t count = 0;  // outermost ranges of the phase
+  std::string source;  // "nvtx", or "inferred:<rule>" (the inference table's row)
+  // Outermost ranges of the phase; inferred: kernels (API calls for IPC), 0 for idle.
+  uint64_t count = 0;
   int64_t total_ns = 0;
   int64_t mean_ns = 0;
   std::optional<double> span_share;  // total / the process's span; none when the span is 0
 };
 
-// A process's NVTX ranges as phases (phase_rules.h): only processes with a
-// range outside NCCL's domain have one.
+// A process's NVTX ranges as phases (phase_rules.h), or, for a process with
+// GPU kernels but no range outside NCCL's domain, its phases inferred from
+// its role and kernels (inferred_phase.h).
 struct ProcessPhasesReport {
   std::optional<int32_t> rank;
   std::string file;
-  uint64_t ranges = 0;  // outside NCCL's domain, marks excluded
-  int64_t span_ns = 0;  // first range start to last range end
+  bool inferred = false;
+  std::string role;       // ProcessRoleName; empty when the RunHeader was not read for it
+  std::string role_rule;  // which rule decided the role; empty for "unknown"
+  uint64_t ranges = 0;    // outside NCCL's domain, marks excluded
+  // First range start to last range end; inferred: first kernel start to last kernel end.
+  int64_t span_ns = 0;
   uint64_t nccl_ranges = 0;
   uint64_t dropped = 0;
   std::vector<PhaseReport> phases;  // matched first, each group by total time, longest first

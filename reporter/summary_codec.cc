@@ -80,6 +80,10 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   }
   *process.mutable_nccl_plugin() = EncodePlugin(record.nccl_plugin);
   *process.mutable_nvtx_phases() = EncodeNvtxPhases(record.nvtx_phases);
+  if (record.inferred_phase_input) {
+    *process.mutable_inferred_phase_input() =
+        EncodeInferredPhaseInput(*record.inferred_phase_input);
+  }
   return process;
 }
 
@@ -122,6 +126,7 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   }
   record.nccl_plugin = DecodePlugin(process.nccl_plugin());
   record.nvtx_phases = DecodeNvtxPhases(process.nvtx_phases());
+  record.inferred_phase_input = DecodeInferredPhaseInput(process);
   return record;
 }
 

@@ -20,7 +20,9 @@ namespace vprof::reporter {
 // 2: processes carry what the coverage check and the requested-vs-actual
 // comparison read (plugin totals, NCCL_* environment, wrapper counts); merged
 // with a version 1 summary, they would silently lack those sections.
-inline constexpr uint32_t kSummaryVersion = 2;
+// 3: the header and the processes carry the steps (NodeSteps, RankSteps);
+// a version 2 summary would silently give a report without steps.
+inline constexpr uint32_t kSummaryVersion = 3;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

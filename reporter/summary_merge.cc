@@ -9,10 +9,12 @@
 #include <utility>
 
 #include "reporter/assemble_report.h"
+#include "reporter/candidates/rank_candidates.h"
 #include "reporter/collective_matcher.h"
 #include "reporter/collective_stats.h"
 #include "reporter/summary_codec.h"
 #include "reporter/summary_file.h"
+#include "reporter/summary_steps_merge.h"
 #include "reporter/trace_directory.h"
 
 namespace vprof::reporter {
@@ -232,8 +234,19 @@ MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
         first.directory() + "' would keep CLOCK_MONOTONIC");
   }
   CheckEveryTraceSummarized(first.directory(), records, result);
-  result.report = AssembleReport(first.directory(), std::move(time_source), records, stats,
+  Report report = AssembleReport(first.directory(), std::move(time_source), records, stats,
                                  matcher.TakePending(), consistency);
+  std::vector<SummarySteps> summary_steps;
+  for (const SummaryInput& input : inputs) {
+    summary_steps.push_back({input.path, &input.header, &input.processes, input.global_index});
+  }
+  StepsMerge steps = MergeSteps(summary_steps, report.processes);
+  if (!steps.error.empty()) return Failure(steps.error, false);
+  result.warnings.insert(result.warnings.end(), steps.warnings.begin(), steps.warnings.end());
+  report.steps = std::move(steps.steps);
+  // Ranked from the merged report exactly as build_report.cc ranks them.
+  report.candidates = RankCandidates(report, consistency.contract);
+  result.report = std::move(report);
   return result;
 }
 

@@ -32,4 +32,26 @@ NvtxPhaseRecord DecodeNvtxPhases(const vprof::summary::NvtxPhaseTotals& totals) 
   return record;
 }
 
+vprof::summary::InferredPhaseInput EncodeInferredPhaseInput(const InferredPhaseInput& input) {
+  vprof::summary::InferredPhaseInput encoded;
+  encoded.set_role(static_cast<uint32_t>(input.role.role));
+  encoded.set_role_rule(input.role.rule);
+  encoded.set_first_kernel_start_ns(input.first_kernel_start_ns);
+  encoded.set_last_kernel_end_ns(input.last_kernel_end_ns);
+  encoded.set_kernel_busy_ns(input.kernel_busy_ns);
+  return encoded;
+}
+
+std::optional<InferredPhaseInput> DecodeInferredPhaseInput(const vprof::summary::Process& process) {
+  if (!process.has_inferred_phase_input()) return std::nullopt;
+  const vprof::summary::InferredPhaseInput& encoded = process.inferred_phase_input();
+  if (encoded.role() > static_cast<uint32_t>(ProcessRole::kTrain)) return std::nullopt;
+  InferredPhaseInput input;
+  input.role = {static_cast<ProcessRole>(encoded.role()), encoded.role_rule()};
+  input.first_kernel_start_ns = encoded.first_kernel_start_ns();
+  input.last_kernel_end_ns = encoded.last_kernel_end_ns();
+  input.kernel_busy_ns = encoded.kernel_busy_ns();
+  return input;
+}
+
 }  // namespace vprof::reporter

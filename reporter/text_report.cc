@@ -7,6 +7,7 @@
 #include "reporter/clock_description.h"
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
+#include "reporter/inferred_phase.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -50,6 +51,9 @@ void WriteHeader(const Report& report, std::ostream& out) {
   out << "vprof report: " << report.directory << '\n';
   WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
   WriteWrapped(out, ClockDescription(report.time_source), "Clock: ", "       ");
+  if (const auto check = ClockCheckDescription(report.time_source)) {
+    WriteWrapped(out, *check, "Clock check: ", "             ");
+  }
   WriteWrapped(out,
                "time = last exit − last enter; skew = last enter − first enter; S and bus factor "
                "as in nccl-tests; algbw = S/time, busbw = algbw × bus factor, in GB/s (1e9 B/s)",
@@ -194,13 +198,51 @@ std::string ShareText(const std::optional<double>& share) {
   return text.str();
 }
 
-void WritePhases(const Report& report, std::ostream& out) {
+// "role train (argv[1] contains 'pretrain_'); ", or nothing when no rule
+// decided the role (rows inferred for such a process say unknown_role).
+std::string RoleText(const ProcessPhasesReport& process) {
+  if (process.role.empty() || process.role_rule.empty()) return "";
+  return "role " + process.role +
+         (process.role_rule.empty() ? "" : " (" + process.role_rule + ")") + "; ";
+}
+
+// The phase rows of the processes whose phases are inferred (or not): rank,
+// phase, count, total, mean, share, for inferred rows the rule that made them
+// (the source less its "inferred:", which the section's title says), file.
+void WritePhaseTable(const Report& report, bool inferred, std::ostream& out) {
+  std::vector<TextTable::Column> columns = {{"rank", Align::kRight},  {"phase", Align::kLeft},
+                                            {"count", Align::kRight}, {"total", Align::kRight},
+                                            {"mean", Align::kRight},  {"share", Align::kRight}};
+  if (inferred) columns.push_back({"rule", Align::kLeft});
+  columns.push_back({"file", Align::kLeft});
+  TextTable table(std::move(columns));
+  for (const ProcessPhasesReport& process : report.phases) {
+    if (process.inferred != inferred) continue;
+    for (const PhaseReport& phase : process.phases) {
+      std::vector<std::string> row = {
+          RankText(process.rank),
+          phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
+                          : phase.name,
+          std::to_string(phase.count),
+          FormatDurationNs(phase.total_ns),
+          FormatDurationNs(phase.mean_ns),
+          ShareText(phase.span_share)};
+      if (inferred) row.push_back(phase.source.substr(kInferredSourcePrefix.size()));
+      row.push_back(process.file);
+      table.AddRow(std::move(row));
+    }
+  }
+  table.Write(out, "  ");
+}
+
+void WriteNvtxPhases(const Report& report, std::ostream& out) {
   out << "\nPhases (NVTX)\n";
   if (!report.any_nvtx_ranges) {
     out << "  no NVTX ranges in any trace\n";
     return;
   }
-  if (report.phases.empty()) {
+  if (std::all_of(report.phases.begin(), report.phases.end(),
+                  [](const ProcessPhasesReport& process) { return process.inferred; })) {
     out << "  only NCCL's own NVTX ranges (communication, not phases)\n";
     return;
   }
@@ -210,35 +252,51 @@ void WritePhases(const Report& report, std::ostream& out) {
                "share = total / the rank's span (first range start to last range end); phases "
                "nest, so shares need not add up to 100%",
                "  ", "  ");
-  TextTable table({{"rank", Align::kRight},
-                   {"phase", Align::kLeft},
-                   {"count", Align::kRight},
-                   {"total", Align::kRight},
-                   {"mean", Align::kRight},
-                   {"share", Align::kRight},
-                   {"file", Align::kLeft}});
+  WritePhaseTable(report, false, out);
   for (const ProcessPhasesReport& process : report.phases) {
-    for (const PhaseReport& phase : process.phases) {
-      table.AddRow(
-          {RankText(process.rank),
-           phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
-                           : phase.name,
-           std::to_string(phase.count), FormatDuration(static_cast<double>(phase.total_ns)),
-           FormatDuration(static_cast<double>(phase.mean_ns)), ShareText(phase.span_share),
-           process.file});
-    }
-  }
-  table.Write(out, "  ");
-  for (const ProcessPhasesReport& process : report.phases) {
+    if (process.inferred) continue;
     std::string line = "rank " + RankText(process.rank) + " (" + process.file +
-                       "): " + std::to_string(process.ranges) + " ranges over " +
-                       FormatDuration(static_cast<double>(process.span_ns));
+                       "): " + RoleText(process) + std::to_string(process.ranges) +
+                       " ranges over " + FormatDuration(static_cast<double>(process.span_ns));
     if (process.nccl_ranges > 0) {
       line += "; " + std::to_string(process.nccl_ranges) + " NCCL ranges not counted";
     }
     if (process.dropped > 0) line += "; " + std::to_string(process.dropped) + " ranges dropped";
     WriteWrapped(out, line, "  ", "    ");
   }
+}
+
+// Processes without NVTX phase ranges: phases inferred from their GPU work.
+void WriteInferredPhases(const Report& report, std::ostream& out) {
+  if (std::none_of(report.phases.begin(), report.phases.end(),
+                   [](const ProcessPhasesReport& process) { return process.inferred; })) {
+    return;
+  }
+  out << "\nPhases (inferred: processes without NVTX phase ranges)\n";
+  WriteWrapped(
+      out,
+      "source: the process's role from its command line (reporter/process_role.cc) and "
+      "its kernels' classes, by reporter/inferred_phase.cc; total = kernel time (ipc_calls "
+      "rows: CUDA IPC API call time); share = total / the process's kernel span (first "
+      "kernel start to last kernel end); idle = the span less the time any kernel ran; "
+      "kernels on several streams overlap, so shares need not add up to 100%; forward, "
+      "backward and logprob kernels look alike, so without NVTX they are one 'train "
+      "compute' row",
+      "  ", "  ");
+  WritePhaseTable(report, true, out);
+  for (const ProcessPhasesReport& process : report.phases) {
+    if (!process.inferred) continue;
+    WriteWrapped(out,
+                 "rank " + RankText(process.rank) + " (" + process.file +
+                     "): " + RoleText(process) + "kernels over " +
+                     FormatDuration(static_cast<double>(process.span_ns)),
+                 "  ", "    ");
+  }
+}
+
+void WritePhases(const Report& report, std::ostream& out) {
+  WriteNvtxPhases(report, out);
+  WriteInferredPhases(report, out);
 }
 
 }  // namespace

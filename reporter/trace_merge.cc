@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "reporter/bandwidth.h"
+#include "reporter/steps/nvtx_step_collector.h"
 
 namespace vprof::reporter {
 namespace {
@@ -66,6 +67,8 @@ void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
       next_batches.emplace(BatchStart(source.batch(), source.record().clock_offset_ns), process);
     }
   };
+  const size_t held_works = HeldWorksPerProcess(sources.size());
+  for (const auto& source : sources) source->LimitHeldStepWork(held_works);
   for (uint32_t process = 0; process < sources.size(); ++process) advance(process);
   while (!next_batches.empty()) {
     const uint32_t process = next_batches.top().second;

@@ -29,16 +29,16 @@ TraceSource::TraceSource(std::string path, const StepPatterns& step_patterns)
 }
 
 bool TraceSource::Open() {
-  if (!reader_.Next(&packet_)) {
+  if (!ReadPacket()) {
     RecordStop();
     return false;
   }
-  if (!packet_.has_run_header()) {
+  if (!packet_->has_run_header()) {
     record_.state = InputState::kCorrupt;
     record_.problem = "the first packet is not a RunHeader; file skipped";
     return false;
   }
-  const vprof::trace::RunHeader& header = packet_.run_header();
+  const vprof::trace::RunHeader& header = packet_->run_header();
   record_.host = header.host();
   record_.pid = header.pid();
   if (header.format_version() > vprof::schema::kFormatVersion) {
@@ -48,28 +48,30 @@ bool TraceSource::Open() {
                       std::to_string(vprof::schema::kFormatVersion) + "); file skipped";
     return false;
   }
-  if (const auto offset = ClockOffsetIn(packet_)) record_.clock_samples.Add(*offset);
+  if (const auto offset = ClockOffsetIn(*packet_)) record_.clock_samples.Add(*offset);
   if (header.rank().has_rank() && header.rank().rank() >= 0) {
     record_.header_rank = header.rank().rank();
   }
   AbsorbHeaderEnvironment(header);
   steps_.AddEnvironment(header);
+  inferred_phases_.AddHeader(header);
   record_.opened = true;
   return true;
 }
 
 bool TraceSource::ReadNextBatch() {
   if (!record_.opened) return false;
-  while (reader_.Next(&packet_)) {
-    if (packet_.has_event_batch()) {
-      CountBatch(packet_.event_batch());
+  while (ReadPacket()) {
+    if (packet_->has_event_batch()) {
+      CountBatch(packet_->event_batch());
       return true;
     }
-    AbsorbMetadata(packet_);
+    AbsorbMetadata(*packet_);
   }
   record_.gpu = gpu_.Result();
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
+  record_.inferred_phase_input = inferred_phases_.Result();
   record_.steps = steps_.Finish();
   RecordStop();
   return false;
@@ -133,6 +135,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
     case vprof::trace::TracePacket::kGpuBatch:
       gpu_.AddBatch(packet.gpu_batch());
       steps_.AddGpuBatch(packet.gpu_batch());
+      inferred_phases_.AddGpuBatch(packet.gpu_batch());
       break;
     case vprof::trace::TracePacket::kGpuCapture:
       gpu_.AddCaptureStatus(packet.gpu_capture());
@@ -211,6 +214,20 @@ void TraceSource::RecordStop() {
       record_.problem = reader_.problem_detail();
       return;
   }
+}
+
+google::protobuf::ArenaOptions TraceSource::PacketArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  // A batch is a few to some hundred KiB: few blocks per packet.
+  options.start_block_size = 4096;
+  options.max_block_size = 64 * 1024;
+  return options;
+}
+
+bool TraceSource::ReadPacket() {
+  arena_.Reset();
+  packet_ = google::protobuf::Arena::CreateMessage<vprof::trace::TracePacket>(&arena_);
+  return reader_.Next(packet_);
 }
 
 std::string TraceSource::NameOf(uint64_t iid) const {

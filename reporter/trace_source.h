@@ -4,6 +4,8 @@
 // ProcessRecord and stops at each EventBatch.
 #pragma once
 
+#include <google/protobuf/arena.h>
+
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -11,6 +13,7 @@
 
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_activity_reader.h"
+#include "reporter/inferred_phase_reader.h"
 #include "reporter/nccl_function.h"
 #include "reporter/nccl_plugin_reader.h"
 #include "reporter/nvtx_phase_reader.h"
@@ -36,13 +39,15 @@ class TraceSource {
   // holds the file's verdict.
   bool ReadNextBatch();
 
-  const vprof::trace::EventBatch& batch() const { return packet_.event_batch(); }
+  const vprof::trace::EventBatch& batch() const { return packet_->event_batch(); }
   NcclFunction FunctionOf(const vprof::trace::NcclEvent& event) const;
   const ProcessRecord& record() const { return record_; }
   ProcessRecord& record() { return record_; }
   // Where this process's collective kernel spans go, moved to the common
   // clock by record().clock_offset_ns; none: nowhere.
   void SendCollectiveSpansTo(CollectiveSpanSink sink) { span_sink_ = std::move(sink); }
+  // How much GPU work the step analysis may hold (HeldWorksPerProcess).
+  void LimitHeldStepWork(size_t works) { steps_.LimitHeldWorks(works); }
 
  private:
   struct InternedName {
@@ -55,6 +60,8 @@ class TraceSource {
   void CountBatch(const vprof::trace::EventBatch& batch);
   void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   void RecordStop();
+  // Reads the next packet into a fresh packet_ on arena_.
+  bool ReadPacket();
   std::string NameOf(uint64_t iid) const;
   void AddCollectiveSpan(CollectiveKernelSpan span) const;
 
@@ -65,10 +72,17 @@ class TraceSource {
                          [this](const CollectiveKernelSpan& span) { AddCollectiveSpan(span); }};
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
   NvtxPhaseReader nvtx_phases_{[this](uint64_t iid) { return NameOf(iid); }};
+  InferredPhaseReader inferred_phases_;
   StepTracker steps_;
-  vprof::trace::TracePacket packet_;
+  // The current packet lives on an arena emptied before each read: packets
+  // alternate between the oneof's kinds, and a reused message would free and
+  // allocate every record of each one, one by one.
+  google::protobuf::Arena arena_{PacketArenaOptions()};
+  vprof::trace::TracePacket* packet_ = nullptr;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;
+
+  static google::protobuf::ArenaOptions PacketArenaOptions();
 };
 
 }  // namespace vprof::reporter

@@ -34,6 +34,12 @@ std::string FormatDuration(double ns) {
   return ThreeDigits(ns / 1e9, "s");
 }
 
+std::string FormatPercent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
+  return text;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   double value = static_cast<double>(bytes);

@@ -9,6 +9,11 @@ namespace vprof::reporter {
 
 // "850 ns", "1.23 µs", "45.6 ms", "2.00 s".
 std::string FormatDuration(double ns);
+// The same, for a whole number of nanoseconds.
+inline std::string FormatDurationNs(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
+
+// A share of 1 as a percentage with one decimal: 0.1234 → "12.3%".
+std::string FormatPercent(double share);
 
 // "512 B", "1.00 KiB", "100 MiB" (IEC units: 1 KiB = 1024 B).
 std::string FormatBytes(uint64_t bytes);

@@ -2,7 +2,7 @@
 
 all_reduce, all_gather, reduce_scatter and broadcast from 4 KiB to 1 GiB
 (x4 steps). Each size: WARMUP calls, then the time of the collective itself,
-measured one of two ways (--timing):
+measured one of three ways (--timing):
 - loop (default), as nccl-tests does: a spin kernel holds the GPU while the
   host queues one untimed call and then ITERS calls between two CUDA events.
   The untimed call absorbs the ranks' different spin ends (their GPUs run
@@ -12,6 +12,12 @@ measured one of two ways (--timing):
   each. Rank 0's time then includes waiting inside the kernel for a rank
   whose spin ended later: at a few µs per small call, most of it. Kept for
   the overhead runs (sweep_overhead.py), which compare like with like.
+- aligned: every call timed by its own pair of events, right after an
+  untimed call of the same collective (a spin kernel ahead of the pair lets
+  the host queue both). The untimed call ends at nearly the same moment on
+  every rank, so the timed one starts together everywhere and its events
+  hold the collective alone: no rank's wait, no launch gap between calls.
+  What vprof's cross-rank GPU time measures; busbw from the median call.
 Both keep the host's launch gaps out (most of a small collective's wall time). Rank 0 writes one JSON line per
 (op, size) to OUT: bytes S as nccl-tests defines it (the larger buffer
 for all_gather / reduce_scatter), mean GPU time, algbw and busbw, so the
@@ -79,12 +85,24 @@ def time_each(call):
     return sum(s.elapsed_time(e) for s, e in events) * 1e3 / ITERS
 
 
+def time_aligned(call):
+    events = [(timed_event(), timed_event()) for _ in range(ITERS)]
+    for start, end in events:
+        torch.cuda._sleep(SPIN_CYCLES)
+        call()  # untimed: the ranks leave it together
+        start.record()
+        call()
+        end.record()
+    torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--max-bytes", type=int, default=SIZES[-1])
     ap.add_argument("--ops", default="all_reduce,all_gather,reduce_scatter,broadcast")
-    ap.add_argument("--timing", choices=["loop", "each"], default="loop")
+    ap.add_argument("--timing", choices=["loop", "each", "aligned"], default="loop")
     args = ap.parse_args()
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
@@ -96,11 +114,19 @@ def main():
             call = make_call(op, s_bytes, world)
             for _ in range(WARMUP):
                 call()
-            mean_us = time_loop(call) if args.timing == "loop" else time_each(call)
-            algbw = s_bytes / (mean_us * 1e-6) / 1e9
-            calls = WARMUP + ITERS + (1 if args.timing == "loop" else 0)
-            lines.append({"op": op, "bytes": s_bytes, "calls": calls, "mean_us": mean_us,
-                          "algbw_gbps": algbw, "busbw_gbps": algbw * bus_factor(op, world)})
+            line = {"op": op, "bytes": s_bytes}
+            if args.timing == "aligned":
+                times_us = time_aligned(call)
+                line.update(calls=WARMUP + 2 * ITERS, mean_us=sum(times_us) / ITERS,
+                            median_us=times_us[(ITERS - 1) // 2])
+                time_us = line["median_us"]
+            else:
+                time_us = time_loop(call) if args.timing == "loop" else time_each(call)
+                line.update(calls=WARMUP + ITERS + (1 if args.timing == "loop" else 0),
+                            mean_us=time_us)
+            algbw = s_bytes / (time_us * 1e-6) / 1e9
+            line.update(algbw_gbps=algbw, busbw_gbps=algbw * bus_factor(op, world))
+            lines.append(line)
             del call
             torch.cuda.empty_cache()
     if dist.get_rank() == 0:

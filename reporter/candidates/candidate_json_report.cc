@@ -14,6 +14,36 @@ void WriteExample(JsonWriter& json, const CandidateExample& example) {
   json.EndObject();
 }
 
+void WriteAuditLink(JsonWriter& json, const CandidateAuditLink& link) {
+  const VimeAuditEntry& entry = link.entry;
+  json.BeginObject();
+  json.Field("rule_id", link.rule_id);
+  json.Field("matched", link.matched);
+  json.Field("rank", entry.rank);
+  json.Field("operator", entry.operator_name);
+  json.Field("backend_id", entry.backend_id);
+  json.Field("contract_id", entry.contract_id);
+  json.Field("status", AuditStatusName(entry.status));
+  json.Field("max_abs_dlogp", entry.max_abs_dlogp);
+  json.Field("dlogp_warnings", entry.dlogp_warnings);
+  json.Field("fallback", entry.fallback);
+  json.Field("strict_failure", entry.strict_failure);
+  json.EndObject();
+}
+
+// Written only with --audit, so reports without one keep their keys.
+void WriteAudit(JsonWriter& json, const CandidateAudit& audit) {
+  json.Key("audit");
+  json.BeginObject();
+  json.Field("file", audit.file);
+  json.Field("drifted", audit.drifted);
+  json.Key("links");
+  json.BeginArray();
+  for (const CandidateAuditLink& link : audit.links) WriteAuditLink(json, link);
+  json.EndArray();
+  json.EndObject();
+}
+
 void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.BeginObject();
   json.Field("rank_order", c.rank_order);
@@ -37,6 +67,7 @@ void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.Field("rule_id", c.rule_id);
   json.Field("rule", c.rule);
   json.Field("contract_declares", c.contract_declares);
+  if (c.audit) WriteAudit(json, *c.audit);
   json.EndObject();
 }
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/candidates/vime_audit.h"
+
 namespace vprof::reporter {
 
 // Where a figure was measured: never present an operator timing as a
@@ -37,6 +39,21 @@ struct CandidateExample {
   int64_t duration_ns = 0;
 };
 
+// An operator of vime's consistency audit that the candidate's change would
+// touch, by a row of the audit link table (audit_links.cc).
+struct CandidateAuditLink {
+  std::string rule_id;  // "A1"
+  std::string matched;  // the row's word found in the operator or backend id
+  VimeAuditEntry entry;
+};
+
+// What --audit says about the candidate.
+struct CandidateAudit {
+  std::string file;
+  bool drifted = false;                   // a linked operator's status is warning or failure
+  std::vector<CandidateAuditLink> links;  // worst first
+};
+
 struct CandidateReport {
   uint32_t rank_order = 0;  // 1 = build first
   // "tp_communication", "gradient_buckets", "host_idle", "copies",
@@ -53,9 +70,10 @@ struct CandidateReport {
   std::vector<std::string> evidence;  // short facts, one per line
   std::vector<CandidateExample> examples;
   StrictTag strict = StrictTag::kNeedsContract;
-  std::string rule_id;             // "S3": the row of the rule table (strict_rules.cc)
-  std::string rule;                // the rule's id and text that decided the tag
-  bool contract_declares = false;  // the run's contract declares the axis the change needs
+  std::string rule_id;                  // "S3": the row of the rule table (strict_rules.cc)
+  std::string rule;                     // the rule's id and text that decided the tag
+  bool contract_declares = false;       // the run's contract declares the axis the change needs
+  std::optional<CandidateAudit> audit;  // with --audit only
 };
 
 // "operator", "actor_window", "full_step".

@@ -11,8 +11,6 @@
 namespace vprof::reporter {
 namespace {
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 bool IsDestroy(std::string_view function) {
   return function == "ncclCommDestroy" || function == "ncclCommAbort";
 }
@@ -54,8 +52,9 @@ void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate
     rebuilt += comms.size();
     candidate.evidence.push_back(std::to_string(comms.size()) + " communicators with the same " +
                                  std::to_string(members.size()) + " members (" + members.front() +
-                                 ", ...), " + std::to_string(destroyed) + " destroyed: " +
-                                 Duration(group_ns) + " of init/destroy per member over the trace");
+                                 ", ...), " + std::to_string(destroyed) +
+                                 " destroyed: " + FormatDurationNs(group_ns) +
+                                 " of init/destroy per member over the trace");
   }
   if (rebuilt == 0 || per_rank_ns <= 0) return;
   const TraceWindows windows = TraceWindowsOf(report);

@@ -16,8 +16,6 @@ namespace {
 constexpr std::array<std::string_view, 3> kLaunchBoundClasses = {"elementwise", "reduce", "copy"};
 constexpr size_t kKernelNameWidth = 60;
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 bool IsLaunchBoundClass(std::string_view kernel_class) {
   for (std::string_view name : kLaunchBoundClasses) {
     if (name == kernel_class) return true;
@@ -73,13 +71,13 @@ void DetectLaunchBoundKernels(const Report& report, std::vector<DetectedCandidat
   for (const KernelClassReport& cls : process.gpu.kernel_classes) {
     if (!IsLaunchBound(cls.kernel_class, cls.count, cls.mean_ns, windows.count)) continue;
     candidate.evidence.push_back(cls.kernel_class + ": " + std::to_string(cls.count) +
-                                 " kernels over the trace, mean " + Duration(cls.mean_ns));
+                                 " kernels over the trace, mean " + FormatDurationNs(cls.mean_ns));
   }
   for (const KernelReport& kernel : process.gpu.top_kernels) {
     if (!IsLaunchBound(kernel.kernel_class, kernel.count, kernel.mean_ns, windows.count)) continue;
     candidate.evidence.push_back("e.g. " + ElideMiddle(kernel.name, kKernelNameWidth) + " ×" +
                                  std::to_string(kernel.count) + ", mean " +
-                                 Duration(kernel.mean_ns));
+                                 FormatDurationNs(kernel.mean_ns));
   }
   out.push_back({ChangeKind::kFuseElementwiseSameOrder, std::move(candidate)});
 }
@@ -105,7 +103,7 @@ void DetectOperatorCommunication(const Report& report, std::vector<DetectedCandi
   for (const NcclFunctionGpuReport& op : process.gpu.nccl.ops) {
     if (op.gpu_time_total_ns <= 0) continue;
     candidate.evidence.push_back(op.op + ": " + std::to_string(op.calls) + " calls, " +
-                                 Duration(op.gpu_time_total_ns) + " of kernels");
+                                 FormatDurationNs(op.gpu_time_total_ns) + " of kernels");
   }
   out.push_back({ChangeKind::kNcclAlgorithmChange, std::move(candidate)});
 }

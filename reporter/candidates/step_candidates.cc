@@ -11,8 +11,6 @@
 namespace vprof::reporter {
 namespace {
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 // Kind, title and the figure's own lines, common to every step candidate.
 CandidateReport FromFigure(const StepsReport& steps, const StepFigure& figure,
                            std::string_view kind, std::string_view title,
@@ -22,7 +20,7 @@ CandidateReport FromFigure(const StepsReport& steps, const StepFigure& figure,
   report.title = title;
   report.scope = figure.scope;
   report.exposed_ns = figure.per_step_ns;
-  const std::string per_step = Duration(figure.per_step_ns) + " " + std::string(measured);
+  const std::string per_step = FormatDurationNs(figure.per_step_ns) + " " + std::string(measured);
   if (figure.scope == CandidateScope::kFullStep) {
     if (steps.median_step_ns && *steps.median_step_ns > 0) {
       report.step_share =
@@ -75,13 +73,13 @@ std::string CommunicatorLine(const Report& report, uint64_t comm_id, int64_t per
   const CommunicatorReport* comm = CommunicatorOf(report, comm_id);
   if (comm_id == 0 || !comm) {
     return "communication kernels linked to no intercepted call (comm " + FormatHexId(comm_id) +
-           "): " + Duration(per_step_ns) + " per step";
+           "): " + FormatDurationNs(per_step_ns) + " per step";
   }
   std::map<std::string, uint64_t> ops;
   for (const OpReport& op : comm->ops) ops[op.op] += op.count;
   std::string line = "comm " + FormatHexId(comm_id) + " (size " + std::to_string(comm->size);
   for (const auto& [op, count] : ops) line += "; " + std::to_string(count) + " " + op;
-  return line + " over the trace): " + Duration(per_step_ns) + " per step";
+  return line + " over the trace): " + FormatDurationNs(per_step_ns) + " per step";
 }
 
 // The communication candidate of one side (buckets or not); none without exposure.
@@ -126,7 +124,7 @@ void DetectCommunication(const Report& report, const std::set<uint64_t>& buckets
   candidate.total_ns = gpu_ns_per_rank / static_cast<int64_t>(windows.count);
   if (collectives > 0) {
     candidate.evidence.push_back(std::to_string(candidate.count) + " collectives taking " +
-                                 Duration(candidate.total_ns) + " of GPU time per rank " +
+                                 FormatDurationNs(candidate.total_ns) + " of GPU time per rank " +
                                  windows.text);
   }
   const RankStepsReport* rank = figure->rank;
@@ -135,7 +133,7 @@ void DetectCommunication(const Report& report, const std::set<uint64_t>& buckets
                        " (all communication, per step):";
     const auto count = static_cast<int64_t>(std::max<size_t>(1, rank->steps.size()));
     for (const auto& [reason, ns] : rank->total.exposed_by_reason_ns) {
-      line += " " + reason + " " + Duration(ns / count);
+      line += " " + reason + " " + FormatDurationNs(ns / count);
     }
     candidate.evidence.push_back(line);
   }
@@ -178,8 +176,8 @@ void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
   const std::optional<StepFigure> waiting =
       MeasureOnSteps(steps, [](const SegmentTimes& t) { return t.idle_waiting_ns; });
   candidate.total_ns = idle->per_step_ns;
-  candidate.evidence.push_back("all GPU idle " + Duration(idle->per_step_ns) +
-                               " per step, of which " + Duration(waiting->per_step_ns) +
+  candidate.evidence.push_back("all GPU idle " + FormatDurationNs(idle->per_step_ns) +
+                               " per step, of which " + FormatDurationNs(waiting->per_step_ns) +
                                " waiting on a stream or event (not host-bound)");
   candidate.examples = StepExamples(
       steps, figure->rank, [](const RankStepsReport& each) { return &each.longest_idle_gap; });
@@ -215,7 +213,7 @@ void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
         (gpu.memcpy.total_ns + gpu.memset.total_ns) / static_cast<int64_t>(windows.count);
     candidate.evidence.push_back(
         RankName(process->rank, process->file) + ": " + std::to_string(gpu.memcpy.count) +
-        " memcpy (" + FormatBytes(gpu.memcpy.bytes) + ", " + Duration(gpu.memcpy.total_ns) +
+        " memcpy (" + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
         ") and " + std::to_string(gpu.memset.count) + " memset over the trace");
   }
   out.push_back({ChangeKind::kAsyncPinnedCopies, std::move(candidate)});

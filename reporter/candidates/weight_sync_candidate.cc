@@ -9,8 +9,6 @@
 namespace vprof::reporter {
 namespace {
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 // The phase vime's update_weights timer maps to, from the phase table.
 std::string_view WeightSyncPhase() { return MatchPhaseRule("update_weights")->phase; }
 
@@ -35,7 +33,7 @@ ActivityTotals IpcTotals(const CoverageProcess* process) {
 void AddIpcEvidence(const CoverageProcess& process, CandidateReport& candidate) {
   for (const auto& [api, totals] : process.ipc_calls) {
     candidate.evidence.push_back(api + " ×" + std::to_string(totals.count) + ", " +
-                                 Duration(totals.total_ns) + " over the trace on " +
+                                 FormatDurationNs(totals.total_ns) + " over the trace on " +
                                  RankName(process.rank, process.file));
   }
 }
@@ -86,11 +84,11 @@ void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out)
   candidate.scope = CandidateScope::kActorWindow;
   candidate.exposed_ns = best->mean_ns;
   candidate.total_ns = best->mean_ns;
-  candidate.evidence.push_back("actor window: the \"" + best->name + "\" NVTX phase on " +
-                               RankName(best_process->rank, best_process->file) + ": " +
-                               std::to_string(best->count) + " ranges, mean " +
-                               Duration(best->mean_ns) + ", total " + Duration(best->total_ns) +
-                               "; one process, not a full-step figure");
+  candidate.evidence.push_back(
+      "actor window: the \"" + best->name + "\" NVTX phase on " +
+      RankName(best_process->rank, best_process->file) + ": " + std::to_string(best->count) +
+      " ranges, mean " + FormatDurationNs(best->mean_ns) + ", total " +
+      FormatDurationNs(best->total_ns) + "; one process, not a full-step figure");
   const CoverageProcess* coverage = CoverageOf(report, best_process->file);
   const ActivityTotals ipc = IpcTotals(coverage);
   if (ipc.count > 0) {

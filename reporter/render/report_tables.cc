@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
+#include "reporter/candidates/audit_links.h"
 #include "reporter/clock_description.h"
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/timeline_step.h"
@@ -12,23 +14,15 @@
 namespace vprof::reporter {
 namespace {
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
-std::string Percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", share * 100);
-  return text;
-}
-
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
 
 // "12.0 ms (60.0%)": a part of a window and its share of it.
 std::string PartOf(int64_t part_ns, int64_t window_ns) {
-  if (window_ns <= 0) return Duration(part_ns);
-  return Duration(part_ns) + " (" +
-         Percent(static_cast<double>(part_ns) / static_cast<double>(window_ns)) + ")";
+  if (window_ns <= 0) return FormatDurationNs(part_ns);
+  return FormatDurationNs(part_ns) + " (" +
+         FormatPercent(static_cast<double>(part_ns) / static_cast<double>(window_ns)) + ")";
 }
 
 std::string Underscores(std::string_view text) {
@@ -90,16 +84,20 @@ std::string_view ScopeWords(CandidateScope scope) {
 }
 
 std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& report) {
-  return {
+  std::vector<std::pair<std::string, std::string>> facts = {
       {"Directory", report.directory},
       {"Measurement window", MeasurementWindow(report)},
       {"Times", std::string(kTimesMeasured)},
       {"Clock", ClockDescription(report.time_source)},
-      {"Scopes",
-       "operator = one kernel or collective; actor window = one rank over the measured steps "
-       "(or over its NVTX span); full step = the step across ranks, where the slowest rank sets "
-       "the time"},
   };
+  if (auto check = ClockCheckDescription(report.time_source)) {
+    facts.emplace_back("Clock check", std::move(*check));
+  }
+  facts.emplace_back("Scopes",
+                     "operator = one kernel or collective; actor window = one rank over the "
+                     "measured steps (or over its NVTX span); full step = the step across ranks, "
+                     "where the slowest rank sets the time");
+  return facts;
 }
 
 ReportTable ProcessesTable(const Report& report) {
@@ -164,8 +162,8 @@ std::optional<ReportTable> TimelineTable(const StepsReport& steps) {
     const RankStepReport* own = RankStep(rank, *step);
     if (!own) continue;
     std::vector<TableCell> row = {{RankText(rank.rank)},
-                                  {"+" + Duration(own->start_ns - earliest)},
-                                  {Duration(own->times.window_ns)}};
+                                  {"+" + FormatDurationNs(own->start_ns - earliest)},
+                                  {FormatDurationNs(own->times.window_ns)}};
     Append(row, SegmentCells(own->times));
     row.push_back({rank.file});
     table.rows.push_back(std::move(row));
@@ -190,7 +188,7 @@ std::optional<ReportTable> StepSegmentsTable(const Report& report) {
   for (const RankStepsReport& rank : report.steps->ranks) {
     std::vector<TableCell> row = {{RankText(rank.rank)},
                                   {std::to_string(rank.steps.size())},
-                                  {Duration(rank.total.window_ns)}};
+                                  {FormatDurationNs(rank.total.window_ns)}};
     Append(row, SegmentCells(rank.total));
     row.push_back({rank.file});
     table.rows.push_back(std::move(row));
@@ -200,23 +198,24 @@ std::optional<ReportTable> StepSegmentsTable(const Report& report) {
 
 std::optional<ReportTable> FullStepsTable(const StepsReport& steps) {
   if (steps.full_steps.empty()) return std::nullopt;
-  ReportTable table{.id = "full-steps",
-                    .title = "Full steps",
-                    .scope = "full step",
-                    .note = "each measured step across ranks: earliest start to latest end" +
-                            (steps.median_step_ns ? "; median " + Duration(*steps.median_step_ns)
-                                                  : std::string()),
-                    .columns = {{"step", true},
-                                {"duration", true},
-                                {"slowest rank", true},
-                                {"max exposed comm", true}},
-                    .rows = {},
-                    .empty_text = ""};
+  ReportTable table{
+      .id = "full-steps",
+      .title = "Full steps",
+      .scope = "full step",
+      .note = "each measured step across ranks: earliest start to latest end" +
+              (steps.median_step_ns ? "; median " + FormatDurationNs(*steps.median_step_ns)
+                                    : std::string()),
+      .columns = {{"step", true},
+                  {"duration", true},
+                  {"slowest rank", true},
+                  {"max exposed comm", true}},
+      .rows = {},
+      .empty_text = ""};
   for (const FullStepReport& step : steps.full_steps) {
     table.rows.push_back({{std::to_string(step.step)},
-                          {Duration(step.duration_ns)},
+                          {FormatDurationNs(step.duration_ns)},
                           {RankText(step.slowest_rank)},
-                          {Duration(step.max_exposed_comm_ns)}});
+                          {FormatDurationNs(step.max_exposed_comm_ns)}});
   }
   return table;
 }
@@ -249,10 +248,10 @@ ReportTable PhasesTable(const Report& report) {
            {phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
                             : phase.name},
            {std::to_string(phase.count)},
-           {Duration(phase.total_ns)},
-           {Duration(phase.mean_ns)},
-           {phase.span_share ? Percent(*phase.span_share) : "-"},
-           {Duration(process.span_ns)},
+           {FormatDurationNs(phase.total_ns)},
+           {FormatDurationNs(phase.mean_ns)},
+           {phase.span_share ? FormatPercent(*phase.span_share) : "-"},
+           {FormatDurationNs(process.span_ns)},
            {process.file}});
     }
   }
@@ -286,10 +285,10 @@ ReportTable CollectivesTable(const Report& report) {
            {op.op},
            {op.bucket.Label()},
            {std::to_string(op.count)},
-           {Duration(op.mean_time_ns)},
+           {FormatDurationNs(op.mean_time_ns)},
            {op.busbw_gbps ? FormatGBps(*op.busbw_gbps) : "-"},
-           {Duration(op.mean_arrival_skew_ns)},
-           {Duration(op.max_arrival_skew_ns)},
+           {FormatDurationNs(op.mean_arrival_skew_ns)},
+           {FormatDurationNs(op.max_arrival_skew_ns)},
            {RankText(op.most_often_last_rank) + " ×" + std::to_string(op.most_often_last_times)}});
     }
   }
@@ -320,12 +319,13 @@ ReportTable CandidatesTable(const Report& report) {
         {{std::to_string(candidate.rank_order)},
          {candidate.title + " (" + candidate.kind + ": " + candidate.change + ")"},
          {std::string(ScopeWords(candidate.scope))},
-         {Duration(candidate.exposed_ns)},
-         {candidate.step_share ? Percent(*candidate.step_share) : "-"},
+         {FormatDurationNs(candidate.exposed_ns)},
+         {candidate.step_share ? FormatPercent(*candidate.step_share) : "-"},
          {std::to_string(candidate.count)},
          {Underscores(StrictTagName(candidate.strict)), StrictTagColour(candidate.strict)},
          {candidate.rule},
-         {Joined(candidate.evidence, "; ")}});
+         {Joined(candidate.evidence, "; ") +
+          (candidate.audit ? "; " + AuditSummary(candidate) : "")}});
   }
   return table;
 }
@@ -351,8 +351,8 @@ ReportTable GpuKernelsTable(const Report& report) {
                             {ShortKernelName(kernel.name)},
                             {kernel.kernel_class},
                             {std::to_string(kernel.count)},
-                            {Duration(kernel.total_ns)},
-                            {Duration(kernel.mean_ns)},
+                            {FormatDurationNs(kernel.total_ns)},
+                            {FormatDurationNs(kernel.mean_ns)},
                             {process.file}});
     }
   }

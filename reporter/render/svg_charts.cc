@@ -15,8 +15,6 @@ namespace {
 
 constexpr size_t kLabelChars = 34;  // what fits kChartLabelPx at the chart's font size
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 std::string RankLabel(const std::optional<int32_t>& rank, const std::string& file) {
   return rank ? "rank " + std::to_string(*rank) : file;
 }
@@ -77,14 +75,14 @@ void SegmentRow(std::ostream& out, int row, const SegmentTimes& times, int64_t o
       StackSpans(values, static_cast<double>(domain_ns), kChartBarPx);
   for (size_t i = 0; i < styles.size(); ++i) {
     Rect(out, spans[i + 1].x, BarTop(row), spans[i + 1].width, kChartBarHeightPx, styles[i]->colour,
-         std::string(styles[i]->name) + " " + Duration(times.*styles[i]->ns));
+         std::string(styles[i]->name) + " " + FormatDurationNs(times.*styles[i]->ns));
   }
   const SegmentStyle& overlapped = OverlappedStyle();
   Rect(out, spans[0].width, BarTop(row) + kChartBarHeightPx + 1,
        PixelWidth(static_cast<double>(times.*overlapped.ns), static_cast<double>(domain_ns),
                   kChartBarPx),
        kChartThinBarHeightPx, overlapped.colour,
-       std::string(overlapped.name) + " " + Duration(times.*overlapped.ns));
+       std::string(overlapped.name) + " " + FormatDurationNs(times.*overlapped.ns));
 }
 
 }  // namespace
@@ -107,9 +105,9 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, std::ostream& out
     if (!own) continue;
     RowLabel(out, row, RankLabel(rank.rank, rank.file));
     SegmentRow(out, row, own->times, own->start_ns - earliest, latest - earliest);
-    RowValue(
-        out, row,
-        "+" + Duration(own->start_ns - earliest) + ", window " + Duration(own->times.window_ns));
+    RowValue(out, row,
+             "+" + FormatDurationNs(own->start_ns - earliest) + ", window " +
+                 FormatDurationNs(own->times.window_ns));
     ++row;
   }
   out << "</svg>\n";
@@ -123,7 +121,7 @@ void WriteSegmentBarsSvg(const StepsReport& steps, std::ostream& out) {
     RowLabel(out, row, RankLabel(rank.rank, rank.file));
     SegmentRow(out, row, rank.total, 0, rank.total.window_ns);
     RowValue(out, row,
-             "window " + Duration(rank.total.window_ns) + " over " +
+             "window " + FormatDurationNs(rank.total.window_ns) + " over " +
                  std::to_string(rank.steps.size()) + " steps");
     ++row;
   }
@@ -157,13 +155,13 @@ void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases, std::ostr
       const size_t index = std::find(names.begin(), names.end(), phase.name) - names.begin();
       values.push_back(static_cast<double>(phase.total_ns));
       colours.push_back(kPhaseColours[index % kPhaseColours.size()]);
-      titles.push_back(phase.name + " " + Duration(phase.total_ns));
+      titles.push_back(phase.name + " " + FormatDurationNs(phase.total_ns));
       phase_total += phase.total_ns;
     }
     if (process.span_ns > phase_total) {
       values.push_back(static_cast<double>(process.span_ns - phase_total));
       colours.push_back(kOutsidePhasesColour);
-      titles.push_back("outside phases " + Duration(process.span_ns - phase_total));
+      titles.push_back("outside phases " + FormatDurationNs(process.span_ns - phase_total));
     }
     const int64_t domain = std::max(process.span_ns, phase_total);
     const std::vector<PixelSpan> spans =
@@ -173,8 +171,9 @@ void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases, std::ostr
       Rect(out, spans[i].x, BarTop(row), spans[i].width, kChartBarHeightPx, colours[i], titles[i]);
     }
     RowValue(out, row,
-             phase_total > process.span_ns ? "phases nest: their sum " + Duration(phase_total)
-                                           : "span " + Duration(process.span_ns));
+             phase_total > process.span_ns
+                 ? "phases nest: their sum " + FormatDurationNs(phase_total)
+                 : "span " + FormatDurationNs(process.span_ns));
     ++row;
   }
   out << "</svg>\n";
@@ -195,8 +194,8 @@ void WriteSkewSvg(const std::vector<CommunicatorReport>& communicators, std::ost
   for (const CommunicatorReport& comm : communicators) {
     for (const OpReport& op : comm.ops) {
       RowLabel(out, row, FormatHexId(comm.comm_id) + " " + op.op + " " + op.bucket.Label());
-      const std::string mean = "mean " + Duration(op.mean_arrival_skew_ns);
-      const std::string max = "max " + Duration(op.max_arrival_skew_ns);
+      const std::string mean = "mean " + FormatDurationNs(op.mean_arrival_skew_ns);
+      const std::string max = "max " + FormatDurationNs(op.max_arrival_skew_ns);
       Rect(out, 0, BarTop(row),
            PixelWidth(static_cast<double>(op.max_arrival_skew_ns), static_cast<double>(domain),
                       kChartBarPx),

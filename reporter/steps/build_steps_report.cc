@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "reporter/steps/full_steps.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -62,6 +64,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   std::map<std::string, SegmentTimes> phases;
   int64_t longest_exposed = 0;
   int64_t longest_gap = 0;
+  if (found.size() > first_measured) rank.steps.reserve(found.size() - first_measured);
   for (uint32_t index = first_measured; index < found.size(); ++index) {
     const StepResult& step = found[index];
     rank.steps.push_back(
@@ -93,25 +96,6 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   for (const auto& [phase, times] : phases) rank.phases.push_back({phase, true, times});
   rank.bucket_plan_stable = BucketPlanStable(rank.steps);
   return rank;
-}
-
-// "3" or "3-5".
-std::string IndexRange(uint32_t first, uint32_t last) {
-  return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
-}
-
-std::string WindowText(uint32_t first, uint32_t last, uint32_t found, uint32_t skipped,
-                       uint32_t warmup) {
-  std::string text = "steps " + IndexRange(first, last) + " of " + std::to_string(found) + " (";
-  if (skipped > 0) text += "steps " + IndexRange(0, skipped - 1) + " before cudaProfilerStart and ";
-  if (warmup == 0) return text + "no warmup excluded)";
-  return text + "warmup " + IndexRange(skipped, skipped + warmup - 1) + " excluded)";
-}
-
-int64_t Median(std::vector<int64_t> values) {
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 }  // namespace
@@ -179,53 +163,13 @@ std::optional<StepsReport> BuildStepsReport(const std::vector<ProcessRecord>& re
   });
 
   uint32_t skipped = 0;
-  uint32_t found = 0;
-  for (const RankSource& source : sources) {
-    skipped = std::max(skipped, source.skipped);
-    found = std::max(found, static_cast<uint32_t>(source.steps->size()));
-  }
-  report.steps_found = found;
+  for (const RankSource& source : sources) skipped = std::max(skipped, source.skipped);
   report.before_profiler_start_excluded = skipped > 0;
   report.first_measured = skipped + options.warmup_steps;
-  size_t full_steps = SIZE_MAX;
   for (const RankSource& source : sources) {
-    const size_t count = source.steps->size();
-    full_steps = std::min(
-        full_steps, count > report.first_measured ? count - report.first_measured : size_t{0});
     report.ranks.push_back(RankReportOf(source, report.first_measured));
   }
-  if (full_steps == 0) {
-    size_t fewest = SIZE_MAX;
-    for (const RankSource& source : sources) fewest = std::min(fewest, source.steps->size());
-    report.problem = "a rank has only " + std::to_string(fewest) + " steps, and the first " +
-                     std::to_string(report.first_measured) + " are left out (warmup" +
-                     (skipped > 0 ? ", steps before cudaProfilerStart" : "") +
-                     "); lower --warmup or trace more steps";
-    report.window = "no measured steps";
-    return report;
-  }
-  report.last_measured = report.first_measured + static_cast<uint32_t>(full_steps) - 1;
-  report.window =
-      WindowText(report.first_measured, report.last_measured, found, skipped, options.warmup_steps);
-
-  std::vector<int64_t> durations;
-  for (size_t i = 0; i < full_steps; ++i) {
-    FullStepReport full{report.first_measured + static_cast<uint32_t>(i), INT64_MAX, 0, {}, 0};
-    int64_t end = INT64_MIN;
-    for (const RankStepsReport& rank : report.ranks) {
-      const RankStepReport& step = rank.steps[i];
-      full.start_ns = std::min(full.start_ns, step.start_ns);
-      if (step.end_ns > end) {
-        end = step.end_ns;
-        full.slowest_rank = rank.rank;
-      }
-      full.max_exposed_comm_ns = std::max(full.max_exposed_comm_ns, step.times.exposed_comm_ns);
-    }
-    full.duration_ns = end - full.start_ns;
-    durations.push_back(full.duration_ns);
-    report.full_steps.push_back(full);
-  }
-  report.median_step_ns = Median(durations);
+  CompleteFullSteps(report);
   return report;
 }
 

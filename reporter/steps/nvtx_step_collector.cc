@@ -4,27 +4,37 @@
 #include <iterator>
 
 namespace vprof::reporter {
+namespace {
+
+constexpr size_t kHeldWorksBudget = 8 * NvtxStepCollector::kMaxHeldWorks;
+constexpr size_t kMinHeldWorks = 1024;
+
+}  // namespace
+
+size_t HeldWorksPerProcess(size_t processes) {
+  if (processes == 0) return NvtxStepCollector::kMaxHeldWorks;
+  return std::clamp(kHeldWorksBudget / processes, kMinHeldWorks, NvtxStepCollector::kMaxHeldWorks);
+}
 
 void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   if (end_ns < start_ns) return;
   if (last_closed_range_ && start_ns <= last_closed_range_->second) return;
   // Steps it holds become part of it; one that holds it or crosses it wins.
+  // Open steps do not overlap, so they are sorted by end as well as by start:
+  // those that touch the range are one run, found by binary search.
   OpenStep step{start_ns, end_ns, {}};
-  for (auto it = open_.begin(); it != open_.end();) {
-    const bool inside = it->start_ns >= start_ns && it->end_ns <= end_ns;
-    const bool crossing = it->start_ns <= end_ns && it->end_ns >= start_ns;
-    if (inside) {
-      step.works.insert(step.works.end(), it->works.begin(), it->works.end());
-      it = open_.erase(it);
-    } else if (crossing) {
-      return;
-    } else {
-      ++it;
-    }
+  auto it = std::lower_bound(open_.begin(), open_.end(), start_ns,
+                             [](const OpenStep& open, int64_t at) { return open.end_ns < at; });
+  while (it != open_.end() && it->start_ns <= end_ns) {
+    if (it->start_ns < start_ns || it->end_ns > end_ns) return;  // crossing
+    step.works.insert(step.works.end(), it->works.begin(), it->works.end());
+    it = open_.erase(it);
   }
-  const auto at = std::find_if(open_.begin(), open_.end(),
-                               [&](const OpenStep& open) { return open.start_ns > start_ns; });
+  const auto at =
+      std::upper_bound(open_.begin(), open_.end(), start_ns,
+                       [](int64_t at_ns, const OpenStep& open) { return at_ns < open.start_ns; });
   open_.insert(at, std::move(step));
+  any_steps_ = true;
   latest_range_end_ = std::max(latest_range_end_, end_ns);
   CloseOldestBeyondCaps();
 
@@ -36,7 +46,7 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
 void NvtxStepCollector::AddWork(const GpuWork& work) {
   if (work.launch_ns > latest_range_end_) {
     undecided_.push_back(work);
-    if (undecided_.size() > kMaxUndecided) undecided_.pop_front();
+    if (undecided_.size() > max_held_works_) undecided_.pop_front();
     return;
   }
   Place(work);
@@ -63,7 +73,7 @@ void NvtxStepCollector::Place(const GpuWork& work) {
 }
 
 void NvtxStepCollector::CloseOldestBeyondCaps() {
-  while (open_.size() > 1 && (held_works_ > kMaxHeldWorks || open_.size() > kMaxOpenSteps)) {
+  while (open_.size() > 1 && (held_works_ > max_held_works_ || open_.size() > kMaxOpenSteps)) {
     CloseFront();
   }
 }

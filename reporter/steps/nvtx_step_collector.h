@@ -13,8 +13,8 @@
 //  - work launched after the latest step range read waits (`undecided_`) until
 //    a range ending after its launch is read: ranges of a thread arrive in end
 //    order, so by then the range that holds it, if any, has been read;
-//  - steps stay open until the work they hold passes kMaxHeldWorks (or they
-//    pass kMaxOpenSteps); then the oldest are closed (analyzed and
+//  - steps stay open until the work they hold passes the held-work limit (or
+//    they pass kMaxOpenSteps); then the oldest are closed (analyzed and
 //    forgotten). No later record can be relied on to say that a step's
 //    records are all in: CUPTI hands over whole buffers, several in flight
 //    at once and not in completion order. On 2 × H200 (DDP,
@@ -22,9 +22,10 @@
 //    thousands of records late; holding by count left none. A record that
 //    still comes after its step closed is counted in late_records(), not in
 //    any step.
-// Memory: at most kMaxHeldWorks pieces of work (more only inside one step)
-// plus what is undecided, and
-// undecided work is capped (kMaxUndecided) for traces without step ranges.
+// Memory: at most the held-work limit (LimitHeldWorks) of work in open steps (more only
+// inside one step), and as many undecided (traces without step ranges). The
+// limit is per process; a report over many processes lowers it
+// (HeldWorksPerProcess) so that what all of them hold stays bounded.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,14 @@ namespace vprof::reporter {
 
 class NvtxStepCollector {
  public:
+  // The limit of one process read alone.
+  static constexpr size_t kMaxHeldWorks = size_t{1} << 18;
+
   explicit NvtxStepCollector(ClosedStepSink sink) : sink_(std::move(sink)) {}
+
+  void LimitHeldWorks(size_t works) { max_held_works_ = works; }
+  // Whether a step range was taken: the process has NVTX steps.
+  bool any_steps() const { return any_steps_; }
 
   // A range matching a step pattern. Only outermost step ranges are steps:
   // one inside another (ProfilerStep#3 around train_step) is part of it.
@@ -57,8 +65,6 @@ class NvtxStepCollector {
   uint64_t late_records() const { return late_records_; }
 
  private:
-  static constexpr size_t kMaxUndecided = size_t{1} << 18;
-  static constexpr size_t kMaxHeldWorks = size_t{1} << 18;
   static constexpr size_t kMaxOpenSteps = size_t{1} << 12;
 
   struct OpenStep {
@@ -80,6 +86,16 @@ class NvtxStepCollector {
   int64_t latest_range_end_ = INT64_MIN;
   uint64_t late_records_ = 0;
   size_t held_works_ = 0;  // in open_
+  size_t max_held_works_ = kMaxHeldWorks;
+  bool any_steps_ = false;
 };
+
+// The held-work limit of each process when `processes` are read together:
+// an equal share of one budget for the whole report (kMaxHeldWorks each for
+// up to 8 processes), so that 1,024 ranks hold no more than 8 do, but never
+// below 1,024 works (a few steps of most programs). Fewer held works can
+// close a step before a late CUPTI buffer arrives: its records are then
+// counted as late, not lost silently.
+size_t HeldWorksPerProcess(size_t processes);
 
 }  // namespace vprof::reporter

@@ -56,4 +56,11 @@ void OptimizerStepCollector::Finish() {
   open_.clear();
 }
 
+void OptimizerStepCollector::Drop() {
+  reorder_.clear();
+  open_.clear();
+  in_burst_ = false;
+  burst_end_ = 0;
+}
+
 }  // namespace vprof::reporter

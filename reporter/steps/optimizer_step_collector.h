@@ -30,6 +30,8 @@ class OptimizerStepCollector {
   void AddWork(const GpuWork& work);
   // Closes the last step if it ended in a burst; later work is in no step.
   void Finish();
+  // Forgets the work held, closing no step: the steps are not wanted.
+  void Drop();
 
   // Work held (the memory bound, for tests).
   size_t held_works() const { return reorder_.size() + open_.size(); }

@@ -18,10 +18,12 @@ bool IsReduction(NcclFunction function) {
 }
 
 // The first reason that holds for a communication kernel with exposed time.
-ExposureReason ReasonFor(const GpuWork& comm, const std::set<uint32_t>& compute_streams,
+ExposureReason ReasonFor(const GpuWork& comm, const std::vector<uint32_t>& compute_streams,
                          const std::vector<const GpuWork*>& compute_by_launch,
                          bool max_connections_one) {
-  if (compute_streams.contains(comm.stream)) return ExposureReason::kSameStream;
+  if (std::binary_search(compute_streams.begin(), compute_streams.end(), comm.stream)) {
+    return ExposureReason::kSameStream;
+  }
   if (max_connections_one) return ExposureReason::kMaxConnectionsOne;
   const auto first =
       std::lower_bound(compute_by_launch.begin(), compute_by_launch.end(), comm.start_ns,
@@ -83,28 +85,37 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   }
 
   std::vector<Edge> edges;
-  std::set<uint32_t> compute_streams;
+  edges.reserve(2 * works.size());
+  std::vector<uint32_t> compute_streams;  // sorted, once each
   std::vector<const GpuWork*> compute_by_launch;
   for (size_t i = 0; i < works.size(); ++i) {
     if (works[i].end_ns <= works[i].start_ns) continue;
     edges.push_back({works[i].start_ns, true, i});
     edges.push_back({works[i].end_ns, false, i});
     if (works[i].kind == WorkKind::kCompute) {
-      compute_streams.insert(works[i].stream);
+      compute_streams.push_back(works[i].stream);
       compute_by_launch.push_back(&whole[i]);
     }
   }
+  std::sort(compute_streams.begin(), compute_streams.end());
+  compute_streams.erase(std::unique(compute_streams.begin(), compute_streams.end()),
+                        compute_streams.end());
   std::sort(edges.begin(), edges.end(),
             [](const Edge& a, const Edge& b) { return a.at_ns < b.at_ns; });
   std::sort(compute_by_launch.begin(), compute_by_launch.end(),
             [](const GpuWork* a, const GpuWork* b) { return a->launch_ns < b->launch_ns; });
-  // The launch of the first compute kernel that starts at or after `at`.
-  std::map<int64_t, int64_t> first_launch_starting_at;
+  // The launch of the first compute kernel that starts at or after `at`:
+  // (start, earliest launch of the kernels starting then), by start.
+  std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
   for (const GpuWork* work : compute_by_launch) {
-    auto [entry, inserted] = first_launch_starting_at.try_emplace(
-        std::max(work->start_ns, result.start_ns), work->launch_ns);
-    if (!inserted) entry->second = std::min(entry->second, work->launch_ns);
+    first_launch_starting_at.emplace_back(std::max(work->start_ns, result.start_ns),
+                                          work->launch_ns);
   }
+  std::sort(first_launch_starting_at.begin(), first_launch_starting_at.end());
+  first_launch_starting_at.erase(
+      std::unique(first_launch_starting_at.begin(), first_launch_starting_at.end(),
+                  [](const auto& a, const auto& b) { return a.first == b.first; }),
+      first_launch_starting_at.end());
 
   // The sweep: between two consecutive edges the set of running work is
   // fixed, so each such piece of the window is classified once.
@@ -139,7 +150,9 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       exposed_of[comm] += length;
       // Blocking: the compute kernel that next runs was queued before the
       // collective ended, so the GPU had work that waited for it.
-      const auto next_compute = first_launch_starting_at.lower_bound(until);
+      const auto next_compute =
+          std::lower_bound(first_launch_starting_at.begin(), first_launch_starting_at.end(), until,
+                           [](const auto& entry, int64_t at) { return entry.first < at; });
       const bool blocking = next_compute != first_launch_starting_at.end() &&
                             next_compute->second < whole[comm].end_ns;
       (blocking ? times.exposed_comm_blocking_ns : times.exposed_comm_idle_fill_ns) += length;

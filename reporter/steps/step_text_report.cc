@@ -8,8 +8,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-std::string Duration(int64_t ns) { return FormatDuration(static_cast<double>(ns)); }
-
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
@@ -19,7 +17,7 @@ std::string ReasonsText(const SegmentTimes& times) {
   std::string text;
   for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
     if (!text.empty()) text += ", ";
-    text += reason + " " + Duration(ns);
+    text += reason + " " + FormatDurationNs(ns);
   }
   return text.empty() ? "-" : text;
 }
@@ -42,10 +40,11 @@ void WriteTimeSplit(const StepsReport& steps, std::ostream& out) {
                    {"file", Align::kLeft}});
   for (const RankStepsReport& rank : steps.ranks) {
     const SegmentTimes& total = rank.total;
-    table.AddRow({RankText(rank.rank), std::to_string(rank.steps.size()), Duration(total.window_ns),
-                  Duration(total.compute_ns), Duration(total.exposed_comm_ns),
-                  Duration(total.overlapped_comm_ns), Duration(total.copy_ns),
-                  Duration(total.idle_ns), rank.file});
+    table.AddRow({RankText(rank.rank), std::to_string(rank.steps.size()),
+                  FormatDurationNs(total.window_ns), FormatDurationNs(total.compute_ns),
+                  FormatDurationNs(total.exposed_comm_ns),
+                  FormatDurationNs(total.overlapped_comm_ns), FormatDurationNs(total.copy_ns),
+                  FormatDurationNs(total.idle_ns), rank.file});
   }
   table.Write(out, "  ");
 }
@@ -60,9 +59,10 @@ void WriteWhy(const StepsReport& steps, std::ostream& out) {
                    {"exposed by reason", Align::kLeft}});
   for (const RankStepsReport& rank : steps.ranks) {
     const SegmentTimes& total = rank.total;
-    table.AddRow({RankText(rank.rank), Duration(total.exposed_comm_blocking_ns),
-                  Duration(total.exposed_comm_idle_fill_ns), Duration(total.idle_host_bound_ns),
-                  Duration(total.idle_waiting_ns), BucketsText(rank), ReasonsText(total)});
+    table.AddRow({RankText(rank.rank), FormatDurationNs(total.exposed_comm_blocking_ns),
+                  FormatDurationNs(total.exposed_comm_idle_fill_ns),
+                  FormatDurationNs(total.idle_host_bound_ns),
+                  FormatDurationNs(total.idle_waiting_ns), BucketsText(rank), ReasonsText(total)});
   }
   table.Write(out, "  ");
 }
@@ -73,8 +73,8 @@ void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
                    {"slowest rank", Align::kRight},
                    {"max exposed comm", Align::kRight}});
   for (const FullStepReport& step : steps.full_steps) {
-    table.AddRow({std::to_string(step.step), Duration(step.duration_ns),
-                  RankText(step.slowest_rank), Duration(step.max_exposed_comm_ns)});
+    table.AddRow({std::to_string(step.step), FormatDurationNs(step.duration_ns),
+                  RankText(step.slowest_rank), FormatDurationNs(step.max_exposed_comm_ns)});
   }
   table.Write(out, "  ");
 }
@@ -93,10 +93,10 @@ void WritePhases(const StepsReport& steps, std::ostream& out) {
     for (const StepPhaseReport& phase : rank.phases) {
       any = true;
       const SegmentTimes& times = phase.times;
-      table.AddRow({RankText(rank.rank), phase.phase, Duration(times.window_ns),
-                    Duration(times.compute_ns), Duration(times.exposed_comm_ns),
-                    Duration(times.overlapped_comm_ns), Duration(times.copy_ns),
-                    Duration(times.idle_ns)});
+      table.AddRow({RankText(rank.rank), phase.phase, FormatDurationNs(times.window_ns),
+                    FormatDurationNs(times.compute_ns), FormatDurationNs(times.exposed_comm_ns),
+                    FormatDurationNs(times.overlapped_comm_ns), FormatDurationNs(times.copy_ns),
+                    FormatDurationNs(times.idle_ns)});
     }
   }
   if (!any) return;
@@ -130,8 +130,8 @@ void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
   for (const BucketReport& bucket : step.buckets) {
     table.AddRow({std::to_string(bucket.index), bucket.op,
                   bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
-                  FormatBytes(bucket.bytes), Duration(bucket.offset_ns), Duration(bucket.gpu_ns),
-                  Duration(bucket.exposed_ns)});
+                  FormatBytes(bucket.bytes), FormatDurationNs(bucket.offset_ns),
+                  FormatDurationNs(bucket.gpu_ns), FormatDurationNs(bucket.exposed_ns)});
   }
   table.Write(out, "  ");
 }
@@ -141,17 +141,17 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   for (const StreamRoleReport& stream : rank.streams) {
     line += " " + std::to_string(stream.stream) + " " + stream.role + " (";
     if (stream.kernels > 0) line += std::to_string(stream.kernels) + " kernels, ";
-    line += Duration(stream.busy_ns) + " busy);";
+    line += FormatDurationNs(stream.busy_ns) + " busy);";
   }
   if (rank.max_connections_one) line += " CUDA_DEVICE_MAX_CONNECTIONS=1;";
   if (rank.longest_exposed_comm) {
     line += " longest exposed communication: " + rank.longest_exposed_comm->name + " " +
             rank.longest_exposed_comm->id + " (" +
-            Duration(rank.longest_exposed_comm->duration_ns) + ");";
+            FormatDurationNs(rank.longest_exposed_comm->duration_ns) + ");";
   }
   if (rank.longest_idle_gap) {
-    line += " longest idle gap: " + Duration(rank.longest_idle_gap->duration_ns) + " before " +
-            rank.longest_idle_gap->name + " " + rank.longest_idle_gap->id + ";";
+    line += " longest idle gap: " + FormatDurationNs(rank.longest_idle_gap->duration_ns) +
+            " before " + rank.longest_idle_gap->name + " " + rank.longest_idle_gap->id + ";";
   }
   if (rank.late_records > 0) {
     line += " " + std::to_string(rank.late_records) + " GPU records came after their step closed;";
@@ -189,7 +189,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
                "  ", "  ");
   WriteWhy(steps, out);
   out << "\n  Full steps (earliest rank start to latest rank end); median "
-      << (steps.median_step_ns ? Duration(*steps.median_step_ns) : "-") << ":\n";
+      << (steps.median_step_ns ? FormatDurationNs(*steps.median_step_ns) : "-") << ":\n";
   WriteFullSteps(steps, out);
   WritePhases(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);

@@ -74,7 +74,12 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
       nvtx_.AddRange(Signed(range.start_ns()), Signed(range.end_ns()));
     } else if (kind.role == RangeRole::kPhase) {
       if (kind.phase == kBackwardPhase) any_backward_ = true;
-      phase_ranges_.push_back({kind.phase, Signed(range.start_ns()), Signed(range.end_ns())});
+      const PhaseRange added{kind.phase, Signed(range.start_ns()), Signed(range.end_ns())};
+      // Ranges come in end order per thread: nearly always the latest start.
+      auto at = phase_ranges_.end();
+      while (at != phase_ranges_.begin() && std::prev(at)->start_ns > added.start_ns) --at;
+      phase_ranges_.insert(at, added);
+      longest_phase_range_ns_ = std::max(longest_phase_range_ns_, added.end_ns - added.start_ns);
       if (phase_ranges_.size() > kMaxPhaseRanges) phase_ranges_.pop_front();
     }
   }
@@ -140,7 +145,7 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
 void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
   if (event.call_id() == 0) return;
   calls_[event.call_id()] = {function, event.comm_id(), event.bytes()};
-  DropOldest(calls_, kMaxInFlight);
+  DropOldest(calls_, max_calls_);
 }
 
 void StepTracker::AddWork(GpuWork work, bool from_graph) {
@@ -167,7 +172,28 @@ void StepTracker::AddWork(GpuWork work, bool from_graph) {
 
 void StepTracker::Dispatch(const GpuWork& work) {
   nvtx_.AddWork(work);
-  inferred_.AddWork(work);
+  DropInferredOnceNvtxSteps();
+  if (!inferred_dropped_) inferred_.AddWork(work);
+}
+
+std::pair<StepTracker::PhaseRanges::const_iterator, StepTracker::PhaseRanges::const_iterator>
+StepTracker::PhaseRangesNear(int64_t start_ns, int64_t end_ns) const {
+  const auto starts_before = [](const PhaseRange& range, int64_t at) {
+    return range.start_ns < at;
+  };
+  const auto first = std::lower_bound(phase_ranges_.begin(), phase_ranges_.end(),
+                                      start_ns - longest_phase_range_ns_, starts_before);
+  const auto last =
+      std::upper_bound(first, phase_ranges_.end(), end_ns,
+                       [](int64_t at, const PhaseRange& range) { return at < range.start_ns; });
+  return {first, last};
+}
+
+void StepTracker::DropInferredOnceNvtxSteps() {
+  if (inferred_dropped_ || !nvtx_.any_steps()) return;
+  inferred_dropped_ = true;
+  inferred_.Drop();
+  result_.inferred = {};
 }
 
 void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
@@ -182,10 +208,10 @@ void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
   StepContext context;
   context.max_connections_one = result_.max_connections_one;
   context.has_backward_phase = any_backward_;
-  for (const PhaseRange& range : phase_ranges_) {
-    if (range.phase == kBackwardPhase && range.end_ns >= step.range_start_ns &&
-        range.start_ns <= step.range_end_ns) {
-      context.backward.emplace_back(range.start_ns, range.end_ns);
+  const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
+  for (auto range = first; range != last; ++range) {
+    if (range->phase == kBackwardPhase && range->end_ns >= step.range_start_ns) {
+      context.backward.emplace_back(range->start_ns, range->end_ns);
     }
   }
   auto phases = PhasesOf(step, context);
@@ -197,11 +223,12 @@ void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
     const ClosedStep& step, const StepContext& context) const {
   std::map<std::string_view, std::vector<GpuWork>> works_by_phase;
-  for (const PhaseRange& range : phase_ranges_) {
-    if (range.end_ns < step.range_start_ns || range.start_ns > step.range_end_ns) continue;
-    std::vector<GpuWork>& works = works_by_phase[range.phase];
+  const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
+  for (auto range = first; range != last; ++range) {
+    if (range->end_ns < step.range_start_ns) continue;
+    std::vector<GpuWork>& works = works_by_phase[range->phase];
     for (const GpuWork& work : step.works) {
-      if (work.launch_ns >= range.start_ns && work.launch_ns <= range.end_ns) {
+      if (work.launch_ns >= range->start_ns && work.launch_ns <= range->end_ns) {
         works.push_back(work);
       }
     }
@@ -238,18 +265,32 @@ ProcessSteps StepTracker::Finish() {
   result_.unlaunched_records += unlaunched_.size();
   unlaunched_.clear();
   nvtx_.Finish();
-  inferred_.Finish();
+  DropInferredOnceNvtxSteps();
+  if (!inferred_dropped_) inferred_.Finish();
   result_.late_records = nvtx_.late_records();
   for (std::vector<StepResult>* steps : {&result_.nvtx, &result_.inferred}) {
-    for (StepResult& step : *steps) {
-      for (std::optional<StepSpan>* span : {&step.longest_exposed_comm, &step.longest_idle_gap}) {
-        if (!*span) continue;
-        (*span)->name =
-            (*span)->name_iid != 0 ? name_of_((*span)->name_iid) : std::string("memcpy/memset");
-      }
-    }
+    NameShowableSpans(*steps, &StepResult::longest_exposed_comm, &StepSpan::exposed_ns);
+    NameShowableSpans(*steps, &StepResult::longest_idle_gap, &StepSpan::duration_ns);
   }
-  return result_;
+  return std::move(result_);
+}
+
+// The report shows, of the measured steps, the span of the first step whose
+// figure is the largest (above 0); which steps are measured is known only
+// then (BuildStepsReport). Such a span's figure is no smaller than any later
+// step's, so only those spans are named: a kernel name per step would be a
+// string on the heap per step.
+void StepTracker::NameShowableSpans(std::vector<StepResult>& steps,
+                                    std::optional<StepSpan> StepResult::*span,
+                                    int64_t StepSpan::*figure) const {
+  int64_t largest_later = 1;
+  for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+    std::optional<StepSpan>& candidate = (*step).*span;
+    if (!candidate || (*candidate).*figure < largest_later) continue;
+    largest_later = (*candidate).*figure;
+    candidate->name =
+        candidate->name_iid != 0 ? name_of_(candidate->name_iid) : std::string("memcpy/memset");
+  }
 }
 
 const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {

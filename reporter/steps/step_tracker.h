@@ -8,10 +8,12 @@
 // launch record arrives, NCCL calls and correlations for the steps still open.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -36,6 +38,13 @@ class StepTracker {
   void AddNvtxBatch(const vprof::trace::NvtxBatch& batch);
   void AddGpuBatch(const vprof::trace::GpuBatch& batch);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function);
+  // How much GPU work the open NVTX steps may hold (HeldWorksPerProcess),
+  // and as many NCCL calls: a step's calls are no more than its work, and a
+  // call is needed only until its step closes.
+  void LimitHeldWorks(size_t works) {
+    nvtx_.LimitHeldWorks(works);
+    max_calls_ = std::min(kMaxInFlight, works);
+  }
 
   // Closes the steps still open; the result is final.
   ProcessSteps Finish();
@@ -70,13 +79,22 @@ class StepTracker {
     int64_t start_ns = 0;
     int64_t end_ns = 0;
   };
+  using PhaseRanges = std::deque<PhaseRange>;
 
   const KernelInfo& KernelNamed(uint64_t name_iid);
   const ApiInfo& ApiNamed(uint64_t name_iid);
   RangeKind KindOf(const vprof::trace::NvtxRange& range);
   void AddWork(GpuWork work, bool from_graph);
   void Dispatch(const GpuWork& work);
+  void DropInferredOnceNvtxSteps();
+  void NameShowableSpans(std::vector<StepResult>& steps, std::optional<StepSpan> StepResult::*span,
+                         int64_t StepSpan::*figure) const;
   void Analyze(ClosedStep step, std::vector<StepResult>& into);
+  // The phase ranges that may overlap [start_ns, end_ns]: those starting
+  // from start_ns minus the longest range's length up to end_ns. The caller
+  // checks each one's end.
+  std::pair<PhaseRanges::const_iterator, PhaseRanges::const_iterator> PhaseRangesNear(
+      int64_t start_ns, int64_t end_ns) const;
   // Each phase's share of a step: the step's work launched inside the
   // phase's ranges, over the part of the window it spans.
   std::vector<std::pair<std::string, SegmentTimes>> PhasesOf(const ClosedStep& step,
@@ -88,16 +106,26 @@ class StepTracker {
   std::unordered_map<uint64_t, KernelInfo> kernels_by_iid_;
   std::unordered_map<uint64_t, ApiInfo> apis_by_iid_;
   std::unordered_map<uint64_t, RangeKind> range_kinds_by_iid_;
-  std::map<uint64_t, bool> nccl_domain_;              // by domain iid
-  std::map<uint32_t, int64_t> launches_;              // correlation id → API call start
-  std::multimap<uint32_t, GpuWork> unlaunched_;       // work whose API record is still to come
-  std::map<uint32_t, uint64_t> call_of_correlation_;  // ExternalCorrelation
-  std::map<uint64_t, NcclCall> calls_;                // by call_id
-  // NVTX phase ranges, latest last; the steps still open need the recent ones.
-  std::deque<PhaseRange> phase_ranges_;
+  std::map<uint64_t, bool> nccl_domain_;  // by domain iid
+  // The in-flight tables take and give back an entry per record: their
+  // nodes come from a pool, not from malloc one by one.
+  std::pmr::unsynchronized_pool_resource in_flight_pool_;
+  std::pmr::map<uint32_t, int64_t> launches_{&in_flight_pool_};  // correlation id → API call start
+  // Work whose API record is still to come.
+  std::pmr::multimap<uint32_t, GpuWork> unlaunched_{&in_flight_pool_};
+  std::pmr::map<uint32_t, uint64_t> call_of_correlation_{&in_flight_pool_};  // ExternalCorrelation
+  std::pmr::map<uint64_t, NcclCall> calls_{&in_flight_pool_};                // by call_id
+  size_t max_calls_ = kMaxInFlight;
+  // NVTX phase ranges by start; the steps still open need the recent ones.
+  // Sorted, so that a step looks only at those near it, not at all of them.
+  PhaseRanges phase_ranges_;
+  int64_t longest_phase_range_ns_ = 0;
   bool any_backward_ = false;
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;
+  // Set once the process has an NVTX step: its inferred steps would never be
+  // reported (BuildStepsReport), so they are neither analyzed nor kept.
+  bool inferred_dropped_ = false;
 };
 
 }  // namespace vprof::reporter

@@ -1,7 +1,6 @@
 // Real CUPTI activity records, built in memory, encoded into a GpuBatch and
 // read back with libprotobuf field by field.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <vector>
 
@@ -98,6 +97,41 @@ TEST_CASE("a typical kernel record takes at most 32 bytes") {
   CHECK(enc.size() <= 32);
 }
 
+TEST_CASE("a copy between two GPUs keeps both devices; a plain copy has neither") {
+  auto p = zeroed<CUpti_ActivityMemcpyPtoP4>();
+  p.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  p.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  p.srcKind = p.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  p.bytes = 64 << 20;
+  p.start = 1000;
+  p.end = 3500;
+  p.deviceId = 1;
+  p.srcDeviceId = 0;  // device 0 written on purpose: present although zero
+  p.dstDeviceId = 1;
+  p.streamId = 13;
+  p.correlationId = 21;
+  auto c = zeroed<CUpti_ActivityMemcpy6>();
+  c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+  c.bytes = 512;
+  auto batch =
+      encode({reinterpret_cast<CUpti_Activity*>(&p), reinterpret_cast<CUpti_Activity*>(&c)});
+  REQUIRE(batch.memcpy_size() == 2);
+  const auto& peer = batch.memcpy(0);
+  CHECK(peer.copy_kind() == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP);
+  CHECK(peer.bytes() == (64u << 20));
+  CHECK(peer.duration_ns() == 2500);
+  CHECK(peer.device() == 1);
+  CHECK(peer.stream() == 13);
+  CHECK(peer.correlation_id() == 21);
+  REQUIRE(peer.has_src_device());
+  REQUIRE(peer.has_dst_device());
+  CHECK(peer.src_device() == 0);
+  CHECK(peer.dst_device() == 1);
+  CHECK_FALSE(batch.memcpy(1).has_src_device());
+  CHECK_FALSE(batch.memcpy(1).has_dst_device());
+}
+
 TEST_CASE("copies, memsets, syncs and event records") {
   auto c = zeroed<CUpti_ActivityMemcpy6>();
   c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -190,9 +224,10 @@ TEST_CASE("API calls are named through CUPTI; external correlation ties NCCL cal
   o.overheadKind = CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH;
   o.start = 10;
   o.end = 30;
-  auto batch = encode({reinterpret_cast<CUpti_Activity*>(&a), reinterpret_cast<CUpti_Activity*>(&d),
-                       reinterpret_cast<CUpti_Activity*>(&x), reinterpret_cast<CUpti_Activity*>(&o)},
-                      5);
+  auto batch =
+      encode({reinterpret_cast<CUpti_Activity*>(&a), reinterpret_cast<CUpti_Activity*>(&d),
+              reinterpret_cast<CUpti_Activity*>(&x), reinterpret_cast<CUpti_Activity*>(&o)},
+             5);
   REQUIRE(batch.api_size() == 2);
   CHECK_FALSE(batch.api(0).driver());
   CHECK(batch.api(0).name_iid() == 5);

@@ -43,14 +43,16 @@ def report_of(folder):
 
 
 def without_per_record_analyses(report):
-    """The report less what node summaries do not carry: steps, fast-path
-    candidates and collectives' cross-rank GPU time need every rank's records
-    in one reader (reporter/README.md, "Node by node")."""
-    report = dict(report, steps=None, candidates=[])
+    """The report less what node summaries do not carry: collectives'
+    cross-rank GPU time and the collective clock check need every rank's
+    records in one reader (reporter/README.md, "Node by node"). Steps and
+    candidates they carry."""
+    report = dict(report)
     for comm in report["communicators"]:
         for op in comm["ops"]:
             op.update(collective_gpu_calls=0, collective_gpu_mean_ns=None,
-                      collective_busbw_gbps=None)
+                      collective_gpu_median_ns=None, collective_busbw_gbps=None)
+    report["time_source"] = dict(report["time_source"], collective_reference="", processes=[])
     return report
 
 

@@ -42,20 +42,22 @@ std::vector<std::string> TracesIn(const std::string& directory) {
   return traces.paths;
 }
 
-// `vprof report DIR` less what node summaries do not carry: steps, fast-path
-// candidates and collectives' cross-rank GPU time need every rank's records in
-// one reader.
+// `vprof report DIR` less what node summaries do not carry: collectives'
+// cross-rank GPU time needs every rank's records in one reader. Steps and
+// candidates they carry: those stay.
 Report WholeReport(const std::string& directory, const ConsistencyOptions& consistency = {}) {
   Report report = BuildReport(directory, TracesIn(directory), consistency);
-  report.steps.reset();
-  report.candidates.clear();
   for (CommunicatorReport& comm : report.communicators) {
     for (OpReport& op : comm.ops) {
       op.collective_gpu_calls = 0;
       op.collective_gpu_mean_ns.reset();
+      op.collective_gpu_median_ns.reset();
       op.collective_busbw_gbps.reset();
     }
   }
+  // Nor the collective clock check, which matches kernel spans across nodes.
+  report.time_source.collective_reference.clear();
+  report.time_source.processes.clear();
   return report;
 }
 

@@ -490,9 +490,19 @@ vprof::trace::GpuMemcpy Copy(uint32_t copy_kind, uint64_t bytes, uint64_t durati
   return copy;
 }
 
-// One process without NCCL: two copies between GPUs (PTOP, 10) of 3 MiB in 2.5 µs and 1 MiB in
-// 1.5 µs, a copy within one GPU (DTOD, 8) of 512 B in 700 ns and a host-to-device copy (HTOD, 1)
-// of 1 KiB in 300 ns.
+// A MEMCPY2 record: a copy that names its source and destination devices.
+vprof::trace::GpuMemcpy DeviceCopy(uint32_t copy_kind, uint32_t src_device, uint32_t dst_device,
+                                   uint64_t bytes, uint64_t duration_ns) {
+  vprof::trace::GpuMemcpy copy = Copy(copy_kind, bytes, duration_ns);
+  copy.set_src_device(src_device);
+  copy.set_dst_device(dst_device);
+  return copy;
+}
+
+// One process without NCCL: two copies between GPUs, one by kind (PTOP, 10) of 3 MiB in 2.5 µs
+// and one by its devices (0 -> 1, a MEMCPY2 record whose kind says DTOD) of 1 MiB in 1.5 µs; a
+// copy within one GPU (DTOD, 8) of 512 B in 700 ns, a MEMCPY2-shaped copy from device 1 to
+// itself of 2 KiB in 200 ns, and a host-to-device copy (HTOD, 1) of 1 KiB in 300 ns.
 void WritePeerCopyProcess(const std::string& directory) {
   TraceFileBuilder trace("node1", 400, 0);
   AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
@@ -500,7 +510,8 @@ void WritePeerCopyProcess(const std::string& directory) {
   *batch.add_memcpy() = Copy(10, 3 << 20, 2500);
   *batch.add_memcpy() = Copy(8, 512, 700);
   *batch.add_memcpy() = Copy(1, 1024, 300);
-  *batch.add_memcpy() = Copy(10, 1 << 20, 1500);
+  *batch.add_memcpy() = DeviceCopy(8, 0, 1, 1 << 20, 1500);
+  *batch.add_memcpy() = DeviceCopy(8, 1, 1, 2048, 200);
   AddGpuBatch(trace, batch);
   trace.AddFooter();
   trace.WriteTo(directory + "/node1.400.vtrace");
@@ -517,14 +528,14 @@ TEST_CASE("copies between GPUs (PtoP) are counted apart from other copies") {
   CHECK(gpu.peer_copies.count == 2);
   CHECK(gpu.peer_copies.bytes == 4194304);
   CHECK(gpu.peer_copies.total_ns == 4000);
-  // All copies: 4, 4,194,304 + 512 + 1024 = 4,195,840 B, 4000 + 700 + 300 = 5000 ns.
-  CHECK(gpu.memcpy.count == 4);
-  CHECK(gpu.memcpy.bytes == 4195840);
-  CHECK(gpu.memcpy.total_ns == 5000);
+  // All copies: 5, 4,194,304 + 512 + 2048 + 1024 = 4,197,888 B, 4000 + 700 + 200 + 300 = 5200 ns.
+  CHECK(gpu.memcpy.count == 5);
+  CHECK(gpu.memcpy.bytes == 4197888);
+  CHECK(gpu.memcpy.total_ns == 5200);
 
   const std::string text = TextOf(report);
   INFO(text);
-  CHECK(Contains(Unwrapped(text), "; memcpy 4, 4.00 MiB, 5.00 µs (peer 2, 4.00 MiB, 4.00 µs);"));
+  CHECK(Contains(Unwrapped(text), "; memcpy 5, 4.00 MiB, 5.20 µs (peer 2, 4.00 MiB, 4.00 µs);"));
   const JsonValue json = JsonOf(report);
   const JsonValue& peer = json["processes"][0]["gpu"]["peer_copies"];
   CHECK(peer["count"].number() == 2);

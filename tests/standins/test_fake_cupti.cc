@@ -77,7 +77,8 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
         CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_DEVICE}) {
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_DEVICE,
+        CUPTI_ACTIVITY_KIND_DEVICE}) {
     REQUIRE(cuptiActivityEnable(kind) == CUPTI_SUCCESS);
   }
 
@@ -101,7 +102,14 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   REQUIRE(cudaEventRecord(ready, compute) == cudaSuccess);
   REQUIRE(cudaStreamWaitEvent(comm, ready, 0) == cudaSuccess);
   REQUIRE(Launch(cupti_test_kernel_c, 1'000'000, comm) == cudaSuccess);
+  // A copy from device 0 to device 1; device 2 does not exist (FAKE_CUDA_DEVICES=2).
+  std::vector<char> peer_src(4096, 'x'), peer_dst(4096, 0);
+  REQUIRE(cudaMemcpyPeerAsync(peer_dst.data(), 1, peer_src.data(), 0, peer_src.size(), comm) ==
+          cudaSuccess);
+  REQUIRE(cudaMemcpyPeerAsync(peer_dst.data(), 2, peer_src.data(), 0, peer_src.size(), comm) ==
+          cudaErrorInvalidDevice);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(peer_dst == peer_src);
 
   // Not forced: the one partly filled buffer stays with CUPTI.
   REQUIRE(cuptiActivityFlushAll(0) == CUPTI_SUCCESS);
@@ -124,6 +132,17 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(kernels[0].streamId == kernels[1].streamId);
   CHECK(kernels[2].streamId != kernels[0].streamId);
   CHECK(kernels[2].start >= kernels[1].end);  // the wait held the second stream
+
+  // Real CUPTI reports a copy between GPUs under MEMCPY2 only, never MEMCPY.
+  const auto peer_copies = RecordsOfKind<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2);
+  REQUIRE(peer_copies.size() == 1);
+  CHECK(peer_copies[0].copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP);
+  CHECK(peer_copies[0].bytes == 4096);
+  CHECK(peer_copies[0].srcDeviceId == 0);
+  CHECK(peer_copies[0].dstDeviceId == 1);
+  CHECK(peer_copies[0].streamId == kernels[2].streamId);
+  CHECK(peer_copies[0].start >= kernels[2].end);  // after the kernel queued before it
+  CHECK(RecordsOfKind<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY).empty());
 
   const auto external =
       RecordsOfKind<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);

@@ -7,7 +7,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir  # noqa: E402
 
-RANKS, STEPS, LAYERS, BUCKET_LAYERS, OPT_KERNELS = 2, 3, 8, 2, 3
+RANKS, STEPS, LAYERS, BUCKET_LAYERS, OPT_KERNELS, PEER_COPY_BYTES = 2, 3, 8, 2, 3, 65536
 # trainer.cc: per step, LAYERS forward and LAYERS backward kernels, then OPT_KERNELS optimizer
 # kernels.
 KERNELS_PER_RANK = STEPS * (2 * LAYERS + OPT_KERNELS)
@@ -17,7 +17,7 @@ trace_dir = temp_dir("gpu-capture")
 env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1)
 cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STANDINS, "sim_train"),
        "--steps", str(STEPS), "--layers", str(LAYERS), "--bucket-layers", str(BUCKET_LAYERS),
-       "--opt-kernels", str(OPT_KERNELS)]
+       "--opt-kernels", str(OPT_KERNELS), "--peer-copy-bytes", str(PEER_COPY_BYTES)]
 traced = run(cmd, preload=[LIBVPROF], env=env)
 check(traced.returncode == 0, f"traced run failed: {traced.stderr}")
 check("vprof" not in traced.stderr, f"vprof printed something: {traced.stderr}")
@@ -48,6 +48,12 @@ for p in ranks:
           f"{who}: edges {waits['edges']}")
     # The fake NCCL moves data on the host and launches no kernels, so no kernel links to an
     # NCCL call, though every call is tagged.
+    # Each step ends with a cudaMemcpyPeerAsync to the next device, which the fake CUPTI reports
+    # as real CUPTI does, as a MEMCPY2 record: one peer copy per step, and no other copies.
+    peer = gpu["peer_copies"]
+    check(peer["count"] == STEPS and peer["bytes"] == STEPS * PEER_COPY_BYTES,
+          f"{who}: {STEPS} peer copies of {PEER_COPY_BYTES} B expected, got {peer}")
+    check(gpu["memcpy"]["count"] == STEPS, f"{who}: copies {gpu['memcpy']}")
     linkage = gpu["nccl_linkage"]
     check(linkage["calls"] > 0, f"{who}: no NCCL calls tagged: {linkage}")
     check(linkage["nccl_kernels"] == 0 and linkage["linked_kernels"] == 0,
@@ -77,4 +83,4 @@ for comm in world:
               f"communicator {comm['comm_id']}: rank {m['rank']} is {m}, expected device "
               f"{m['rank']} ({fake_uuid(m['rank'])})")
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
-      "each member's GPU UUID")
+      "each member's GPU UUID, one peer copy per step")

@@ -44,8 +44,8 @@ void AddWeightSyncPhase(Report& report, int64_t mean_ns, uint64_t count) {
   ProcessPhasesReport process;
   process.rank = 0;
   process.file = "rank0.vtrace";
-  process.phases.push_back(
-      {"weight sync", false, count, mean_ns * static_cast<int64_t>(count), mean_ns, std::nullopt});
+  process.phases.push_back({"weight sync", false, "nvtx", count,
+                            mean_ns * static_cast<int64_t>(count), mean_ns, std::nullopt});
   report.phases.push_back(process);
 }
 

@@ -150,3 +150,39 @@ TEST_CASE("too few steps for the warmup: a problem, no figures") {
         "a rank has only 1 steps, and the first 1 are left out (warmup); lower --warmup or "
         "trace more steps");
 }
+
+TEST_CASE("the longest idle gap keeps its kernel's name whatever the warmup") {
+  // Three steps, range "vprof.step" [o, o+900] at o = 1000k µs, all on s7: a
+  // gemm launched at o runs [o, o+10]; kernel_k, launched at o+5, runs
+  // [o+10+g_k, o+20+g_k], after a gap of g_k = 100, 200, 200 µs (the
+  // window starts with the gemm: no other gap). The report names the first
+  // step's gap of the largest length among the measured steps:
+  //   warmup 0 (steps 0-2): step 1's (200 µs, the first of two), kernel_b;
+  //   warmup 2 (step 2): step 2's, kernel_c.
+  ScratchDir dir;
+  StepTrace trace("node1", 100, 0);
+  const int64_t gaps[] = {100, 200, 200};
+  const std::string_view names[] = {"kernel_a", "kernel_b", "kernel_c"};
+  uint32_t enders[3] = {};
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = 1000 * k;
+    trace.Range("vprof.step", o, o + 900);
+    trace.Kernel(kGemmKernel, 7, o, o, o + 10);
+    enders[k] = trace.Kernel(names[k], 7, o + 5, o + 10 + gaps[k], o + 20 + gaps[k]);
+  }
+  trace.WriteTo(dir.File("rank0.vtrace"));
+
+  const StepsReport all = StepsOf(dir.path(), 0);
+  REQUIRE(all.ranks.at(0).longest_idle_gap);
+  const SpanRef& first = *all.ranks.at(0).longest_idle_gap;
+  CHECK(first.id == "correlation:" + std::to_string(enders[1]));
+  CHECK(first.name == "kernel_b");
+  CHECK(first.start_ns == kStepBase + 1010 * kStepUs);
+  CHECK(first.duration_ns == 200 * kStepUs);
+
+  const StepsReport last = StepsOf(dir.path(), 2);
+  REQUIRE(last.ranks.at(0).longest_idle_gap);
+  CHECK(last.ranks.at(0).longest_idle_gap->id == "correlation:" + std::to_string(enders[2]));
+  CHECK(last.ranks.at(0).longest_idle_gap->name == "kernel_c");
+  CHECK(last.ranks.at(0).longest_idle_gap->start_ns == kStepBase + 2010 * kStepUs);
+}

@@ -82,3 +82,39 @@ TEST_CASE("optimizer-burst steps hold one step and the reorder window") {
   REQUIRE(closed.size() == 5000);
   CHECK(closed[10].works.size() == 22);
 }
+
+TEST_CASE("many processes share one held-work budget") {
+  // The budget is 8 x 2^18 = 2^21 = 2,097,152 works for the whole report.
+  CHECK(HeldWorksPerProcess(1) == 262144);     // alone: the per-process maximum, 2^18
+  CHECK(HeldWorksPerProcess(8) == 262144);     // 2^21 / 8 = 2^18
+  CHECK(HeldWorksPerProcess(16) == 131072);    // 2^21 / 16 = 2^17
+  CHECK(HeldWorksPerProcess(1024) == 2048);    // 2^21 / 2^10 = 2^11
+  CHECK(HeldWorksPerProcess(100000) == 1024);  // 2^21 / 10^5 = 20: raised to the floor
+}
+
+TEST_CASE("a lowered held-work limit closes NVTX steps by work held") {
+  std::vector<ClosedStep> closed;
+  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  collector.LimitHeldWorks(25);
+  // Steps as in the open-step test: range [1000k, 1000k+500], ten kernels each.
+  uint32_t correlation = 0;
+  size_t most_works = 0;
+  for (int64_t k = 0; k < 100; ++k) {
+    const int64_t o = 1000 * k;
+    collector.AddRange(o, o + 500);
+    for (int64_t j = 0; j < 10; ++j) {
+      collector.AddWork(Work(++correlation, o + 10 * j, o + 100 + 50 * j, o + 150 + 50 * j, false));
+      most_works = std::max(most_works, collector.held_works());
+    }
+  }
+  // The 26th work held (step 2's sixth) passes 25 and closes step 0: held
+  // works never pass 25, and 100 steps of 10 works stay whole.
+  CHECK(most_works == 25);
+  CHECK(collector.held_steps() <= 3);
+  collector.Finish();
+  REQUIRE(closed.size() == 100);
+  CHECK(closed[0].works.size() == 10);
+  CHECK(closed[99].works.size() == 10);
+  CHECK(collector.late_records() == 0);
+  CHECK(collector.any_steps());
+}

@@ -36,6 +36,13 @@ void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, u
   }
 }
 
+void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->peer_memcpy(bytes, src_device, dst_device, stream_id, correlation_id, start_ns, end_ns);
+  }
+}
+
 void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                        uint32_t correlation_id, uint64_t completion_ns) {
   if (const FakeActivitySink* sink = Sink()) {

@@ -22,6 +22,9 @@ struct FakeActivitySink {
                  uint64_t end_ns);
   void (*memcpy)(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                  uint64_t end_ns);
+  // A copy between two devices (cudaMemcpyPeer*).
+  void (*peer_memcpy)(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
   // sync_id names one recording of the event; a wait carries the id of the recording it waits
   // for.
   void (*event_record)(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
@@ -43,6 +46,8 @@ void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id,
                   uint64_t end_ns);
 void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                   uint64_t end_ns);
+void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
+                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
 void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                        uint32_t correlation_id, uint64_t completion_ns);
 void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,

@@ -147,6 +147,16 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
   return Enqueue(stream, fake_cudart::CopyOp{dst, src, count});
 }
 
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t count, cudaStream_t stream) {
+  const int devices = DeviceCount();
+  if (src_device < 0 || src_device >= devices || dst_device < 0 || dst_device >= devices) {
+    return Fail(cudaErrorInvalidDevice);
+  }
+  if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
+  return Enqueue(stream, fake_cudart::CopyOp{dst, src, count, src_device, dst_device});
+}
+
 cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream) {
   if (count > 0 && dev_ptr == nullptr) return Fail(cudaErrorInvalidValue);
   return Enqueue(stream, fake_cudart::FillOp{dev_ptr, value, count});

@@ -71,7 +71,12 @@ void Stream::Execute(const QueuedOp& queued) const {
           ReportKernel(o.func, id_, correlation_id, start_ns, end_ns);
         } else if constexpr (std::is_same_v<Op, CopyOp>) {
           std::memmove(o.dst, o.src, o.bytes);
-          ReportMemcpy(o.bytes, id_, correlation_id, start_ns, standins::MonotonicNs());
+          if (o.src_device >= 0) {
+            ReportPeerMemcpy(o.bytes, o.src_device, o.dst_device, id_, correlation_id, start_ns,
+                             standins::MonotonicNs());
+          } else {
+            ReportMemcpy(o.bytes, id_, correlation_id, start_ns, standins::MonotonicNs());
+          }
         } else if constexpr (std::is_same_v<Op, FillOp>) {
           std::memset(o.dst, o.value, o.bytes);
         } else if constexpr (std::is_same_v<Op, RecordOp>) {

@@ -23,6 +23,9 @@ struct CopyOp {
   void* dst;
   const void* src;
   size_t bytes;
+  // cudaMemcpyPeer*: the two devices; -1 for a copy within one device.
+  int src_device = -1;
+  int dst_device = -1;
 };
 struct FillOp {
   void* dst;

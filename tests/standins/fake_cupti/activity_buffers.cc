@@ -11,6 +11,8 @@ size_t RecordSize(CUpti_ActivityKind kind) {
       return sizeof(CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return sizeof(CUpti_ActivityMemcpyPtoP4);
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
       return sizeof(CUpti_ActivityCudaEvent2);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:

@@ -92,6 +92,28 @@ void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint6
   Write(record);
 }
 
+// What real CUPTI writes for a copy between two GPUs: a MEMCPY2 record, never
+// a MEMCPY one.
+void OnPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
+                  uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
+  if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
+  CUpti_ActivityMemcpyPtoP4 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  record.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  record.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  record.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  record.bytes = bytes;
+  const int64_t offset = ClientOffset();
+  record.start = start_ns + offset;
+  record.end = end_ns + offset;
+  record.deviceId = dst_device;
+  record.srcDeviceId = src_device;
+  record.dstDeviceId = dst_device;
+  record.streamId = stream_id;
+  record.correlationId = correlation_id;
+  Write(record);
+}
+
 void OnEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint32_t correlation_id,
                    uint64_t completion_ns) {
   if (!Enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT)) return;
@@ -121,7 +143,8 @@ void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint3
   Write(record);
 }
 
-const FakeActivitySink kSink = {OnQueued, OnKernel, OnMemcpy, OnEventRecord, OnStreamWait};
+const FakeActivitySink kSink = {OnQueued,     OnKernel,      OnMemcpy,
+                                OnPeerMemcpy, OnEventRecord, OnStreamWait};
 
 void RegisterSink() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);

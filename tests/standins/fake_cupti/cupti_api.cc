@@ -64,6 +64,9 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
       *name = "cudaMemcpyAsync";
       return CUPTI_SUCCESS;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
+      *name = "cudaMemcpyPeerAsync";
+      return CUPTI_SUCCESS;
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
       *name = "cudaEventRecord";
       return CUPTI_SUCCESS;

@@ -21,6 +21,8 @@ struct SimOptions {
   int slow_rank = 3;  // -1: no straggler
   uint64_t slow_ms = 2;
   std::string log_dir;  // empty: no ground-truth logs
+  // Bytes each rank copies to the next device after each step (cudaMemcpyPeerAsync); 0: none.
+  size_t peer_copy_bytes = 0;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };

@@ -1,7 +1,10 @@
 #include "trainer.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
 #include <memory>
+#include <string>
 
 #include "grad_sync.h"
 #include "sim_kernels.h"
@@ -17,10 +20,14 @@ struct Resources {
   float* metrics_send = nullptr;
   float* metrics_recv = nullptr;
   float* weights = nullptr;
+  char* peer_send = nullptr;  // peer_copy_bytes each, or none
+  char* peer_recv = nullptr;
   ~Resources() {
     cudaFree(metrics_send);
     cudaFree(metrics_recv);
     cudaFree(weights);
+    cudaFree(peer_send);
+    cudaFree(peer_recv);
     if (compute != nullptr) cudaStreamDestroy(compute);
   }
 };
@@ -85,6 +92,29 @@ bool BroadcastWeights(const SimOptions& options, const Communicators& comms, int
   return true;
 }
 
+// One NVTX range, pushed for the scope.
+class NvtxRange {
+ public:
+  explicit NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~NvtxRange() { nvtxRangePop(); }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+// The next device's buffer stands for memory on that GPU; the stand-in's devices share the
+// host's memory, so only the record says which devices the copy joined.
+bool CopyToNextDevice(const SimOptions& options, const Resources& res, std::string* error) {
+  int device = 0;
+  int devices = 1;
+  if (!Check(cudaGetDevice(&device), "cudaGetDevice", error) ||
+      !Check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount", error)) {
+    return false;
+  }
+  return Check(cudaMemcpyPeerAsync(res.peer_recv, (device + 1) % devices, res.peer_send, device,
+                                   options.peer_copy_bytes, res.compute),
+               "cudaMemcpyPeerAsync", error);
+}
+
 }  // namespace
 
 bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog* log,
@@ -94,7 +124,10 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
              "cudaStreamCreateWithFlags", error) ||
       !Allocate(&res.metrics_send, kMetricsElems, error) ||
       !Allocate(&res.metrics_recv, kMetricsElems * comms.nranks, error) ||
-      !Allocate(&res.weights, options.sync_elems, error)) {
+      !Allocate(&res.weights, options.sync_elems, error) ||
+      (options.peer_copy_bytes > 0 &&
+       (!Allocate(&res.peer_send, options.peer_copy_bytes, error) ||
+        !Allocate(&res.peer_recv, options.peer_copy_bytes, error)))) {
     return false;
   }
   const bool straggler = comms.rank == options.slow_rank;
@@ -105,30 +138,42 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
   if (!grad_sync) return false;
 
   for (int step = 1; step <= options.steps; ++step) {
-    for (int layer = 0; layer < options.layers; ++layer) {
-      if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error)) {
-        return false;
+    const NvtxRange step_range("train_step " + std::to_string(step));
+    {
+      const NvtxRange forward("forward");
+      for (int layer = 0; layer < options.layers; ++layer) {
+        if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error)) {
+          return false;
+        }
       }
     }
-    for (int done = 1; done <= options.layers; ++done) {
-      if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error)) {
-        return false;
+    {
+      const NvtxRange backward("backward");
+      for (int done = 1; done <= options.layers; ++done) {
+        if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error)) {
+          return false;
+        }
+        if ((done % options.bucket_layers == 0 || done == options.layers) &&
+            !grad_sync->BucketReady((done - 1) / options.bucket_layers, res.compute, error)) {
+          return false;
+        }
       }
-      if ((done % options.bucket_layers == 0 || done == options.layers) &&
-          !grad_sync->BucketReady((done - 1) / options.bucket_layers, res.compute, error)) {
-        return false;
+      if (!grad_sync->Drain(error)) return false;
+    }
+    if (!AllGatherMetrics(comms, res, log, error)) return false;
+    {
+      const NvtxRange optimizer("optimizer");
+      for (int k = 0; k < options.opt_kernels; ++k) {
+        if (!Check(LaunchKernel(sim_opt_kernel, options.opt_us, res.compute), "optimizer", error)) {
+          return false;
+        }
       }
     }
-    if (!grad_sync->Drain(error) || !AllGatherMetrics(comms, res, log, error)) return false;
-    for (int k = 0; k < options.opt_kernels; ++k) {
-      if (!Check(LaunchKernel(sim_opt_kernel, options.opt_us, res.compute), "optimizer", error)) {
-        return false;
-      }
+    if (options.sync_every > 0 && step % options.sync_every == 0) {
+      const NvtxRange update("update_weights");
+      if (!BroadcastWeights(options, comms, step, res, log, error)) return false;
     }
-    if (options.sync_every > 0 && step % options.sync_every == 0 &&
-        !BroadcastWeights(options, comms, step, res, log, error)) {
-      return false;
-    }
+    if (options.peer_copy_bytes > 0 && !CopyToNextDevice(options, res, error)) return false;
   }
   return Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", error);
 }

@@ -1,0 +1,105 @@
+#include "reporter/clock_collective_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vprof::reporter {
+namespace {
+
+// The share of residuals the error bound covers: high enough to hold nearly
+// all collectives, low enough that one preempted rank does not set it.
+constexpr double kBoundQuantile = 0.95;
+
+}  // namespace
+
+void ResidualFit::Add(int64_t x_ns, int64_t y_ns) {
+  if (count_ == 0) x_origin_ = x_ns;
+  const double x = static_cast<double>(x_ns - x_origin_);
+  const double y = static_cast<double>(y_ns);
+  ++count_;
+  const double dx = x - mean_x_;
+  mean_x_ += dx / static_cast<double>(count_);
+  mean_y_ += (y - mean_y_) / static_cast<double>(count_);
+  sum_xx_ += dx * (x - mean_x_);
+  sum_xy_ += dx * (y - mean_y_);
+  if (sample_.size() < kSampleSize) {
+    sample_.emplace_back(x, y);
+    return;
+  }
+  // Algorithm R: every point so far is in the sample with the same chance.
+  const uint64_t slot = std::uniform_int_distribution<uint64_t>(0, count_ - 1)(random_);
+  if (slot < kSampleSize) sample_[slot] = {x, y};
+}
+
+std::optional<CollectiveClockEstimate> ResidualFit::Estimate() const {
+  if (count_ == 0) return std::nullopt;
+  // One point, or all at one time: no line, the mean is the offset.
+  const double slope = sum_xx_ > 0 ? sum_xy_ / sum_xx_ : 0.0;
+  std::vector<double> residuals;
+  residuals.reserve(sample_.size());
+  for (const auto& [x, y] : sample_) {
+    residuals.push_back(std::abs(y - (mean_y_ + slope * (x - mean_x_))));
+  }
+  const auto rank =
+      static_cast<size_t>(std::ceil(kBoundQuantile * static_cast<double>(residuals.size())) - 1);
+  std::nth_element(residuals.begin(), residuals.begin() + rank, residuals.end());
+  CollectiveClockEstimate estimate;
+  estimate.collectives = count_;
+  estimate.offset_ns = std::llround(mean_y_);
+  estimate.at_ns = x_origin_ + std::llround(mean_x_);
+  estimate.drift_ns_per_s = slope * 1e9;
+  estimate.residual_spread_ns = std::llround(residuals[rank]);
+  estimate.error_bound_ns = std::max(estimate.residual_spread_ns, kKernelEndFloorNs);
+  return estimate;
+}
+
+CollectiveClockCheck::CollectiveClockCheck(size_t processes, size_t reference)
+    : reference_(reference), fits_(processes) {}
+
+void CollectiveClockCheck::Add(size_t process, const CollectiveKernelSpan& span) {
+  if (process >= fits_.size() || span.comm_size < 2) return;
+  const auto [entry, inserted] = pending_.try_emplace({span.key.comm_id, span.seq});
+  Pending& pending = entry->second;
+  if (inserted) {
+    pending.comm_size = span.comm_size;
+    arrival_order_.push_back(entry->first);
+  }
+  if (process == reference_) {
+    pending.reference_end_ns = span.end_ns;
+    for (const auto& [other, end_ns] : pending.waiting) {
+      fits_[other].Add(span.end_ns, end_ns - span.end_ns);
+    }
+    waiting_spans_ -= pending.waiting.size();
+    pending.waiting = {};
+  } else if (pending.reference_end_ns) {
+    fits_[process].Add(*pending.reference_end_ns, span.end_ns - *pending.reference_end_ns);
+  } else {
+    pending.waiting.emplace_back(process, span.end_ns);
+    ++waiting_spans_;
+  }
+  if (++pending.spans >= pending.comm_size) Forget(entry);
+  while (pending_.size() > kMaxPending || waiting_spans_ > kMaxWaitingSpans ||
+         arrival_order_.size() > 2 * kMaxPending) {
+    const auto oldest = pending_.find(arrival_order_.front());
+    if (oldest != pending_.end()) Forget(oldest);
+    arrival_order_.pop_front();
+  }
+  while (!arrival_order_.empty() && !pending_.contains(arrival_order_.front())) {
+    arrival_order_.pop_front();
+  }
+}
+
+void CollectiveClockCheck::Forget(std::map<Key, Pending>::iterator entry) {
+  waiting_spans_ -= entry->second.waiting.size();
+  pending_.erase(entry);
+}
+
+std::vector<std::optional<CollectiveClockEstimate>> CollectiveClockCheck::Estimates() const {
+  std::vector<std::optional<CollectiveClockEstimate>> estimates;
+  for (size_t process = 0; process < fits_.size(); ++process) {
+    estimates.push_back(process == reference_ ? std::nullopt : fits_[process].Estimate());
+  }
+  return estimates;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,91 @@
+// Checks the processes' clocks against each other with the collectives they
+// ran together. A collective's kernels end within a few µs of each other on
+// all its ranks (the last data exchange releases them all), so for a process
+// p and a reference process, end_p − end_reference over their matched
+// collectives is p's clock offset from the reference on the report's clock:
+// near 0 when the alignment is right. A least-squares line of it over time
+// gives the drift; the spread of the residuals around that line the error
+// bound.
+//
+// Memory is constant per process (running sums for the line, a bounded
+// random sample of the residuals for the bound) plus a capped table of the
+// collectives still waiting for the reference's span: spans are never kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "reporter/cross_rank_gpu_time.h"
+#include "reporter/report.h"
+
+namespace vprof::reporter {
+
+// How far apart the ranks' kernel ends of one collective are at least: the
+// one-way latency of the last exchange (NVLink or the network), which no
+// number of collectives averages away. The error bound is never below it.
+inline constexpr int64_t kKernelEndFloorNs = 2000;
+
+// Running least-squares fit of residuals (y, ns) over time (x, ns), with a
+// bounded uniform sample of the points to take a quantile of the residuals
+// around the final line.
+class ResidualFit {
+ public:
+  static constexpr size_t kSampleSize = 1024;
+
+  void Add(int64_t x_ns, int64_t y_ns);
+  // None without a point.
+  std::optional<CollectiveClockEstimate> Estimate() const;
+
+ private:
+  uint64_t count_ = 0;
+  int64_t x_origin_ = 0;  // the first x: sums stay small (double precision)
+  double mean_x_ = 0, mean_y_ = 0;
+  double sum_xx_ = 0, sum_xy_ = 0;  // of deviations from the running means (Welford)
+  std::vector<std::pair<double, double>> sample_;
+  std::minstd_rand random_;  // default seed: the same report every run
+};
+
+class CollectiveClockCheck {
+ public:
+  // Collectives waiting for the reference's span, and other processes' spans
+  // held until it comes, at most: beyond either the oldest are given up.
+  static constexpr size_t kMaxPending = 1 << 14;
+  static constexpr size_t kMaxWaitingSpans = 1 << 16;
+
+  // `processes`: how many sources send spans (indexes 0..processes−1);
+  // `reference`: the one the others are compared with.
+  CollectiveClockCheck(size_t processes, size_t reference);
+
+  // One span of `process`, on the report's clock.
+  void Add(size_t process, const CollectiveKernelSpan& span);
+
+  // Per process, indexed like the sources; none for the reference and for
+  // processes that shared no collective with it.
+  std::vector<std::optional<CollectiveClockEstimate>> Estimates() const;
+
+ private:
+  struct Pending {
+    uint32_t comm_size = 0;
+    uint32_t spans = 0;
+    std::optional<int64_t> reference_end_ns;
+    std::vector<std::pair<size_t, int64_t>> waiting;  // (process, end) before the reference's
+  };
+  using Key = std::pair<uint64_t, uint64_t>;  // (comm_id, seq)
+
+  // Drops a pending entry: complete, or given up.
+  void Forget(std::map<Key, Pending>::iterator entry);
+
+  size_t reference_;
+  std::vector<ResidualFit> fits_;
+  std::map<Key, Pending> pending_;
+  std::deque<Key> arrival_order_;  // to give up the oldest beyond the cap
+  size_t waiting_spans_ = 0;       // over all pending entries
+};
+
+}  // namespace vprof::reporter

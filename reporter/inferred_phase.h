@@ -1,0 +1,48 @@
+// The phase of GPU work in a process without NVTX phase ranges, inferred from
+// what the process is (process_role.h), what the work is (kernel class,
+// kernel_class.h, or the CUDA IPC API class, communication_class.h) and, for
+// NCCL kernels, what their communicator is used for. The rules are one
+// ordered table in inferred_phase.cc; the first that matches decides.
+//
+// Forward, backward and logprob passes run the same GEMM, attention and
+// elementwise kernels, so kernel names cannot tell them apart: a training
+// process's compute is "train compute", never a guess at one of them.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "reporter/process_role.h"
+
+namespace vprof::reporter {
+
+// What an NCCL kernel's communicator carries.
+enum class CommunicatorUse : uint8_t {
+  kUnknown,     // not NCCL work, or an NCCL kernel linked to no call with a communicator
+  kGeneral,     // gradients, activations, parallel state: communication
+  kWeightSync,  // see WeightSyncCommunicators (inferred_phase_report.h)
+};
+
+// The phases inference gives; NVTX rules (phase_rules.cc) may name others.
+inline constexpr std::string_view kRolloutExecutionPhase = "rollout execution";
+inline constexpr std::string_view kWeightSyncPhase = "weight sync";
+inline constexpr std::string_view kOptimizerPhase = "optimizer";
+inline constexpr std::string_view kCommunicationPhase = "communication";
+inline constexpr std::string_view kTrainComputePhase = "train compute";
+inline constexpr std::string_view kComputePhase = "compute";
+inline constexpr std::string_view kIdlePhase = "idle";
+// The rule of the idle row: the GPU span less the time any GPU work ran.
+inline constexpr std::string_view kIdleRule = "gpu_idle";
+
+// A row's source in the report: this prefix, then the rule ("inferred:ipc_calls").
+inline constexpr std::string_view kInferredSourcePrefix = "inferred:";
+
+struct InferredPhase {
+  std::string_view phase;
+  std::string_view rule;  // the table row's name: the report says "inferred:<rule>"
+};
+
+// Static storage: both views stay valid.
+InferredPhase InferredPhaseOf(ProcessRole role, std::string_view work_class, CommunicatorUse use);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,33 @@
+// Folds a process's RunHeader and GpuBatch packets into an InferredPhaseInput
+// as the trace streams past.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "reporter/inferred_phase_record.h"
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter {
+
+class InferredPhaseReader {
+ public:
+  void AddHeader(const vprof::trace::RunHeader& header);
+  void AddGpuBatch(const vprof::trace::GpuBatch& batch);
+  // The input as read so far.
+  InferredPhaseInput Result() const;
+
+ private:
+  void AddKernel(uint64_t start_ns, uint64_t end_ns);
+
+  InferredPhaseInput input_;
+  bool any_kernel_ = false;
+  // The union of the kernels' intervals, start → end, disjoint. CUPTI
+  // delivers kernels nearly in time order, so only the latest few thousand
+  // intervals are kept open; older ones are added to input_.kernel_busy_ns
+  // and a kernel reaching before `closed_until_ns_` counts only after it.
+  std::map<uint64_t, uint64_t> open_;
+  uint64_t closed_until_ns_ = 0;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,250 @@
+// Steps and fast-path candidates made node by node (a summary per host, then
+// the merge) against `vprof report DIR` of the same traces: two hosts, two
+// ranks each, NVTX steps, so that full steps span hosts. Plus what a merge
+// says of nodes that measure from different steps, and of a summary whose
+// steps are malformed. Times in comments are µs after step_trace.h's origin;
+// the report gives ns.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include "reporter/build_report.h"
+#include "reporter/exit_status.h"
+#include "reporter/json_report.h"
+#include "reporter/node_summary.h"
+#include "reporter/summary_commands.h"
+#include "reporter/summary_file.h"
+#include "reporter/summary_merge.h"
+#include "reporter/trace_directory.h"
+#include "scratch_dir.h"
+#include "step_trace.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+constexpr uint32_t kCompute = 7;
+constexpr uint32_t kComm = 13;
+constexpr int kSteps = 4;
+
+// The steps and candidates sections of `report`'s JSON; the rest of a merged
+// report is test_summary_merge.cc's to compare.
+std::string StepsJsonOf(const Report& report) {
+  Report sections;
+  sections.steps = report.steps;
+  sections.candidates = report.candidates;
+  std::ostringstream out;
+  WriteJsonReport(sections, out);
+  return out.str();
+}
+
+// `vprof report DIR`'s.
+Report WholeReport(const std::string& directory) {
+  const TraceFileList traces = ListTraceFiles(directory);
+  REQUIRE(traces.error.empty());
+  return BuildReport(directory, traces.paths);
+}
+
+// Rank r (host h1: ranks 0, 1; h2: ranks 2, 3), step k at o = 1000k + 10r:
+//   range "step" [o, o+500]
+//   gemm       s7  launch o+10  [o+100, o+300]
+//   all-reduce s13 launch o+20  [a, a+10(r+1)], a = o+320 (o+420 on rank 1 in step 2):
+//              alone on the GPU, exposed 10(r+1)
+// A window runs from the range's start to the end of the last GPU work
+// launched in it: [o, a+10(r+1)].
+// `profiler_start_us`: a cudaProfilerStart at that time.
+// Without `nvtx`, no range: an Adam kernel [o+400, o+410] ends each step instead.
+void WriteRank(const std::string& directory, const std::string& host, uint32_t pid, int32_t rank,
+               std::optional<int64_t> profiler_start_us = {}, bool nvtx = true) {
+  StepTrace trace(host, pid, rank, 0xA, 4);
+  if (profiler_start_us) trace.Api("cudaProfilerStart", *profiler_start_us);
+  for (int k = 0; k < kSteps; ++k) {
+    const int64_t o = 1000 * k + 10 * rank;
+    const int64_t a = o + (rank == 1 && k == 2 ? 420 : 320);
+    if (nvtx) trace.Range("step", o, o + 500);
+    if (!nvtx) trace.Kernel(kAdamKernel, kCompute, o + 440, o + 450, o + 460);
+    trace.Kernel(kGemmKernel, kCompute, o + 10, o + 100, o + 300);
+    trace.Kernel(kAllReduceKernel, kComm, o + 20, a, a + 10 * (rank + 1),
+                 static_cast<uint64_t>(10 * k + 1), 1 << 20);
+    trace.FlushNvtx();
+    trace.FlushGpu();
+    trace.FlushNccl();
+  }
+  trace.WriteTo(directory + "/" + host + "." + std::to_string(pid) + ".vtrace");
+}
+
+// `late_start`: h2's ranks call cudaProfilerStart between their steps 0 and 1.
+void WriteTwoHostSteps(const std::string& directory, bool late_start = false) {
+  WriteRank(directory, "h1", 11, 0);
+  WriteRank(directory, "h1", 12, 1);
+  const std::optional<int64_t> start = late_start ? std::optional<int64_t>(950) : std::nullopt;
+  WriteRank(directory, "h2", 21, 2, start);
+  WriteRank(directory, "h2", 22, 3, start);
+}
+
+std::vector<std::string> SummarizeHosts(const std::string& traces, const std::string& out_dir) {
+  const std::vector<std::string> paths = ListTraceFiles(traces).paths;
+  std::vector<std::string> files;
+  for (const char* host : {"h1", "h2"}) {
+    files.push_back(out_dir + "/" + host + ".vsummary");
+    const NodeSummaryResult result = WriteNodeSummary(traces, host, TracesOfHost(paths, host),
+                                                      ClockChoice::kRealtime, files.back());
+    REQUIRE(result.error.empty());
+  }
+  return files;
+}
+
+Report Merged(const std::vector<std::string>& summaries) {
+  MergeResult merged = MergeSummaries(summaries);
+  INFO(merged.error);
+  REQUIRE(merged.report);
+  return std::move(*merged.report);
+}
+
+// Rewrites the summary at `path` with `change` applied to every packet.
+void EditSummary(const std::string& path,
+                 const std::function<void(vprof::summary::SummaryPacket&)>& change) {
+  std::vector<vprof::summary::SummaryPacket> packets;
+  {
+    SummaryFileReader reader(path);
+    vprof::summary::SummaryPacket packet;
+    while (reader.Next(&packet)) packets.push_back(packet);
+    REQUIRE(reader.problem().empty());
+  }
+  SummaryFileWriter writer(path);
+  for (vprof::summary::SummaryPacket& packet : packets) {
+    change(packet);
+    writer.Write(packet);
+  }
+  REQUIRE(writer.Finish());
+}
+
+}  // namespace
+
+TEST_CASE("steps and candidates merged from two hosts are those of the whole folder") {
+  ScratchDir traces, summaries;
+  WriteTwoHostSteps(traces.path());
+  const std::vector<std::string> files = SummarizeHosts(traces.path(), summaries.path());
+
+  const Report report = Merged(files);
+  CHECK(StepsJsonOf(report) == StepsJsonOf(WholeReport(traces.path())));
+  CHECK(StepsJsonOf(Merged({files[1], files[0]})) == StepsJsonOf(report));
+
+  // Worked out by hand from WriteRank's steps, warmup 1 (the default).
+  REQUIRE(report.steps);
+  const StepsReport& steps = *report.steps;
+  CHECK(steps.problem.empty());
+  CHECK(steps.source == StepSource::kNvtx);
+  CHECK(steps.steps_found == 4);
+  CHECK(steps.first_measured == 1);
+  CHECK(steps.last_measured == 3);
+  CHECK(steps.window == "steps 1-3 of 4 (warmup 0 excluded)");
+  REQUIRE(steps.ranks.size() == 4);
+  const std::vector<std::string> files_by_rank = {"h1.11.vtrace", "h1.12.vtrace", "h2.21.vtrace",
+                                                  "h2.22.vtrace"};
+  for (int32_t r = 0; r < 4; ++r) {
+    const RankStepsReport& rank = steps.ranks[static_cast<size_t>(r)];
+    CHECK(rank.rank == r);
+    CHECK(rank.file == files_by_rank[static_cast<size_t>(r)]);
+    REQUIRE(rank.steps.size() == 3);
+    // Three measured steps of exposed 10(r+1) each.
+    CHECK(rank.total.exposed_comm_ns == 3 * 10'000 * (r + 1));
+    // Three steps of 200 µs compute each.
+    CHECK(rank.total.compute_ns == 3 * 200'000);
+  }
+  // Step k starts with rank 0 at 1000k; it ends with rank 3 at
+  // 1000k+30+320+40 = 1000k+390, except step 2, where rank 1 ends at
+  // 2000+10+420+20 = 2450.
+  REQUIRE(steps.full_steps.size() == 3);
+  const std::vector<int64_t> durations = {390'000, 450'000, 390'000};
+  const std::vector<int32_t> slowest = {3, 1, 3};
+  for (size_t i = 0; i < 3; ++i) {
+    const FullStepReport& full = steps.full_steps[i];
+    CHECK(full.step == i + 1);
+    CHECK(full.start_ns == kStepBase + static_cast<int64_t>(i + 1) * 1000 * kStepUs);
+    CHECK(full.duration_ns == durations[i]);
+    CHECK(full.slowest_rank == slowest[i]);
+    CHECK(full.max_exposed_comm_ns == 40'000);  // rank 3's 10 * (3 + 1)
+  }
+  CHECK(steps.median_step_ns == 390'000);  // median of 390, 450, 390
+  // Exposed communication in every step: the candidates have something to rank.
+  CHECK_FALSE(report.candidates.empty());
+}
+
+TEST_CASE("a host whose ranks have no NVTX steps is left out, as from the whole folder") {
+  ScratchDir traces, summaries;
+  WriteRank(traces.path(), "h1", 11, 0);
+  WriteRank(traces.path(), "h1", 12, 1);
+  WriteRank(traces.path(), "h2", 21, 2, {}, false);
+  WriteRank(traces.path(), "h2", 22, 3, {}, false);
+  // h2 alone would find its steps by optimizer kernels; NVTX steps anywhere win.
+  const Report report = Merged(SummarizeHosts(traces.path(), summaries.path()));
+  CHECK(StepsJsonOf(report) == StepsJsonOf(WholeReport(traces.path())));
+  REQUIRE(report.steps);
+  CHECK(report.steps->source == StepSource::kNvtx);
+  REQUIRE(report.steps->ranks.size() == 2);
+  CHECK(report.steps->ranks[1].rank == 1);
+}
+
+TEST_CASE("nodes that measure from different steps give no steps, and say why") {
+  ScratchDir traces, summaries;
+  WriteTwoHostSteps(traces.path(), true);
+  // The whole folder leaves out h2's step 0 on every rank: step 1 is warmup.
+  const Report whole = WholeReport(traces.path());
+  REQUIRE(whole.steps);
+  CHECK(whole.steps->first_measured == 2);
+
+  // h1 alone measures from step 1, h2 from step 2: the steps do not line up.
+  const MergeResult merged = MergeSummaries(SummarizeHosts(traces.path(), summaries.path()));
+  REQUIRE(merged.report);
+  REQUIRE(merged.report->steps);
+  const StepsReport& steps = *merged.report->steps;
+  CHECK(steps.ranks.empty());
+  CHECK(steps.full_steps.empty());
+  CHECK(steps.problem.find("do not measure from the same step") != std::string::npos);
+  CHECK(steps.problem.find("h1.vsummary: first measured step 1 (warmup 1)") != std::string::npos);
+  CHECK(steps.problem.find("h2.vsummary: first measured step 2 (warmup 1)") != std::string::npos);
+  bool warned = false;
+  for (const std::string& warning : merged.warnings) warned |= warning == steps.problem;
+  CHECK(warned);
+}
+
+TEST_CASE("a summary whose steps are malformed is refused, naming the file and the field") {
+  ScratchDir traces, summaries;
+  WriteTwoHostSteps(traces.path());
+  const std::vector<std::string> files = SummarizeHosts(traces.path(), summaries.path());
+  std::string field;
+  SECTION("a rank's step out of line") {
+    EditSummary(files[1], [](vprof::summary::SummaryPacket& packet) {
+      if (packet.has_process() && packet.process().has_steps()) {
+        packet.mutable_process()->mutable_steps()->mutable_steps(1)->set_step(7);
+      }
+    });
+    field = "Process h2.21.vtrace RankSteps.steps[1].step: 7, expected 2";
+  }
+  SECTION("an unknown source") {
+    EditSummary(files[1], [](vprof::summary::SummaryPacket& packet) {
+      if (packet.has_header()) packet.mutable_header()->mutable_steps()->set_source("guessed");
+    });
+    field = "Header NodeSteps.source: 'guessed'";
+  }
+  SECTION("rank steps without the node's") {
+    EditSummary(files[1], [](vprof::summary::SummaryPacket& packet) {
+      if (packet.has_header()) packet.mutable_header()->clear_steps();
+    });
+    field = "Process h2.21.vtrace has RankSteps but the Header has no NodeSteps";
+  }
+  const MergeResult merged = MergeSummaries(files);
+  CHECK_FALSE(merged.report);
+  CHECK_FALSE(merged.usage_error);
+  CHECK(merged.error.find(files[1] + ": " + field) != std::string::npos);
+  INFO(merged.error);
+
+  // The command says so and fails as for any other malformed summary.
+  std::ostringstream out, err;
+  CHECK(RunMergeSummariesCommand({"--merge-summaries", files[0], files[1]}, out, err) ==
+        kExitFailure);
+  CHECK(err.str().find(field) != std::string::npos);
+}

@@ -1,0 +1,438 @@
+// Phases inferred where NVTX is absent: the inference table, the kernel busy
+// time (a union of intervals, kept bounded), the weight-sync communicators,
+// and the rows of a vLLM-like rollout process and a Megatron-like training
+// process read from real trace files, with their text and JSON.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mini_json.h"
+#include "report_of.h"
+#include "reporter/build_report.h"
+#include "reporter/communication_class.h"
+#include "reporter/inferred_phase.h"
+#include "reporter/inferred_phase_reader.h"
+#include "reporter/inferred_phase_report.h"
+#include "reporter/json_report.h"
+#include "reporter/kernel_class.h"
+#include "reporter/phase_report.h"
+#include "reporter/trace_reader.h"
+#include "scratch_dir.h"
+#include "trace_file_builder.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+std::string Described(ProcessRole role, std::string_view work_class, CommunicatorUse use) {
+  const InferredPhase phase = InferredPhaseOf(role, work_class, use);
+  return std::string(phase.phase) + " / " + std::string(phase.rule);
+}
+
+}  // namespace
+
+TEST_CASE("inferred phase: the table, first matching row decides") {
+  using enum CommunicatorUse;
+  // Weight sync in every role: IPC handle calls and weight-sync broadcasts.
+  CHECK(Described(ProcessRole::kTrain, kIpcApiClass, kUnknown) == "weight sync / ipc_calls");
+  CHECK(Described(ProcessRole::kRollout, kIpcApiClass, kUnknown) == "weight sync / ipc_calls");
+  CHECK(Described(ProcessRole::kTrain, kNcclKernelClass, kWeightSync) ==
+        "weight sync / weight_sync_communicator");
+  CHECK(Described(ProcessRole::kRollout, kNcclKernelClass, kWeightSync) ==
+        "weight sync / weight_sync_communicator");
+  // A rollout engine's other work, NCCL and optimizer-looking kernels included.
+  CHECK(Described(ProcessRole::kRollout, "gemm", kUnknown) ==
+        "rollout execution / rollout_process");
+  CHECK(Described(ProcessRole::kRollout, kNcclKernelClass, kGeneral) ==
+        "rollout execution / rollout_process");
+  CHECK(Described(ProcessRole::kRollout, kCustomAllReduceKernelClass, kUnknown) ==
+        "rollout execution / rollout_process");
+  // Training.
+  CHECK(Described(ProcessRole::kTrain, kOptimizerKernelClass, kUnknown) ==
+        "optimizer / optimizer_kernels");
+  CHECK(Described(ProcessRole::kTrain, kNcclKernelClass, kGeneral) ==
+        "communication / nccl_kernels");
+  CHECK(Described(ProcessRole::kTrain, kNcclKernelClass, kUnknown) ==
+        "communication / nccl_kernels");
+  CHECK(Described(ProcessRole::kTrain, kCustomAllReduceKernelClass, kUnknown) ==
+        "communication / custom_allreduce_kernels");
+  CHECK(Described(ProcessRole::kTrain, "attention", kUnknown) == "train compute / train_process");
+  CHECK(Described(ProcessRole::kTrain, kOtherKernelClass, kUnknown) ==
+        "train compute / train_process");
+  // A process of unknown role: what the kernel class alone says.
+  CHECK(Described(ProcessRole::kUnknown, kOptimizerKernelClass, kUnknown) ==
+        "optimizer / optimizer_kernels");
+  CHECK(Described(ProcessRole::kUnknown, kNcclKernelClass, kGeneral) ==
+        "communication / nccl_kernels");
+  CHECK(Described(ProcessRole::kUnknown, "gemm", kUnknown) == "compute / unknown_role");
+}
+
+namespace {
+
+vprof::trace::GpuBatch KernelsAt(const std::vector<std::pair<uint64_t, uint64_t>>& start_end) {
+  vprof::trace::GpuBatch batch;
+  for (const auto& [start, end] : start_end) {
+    vprof::trace::GpuKernel& kernel = *batch.add_kernel();
+    kernel.set_start_ns(start);
+    kernel.set_duration_ns(end - start);
+  }
+  return batch;
+}
+
+}  // namespace
+
+TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
+  InferredPhaseReader reader;
+  vprof::trace::RunHeader header;
+  header.add_argv("python");
+  header.add_argv("-m");
+  header.add_argv("vllm.entrypoints.openai.api_server");
+  reader.AddHeader(header);
+  // Out of order across batches, overlapping, one inside another, one
+  // bridging two intervals, and one of zero length.
+  reader.AddGpuBatch(KernelsAt({{500, 700}, {100, 300}}));
+  reader.AddGpuBatch(KernelsAt({{150, 250}, {900, 1000}, {650, 950}, {1200, 1200}}));
+  const InferredPhaseInput input = reader.Result();
+  CHECK(input.role.role == ProcessRole::kRollout);
+  CHECK(input.role.rule == "argv[2] contains 'vllm'");
+  CHECK(input.first_kernel_start_ns == 100);
+  CHECK(input.last_kernel_end_ns == 1200);
+  CHECK(input.kernel_span_ns() == 1100);
+  // [100, 300] and [500, 1000]: 200 + 500.
+  CHECK(input.kernel_busy_ns == 700);
+}
+
+TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum exact") {
+  InferredPhaseReader reader;
+  // 100000 disjoint 10 ns kernels, 20 ns apart, in order: more than the
+  // intervals kept open, so most are closed as they age.
+  constexpr uint64_t kKernels = 100000;
+  for (uint64_t i = 0; i < kKernels; ++i) {
+    reader.AddGpuBatch(KernelsAt({{i * 20, i * 20 + 10}}));
+  }
+  // A late kernel reaching back before the closed intervals counts only after them.
+  reader.AddGpuBatch(KernelsAt({{0, 30}}));
+  const InferredPhaseInput input = reader.Result();
+  CHECK(input.kernel_busy_ns == static_cast<int64_t>(kKernels * 10));
+  CHECK(input.kernel_span_ns() == static_cast<int64_t>((kKernels - 1) * 20 + 10));
+  CHECK(input.role.role == ProcessRole::kUnknown);
+}
+
+namespace {
+
+constexpr uint64_t kWeightSyncComm = 0x51;     // spans the trainer and the rollout engine
+constexpr uint64_t kBroadcastOnlyComm = 0x52;  // the trainer's alone, broadcasts only
+constexpr uint64_t kDataParallelComm = 0x53;   // the trainer's all-reduces
+
+constexpr std::string_view kBroadcastKernel = "ncclDevKernel_Broadcast_RING_LL";
+constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+
+// A trace whose RunHeader carries `argv`: the builder's packets after its own header.
+void WriteWithArgv(const TraceFileBuilder& trace, uint32_t pid, std::vector<std::string> argv,
+                   const std::string& path) {
+  vprof::trace::TracePacket packet;
+  vprof::trace::RunHeader& header = *packet.mutable_run_header();
+  header.set_format_version(vprof::schema::kFormatVersion);
+  header.set_host("node1");
+  header.set_pid(pid);
+  header.set_clock(vprof::trace::CLOCK_DOMAIN_MONOTONIC);
+  for (std::string& argument : argv) header.add_argv(std::move(argument));
+  std::ofstream(path, std::ios::binary) << FramePacket(packet.SerializeAsString())
+                                        << trace.bytes().substr(trace.packet_offsets().at(1));
+}
+
+class GpuPacket {
+ public:
+  explicit GpuPacket(TraceFileBuilder& trace) : trace_(trace) {}
+  GpuPacket& Kernel(std::string_view name, uint64_t start_ns, uint64_t duration_ns,
+                    uint32_t correlation_id = 0) {
+    vprof::trace::GpuKernel& kernel = *batch_.add_kernel();
+    kernel.set_name_iid(trace_.Intern(name));
+    kernel.set_start_ns(start_ns);
+    kernel.set_duration_ns(duration_ns);
+    kernel.set_correlation_id(correlation_id);
+    return *this;
+  }
+  GpuPacket& Api(std::string_view name, uint64_t duration_ns) {
+    vprof::trace::ApiCall& api = *batch_.add_api();
+    api.set_name_iid(trace_.Intern(name));
+    api.set_duration_ns(duration_ns);
+    return *this;
+  }
+  // The kernels under `correlation_id` were launched by the NCCL call `call_id`.
+  GpuPacket& External(uint64_t call_id, uint32_t correlation_id) {
+    vprof::trace::ExternalCorrelation& external = *batch_.add_external();
+    external.set_external_id(call_id);
+    external.set_correlation_id(correlation_id);
+    return *this;
+  }
+  void Write() {
+    vprof::trace::TracePacket packet;
+    *packet.mutable_gpu_batch() = batch_;
+    trace_.AddPacket(std::move(packet));
+  }
+
+ private:
+  TraceFileBuilder& trace_;
+  vprof::trace::GpuBatch batch_;
+};
+
+// A call to `function` on `comm` (rank `comm_rank` of 2), whose kernels carry `call_id`.
+vprof::trace::NcclEvent Call(TraceFileBuilder& trace, std::string_view function, uint64_t comm,
+                             uint32_t comm_rank, uint64_t call_id) {
+  vprof::trace::NcclEvent event = trace.Event(function, comm, 2, comm_rank, 1, 1 << 20, 0, 10);
+  event.set_call_id(call_id);
+  return event;
+}
+
+// The vLLM engine (pid 201), kernels in ns:
+//   attention  1000-1300 ┐ union 1000-1600
+//   gemm       1200-1600 ┘
+//   triton     2000-2100
+//   broadcast  3000-3500 on kWeightSyncComm (linked to its ncclBroadcast)
+//   cudaIpcOpenMemHandle, 40 ns of API time
+void WriteRolloutEngine(const std::string& directory) {
+  TraceFileBuilder trace("node1", 201);
+  trace.AddCommunicator(kWeightSyncComm, 2, 1, "ncclCommInitRank");
+  trace.AddBatch({Call(trace, "ncclBroadcast", kWeightSyncComm, 1, 1)});
+  GpuPacket(trace)
+      .External(1, 11)
+      .Kernel("flash_fwd_kernel", 1000, 300)
+      .Kernel("ampere_bf16_s16816gemm_bf16_128x64", 1200, 400)
+      .Kernel("triton_poi_fused_add_0", 2000, 100)
+      .Kernel(kBroadcastKernel, 3000, 500, 11)
+      .Api("cudaIpcOpenMemHandle", 40)
+      .Write();
+  trace.AddFooter();
+  WriteWithArgv(trace, 201, {"python3", "-m", "vllm.entrypoints.openai.api_server"},
+                directory + "/node1.201.vtrace");
+}
+
+// The Megatron trainer (pid 101, rank 0), kernels in ns:
+//   gemm       1000-2000 ┐ union 1000-2300
+//   all-reduce 1500-2300 ┘ on kDataParallelComm
+//   optimizer  2500-2700
+//   broadcast  3000-3500 on kWeightSyncComm
+//   broadcast  3500-3600 on kBroadcastOnlyComm
+//   send/recv  3800-3900 linked to no call
+//   cudaIpcGetMemHandle twice, 30 ns each
+void WriteTrainer(const std::string& directory) {
+  TraceFileBuilder trace("node1", 101, 0);
+  trace.AddCommunicator(kWeightSyncComm, 2, 0, "ncclCommInitRank");
+  trace.AddCommunicator(kBroadcastOnlyComm, 2, 0, "ncclCommInitRank");
+  trace.AddCommunicator(kDataParallelComm, 2, 0, "ncclCommInitRank");
+  trace.AddBatch({Call(trace, "ncclAllReduce", kDataParallelComm, 0, 1),
+                  Call(trace, "ncclBroadcast", kWeightSyncComm, 0, 2),
+                  Call(trace, "ncclBroadcast", kBroadcastOnlyComm, 0, 3)});
+  GpuPacket(trace)
+      .External(1, 21)
+      .External(2, 22)
+      .External(3, 23)
+      .Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000)
+      .Kernel(kAllReduceKernel, 1500, 800, 21)
+      .Kernel("multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>>", 2500, 200)
+      .Kernel(kBroadcastKernel, 3000, 500, 22)
+      .Kernel(kBroadcastKernel, 3500, 100, 23)
+      .Kernel("ncclDevKernel_SendRecv", 3800, 100)
+      .Api("cudaIpcGetMemHandle", 30)
+      .Api("cudaIpcGetMemHandle", 30)
+      .Write();
+  trace.AddFooter();
+  WriteWithArgv(trace, 101, {"python", "pretrain_gpt.py", "--rollout-backend", "vllm"},
+                directory + "/node1.101.vtrace");
+}
+
+// What the trace source will gather once it feeds an InferredPhaseReader:
+// the same packets, read from the same file.
+InferredPhaseInput InputOf(const std::string& path) {
+  InferredPhaseReader reader;
+  TraceReader trace(path);
+  vprof::trace::TracePacket packet;
+  while (trace.Next(&packet)) {
+    if (packet.has_run_header()) reader.AddHeader(packet.run_header());
+    if (packet.has_gpu_batch()) reader.AddGpuBatch(packet.gpu_batch());
+  }
+  return reader.Result();
+}
+
+// The text with runs of spaces squeezed to one.
+std::string Squeezed(const std::string& text) {
+  std::string result;
+  for (const char c : text) {
+    if (c == ' ' && !result.empty() && result.back() == ' ') continue;
+    result += c;
+  }
+  return result;
+}
+
+const PhaseReport& Row(const ProcessPhasesReport& process, std::string_view phase,
+                       std::string_view source) {
+  for (const PhaseReport& row : process.phases) {
+    if (row.name == phase && row.source == source) return row;
+  }
+  FAIL("no row " << phase << " from " << source << " in " << process.file);
+  throw;
+}
+
+struct InferredRun {
+  Report report;  // with the inferred phases in report.phases
+  std::vector<ProcessRecord> records;
+  std::vector<InferredPhaseInput> inputs;
+};
+
+InferredRun ReadInferredRun(const std::string& directory) {
+  InferredRun run;
+  run.report = ReportOf(directory);
+  const TraceFileList traces = ListTraceFiles(directory);
+  run.records = GatherTraces(traces.paths, ClockChoice::kByHosts).records;
+  for (const std::string& path : traces.paths) run.inputs.push_back(InputOf(path));
+  // The report's processes are by file name, like the paths.
+  REQUIRE(run.report.processes.size() == run.records.size());
+  run.report.phases = PhaseReports(run.records, run.report.processes, run.inputs);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("inferred phases: a vLLM engine and a Megatron trainer without NVTX") {
+  ScratchDir dir;
+  WriteRolloutEngine(dir.path());
+  WriteTrainer(dir.path());
+  const InferredRun run = ReadInferredRun(dir.path());
+
+  // kWeightSyncComm spans both roles; kBroadcastOnlyComm carries broadcasts
+  // only; kDataParallelComm all-reduces.
+  CHECK(WeightSyncCommunicators(run.records, run.inputs) ==
+        std::set<uint64_t>{kWeightSyncComm, kBroadcastOnlyComm});
+
+  REQUIRE(run.report.phases.size() == 2);
+  // By rank: the trainer's from its header, the engine's from its communicator.
+  const ProcessPhasesReport& trainer = run.report.phases[0];
+  CHECK(trainer.file == "node1.101.vtrace");
+  CHECK(trainer.inferred);
+  CHECK(trainer.role == "train");
+  CHECK(trainer.role_rule == "argv[1] contains 'pretrain_'");
+  CHECK(trainer.ranges == 0);
+  // First kernel start 1000 to last kernel end 3900.
+  CHECK(trainer.span_ns == 2900);
+  REQUIRE(trainer.phases.size() == 6);
+  // train compute: the gemm, 1000 of 2900.
+  CHECK(Row(trainer, "train compute", "inferred:train_process").total_ns == 1000);
+  CHECK(Row(trainer, "train compute", "inferred:train_process").count == 1);
+  CHECK(*Row(trainer, "train compute", "inferred:train_process").span_share ==
+        Approx(1000.0 / 2900.0));
+  // communication: the all-reduce (800) and the unlinked send/recv (100).
+  CHECK(Row(trainer, "communication", "inferred:nccl_kernels").total_ns == 900);
+  CHECK(Row(trainer, "communication", "inferred:nccl_kernels").count == 2);
+  CHECK(Row(trainer, "communication", "inferred:nccl_kernels").mean_ns == 450);
+  // weight sync: the broadcasts on both weight-sync communicators, 500 + 100.
+  CHECK(Row(trainer, "weight sync", "inferred:weight_sync_communicator").total_ns == 600);
+  CHECK(Row(trainer, "weight sync", "inferred:weight_sync_communicator").count == 2);
+  CHECK(Row(trainer, "weight sync", "inferred:ipc_calls").total_ns == 60);
+  CHECK(Row(trainer, "weight sync", "inferred:ipc_calls").count == 2);
+  CHECK(Row(trainer, "optimizer", "inferred:optimizer_kernels").total_ns == 200);
+  // Busy: 1000-2300, 2500-2700, 3000-3600, 3800-3900 = 1300 + 200 + 600 + 100
+  // = 2200; idle = 2900 - 2200.
+  CHECK(Row(trainer, "idle", "inferred:gpu_idle").total_ns == 700);
+  CHECK(Row(trainer, "idle", "inferred:gpu_idle").count == 0);
+  // Longest first.
+  CHECK(trainer.phases[0].name == "train compute");
+  CHECK(trainer.phases[1].name == "communication");
+  CHECK(trainer.phases[2].name == "idle");
+
+  const ProcessPhasesReport& engine = run.report.phases[1];
+  CHECK(engine.file == "node1.201.vtrace");
+  CHECK(engine.rank == 1);  // its place in kWeightSyncComm
+  CHECK(engine.role == "rollout");
+  CHECK(engine.role_rule == "argv[2] contains 'vllm'");
+  // 1000 to 3500.
+  CHECK(engine.span_ns == 2500);
+  REQUIRE(engine.phases.size() == 4);
+  // attention 300 + gemm 400 + triton 100.
+  CHECK(Row(engine, "rollout execution", "inferred:rollout_process").total_ns == 800);
+  CHECK(Row(engine, "rollout execution", "inferred:rollout_process").count == 3);
+  CHECK(*Row(engine, "rollout execution", "inferred:rollout_process").span_share ==
+        Approx(800.0 / 2500.0));
+  CHECK(Row(engine, "weight sync", "inferred:weight_sync_communicator").total_ns == 500);
+  CHECK(Row(engine, "weight sync", "inferred:ipc_calls").total_ns == 40);
+  // Busy: 1000-1600, 2000-2100, 3000-3500 = 600 + 100 + 500 = 1200; idle 2500 - 1200.
+  CHECK(Row(engine, "idle", "inferred:gpu_idle").total_ns == 1300);
+  CHECK(*Row(engine, "idle", "inferred:gpu_idle").span_share == Approx(0.52));
+
+  std::ostringstream json_text;
+  WriteJsonReport(run.report, json_text);
+  const JsonValue json = JsonValue::Parse(json_text.str());
+  const JsonValue& phases = json["phases"];
+  CHECK(phases[1]["source"].string() == "inferred");
+  CHECK(phases[1]["role"].string() == "rollout");
+  CHECK(phases[1]["role_rule"].string() == "argv[2] contains 'vllm'");
+  CHECK(phases[1]["span_ns"].number() == 2500);
+  CHECK(phases[1]["phases"][0]["phase"].string() == "idle");
+  CHECK(phases[1]["phases"][0]["source"].string() == "inferred:gpu_idle");
+  CHECK(phases[1]["phases"][0]["total_ns"].number() == 1300);
+
+  const std::string text = Squeezed(TextOf(run.report));
+  CHECK(text.find("Phases (NVTX)\n no NVTX ranges in any trace\n") != std::string::npos);
+  const size_t inferred = text.find("\nPhases (inferred: processes without NVTX phase ranges)\n");
+  REQUIRE(inferred != std::string::npos);
+  // 500 + 100 ns over 2 broadcasts; 600 / 2900 = 20.7%.
+  CHECK(
+      text.find(" 0 weight sync 2 600 ns 300 ns 20.7% weight_sync_communicator node1.101.vtrace\n",
+                inferred) != std::string::npos);
+  // 800 / 3 kernels = 267 ns; 800 / 2500 = 32.0%.
+  CHECK(text.find(" 1 rollout execution 3 800 ns 267 ns 32.0% rollout_process node1.201.vtrace\n",
+                  inferred) != std::string::npos);
+  CHECK(text.find(" 1 idle 0 1.30 µs 0 ns 52.0% gpu_idle node1.201.vtrace\n", inferred) !=
+        std::string::npos);
+  CHECK(text.find("rank 1 (node1.201.vtrace): role rollout (argv[2] contains 'vllm'); kernels "
+                  "over 2.50 µs\n",
+                  inferred) != std::string::npos);
+}
+
+TEST_CASE("inferred phases: the report of a directory reads the inputs from the traces") {
+  ScratchDir dir;
+  WriteTrainer(dir.path());
+  const Report report = ReportOf(dir.path());
+  // The trace source folds each process's argv and kernels as it reads: the trainer alone gets
+  // its role and the optimizer (200 ns) and idle (700 ns of a 2,900 ns span) rows computed above.
+  REQUIRE(report.phases.size() == 1);
+  const ProcessPhasesReport& trainer = report.phases[0];
+  CHECK(trainer.inferred);
+  CHECK(trainer.role == "train");
+  CHECK(trainer.span_ns == 2900);
+  CHECK(Row(trainer, "optimizer", "inferred:optimizer_kernels").total_ns == 200);
+  CHECK(Row(trainer, "idle", "inferred:gpu_idle").total_ns == 700);
+  CHECK(TextOf(report).find("Phases (inferred") != std::string::npos);
+}
+
+TEST_CASE("inferred phases: a process with NVTX phase ranges keeps them, and gets its role") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 101, 0);
+  vprof::trace::TracePacket packet;
+  vprof::trace::NvtxRange& range = *packet.mutable_nvtx_batch()->add_range();
+  range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+  range.set_name_iid(trace.Intern("actor_train"));
+  range.set_start_ns(0);
+  range.set_end_ns(5000);
+  trace.AddPacket(std::move(packet));
+  GpuPacket(trace).Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000).Write();
+  trace.AddFooter();
+  WriteWithArgv(trace, 101, {"ray::MegatronTrainRayActor.train"}, dir.File("node1.101.vtrace"));
+
+  const InferredRun run = ReadInferredRun(dir.path());
+  REQUIRE(run.report.phases.size() == 1);
+  const ProcessPhasesReport& process = run.report.phases[0];
+  CHECK_FALSE(process.inferred);
+  CHECK(process.role == "train");
+  CHECK(process.span_ns == 5000);
+  REQUIRE(process.phases.size() == 1);
+  CHECK(process.phases[0].name == "train");
+  CHECK(process.phases[0].source == "nvtx");
+  CHECK(process.phases[0].total_ns == 5000);
+  CHECK(TextOf(run.report)
+            .find("rank - (node1.101.vtrace): role train (argv[0] contains "
+                  "'megatron'); 1 ranges over 5.00 µs") != std::string::npos);
+}

@@ -51,7 +51,11 @@ std::vector<ProcessPhasesReport> PhaseReports(const std::vector<ProcessRecord>& 
   std::vector<ProcessPhasesReport> reports;
   for (size_t i = 0; i < records.size(); ++i) {
     const NvtxPhaseRecord& nvtx = records[i].nvtx_phases;
-    const bool infer = nvtx.ranges == 0 && inputs_known && records[i].gpu.kernels.count > 0;
+    // Ranges that name no phase (a benchmark's one "measured" range) say nothing of phases:
+    // such a process is inferred like one without ranges.
+    const bool any_phase = std::any_of(nvtx.phases.begin(), nvtx.phases.end(),
+                                       [](const auto& phase) { return !phase.first.unmatched; });
+    const bool infer = !any_phase && inputs_known && records[i].gpu.kernels.count > 0;
     if (nvtx.ranges == 0 && !infer) continue;
     ProcessPhasesReport& report = reports.emplace_back();
     report.rank = processes[i].rank;

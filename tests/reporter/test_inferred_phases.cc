@@ -295,6 +295,18 @@ InferredRun ReadInferredRun(const std::string& directory) {
   return run;
 }
 
+// One push/pop NVTX range of `name` from start to end, in a packet of its own.
+void AddPushPopRange(TraceFileBuilder& trace, std::string_view name, uint64_t start_ns,
+                     uint64_t end_ns) {
+  vprof::trace::TracePacket packet;
+  vprof::trace::NvtxRange& range = *packet.mutable_nvtx_batch()->add_range();
+  range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+  range.set_name_iid(trace.Intern(name));
+  range.set_start_ns(start_ns);
+  range.set_end_ns(end_ns);
+  trace.AddPacket(std::move(packet));
+}
+
 }  // namespace
 
 TEST_CASE("inferred phases: a vLLM engine and a Megatron trainer without NVTX") {
@@ -411,13 +423,7 @@ TEST_CASE("inferred phases: the report of a directory reads the inputs from the 
 TEST_CASE("inferred phases: a process with NVTX phase ranges keeps them, and gets its role") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 101, 0);
-  vprof::trace::TracePacket packet;
-  vprof::trace::NvtxRange& range = *packet.mutable_nvtx_batch()->add_range();
-  range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
-  range.set_name_iid(trace.Intern("actor_train"));
-  range.set_start_ns(0);
-  range.set_end_ns(5000);
-  trace.AddPacket(std::move(packet));
+  AddPushPopRange(trace, "actor_train", 0, 5000);
   GpuPacket(trace).Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000).Write();
   trace.AddFooter();
   WriteWithArgv(trace, 101, {"ray::MegatronTrainRayActor.train"}, dir.File("node1.101.vtrace"));
@@ -435,4 +441,26 @@ TEST_CASE("inferred phases: a process with NVTX phase ranges keeps them, and get
   CHECK(TextOf(run.report)
             .find("rank - (node1.101.vtrace): role train (argv[0] contains "
                   "'megatron'); 1 ranges over 5.00 µs") != std::string::npos);
+}
+
+TEST_CASE("inferred phases: ranges that name no phase do not stop the inference") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 102, 0);
+  AddPushPopRange(trace, "measured", 0, 5000);  // no rule names a phase "measured"
+  // Kernels 1000-2000 and 3000-3500: busy 1500 of a 2500 ns kernel span, idle 1000.
+  GpuPacket(trace)
+      .Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000)
+      .Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 3000, 500)
+      .Write();
+  trace.AddFooter();
+  WriteWithArgv(trace, 102, {"python", "pretrain_gpt.py"}, dir.File("node1.102.vtrace"));
+
+  const InferredRun run = ReadInferredRun(dir.path());
+  REQUIRE(run.report.phases.size() == 1);
+  const ProcessPhasesReport& process = run.report.phases[0];
+  CHECK(process.inferred);
+  CHECK(process.role == "train");
+  CHECK(process.span_ns == 2500);
+  CHECK(Row(process, "train compute", "inferred:train_process").total_ns == 1500);
+  CHECK(Row(process, "idle", "inferred:gpu_idle").total_ns == 1000);
 }

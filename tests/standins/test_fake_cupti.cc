@@ -1,6 +1,7 @@
 // The fake libcupti.so.13 driven directly, over the fake CUDA runtime's real (simulated) work.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -77,8 +78,8 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
         CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_DEVICE,
-        CUPTI_ACTIVITY_KIND_DEVICE}) {
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_RUNTIME,
+        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_DEVICE}) {
     REQUIRE(cuptiActivityEnable(kind) == CUPTI_SUCCESS);
   }
 
@@ -144,6 +145,32 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(peer_copies[0].start >= kernels[2].end);  // after the kernel queued before it
   CHECK(RecordsOfKind<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY).empty());
 
+  // One RUNTIME record per call that queued work, in the order of the calls, carrying the
+  // correlation id of the work it queued; the failed peer copy queued nothing.
+  const auto calls = RecordsOfKind<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
+  REQUIRE(calls.size() == 6);
+  const uint32_t expected_cbids[] = {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    INFO("call " << i);
+    CHECK(calls[i].cbid == expected_cbids[i]);
+    CHECK(calls[i].start >= before_ns);
+    CHECK(calls[i].processId == static_cast<uint32_t>(getpid()));
+  }
+  CHECK(calls[0].correlationId == kernels[0].correlationId);
+  CHECK(calls[1].correlationId == kernels[1].correlationId);
+  CHECK(calls[4].correlationId == kernels[2].correlationId);
+  CHECK(calls[5].correlationId == peer_copies[0].correlationId);
+  // A kernel starts no earlier than the call that queued it.
+  CHECK(calls[4].start <= kernels[2].start);
+  const char* name = nullptr;
+  REQUIRE(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, calls[5].cbid, &name) == CUPTI_SUCCESS);
+  CHECK(std::string(name) == "cudaMemcpyPeerAsync");
+
   const auto external =
       RecordsOfKind<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   REQUIRE(external.size() == 1);
@@ -185,13 +212,14 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
   CHECK(dropped == 0);
 
-  // Without a buffer from the client, records are dropped and counted.
+  // Without a buffer from the client, records are dropped and counted: each launch loses its
+  // RUNTIME record and its kernel record, 2 x 2.
   g_give_no_buffer = true;
   REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
   REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
-  CHECK(dropped == 2);
+  CHECK(dropped == 4);
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
   CHECK(dropped == 0);  // reset when read, as in CUPTI
 }

@@ -13,9 +13,9 @@ const FakeActivitySink* Sink() { return g_sink.load(std::memory_order_acquire); 
 
 }  // namespace
 
-uint32_t ReportQueued() {
+uint32_t ReportQueued(uint32_t cbid) {
   const FakeActivitySink* sink = Sink();
-  return sink != nullptr ? sink->queued() : 0;
+  return sink != nullptr ? sink->queued(cbid) : 0;
 }
 
 void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,

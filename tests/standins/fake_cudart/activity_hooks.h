@@ -14,9 +14,10 @@ extern "C" {
 
 // Times are CLOCK_MONOTONIC nanoseconds; ids are the fake runtime's.
 struct FakeActivitySink {
-  // On the thread that queues an operation on a stream (the CUDA API call): returns the
-  // operation's correlation id. The caller's external correlation ids are read here.
-  uint32_t (*queued)();
+  // On the thread that queues an operation on a stream (the CUDA API call whose runtime
+  // callback id is `cbid`, a CUpti_runtime_api_trace_cbid): returns the operation's
+  // correlation id. The caller's external correlation ids are read here.
+  uint32_t (*queued)(uint32_t cbid);
   // On the stream's worker thread, once the operation has run.
   void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                  uint64_t end_ns);
@@ -41,7 +42,7 @@ void fakeCudartSetActivitySink(const FakeActivitySink* sink);
 
 namespace fake_cudart {
 
-uint32_t ReportQueued();
+uint32_t ReportQueued(uint32_t cbid);
 void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                   uint64_t end_ns);
 void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,

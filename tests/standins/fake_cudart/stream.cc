@@ -5,6 +5,9 @@
 #include <thread>
 #include <type_traits>
 
+// The runtime's callback ids only: they are how CUPTI names the API call that queued work.
+#include <cupti_runtime_cbid.h>
+
 #include "activity_hooks.h"
 #include "monotonic_clock.h"
 
@@ -12,6 +15,19 @@ namespace fake_cudart {
 namespace {
 
 std::atomic<uint32_t> g_last_stream_id{0};
+
+// The runtime API call that queues `op`, as CUPTI's callback id names it.
+uint32_t RuntimeCallbackIdOf(const StreamOp& op) {
+  if (const auto* copy = std::get_if<CopyOp>(&op)) {
+    return copy->src_device >= 0 ? CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000
+                                 : CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+  }
+  if (std::holds_alternative<FillOp>(op)) return CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020;
+  if (std::holds_alternative<RecordOp>(op)) return CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020;
+  if (std::holds_alternative<WaitOp>(op)) return CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020;
+  if (std::holds_alternative<KernelOp>(op)) return CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  return CUPTI_RUNTIME_TRACE_CBID_INVALID;  // RetireOp: queues nothing a profiler sees
+}
 
 }  // namespace
 
@@ -22,7 +38,8 @@ std::shared_ptr<Stream> Stream::Start() {
 }
 
 void Stream::Enqueue(StreamOp op) {
-  const uint32_t correlation_id = std::holds_alternative<RetireOp>(op) ? 0 : ReportQueued();
+  const uint32_t correlation_id =
+      std::holds_alternative<RetireOp>(op) ? 0 : ReportQueued(RuntimeCallbackIdOf(op));
   {
     std::lock_guard lock(mutex_);
     queue_.push_back({std::move(op), correlation_id});

@@ -13,6 +13,8 @@ size_t RecordSize(CUpti_ActivityKind kind) {
       return sizeof(CUpti_ActivityMemcpy6);
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
       return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+      return sizeof(CUpti_ActivityAPI);
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
       return sizeof(CUpti_ActivityCudaEvent2);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:

@@ -1,6 +1,7 @@
 #include "activity_recorder.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -38,8 +39,23 @@ void Write(const Record& record) {
   Buffers().Append(&record, sizeof(record));
 }
 
-uint32_t OnQueued() {
+// The RUNTIME record of the API call that queued an operation. The stand-in's calls take no
+// measurable time, so the call starts and ends at once, now.
+void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
+  if (!Enabled(CUPTI_ACTIVITY_KIND_RUNTIME)) return;
+  CUpti_ActivityAPI record{};
+  record.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  record.cbid = static_cast<CUpti_CallbackId>(cbid);
+  record.start = record.end = standins::MonotonicNs() + ClientOffset();
+  record.processId = static_cast<uint32_t>(getpid());
+  record.threadId = static_cast<uint32_t>(gettid());
+  record.correlationId = correlation_id;
+  Write(record);
+}
+
+uint32_t OnQueued(uint32_t cbid) {
   const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
+  WriteRuntimeCall(cbid, correlation_id);
   if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return correlation_id;
   // CUPTI writes the innermost id of each kind before the activity it correlates.
   for (size_t kind = 0; kind < t_external_ids.size(); ++kind) {

@@ -50,8 +50,8 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
   }
 }
 
-// The fake writes no API records, so only the runtime calls that queue the work it reports are
-// named.
+// The fake writes RUNTIME records only for the calls that queue the work it reports, so only
+// those are named.
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
                                           const char** name) {
   if (name == nullptr || domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -66,6 +66,9 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
       return CUPTI_SUCCESS;
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
       *name = "cudaMemcpyPeerAsync";
+      return CUPTI_SUCCESS;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+      *name = "cudaMemsetAsync";
       return CUPTI_SUCCESS;
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
       *name = "cudaEventRecord";

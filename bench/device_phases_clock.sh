@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Inferred phases and the collective clock check on real PyTorch + NCCL (device tool,
+# 2 H200s): ddp_step.py under vprof without NVTX (phases inferred from the process role and
+# kernel classes) and with NVTX (phases from ranges); for each, the report's inferred-phase
+# section and its Clock check line (a steady workload on one host: offsets and drift near 0).
+# Usage: device_phases_clock.sh [LIB] [VPROF]; leaves the text and JSON reports under $OUT.
+set -uo pipefail
+source "$(dirname "$0")/device_env.sh"
+vprof="$(realpath "${2:-.device/vprof}")"
+export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+out="${OUT:-device-out}"
+mkdir -p "$out"
+for name in ddp_nonvtx ddp; do
+  extra=()
+  [[ $name == ddp_nonvtx ]] && extra=(--no-nvtx)
+  LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="/tmp/vp-$name" timeout 200 \
+    torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py "${extra[@]}" \
+    > "/tmp/$name.out" 2>&1
+  echo "$name rc=$?"
+  "$vprof" report "/tmp/vp-$name" > "$out/$name.txt" 2>&1
+  echo "report $name rc=$?"
+  "$vprof" report "/tmp/vp-$name" --format json --output "$out/$name.json"
+  sed -n '/^Phases (inferred/,/^Steps/p' "$out/$name.txt" | head -40
+  grep -A3 '^Clock check' "$out/$name.txt"
+done

@@ -1,7 +1,6 @@
 #include "reporter/assemble_report.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -35,7 +34,7 @@ std::string EndReasonName(const std::optional<vprof::trace::EndReason>& reason) 
 ProcessReport ToProcessReport(const ProcessRecord& record) {
   const ProcessRank rank = ResolveRank(record);
   ProcessReport process;
-  process.file = std::filesystem::path(record.path).filename().string();
+  process.file = record.file();
   process.host = record.host;
   process.pid = record.pid;
   process.rank = rank.rank;

@@ -1,7 +1,6 @@
 #include "reporter/build_report.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -51,7 +50,7 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
   time_source.aligned_to_realtime = realtime;
   for (size_t process = 0; process < sources.size(); ++process) {
     ProcessRecord& record = sources[process]->record();
-    const std::string file = std::filesystem::path(record.path).filename().string();
+    const std::string file = record.file();
     time_source.processes.push_back({file, 0, std::nullopt});
     if (!record.opened) continue;
     if (process == reference) time_source.collective_reference = file;

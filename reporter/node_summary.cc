@@ -42,16 +42,12 @@ std::vector<size_t> ByFirstEnter(const std::vector<vprof::summary::Partial>& par
   return order;
 }
 
-std::string FileOf(const ProcessRecord& record) {
-  return std::filesystem::path(record.path).filename().string();
-}
-
 // The node's steps with the options `vprof report DIR` has by default. Ranks
 // are known by file here: a merge gives them the rank of the merged report's
 // process.
 std::optional<StepsReport> NodeStepsOf(const std::vector<ProcessRecord>& records) {
   std::vector<ProcessReport> processes(records.size());
-  for (size_t i = 0; i < records.size(); ++i) processes[i].file = FileOf(records[i]);
+  for (size_t i = 0; i < records.size(); ++i) processes[i].file = records[i].file();
   return BuildStepsReport(records, processes, StepOptions{}, DefaultStepMatcher());
 }
 
@@ -99,7 +95,7 @@ NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::stri
     const ProcessRecord& record = gathered.records[i];
     vprof::summary::Process& process = *packet.mutable_process();
     process = EncodeProcess(record, gathered.stats.participants()[i]);
-    if (const RankStepsReport* rank = RankOf(steps, FileOf(record))) {
+    if (const RankStepsReport* rank = RankOf(steps, record.file())) {
       *process.mutable_steps() = EncodeRankSteps(*rank);
     }
     writer.Write(packet);

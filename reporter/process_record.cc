@@ -1,8 +1,11 @@
 #include "reporter/process_record.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace vprof::reporter {
+
+std::string ProcessRecord::file() const { return std::filesystem::path(path).filename().string(); }
 
 void ClockSamples::Add(int64_t offset_ns) {
   min_offset_ns = count == 0 ? offset_ns : std::min(min_offset_ns, offset_ns);

@@ -51,6 +51,8 @@ struct CommunicatorMembership {
 
 struct ProcessRecord {
   std::string path;
+  // The name of the trace file, without its directory: how reports name the process.
+  std::string file() const;
   // The RunHeader was read and its format is one this reporter reads: the
   // file's data is used.
   bool opened = false;

@@ -32,7 +32,7 @@ NcclFunction DecodeFunction(const std::string& name) {
 
 Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& participant) {
   Process process;
-  process.set_file(std::filesystem::path(record.path).filename().string());
+  process.set_file(record.file());
   process.set_opened(record.opened);
   process.set_host(record.host);
   process.set_pid(record.pid);

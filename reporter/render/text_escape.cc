@@ -1,21 +1,36 @@
 #include "reporter/render/text_escape.h"
 
 namespace vprof::reporter {
+namespace {
+
+// Appends the HTML entity for '&', '<' or '>' and returns true; false for any
+// other character. Both escapes need these: GitHub's Markdown decodes
+// entities outside code spans, and a backslash before '<' would not stop an
+// HTML tag there.
+bool AppendMarkupEntity(char c, std::string& out) {
+  switch (c) {
+    case '&':
+      out += "&amp;";
+      return true;
+    case '<':
+      out += "&lt;";
+      return true;
+    case '>':
+      out += "&gt;";
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 std::string HtmlEscape(std::string_view text) {
   std::string escaped;
   escaped.reserve(text.size());
   for (const char c : text) {
+    if (AppendMarkupEntity(c, escaped)) continue;
     switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
       case '"':
         escaped += "&quot;";
         break;
@@ -33,18 +48,8 @@ std::string MarkdownEscape(std::string_view text) {
   std::string escaped;
   escaped.reserve(text.size());
   for (const char c : text) {
+    if (AppendMarkupEntity(c, escaped)) continue;
     switch (c) {
-      // GitHub decodes entities outside code spans, and a backslash before
-      // '<' would not stop an HTML tag.
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
       case '\\':
       case '|':
       case '*':

@@ -67,10 +67,11 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
 }
 
 GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoice clock,
-                                const StepPatterns& step_patterns) {
+                                const StepPatterns& step_patterns, uint32_t warmup_steps) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
+    sources.back()->KeepStepDetailOfFirst(warmup_steps + kDetailedStepsPastWarmup);
     sources.back()->Open();
   }
   const size_t reference = ClockReference(sources);
@@ -109,13 +110,14 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
 }  // namespace
 
 GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock) {
-  return GatherTracesWith(paths, clock, DefaultStepMatcher());
+  return GatherTracesWith(paths, clock, DefaultStepMatcher(), StepOptions{}.warmup_steps);
 }
 
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
                    const ConsistencyOptions& consistency, const StepOptions& steps) {
   const StepPatterns step_patterns(steps.patterns);
-  GatheredTraces gathered = GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns);
+  GatheredTraces gathered =
+      GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns, steps.warmup_steps);
   Report report = AssembleReport(directory, std::move(gathered.time_source), gathered.records,
                                  gathered.stats, gathered.pending, consistency);
   AddCollectiveGpuTime(gathered.cross_rank, report);

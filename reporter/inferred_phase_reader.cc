@@ -34,27 +34,32 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
   start_ns = std::max(start_ns, closed_until_ns_);
   if (end_ns <= start_ns) return;
   // Merge with every open interval it touches: the one starting before it
-  // that reaches it, and those starting inside it.
-  auto next = open_.upper_bound(start_ns);
-  if (next != open_.begin()) {
-    auto before = std::prev(next);
-    if (before->second >= start_ns) {
-      start_ns = before->first;
-      end_ns = std::max(end_ns, before->second);
-      next = open_.erase(before);
-    }
+  // that reaches it, and those starting inside it. Kernels come nearly in
+  // time order, so the search nearly always ends at the back.
+  const auto starts_after = [](uint64_t at, const Interval& open) { return at < open.first; };
+  auto next = std::upper_bound(open_.begin(), open_.end(), start_ns, starts_after);
+  auto first = next;
+  if (next != open_.begin() && std::prev(next)->second >= start_ns) {
+    first = std::prev(next);
+    start_ns = first->first;
+    end_ns = std::max(end_ns, first->second);
   }
   while (next != open_.end() && next->first <= end_ns) {
     end_ns = std::max(end_ns, next->second);
-    next = open_.erase(next);
+    ++next;
   }
-  open_.emplace(start_ns, end_ns);
+  if (first == next) {
+    open_.insert(next, {start_ns, end_ns});
+  } else {
+    *first = {start_ns, end_ns};
+    open_.erase(std::next(first), next);
+  }
 
   if (open_.size() > kOpenIntervals) {
-    const auto oldest = open_.begin();
-    input_.kernel_busy_ns += static_cast<int64_t>(oldest->second - oldest->first);
-    closed_until_ns_ = oldest->second;
-    open_.erase(oldest);
+    const Interval oldest = open_.front();
+    input_.kernel_busy_ns += static_cast<int64_t>(oldest.second - oldest.first);
+    closed_until_ns_ = oldest.second;
+    open_.pop_front();
   }
 }
 

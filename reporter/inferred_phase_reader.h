@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <deque>
+#include <utility>
 
 #include "reporter/inferred_phase_record.h"
 #include "vprof_trace.pb.h"
@@ -22,11 +23,13 @@ class InferredPhaseReader {
 
   InferredPhaseInput input_;
   bool any_kernel_ = false;
-  // The union of the kernels' intervals, start → end, disjoint. CUPTI
+  using Interval = std::pair<uint64_t, uint64_t>;  // [start, end) in ns
+
+  // The union of the kernels' intervals, disjoint, by start. CUPTI
   // delivers kernels nearly in time order, so only the latest few thousand
   // intervals are kept open; older ones are added to input_.kernel_busy_ns
   // and a kernel reaching before `closed_until_ns_` counts only after it.
-  std::map<uint64_t, uint64_t> open_;
+  std::deque<Interval> open_;
   uint64_t closed_until_ns_ = 0;
 };
 

@@ -45,7 +45,7 @@ std::vector<size_t> ByFirstEnter(const std::vector<vprof::summary::Partial>& par
 // The node's steps with the options `vprof report DIR` has by default. Ranks
 // are known by file here: a merge gives them the rank of the merged report's
 // process.
-std::optional<StepsReport> NodeStepsOf(const std::vector<ProcessRecord>& records) {
+std::optional<StepsReport> NodeStepsOf(std::vector<ProcessRecord>& records) {
   std::vector<ProcessReport> processes(records.size());
   for (size_t i = 0; i < records.size(); ++i) processes[i].file = records[i].file();
   return BuildStepsReport(records, processes, StepOptions{}, DefaultStepMatcher());
@@ -77,7 +77,7 @@ std::vector<std::string> TracesOfHost(const std::vector<std::string>& paths,
 NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::string& host,
                                    const std::vector<std::string>& paths, ClockChoice clock,
                                    const std::string& out_path) {
-  const GatheredTraces gathered = GatherTraces(paths, clock);
+  GatheredTraces gathered = GatherTraces(paths, clock);
   NodeSummaryResult result;
   SummaryFileWriter writer(out_path);
 

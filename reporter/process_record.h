@@ -11,7 +11,7 @@
 #include "reporter/inferred_phase_record.h"
 #include "reporter/nccl_plugin_record.h"
 #include "reporter/nvtx_phase_record.h"
-#include "reporter/steps/step_record.h"
+#include "reporter/steps/step_ledger.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {

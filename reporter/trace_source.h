@@ -48,6 +48,8 @@ class TraceSource {
   void SendCollectiveSpansTo(CollectiveSpanSink sink) { span_sink_ = std::move(sink); }
   // How much GPU work the step analysis may hold (HeldWorksPerProcess).
   void LimitHeldStepWork(size_t works) { steps_.LimitHeldWorks(works); }
+  // How many of the first steps keep their detail (StepLedger).
+  void KeepStepDetailOfFirst(uint32_t steps) { steps_.KeepDetailOfFirst(steps); }
 
  private:
   struct InternedName {

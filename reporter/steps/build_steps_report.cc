@@ -15,7 +15,7 @@ constexpr std::string_view kOptimizerRule =
 struct RankSource {
   const ProcessRecord* record;
   const ProcessReport* process;
-  const std::vector<StepResult>* steps;
+  StepLedger* steps;
   uint32_t skipped = 0;  // steps before cudaProfilerStart
 };
 
@@ -51,49 +51,38 @@ std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
                      [&](const RankStepReport& step) { return plan(step) == first; });
 }
 
+// Moves the ledger's rows from `first_measured` on into the rank's report.
 RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) {
-  const std::vector<StepResult>& found = *source.steps;
+  StepLedger& ledger = *source.steps;
   const int64_t offset = source.record->clock_offset_ns;
   RankStepsReport rank;
   rank.rank = source.process->rank;
   rank.file = source.process->file;
-  rank.steps_found = static_cast<uint32_t>(found.size());
+  rank.steps_found = static_cast<uint32_t>(ledger.size());
   rank.late_records = source.record->steps.late_records;
   rank.max_connections_one = source.record->steps.max_connections_one;
-  std::map<uint32_t, StepStreamUse> streams;
-  std::map<std::string, SegmentTimes> phases;
-  int64_t longest_exposed = 0;
-  int64_t longest_gap = 0;
-  if (found.size() > first_measured) rank.steps.reserve(found.size() - first_measured);
-  for (uint32_t index = first_measured; index < found.size(); ++index) {
-    const StepResult& step = found[index];
-    rank.steps.push_back(
-        {index, step.start_ns + offset, step.end_ns + offset, step.times, step.buckets});
+  const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
+  std::vector<StepRow> rows = ledger.TakeRows();
+  if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
+  for (size_t index = first_measured; index < rows.size(); ++index) {
+    RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));
+    step.start_ns += offset;
+    step.end_ns += offset;
     AddSegmentTimes(rank.total, step.times);
-    for (const auto& [phase, times] : step.phases) AddSegmentTimes(phases[phase], times);
-    for (const StepStreamUse& use : step.streams) {
-      StepStreamUse& sum = streams[use.stream];
-      sum.stream = use.stream;
-      sum.compute_kernels += use.compute_kernels;
-      sum.comm_kernels += use.comm_kernels;
-      sum.copies += use.copies;
-      sum.busy_ns += use.busy_ns;
-    }
-    if (step.longest_exposed_comm && step.longest_exposed_comm->exposed_ns > longest_exposed) {
-      longest_exposed = step.longest_exposed_comm->exposed_ns;
-      rank.longest_exposed_comm = SpanOf(*step.longest_exposed_comm, offset);
-    }
-    if (step.longest_idle_gap && step.longest_idle_gap->duration_ns > longest_gap) {
-      longest_gap = step.longest_idle_gap->duration_ns;
-      rank.longest_idle_gap = SpanOf(*step.longest_idle_gap, offset);
-    }
   }
-  for (const auto& [id, use] : streams) {
-    StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns};
-    stream.role = RoleOf(stream, use);
-    rank.streams.push_back(stream);
+  rows = {};
+  if (detail) {
+    for (const auto& [id, use] : detail->streams) {
+      StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns};
+      stream.role = RoleOf(stream, use);
+      rank.streams.push_back(stream);
+    }
+    for (const auto& [phase, times] : detail->phases) rank.phases.push_back({phase, true, times});
+    if (detail->longest_exposed_comm) {
+      rank.longest_exposed_comm = SpanOf(*detail->longest_exposed_comm, offset);
+    }
+    if (detail->longest_idle_gap) rank.longest_idle_gap = SpanOf(*detail->longest_idle_gap, offset);
   }
-  for (const auto& [phase, times] : phases) rank.phases.push_back({phase, true, times});
   rank.bucket_plan_stable = BucketPlanStable(rank.steps);
   return rank;
 }
@@ -115,7 +104,7 @@ void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more) {
   AddMap(into.exposed_by_comm_ns, more.exposed_by_comm_ns);
 }
 
-std::optional<StepsReport> BuildStepsReport(const std::vector<ProcessRecord>& records,
+std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const std::vector<ProcessReport>& processes,
                                             const StepOptions& options,
                                             const StepPatterns& patterns) {
@@ -131,19 +120,19 @@ std::optional<StepsReport> BuildStepsReport(const std::vector<ProcessRecord>& re
     return report;
   }
   const bool nvtx = std::any_of(records.begin(), records.end(), [](const ProcessRecord& record) {
-    return !record.steps.nvtx.empty();
+    return record.steps.nvtx.size() > 0;
   });
   report.source = nvtx ? StepSource::kNvtx : StepSource::kOptimizerKernels;
   if (!nvtx) report.pattern = std::string(kOptimizerRule);
 
   std::vector<RankSource> sources;
   for (size_t i = 0; i < records.size(); ++i) {
-    const ProcessSteps& steps = records[i].steps;
-    const std::vector<StepResult>& found = nvtx ? steps.nvtx : steps.inferred;
-    if (found.empty()) continue;
+    ProcessSteps& steps = records[i].steps;
+    StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
+    if (found.size() == 0) continue;
     RankSource source{&records[i], &processes[i], &found, 0};
     while (steps.profiler_start_ns && source.skipped < found.size() &&
-           found[source.skipped].range_start_ns < *steps.profiler_start_ns) {
+           found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {
       ++source.skipped;
     }
     sources.push_back(source);

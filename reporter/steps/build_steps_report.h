@@ -15,8 +15,9 @@ namespace vprof::reporter {
 
 // None when no process has GPU kernel records (nothing to cut into steps);
 // otherwise a StepsReport, whose `problem` says why it has no steps when it
-// has none. `processes`: the report's, indexed like `records`.
-std::optional<StepsReport> BuildStepsReport(const std::vector<ProcessRecord>& records,
+// has none. `processes`: the report's, indexed like `records`. The records'
+// step rows are moved into the report (ProcessSteps holds none afterwards).
+std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const std::vector<ProcessReport>& processes,
                                             const StepOptions& options,
                                             const StepPatterns& patterns);

@@ -1,6 +1,5 @@
-// What the step analysis keeps of one traced process: one small result per
-// step found (never the GPU records), filled while the trace streams past
-// (step_tracker.h) and turned into the report's steps by BuildStepsReport.
+// The result of analyzing one step of one process (step_segments.h), which
+// the step ledger (step_ledger.h) folds as soon as the step closes.
 #pragma once
 
 #include <cstdint>
@@ -47,21 +46,6 @@ struct StepResult {
   // phase's ranges, over the part of the window from its first start to its
   // last end. Phases overlap on the GPU, so they need not add up to the step.
   std::vector<std::pair<std::string, SegmentTimes>> phases;
-};
-
-struct ProcessSteps {
-  // Steps from NVTX ranges matching a step pattern, in order.
-  std::vector<StepResult> nvtx;
-  // Steps inferred from optimizer-kernel bursts, in order; used for the
-  // report only when no process has NVTX steps.
-  std::vector<StepResult> inferred;
-  bool any_kernels = false;          // the process has GPU kernel records
-  bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
-  std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
-  // GPU records that came after their step was finalized (step_tracker.h
-  // says when that happens), or whose launch record never came: not counted.
-  uint64_t late_records = 0;
-  uint64_t unlaunched_records = 0;
 };
 
 }  // namespace vprof::reporter

@@ -193,10 +193,10 @@ void StepTracker::DropInferredOnceNvtxSteps() {
   if (inferred_dropped_ || !nvtx_.any_steps()) return;
   inferred_dropped_ = true;
   inferred_.Drop();
-  result_.inferred = {};
+  result_.inferred = StepLedger();
 }
 
-void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
+void StepTracker::Analyze(ClosedStep step, StepLedger& into) {
   for (GpuWork& work : step.works) {
     if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
     const auto call = calls_.find(work.call_id);
@@ -215,9 +215,10 @@ void StepTracker::Analyze(ClosedStep step, std::vector<StepResult>& into) {
     }
   }
   auto phases = PhasesOf(step, context);
-  into.push_back(AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
-                             std::move(step.works), context));
-  into.back().phases = std::move(phases);
+  StepResult result = AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
+                                  std::move(step.works), context);
+  result.phases = std::move(phases);
+  into.Add(std::move(result));
 }
 
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
@@ -268,29 +269,9 @@ ProcessSteps StepTracker::Finish() {
   DropInferredOnceNvtxSteps();
   if (!inferred_dropped_) inferred_.Finish();
   result_.late_records = nvtx_.late_records();
-  for (std::vector<StepResult>* steps : {&result_.nvtx, &result_.inferred}) {
-    NameShowableSpans(*steps, &StepResult::longest_exposed_comm, &StepSpan::exposed_ns);
-    NameShowableSpans(*steps, &StepResult::longest_idle_gap, &StepSpan::duration_ns);
-  }
+  result_.nvtx.NameSpans(name_of_);
+  result_.inferred.NameSpans(name_of_);
   return std::move(result_);
-}
-
-// The report shows, of the measured steps, the span of the first step whose
-// figure is the largest (above 0); which steps are measured is known only
-// then (BuildStepsReport). Such a span's figure is no smaller than any later
-// step's, so only those spans are named: a kernel name per step would be a
-// string on the heap per step.
-void StepTracker::NameShowableSpans(std::vector<StepResult>& steps,
-                                    std::optional<StepSpan> StepResult::*span,
-                                    int64_t StepSpan::*figure) const {
-  int64_t largest_later = 1;
-  for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
-    std::optional<StepSpan>& candidate = (*step).*span;
-    if (!candidate || (*candidate).*figure < largest_later) continue;
-    largest_later = (*candidate).*figure;
-    candidate->name =
-        candidate->name_iid != 0 ? name_of_(candidate->name_iid) : std::string("memcpy/memset");
-  }
 }
 
 const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {

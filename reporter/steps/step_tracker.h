@@ -1,7 +1,7 @@
 // The step analysis of one process as its trace streams past: NVTX step and
 // backward ranges, GPU records (kernels, copies, the API calls that launched
 // them, their links to NCCL calls) and NCCL calls go in; one StepResult per
-// step comes out, both for the NVTX steps and the inferred ones
+// step comes out, folded into a StepLedger at once, both for the NVTX steps and the inferred ones
 // (nvtx_step_collector.h, optimizer_step_collector.h say when a step is
 // closed). Between the records and the collectors, what is in flight is kept
 // in capped tables: a launch until its GPU work arrives, GPU work until its
@@ -21,8 +21,8 @@
 #include "reporter/nccl_function.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
+#include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_patterns.h"
-#include "reporter/steps/step_record.h"
 #include "reporter/steps/step_segments.h"
 #include "vprof_trace.pb.h"
 
@@ -44,6 +44,12 @@ class StepTracker {
   void LimitHeldWorks(size_t works) {
     nvtx_.LimitHeldWorks(works);
     max_calls_ = std::min(kMaxInFlight, works);
+  }
+  // How many of the first steps keep their detail (StepLedger): the warmup
+  // plus kDetailedStepsPastWarmup.
+  void KeepDetailOfFirst(uint32_t steps) {
+    result_.nvtx.KeepDetailOfFirst(steps);
+    result_.inferred.KeepDetailOfFirst(steps);
   }
 
   // Closes the steps still open; the result is final.
@@ -87,9 +93,7 @@ class StepTracker {
   void AddWork(GpuWork work, bool from_graph);
   void Dispatch(const GpuWork& work);
   void DropInferredOnceNvtxSteps();
-  void NameShowableSpans(std::vector<StepResult>& steps, std::optional<StepSpan> StepResult::*span,
-                         int64_t StepSpan::*figure) const;
-  void Analyze(ClosedStep step, std::vector<StepResult>& into);
+  void Analyze(ClosedStep step, StepLedger& into);
   // The phase ranges that may overlap [start_ns, end_ns]: those starting
   // from start_ns minus the longest range's length up to end_ns. The caller
   // checks each one's end.

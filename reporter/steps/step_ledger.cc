@@ -1,0 +1,76 @@
+#include "reporter/steps/step_ledger.h"
+
+#include <utility>
+
+#include "reporter/steps/build_steps_report.h"
+
+namespace vprof::reporter {
+namespace {
+
+// Keeps `into` unless `later` has a larger figure: the first largest wins.
+void KeepLongest(std::optional<StepSpan>& into, const std::optional<StepSpan>& later,
+                 int64_t StepSpan::*figure) {
+  if (!later || (*later).*figure <= 0) return;
+  if (!into || (*later).*figure > (*into).*figure) into = later;
+}
+
+StepDetail DetailOf(StepResult& step) {
+  StepDetail detail;
+  for (auto& [phase, times] : step.phases) detail.phases.emplace(phase, std::move(times));
+  for (const StepStreamUse& use : step.streams) detail.streams.emplace(use.stream, use);
+  KeepLongest(detail.longest_exposed_comm, step.longest_exposed_comm, &StepSpan::exposed_ns);
+  KeepLongest(detail.longest_idle_gap, step.longest_idle_gap, &StepSpan::duration_ns);
+  return detail;
+}
+
+}  // namespace
+
+void StepDetail::Add(const StepDetail& later) {
+  for (const auto& [phase, times] : later.phases) AddSegmentTimes(phases[phase], times);
+  for (const auto& [stream, use] : later.streams) {
+    StepStreamUse& sum = streams[stream];
+    sum.stream = stream;
+    sum.compute_kernels += use.compute_kernels;
+    sum.comm_kernels += use.comm_kernels;
+    sum.copies += use.copies;
+    sum.busy_ns += use.busy_ns;
+  }
+  KeepLongest(longest_exposed_comm, later.longest_exposed_comm, &StepSpan::exposed_ns);
+  KeepLongest(longest_idle_gap, later.longest_idle_gap, &StepSpan::duration_ns);
+}
+
+void StepLedger::Add(StepResult step) {
+  StepDetail detail = DetailOf(step);
+  if (first_.size() < detailed_steps_) {
+    first_.push_back(std::move(detail));
+  } else {
+    rest_.Add(detail);
+  }
+  rows_.push_back({step.range_start_ns,
+                   {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns,
+                    std::move(step.times), std::move(step.buckets)}});
+}
+
+std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {
+  const bool summed = rows_.size() > first_.size();
+  if (first > first_.size() && summed) return std::nullopt;
+  StepDetail detail;
+  for (size_t i = first; i < first_.size(); ++i) detail.Add(first_[i]);
+  if (summed) detail.Add(rest_);
+  return detail;
+}
+
+void StepLedger::NameSpans(const std::function<std::string(uint64_t iid)>& name_of) {
+  const auto name = [&](std::optional<StepSpan>& span) {
+    if (!span) return;
+    span->name = span->name_iid != 0 ? name_of(span->name_iid) : std::string("memcpy/memset");
+  };
+  for (StepDetail& detail : first_) {
+    name(detail.longest_exposed_comm);
+    name(detail.longest_idle_gap);
+  }
+  name(rest_.longest_exposed_comm);
+  name(rest_.longest_idle_gap);
+}
+
+}  // namespace vprof::reporter

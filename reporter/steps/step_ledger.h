@@ -1,0 +1,86 @@
+// What the step analysis keeps of one process's steps as they close. Each
+// step leaves one row (the figures the report lists per step); the rest of
+// its result (phases, streams, the longest spans) is needed only summed over
+// the measured steps, which start after the warmup and the steps before
+// cudaProfilerStart, known only once every process was read. So that rest is
+// kept step by step for the first steps only, and summed over the steps after
+// them: memory per step is one row, whatever else a step holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reporter/steps/step_record.h"
+#include "reporter/steps/step_report.h"
+
+namespace vprof::reporter {
+
+// Steps kept in detail beyond the warmup: how many steps may come before
+// cudaProfilerStart and still leave the measured steps' phases exact.
+constexpr uint32_t kDetailedStepsPastWarmup = 64;
+
+// One step's row: the report's RankStepReport on the process's own clock,
+// and where its NVTX range (or inferred start) began.
+struct StepRow {
+  int64_t range_start_ns = 0;
+  RankStepReport step;
+};
+
+// The parts of step results that the report only sums over steps.
+struct StepDetail {
+  std::map<std::string, SegmentTimes> phases;  // summed, by phase
+  std::map<uint32_t, StepStreamUse> streams;   // summed, by stream
+  // Of the steps added, the first whose figure (exposed_ns, duration_ns) is
+  // the largest, above 0.
+  std::optional<StepSpan> longest_exposed_comm;
+  std::optional<StepSpan> longest_idle_gap;
+
+  // Adds a later step's (or later steps') detail.
+  void Add(const StepDetail& later);
+};
+
+class StepLedger {
+ public:
+  void KeepDetailOfFirst(uint32_t steps) { detailed_steps_ = steps; }
+  void Add(StepResult step);
+
+  size_t size() const { return rows_.size(); }
+  const std::vector<StepRow>& rows() const { return rows_; }
+  // Hands the rows over (the ledger keeps none).
+  std::vector<StepRow> TakeRows() { return std::move(rows_); }
+  // The detail summed over the steps from `first` on; none when `first` is
+  // past the steps kept in detail and steps after it were summed.
+  std::optional<StepDetail> DetailFrom(uint32_t first) const;
+  // Names the spans kept (a kernel name per step would be a string per step).
+  void NameSpans(const std::function<std::string(uint64_t iid)>& name_of);
+
+ private:
+  uint32_t detailed_steps_ = 1 + kDetailedStepsPastWarmup;
+  std::vector<StepRow> rows_;
+  std::vector<StepDetail> first_;  // the first detailed_steps_ steps, one each
+  StepDetail rest_;                // summed over the steps after them
+};
+
+// What the step analysis keeps of one traced process, filled while its trace
+// streams past (step_tracker.h) and turned into the report's steps by
+// BuildStepsReport.
+struct ProcessSteps {
+  // Steps from NVTX ranges matching a step pattern, in order.
+  StepLedger nvtx;
+  // Steps inferred from optimizer-kernel bursts, in order; used for the
+  // report only when no process has NVTX steps.
+  StepLedger inferred;
+  bool any_kernels = false;          // the process has GPU kernel records
+  bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
+  std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
+  // GPU records that came after their step was finalized (step_tracker.h
+  // says when that happens), or whose launch record never came: not counted.
+  uint64_t late_records = 0;
+  uint64_t unlaunched_records = 0;
+};
+
+}  // namespace vprof::reporter

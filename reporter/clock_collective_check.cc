@@ -10,42 +10,59 @@ namespace {
 // all collectives, low enough that one preempted rank does not set it.
 constexpr double kBoundQuantile = 0.95;
 
+// The middle value; the mean of the two middle ones for an even count.
+double Median(std::vector<double> values) {
+  const size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + middle, values.end());
+  const double upper = values[middle];
+  if (values.size() % 2 == 1) return upper;
+  return (*std::max_element(values.begin(), values.begin() + middle) + upper) / 2;
+}
+
 }  // namespace
 
 void ResidualFit::Add(int64_t x_ns, int64_t y_ns) {
   if (count_ == 0) x_origin_ = x_ns;
   const double x = static_cast<double>(x_ns - x_origin_);
-  const double y = static_cast<double>(y_ns);
   ++count_;
-  const double dx = x - mean_x_;
-  mean_x_ += dx / static_cast<double>(count_);
-  mean_y_ += (y - mean_y_) / static_cast<double>(count_);
-  sum_xx_ += dx * (x - mean_x_);
-  sum_xy_ += dx * (y - mean_y_);
+  mean_x_ += (x - mean_x_) / static_cast<double>(count_);
   if (sample_.size() < kSampleSize) {
-    sample_.emplace_back(x, y);
+    sample_.emplace_back(x, static_cast<double>(y_ns));
     return;
   }
   // Algorithm R: every point so far is in the sample with the same chance.
   const uint64_t slot = std::uniform_int_distribution<uint64_t>(0, count_ - 1)(random_);
-  if (slot < kSampleSize) sample_[slot] = {x, y};
+  if (slot < kSampleSize) sample_[slot] = {x, static_cast<double>(y_ns)};
 }
 
 std::optional<CollectiveClockEstimate> ResidualFit::Estimate() const {
   if (count_ == 0) return std::nullopt;
-  // One point, or all at one time: no line, the mean is the offset.
-  const double slope = sum_xx_ > 0 ? sum_xy_ / sum_xx_ : 0.0;
-  std::vector<double> residuals;
-  residuals.reserve(sample_.size());
-  for (const auto& [x, y] : sample_) {
-    residuals.push_back(std::abs(y - (mean_y_ + slope * (x - mean_x_))));
+  std::vector<std::pair<double, double>> points = sample_;
+  std::sort(points.begin(), points.end());
+  // Each point with the one half the sample later: pairs far apart in time,
+  // where the kernel-end jitter moves the slope least. One point, or all at
+  // one time: no slope.
+  const size_t half = points.size() / 2;
+  std::vector<double> slopes;
+  for (size_t i = 0; i + half < points.size() && half > 0; ++i) {
+    const auto& [x0, y0] = points[i];
+    const auto& [x1, y1] = points[i + half];
+    if (x1 > x0) slopes.push_back((y1 - y0) / (x1 - x0));
   }
+  const double slope = slopes.empty() ? 0.0 : Median(std::move(slopes));
+  std::vector<double> at_mean;  // each point moved along the line to mean_x_
+  at_mean.reserve(points.size());
+  for (const auto& [x, y] : points) at_mean.push_back(y - slope * (x - mean_x_));
+  const double offset = Median(at_mean);
+  std::vector<double> residuals;
+  residuals.reserve(at_mean.size());
+  for (const double y : at_mean) residuals.push_back(std::abs(y - offset));
   const auto rank =
       static_cast<size_t>(std::ceil(kBoundQuantile * static_cast<double>(residuals.size())) - 1);
   std::nth_element(residuals.begin(), residuals.begin() + rank, residuals.end());
   CollectiveClockEstimate estimate;
   estimate.collectives = count_;
-  estimate.offset_ns = std::llround(mean_y_);
+  estimate.offset_ns = std::llround(offset);
   estimate.at_ns = x_origin_ + std::llround(mean_x_);
   estimate.drift_ns_per_s = slope * 1e9;
   estimate.residual_spread_ns = std::llround(residuals[rank]);

@@ -3,12 +3,15 @@
 // all its ranks (the last data exchange releases them all), so for a process
 // p and a reference process, end_p − end_reference over their matched
 // collectives is p's clock offset from the reference on the report's clock:
-// near 0 when the alignment is right. A least-squares line of it over time
-// gives the drift; the spread of the residuals around that line the error
-// bound.
+// near 0 when the alignment is right. A robust line of it over time gives
+// the drift; the spread of the differences around that line the error bound.
+// Robust, because some kernel ends are late by far more than the clocks are
+// off (a rank preempted, a kernel that ends after a long wait, a mismatched
+// pair): a least-squares line lets a few of those set the drift, and on one
+// host gave drifts of 1.6 ms/s that no clock has (bench/RESULTS.md).
 //
-// Memory is constant per process (running sums for the line, a bounded
-// random sample of the residuals for the bound) plus a capped table of the
+// Memory is constant per process (a bounded uniform random sample of the
+// points, which the line is fitted to) plus a capped table of the
 // collectives still waiting for the reference's span: spans are never kept.
 #pragma once
 
@@ -31,9 +34,11 @@ namespace vprof::reporter {
 // number of collectives averages away. The error bound is never below it.
 inline constexpr int64_t kKernelEndFloorNs = 2000;
 
-// Running least-squares fit of residuals (y, ns) over time (x, ns), with a
-// bounded uniform sample of the points to take a quantile of the residuals
-// around the final line.
+// A line through the differences (y, ns) over time (x, ns), fitted to a
+// bounded uniform sample of the points: the slope is the median of the slopes
+// between points half the sample apart in time (a Theil–Sen estimator, which
+// up to half the points can be wrong without moving), the offset the median
+// distance of the points from a line of that slope.
 class ResidualFit {
  public:
   static constexpr size_t kSampleSize = 1024;
@@ -44,9 +49,8 @@ class ResidualFit {
 
  private:
   uint64_t count_ = 0;
-  int64_t x_origin_ = 0;  // the first x: sums stay small (double precision)
-  double mean_x_ = 0, mean_y_ = 0;
-  double sum_xx_ = 0, sum_xy_ = 0;  // of deviations from the running means (Welford)
+  int64_t x_origin_ = 0;  // the first x: values stay small (double precision)
+  double mean_x_ = 0;     // where the offset is given
   std::vector<std::pair<double, double>> sample_;
   std::minstd_rand random_;  // default seed: the same report every run
 };

@@ -30,11 +30,12 @@ inline constexpr std::string_view kTimesMeasured =
 // before any collective is seen.
 struct CollectiveClockEstimate {
   uint64_t collectives = 0;  // matched with the reference
-  // Mean of (own kernel end − reference's kernel end): how far this process's
-  // times are ahead of the reference's at at_ns; near 0 when aligned well.
+  // (Own kernel end − reference's kernel end) at at_ns, from a robust line
+  // through those differences (clock_collective_check.h): how far this
+  // process's times are ahead of the reference's; near 0 when aligned well.
   int64_t offset_ns = 0;
   int64_t at_ns = 0;          // the mean time of the reference's kernel ends
-  double drift_ns_per_s = 0;  // slope of the least-squares line of the differences
+  double drift_ns_per_s = 0;  // the line's slope (median of slopes, Theil–Sen)
   // 95th percentile of |difference − line| (over a bounded random sample).
   int64_t residual_spread_ns = 0;
   int64_t error_bound_ns = 0;  // the spread, never below kKernelEndFloorNs

@@ -31,10 +31,10 @@ CollectiveKernelSpan SpanOf(uint64_t comm_id, uint64_t seq, uint32_t comm_rank, 
                               end_ns};
 }
 
-// The ±J jitter of collective i: +, −, −, + repeating, which sums to 0 and
-// is uncorrelated with i over every 4 collectives (4m − (4m+1) − (4m+2) +
-// (4m+3) = 0), so a least-squares line over a multiple of 4 leaves it whole
-// in the residuals and out of the offset and drift.
+// The ±J jitter of collective i: +, −, −, + repeating. Half the collectives
+// are +J, half −J, and collectives a multiple of 4 apart have the same: the
+// fit pairs collectives half the run apart (a multiple of 4 here), so the
+// jitter stays whole in the residuals and out of the offset and drift.
 int64_t Jitter(uint64_t i, int64_t amplitude) {
   return (i % 4 == 0 || i % 4 == 3) ? amplitude : -amplitude;
 }
@@ -125,6 +125,31 @@ TEST_CASE("the fit recovers an offset and a drift, the bound is the residual spr
   // Every residual is ±4000 exactly; the bound is above the 2 µs floor.
   CHECK(estimate.residual_spread_ns == 4000);
   CHECK(estimate.error_bound_ns == 4000);
+}
+
+TEST_CASE("late kernel ends in a few collectives move neither the drift nor the offset") {
+  // As above, with jitter in five levels (−4000, −2000, 0, 2000, 4000 by
+  // 7·i mod 5; collectives 200 apart have the same level), and 17 of the
+  // last 100 collectives ending 500 µs late on process 0 (i = 300, 306, …,
+  // 396). A least-squares line through these has a drift of 240 µs/s and
+  // an offset of 26.8 µs; the robust one stays on the 383 others.
+  CollectiveClockCheck check(2, 1);
+  for (uint64_t i = 0; i < 400; ++i) {
+    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * 1'000'000;
+    const int64_t level = static_cast<int64_t>((7 * i) % 5) - 2;
+    const bool late = i >= 300 && i % 6 == 0;
+    const int64_t y = 5000 + 3 * static_cast<int64_t>(i) + 2000 * level + (late ? 500'000 : 0);
+    check.Add(1, SpanOf(7, i, 1, 2, x));
+    check.Add(0, SpanOf(7, i, 0, 2, x + y));
+  }
+  const CollectiveClockEstimate estimate = check.Estimates().at(0).value();
+  CHECK(estimate.collectives == 400);
+  CHECK(estimate.drift_ns_per_s == Approx(3000).margin(0.01));
+  // At the mean time (i = 199.5) the middle level, 0: 5000 + 3·199.5.
+  CHECK(estimate.offset_ns == 5599);
+  // Distances from the line: 0 (76 collectives), 2000 (154), 4000 (153),
+  // 500 µs (17): the 95th percentile (the 380th of 400) is 4000.
+  CHECK(estimate.residual_spread_ns == 4000);
 }
 
 TEST_CASE("collectives without the reference and one-rank ones are not counted") {

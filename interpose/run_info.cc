@@ -47,8 +47,10 @@ bool looks_secret(std::string_view name) {
 }
 
 bool kept(std::string_view name) {
-  static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_",  "VPROF_", "TORCH_",
-                                                   "VIME_", "SLURM_", "OMPI_"};
+  // TORCHELASTIC_: torchrun sets these in its workers, whose own command
+  // line ("python train_script.py") does not say they were launched by it.
+  static constexpr std::string_view kPrefixes[] = {"NCCL_",         "CUDA_", "VPROF_", "TORCH_",
+                                                   "TORCHELASTIC_", "VIME_", "SLURM_", "OMPI_"};
   static constexpr std::string_view kNames[] = {
       "RANK",       "LOCAL_RANK",  "WORLD_SIZE",  "LOCAL_WORLD_SIZE",
       "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "LD_PRELOAD"};

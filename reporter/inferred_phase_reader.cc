@@ -8,14 +8,17 @@ namespace vprof::reporter {
 namespace {
 
 // How many disjoint busy intervals stay open to merge with kernels that
-// arrive late; far more than a GPU activity buffer holds out of order.
-constexpr size_t kOpenIntervals = 4096;
+// arrive late; more than a GPU activity buffer holds out of order. Every
+// process of a report keeps this many (16 KiB).
+constexpr size_t kOpenIntervals = 1024;
 
 }  // namespace
 
 void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
   const std::vector<std::string> argv(header.argv().begin(), header.argv().end());
-  input_.role = ProcessRoleOf(argv);
+  std::vector<std::string> environment;
+  for (const auto& variable : header.env()) environment.push_back(variable.name());
+  input_.role = ProcessRoleOf(argv, environment);
 }
 
 void InferredPhaseReader::AddGpuBatch(const vprof::trace::GpuBatch& batch) {

@@ -25,6 +25,9 @@ constexpr RoleRule kRules[] = {
     {"torch.distributed.run", ProcessRole::kTrain},
 };
 
+// Set by torchrun in every worker it starts.
+constexpr std::string_view kTorchrunWorkerVariable = "TORCHELASTIC_RUN_ID";
+
 std::string Lower(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -46,7 +49,8 @@ std::string_view ProcessRoleName(ProcessRole role) {
   return "unknown";
 }
 
-ProcessRoleMatch ProcessRoleOf(std::span<const std::string> argv) {
+ProcessRoleMatch ProcessRoleOf(std::span<const std::string> argv,
+                               std::span<const std::string> environment) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string argument = Lower(argv[i]);
     for (const RoleRule& rule : kRules) {
@@ -54,6 +58,11 @@ ProcessRoleMatch ProcessRoleOf(std::span<const std::string> argv) {
       return {rule.role,
               "argv[" + std::to_string(i) + "] contains '" + std::string(rule.pattern) + "'"};
     }
+  }
+  if (std::find(environment.begin(), environment.end(), kTorchrunWorkerVariable) !=
+      environment.end()) {
+    return {ProcessRole::kTrain,
+            "environment has " + std::string(kTorchrunWorkerVariable) + " (a torchrun worker)"};
   }
   return {};
 }

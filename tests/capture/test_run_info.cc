@@ -62,18 +62,21 @@ TEST_CASE("the environment is filtered by family, sorted, and secrets are redact
   char e6[] = "TORCH_SECRET_KEY=xyz";
   char e7[] = "RANK=0";
   char e8[] = "NOEQUALS";
-  char* env[] = {e1, e2, e3, e4, e5, e6, e7, e8, nullptr};
+  char e9[] = "TORCHELASTIC_RUN_ID=job7";
+  char* env[] = {e1, e2, e3, e4, e5, e6, e7, e8, e9, nullptr};
   auto out = vprof::select_env(env);
-  REQUIRE(out.size() == 5);
+  REQUIRE(out.size() == 6);
   CHECK(out[0].name == "CUDA_VISIBLE_DEVICES");
   CHECK(out[0].value == "0,1");
   CHECK(out[1].name == "NCCL_ALGO");
   CHECK(out[1].value == "Ring");
   CHECK(out[2].name == "RANK");
-  CHECK(out[3].name == "TORCH_SECRET_KEY");
-  CHECK(out[3].redacted);
-  CHECK(out[3].value.empty());
-  CHECK(out[4].name == "VIME_API_TOKEN");
+  CHECK(out[3].name == "TORCHELASTIC_RUN_ID");  // 'E' sorts before '_'
+  CHECK(out[3].value == "job7");
+  CHECK(out[4].name == "TORCH_SECRET_KEY");
   CHECK(out[4].redacted);
   CHECK(out[4].value.empty());
+  CHECK(out[5].name == "VIME_API_TOKEN");
+  CHECK(out[5].redacted);
+  CHECK(out[5].value.empty());
 }

@@ -105,6 +105,22 @@ TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
   CHECK(input.kernel_busy_ns == 700);
 }
 
+TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader environment") {
+  InferredPhaseReader reader;
+  vprof::trace::RunHeader header;
+  header.add_argv("python3");
+  header.add_argv("ddp_step.py");
+  for (const char* name : {"LOCAL_RANK", "TORCHELASTIC_RUN_ID"}) {
+    vprof::trace::EnvVar& variable = *header.add_env();
+    variable.set_name(name);
+    variable.set_value("1");
+  }
+  reader.AddHeader(header);
+  const InferredPhaseInput input = reader.Result();
+  CHECK(input.role.role == ProcessRole::kTrain);
+  CHECK(input.role.rule == "environment has TORCHELASTIC_RUN_ID (a torchrun worker)");
+}
+
 TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum exact") {
   InferredPhaseReader reader;
   // 100000 disjoint 10 ns kernels, 20 ns apart, in order: more than the

@@ -40,6 +40,20 @@ TEST_CASE("process role: training from Megatron, training scripts and torchrun")
         "train / argv[2] contains 'torch.distributed.run'");
 }
 
+TEST_CASE("process role: a torchrun worker from its environment when no argument says") {
+  const std::vector<std::string> argv = {"/usr/bin/python3", "ddp_step.py", "--steps", "20"};
+  const std::vector<std::string> worker = {"LOCAL_RANK", "RANK", "TORCHELASTIC_RUN_ID"};
+  const ProcessRoleMatch match = ProcessRoleOf(argv, worker);
+  CHECK(match.role == ProcessRole::kTrain);
+  CHECK(match.rule == "environment has TORCHELASTIC_RUN_ID (a torchrun worker)");
+  // RANK alone is any torch.distributed process (vLLM's workers have it too).
+  CHECK(ProcessRoleOf(argv, std::vector<std::string>{"LOCAL_RANK", "RANK"}).role ==
+        ProcessRole::kUnknown);
+  // An argument still decides first: vLLM launched by torchrun is rollout.
+  const std::vector<std::string> engine = {"python", "-m", "vllm.entrypoints.cli.main"};
+  CHECK(ProcessRoleOf(engine, worker).role == ProcessRole::kRollout);
+}
+
 TEST_CASE("process role: unknown without a matching argument") {
   CHECK(Described({"python", "serve.py", "--port", "8000"}) == "unknown / ");
   CHECK(Described({}) == "unknown / ");

@@ -62,7 +62,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   rank.late_records = source.record->steps.late_records;
   rank.max_connections_one = source.record->steps.max_connections_one;
   const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
-  std::vector<StepRow> rows = ledger.TakeRows();
+  std::deque<StepRow> rows = ledger.TakeRows();
   if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
   for (size_t index = first_measured; index < rows.size(); ++index) {
     RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));

@@ -15,25 +15,28 @@ enum class WorkKind : uint8_t {
   kCopy,     // memcpy, memset
 };
 
+// Ordered so that it packs into 72 bytes: the open steps of every process
+// hold millions of these.
 struct GpuWork {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   // The start of the CUDA API call that launched it (the CPU's view).
   int64_t launch_ns = 0;
-  uint32_t stream = 0;
-  uint32_t correlation_id = 0;
-  WorkKind kind = WorkKind::kCompute;
-  bool optimizer = false;  // kernel class "optimizer"
-  uint64_t name_iid = 0;   // kernels only
+  uint64_t name_iid = 0;  // kernels only
   // The intercepted NCCL call that launched it (ExternalCorrelation.external_id
   // = NcclEvent.call_id); 0 when none.
   uint64_t call_id = 0;
   // Communication kernels: the call's function, communicator and bytes once
   // the step is analyzed; without a linked call, the function the kernel name
   // says ("ncclDevKernel_AllReduce_…") and 0.
-  NcclFunction function = NcclFunction::kUnknown;
   uint64_t comm_id = 0;
   uint64_t bytes = 0;
+  uint32_t stream = 0;
+  uint32_t correlation_id = 0;
+  NcclFunction function = NcclFunction::kUnknown;
+  WorkKind kind = WorkKind::kCompute;
+  bool optimizer = false;  // kernel class "optimizer"
 };
+static_assert(sizeof(GpuWork) <= 72);
 
 }  // namespace vprof::reporter

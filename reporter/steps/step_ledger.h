@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -49,9 +50,9 @@ class StepLedger {
   void Add(StepResult step);
 
   size_t size() const { return rows_.size(); }
-  const std::vector<StepRow>& rows() const { return rows_; }
+  const std::deque<StepRow>& rows() const { return rows_; }
   // Hands the rows over (the ledger keeps none).
-  std::vector<StepRow> TakeRows() { return std::move(rows_); }
+  std::deque<StepRow> TakeRows() { return std::move(rows_); }
   // The detail summed over the steps from `first` on; none when `first` is
   // past the steps kept in detail and steps after it were summed.
   std::optional<StepDetail> DetailFrom(uint32_t first) const;
@@ -60,7 +61,7 @@ class StepLedger {
 
  private:
   uint32_t detailed_steps_ = 1 + kDetailedStepsPastWarmup;
-  std::vector<StepRow> rows_;
+  std::deque<StepRow> rows_;       // grows by blocks: no spare room to double
   std::vector<StepDetail> first_;  // the first detailed_steps_ steps, one each
   StepDetail rest_;                // summed over the steps after them
 };

@@ -12,11 +12,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "reporter/steps/ns_by_key.h"
 
 namespace vprof::reporter {
 
@@ -52,9 +53,9 @@ struct SegmentTimes {
   int64_t idle_host_bound_ns = 0;  // of idle: the next activity was launched after the gap began
   int64_t idle_waiting_ns = 0;     // of idle: it was already launched (waiting on a stream/event)
   // Exposed communication by reason (ExposureReasonName keys).
-  std::map<std::string, int64_t> exposed_by_reason_ns;
+  NsByKey<std::string> exposed_by_reason_ns;
   // Exposed communication by communicator id (0: kernels linked to no call).
-  std::map<uint64_t, int64_t> exposed_by_comm_ns;
+  NsByKey<uint64_t> exposed_by_comm_ns;
 };
 
 // A reduction collective of backward, in issue order: DDP/FSDP gradient buckets.

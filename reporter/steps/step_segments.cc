@@ -217,6 +217,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   }
   std::sort(reductions.begin(), reductions.end(),
             [&](size_t a, size_t b) { return whole[a].correlation_id < whole[b].correlation_id; });
+  result.buckets.reserve(reductions.size());  // kept per rank and step: no spare room
   for (const size_t i : reductions) {
     const GpuWork& work = whole[i];
     result.buckets.push_back({static_cast<uint32_t>(result.buckets.size()),

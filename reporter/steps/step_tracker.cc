@@ -205,6 +205,11 @@ void StepTracker::Analyze(ClosedStep step, StepLedger& into) {
     work.comm_id = call->second.comm_id;
     work.bytes = call->second.bytes;
   }
+  // A call's kernels run in the step that launched them: once it is
+  // analyzed, its calls are done with (a graph replay's kernels included).
+  for (const GpuWork& work : step.works) {
+    if (work.kind == WorkKind::kComm && work.call_id != 0) calls_.erase(work.call_id);
+  }
   StepContext context;
   context.max_connections_one = result_.max_connections_one;
   context.has_backward_phase = any_backward_;

@@ -59,7 +59,9 @@ class StepTracker {
   // Each table holds at most this many entries, the oldest dropped first:
   // entries never matched (dropped records) must not pile up.
   static constexpr size_t kMaxInFlight = size_t{1} << 16;
-  static constexpr size_t kMaxPhaseRanges = 4096;
+  // A phase range is needed until the steps around it close; every process
+  // of a report keeps this many (32 KiB).
+  static constexpr size_t kMaxPhaseRanges = 1024;
 
   struct KernelInfo {
     WorkKind kind = WorkKind::kCompute;

@@ -141,7 +141,7 @@ TEST_CASE("A ledger with no more steps than it keeps in detail gives sums from a
     REQUIRE(detail.has_value());
     CheckDetail(*detail, ExpectedFrom(first, 5));
   }
-  const std::vector<StepRow> rows = ledger.TakeRows();
+  const std::deque<StepRow> rows = ledger.TakeRows();
   CHECK(rows.size() == 5);
   CHECK(rows.back().step.times.window_ns == 104);
 }

@@ -26,6 +26,8 @@ void ResidualFit::Add(int64_t x_ns, int64_t y_ns) {
   const double x = static_cast<double>(x_ns - x_origin_);
   ++count_;
   mean_x_ += (x - mean_x_) / static_cast<double>(count_);
+  min_x_ = std::min(min_x_, x);
+  max_x_ = std::max(max_x_, x);
   if (sample_.size() < kSampleSize) {
     sample_.emplace_back(x, static_cast<double>(y_ns));
     return;
@@ -39,12 +41,12 @@ std::optional<CollectiveClockEstimate> ResidualFit::Estimate() const {
   if (count_ == 0) return std::nullopt;
   std::vector<std::pair<double, double>> points = sample_;
   std::sort(points.begin(), points.end());
+  const bool fit_drift = max_x_ - min_x_ >= static_cast<double>(kMinDriftSpanNs);
   // Each point with the one half the sample later: pairs far apart in time,
-  // where the kernel-end jitter moves the slope least. One point, or all at
-  // one time: no slope.
+  // where the kernel-end jitter moves the slope least.
   const size_t half = points.size() / 2;
   std::vector<double> slopes;
-  for (size_t i = 0; i + half < points.size() && half > 0; ++i) {
+  for (size_t i = 0; fit_drift && i + half < points.size() && half > 0; ++i) {
     const auto& [x0, y0] = points[i];
     const auto& [x1, y1] = points[i + half];
     if (x1 > x0) slopes.push_back((y1 - y0) / (x1 - x0));
@@ -64,7 +66,8 @@ std::optional<CollectiveClockEstimate> ResidualFit::Estimate() const {
   estimate.collectives = count_;
   estimate.offset_ns = std::llround(offset);
   estimate.at_ns = x_origin_ + std::llround(mean_x_);
-  estimate.drift_ns_per_s = slope * 1e9;
+  estimate.span_ns = std::llround(max_x_ - min_x_);
+  if (fit_drift) estimate.drift_ns_per_s = slope * 1e9;
   estimate.residual_spread_ns = std::llround(residuals[rank]);
   estimate.error_bound_ns = std::max(estimate.residual_spread_ns, kKernelEndFloorNs);
   return estimate;

@@ -34,6 +34,13 @@ namespace vprof::reporter {
 // number of collectives averages away. The error bound is never below it.
 inline constexpr int64_t kKernelEndFloorNs = 2000;
 
+// How long the matched collectives must span for a drift to be fitted. Over
+// shorter runs, which rank's kernel ends last can change from one phase of
+// the workload to the next, and such a step of ±15 µs over 0.7 s reads as a
+// drift of 100 µs/s (DDP on 2 × H200, bench/RESULTS.md) where clocks drift by
+// a few µs/s at most: the drift matters, and can be told, only for long runs.
+inline constexpr int64_t kMinDriftSpanNs = 30'000'000'000;
+
 // A line through the differences (y, ns) over time (x, ns), fitted to a
 // bounded uniform sample of the points: the slope is the median of the slopes
 // between points half the sample apart in time (a Theil–Sen estimator, which
@@ -51,6 +58,7 @@ class ResidualFit {
   uint64_t count_ = 0;
   int64_t x_origin_ = 0;  // the first x: values stay small (double precision)
   double mean_x_ = 0;     // where the offset is given
+  double min_x_ = 0, max_x_ = 0;
   std::vector<std::pair<double, double>> sample_;
   std::minstd_rand random_;  // default seed: the same report every run
 };

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "reporter/clock_collective_check.h"
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -37,25 +38,30 @@ std::optional<std::string> ClockCheckDescription(const TimeSource& time) {
         std::llabs(estimate.offset_ns) > std::llabs(furthest->collectives->offset_ns)) {
       furthest = &process;
     }
-    if (!drifting ||
-        std::abs(estimate.drift_ns_per_s) > std::abs(drifting->collectives->drift_ns_per_s)) {
+    if (estimate.drift_ns_per_s &&
+        (!drifting ||
+         std::abs(*estimate.drift_ns_per_s) > std::abs(*drifting->collectives->drift_ns_per_s))) {
       drifting = &process;
     }
   }
   if (checked == 0) return std::nullopt;
   const CollectiveClockEstimate& far = *furthest->collectives;
-  char drift[64];
-  std::snprintf(drift, sizeof drift, "%+.1f ns/s", drifting->collectives->drift_ns_per_s);
+  std::string drift = "drift not fitted (collectives over less than " +
+                      FormatDuration(static_cast<double>(kMinDriftSpanNs)) + ")";
+  if (drifting) {
+    char figure[64];
+    std::snprintf(figure, sizeof figure, "%+.1f ns/s", *drifting->collectives->drift_ns_per_s);
+    drift = "largest drift " + std::string(figure) + " (" + drifting->file + ")";
+  }
   const auto processes = [](size_t count) {
     return std::to_string(count) + (count == 1 ? " process" : " processes");
   };
-  std::string text = "collective kernel ends against " + time.collective_reference + "'s (" +
-                     processes(checked) + " checked): largest offset " +
-                     (far.offset_ns >= 0 ? "+" : "") +
-                     FormatDuration(static_cast<double>(far.offset_ns)) + " ±" +
-                     FormatDuration(static_cast<double>(far.error_bound_ns)) + " (" +
-                     furthest->file + ", " + std::to_string(far.collectives) +
-                     " collectives), largest drift " + drift + " (" + drifting->file + "); ";
+  std::string text =
+      "collective kernel ends against " + time.collective_reference + "'s (" + processes(checked) +
+      " checked): largest offset " + (far.offset_ns >= 0 ? "+" : "") +
+      FormatDuration(static_cast<double>(far.offset_ns)) + " ±" +
+      FormatDuration(static_cast<double>(far.error_bound_ns)) + " (" + furthest->file + ", " +
+      std::to_string(far.collectives) + " collectives), " + drift + "; ";
   text += outside_bound == 0 ? "all within their bounds: the clocks agree"
                              : processes(outside_bound) +
                                    " off by more than the bound: times are shifted against the "

@@ -20,6 +20,7 @@ void WriteClockCheckJson(JsonWriter& json, const TimeSource& time_source) {
     if (estimate) {
       json.Field("collective_offset_ns", estimate->offset_ns);
       json.Field("collective_offset_at_ns", estimate->at_ns);
+      json.Field("collective_span_ns", estimate->span_ns);
       json.Field("collective_drift_ns_per_s", estimate->drift_ns_per_s);
       json.Field("collective_residual_spread_ns", estimate->residual_spread_ns);
       json.Field("collective_error_bound_ns", estimate->error_bound_ns);

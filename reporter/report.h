@@ -34,8 +34,11 @@ struct CollectiveClockEstimate {
   // through those differences (clock_collective_check.h): how far this
   // process's times are ahead of the reference's; near 0 when aligned well.
   int64_t offset_ns = 0;
-  int64_t at_ns = 0;          // the mean time of the reference's kernel ends
-  double drift_ns_per_s = 0;  // the line's slope (median of slopes, Theil–Sen)
+  int64_t at_ns = 0;    // the mean time of the reference's kernel ends
+  int64_t span_ns = 0;  // from the first matched collective's end to the last's
+  // The line's slope (median of slopes, Theil–Sen); none when the collectives
+  // span less than kMinDriftSpanNs, where the offset is the median difference.
+  std::optional<double> drift_ns_per_s;
   // 95th percentile of |difference − line| (over a bounded random sample).
   int64_t residual_spread_ns = 0;
   int64_t error_bound_ns = 0;  // the spread, never below kKernelEndFloorNs

@@ -40,7 +40,8 @@ int64_t Jitter(uint64_t i, int64_t amplitude) {
 }
 
 constexpr uint64_t kCommId = 0xC0;
-constexpr int64_t kPeriodNs = 10'000'000;  // one collective per 10 ms
+constexpr int64_t kStepNs = 100'000'000;    // 0.1 s between the unit tests' collectives
+constexpr int64_t kPeriodNs = 200'000'000;  // one collective per 0.2 s: 39.8 s in all
 constexpr uint64_t kCollectives = 200;
 
 // One process's trace: one communicator of 2 ranks, three clock samples at
@@ -101,11 +102,12 @@ JsonValue JsonOf(const Report& report) {
 }  // namespace
 
 TEST_CASE("the fit recovers an offset and a drift, the bound is the residual spread") {
-  // Reference (process 1) ends at x_i = 1e9 + i·1e6; process 0 ends
-  // 5000 + 3·i ns later (3 ns per 1e6 ns = 3000 ns/s) ± 4000 jitter.
+  // Reference (process 1) ends at x_i = 1e9 + i·0.1 s (39.9 s in all, over
+  // the 30 s a drift needs); process 0 ends 5000 + 3·i ns later (3 ns per
+  // 0.1 s = 30 ns/s) ± 4000 jitter.
   CollectiveClockCheck check(2, 1);
   for (uint64_t i = 0; i < 400; ++i) {
-    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * 1'000'000;
+    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * kStepNs;
     const int64_t y = 5000 + 3 * static_cast<int64_t>(i) + Jitter(i, 4000);
     // The reference's span comes first on even seqs, last on odd ones.
     if (i % 2 == 0) check.Add(1, SpanOf(7, i, 1, 2, x));
@@ -120,8 +122,10 @@ TEST_CASE("the fit recovers an offset and a drift, the bound is the residual spr
   CHECK(estimate.collectives == 400);
   // At the mean time (i = 199.5): 5000 + 3·199.5 = 5598.5, which rounds to 5599.
   CHECK(estimate.offset_ns == 5599);
-  CHECK(estimate.at_ns == 1'000'000'000 + 199'500'000);
-  CHECK(estimate.drift_ns_per_s == Approx(3000).margin(0.01));
+  CHECK(estimate.at_ns == 1'000'000'000 + 199 * kStepNs + kStepNs / 2);
+  CHECK(estimate.span_ns == 399 * kStepNs);
+  REQUIRE(estimate.drift_ns_per_s);
+  CHECK(*estimate.drift_ns_per_s == Approx(30).margin(0.001));
   // Every residual is ±4000 exactly; the bound is above the 2 µs floor.
   CHECK(estimate.residual_spread_ns == 4000);
   CHECK(estimate.error_bound_ns == 4000);
@@ -131,11 +135,11 @@ TEST_CASE("late kernel ends in a few collectives move neither the drift nor the 
   // As above, with jitter in five levels (−4000, −2000, 0, 2000, 4000 by
   // 7·i mod 5; collectives 200 apart have the same level), and 17 of the
   // last 100 collectives ending 500 µs late on process 0 (i = 300, 306, …,
-  // 396). A least-squares line through these has a drift of 240 µs/s and
+  // 396). A least-squares line through these has a drift of 2.4 µs/s and
   // an offset of 26.8 µs; the robust one stays on the 383 others.
   CollectiveClockCheck check(2, 1);
   for (uint64_t i = 0; i < 400; ++i) {
-    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * 1'000'000;
+    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * kStepNs;
     const int64_t level = static_cast<int64_t>((7 * i) % 5) - 2;
     const bool late = i >= 300 && i % 6 == 0;
     const int64_t y = 5000 + 3 * static_cast<int64_t>(i) + 2000 * level + (late ? 500'000 : 0);
@@ -144,12 +148,34 @@ TEST_CASE("late kernel ends in a few collectives move neither the drift nor the 
   }
   const CollectiveClockEstimate estimate = check.Estimates().at(0).value();
   CHECK(estimate.collectives == 400);
-  CHECK(estimate.drift_ns_per_s == Approx(3000).margin(0.01));
+  REQUIRE(estimate.drift_ns_per_s);
+  CHECK(*estimate.drift_ns_per_s == Approx(30).margin(0.001));
   // At the mean time (i = 199.5) the middle level, 0: 5000 + 3·199.5.
   CHECK(estimate.offset_ns == 5599);
   // Distances from the line: 0 (76 collectives), 2000 (154), 4000 (153),
   // 500 µs (17): the 95th percentile (the 380th of 400) is 4000.
   CHECK(estimate.residual_spread_ns == 4000);
+}
+
+TEST_CASE("collectives over less than 30 s: no drift, the offset is the median difference") {
+  // 400 collectives 1 ms apart (0.4 s). Process 0 ends 5000 ns later for the
+  // first 200 and 3000 ns earlier for the last 200, ±1000 jitter (+, −, −, +):
+  // a line would call that step a drift of −40 µs/s.
+  CollectiveClockCheck check(2, 1);
+  for (uint64_t i = 0; i < 400; ++i) {
+    const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * 1'000'000;
+    const int64_t y = (i < 200 ? 5000 : -3000) + Jitter(i, 1000);
+    check.Add(1, SpanOf(7, i, 1, 2, x));
+    check.Add(0, SpanOf(7, i, 0, 2, x + y));
+  }
+  const CollectiveClockEstimate estimate = check.Estimates().at(0).value();
+  CHECK(estimate.span_ns == 399'000'000);
+  CHECK_FALSE(estimate.drift_ns_per_s);
+  // The differences: 100 each of −4000, −2000, 4000, 6000; the median is
+  // between −2000 and 4000.
+  CHECK(estimate.offset_ns == 1000);
+  // Distances from 1000: 100 each of 5000, 3000, 3000, 5000: the 380th is 5000.
+  CHECK(estimate.residual_spread_ns == 5000);
 }
 
 TEST_CASE("collectives without the reference and one-rank ones are not counted") {
@@ -206,12 +232,12 @@ TEST_CASE("spans held for a reference that never comes are capped in number") {
 
 TEST_CASE("two hosts: the check recovers an injected offset and drift from trace files") {
   ScratchDir dir;
-  // True end of collective i, as Unix time: T0 + i·10 ms.
+  // True end of collective i, as Unix time: T0 + i·0.2 s.
   constexpr int64_t kT0 = 1'700'000'000'000'000'000;
   // Host a: realtime − monotonic = kA, so its monotonic ends are T_i − kA.
   constexpr int64_t kA = 1'699'999'000'000'000'000;
   // Host b: its clock samples say kB, but its ends are really late by
-  // 150 µs + 20 ppm·(T_i − T0) (200 ns per 10 ms = 20000 ns/s), ±3 µs jitter.
+  // 150 µs + 1 ppm·(T_i − T0) (200 ns per 0.2 s = 1000 ns/s), ±3 µs jitter.
   constexpr int64_t kB = 1'699'998'000'000'000'000;
   const auto true_end = [](uint64_t i) { return kT0 + static_cast<int64_t>(i) * kPeriodNs; };
   WriteProcess(dir.File("a.100.vtrace"), "a", 0, kA, [&](uint64_t i) { return true_end(i) - kA; });
@@ -231,21 +257,22 @@ TEST_CASE("two hosts: the check recovers an injected offset and drift from trace
   const CollectiveClockEstimate& b = *time.processes[1].collectives;
   CHECK(b.collectives == kCollectives);
   // On the realtime clock b's ends minus a's are 150000 + 200·i ± 3000; at
-  // the mean i = 99.5: 150000 + 19900 = 169900, at T0 + 99.5·10 ms.
-  CHECK(b.at_ns == kT0 + 995'000'000);
+  // the mean i = 99.5: 150000 + 19900 = 169900, at T0 + 99.5·0.2 s.
+  CHECK(b.at_ns == kT0 + 19'900'000'000);
   CHECK(b.offset_ns == Approx(169'900).margin(1));
-  CHECK(b.drift_ns_per_s == Approx(20'000).margin(0.1));
+  REQUIRE(b.drift_ns_per_s);
+  CHECK(*b.drift_ns_per_s == Approx(1000).margin(0.01));
   // The jitter is exactly the residual: ±3000, above the 2 µs floor.
   CHECK(b.residual_spread_ns == Approx(3000).margin(1));
   CHECK(b.error_bound_ns == b.residual_spread_ns);
   // The injected offset at T0, back from the line: within the bound.
-  const double at_t0 = static_cast<double>(b.offset_ns) - b.drift_ns_per_s * 0.995;
+  const double at_t0 = static_cast<double>(b.offset_ns) - *b.drift_ns_per_s * 19.9;
   CHECK(std::abs(at_t0 - 150'000) <= static_cast<double>(b.error_bound_ns));
 
   const std::string check = ClockCheckDescription(time).value();
   CHECK(check ==
         "collective kernel ends against a.100.vtrace's (1 process checked): largest offset "
-        "+170 µs ±3.00 µs (b.101.vtrace, 200 collectives), largest drift +20000.0 ns/s "
+        "+170 µs ±3.00 µs (b.101.vtrace, 200 collectives), largest drift +1000.0 ns/s "
         "(b.101.vtrace); 1 process off by more than the bound: times are shifted against the "
         "reference's by about the offset; measured, not applied");
 
@@ -257,7 +284,8 @@ TEST_CASE("two hosts: the check recovers an injected offset and drift from trace
   CHECK(b_json["file"].string() == "b.101.vtrace");
   CHECK(b_json["collectives"].number() == 200);
   CHECK(b_json["collective_offset_ns"].number() == Approx(169'900).margin(1));
-  CHECK(b_json["collective_drift_ns_per_s"].number() == Approx(20'000).margin(0.1));
+  CHECK(b_json["collective_drift_ns_per_s"].number() == Approx(1000).margin(0.01));
+  CHECK(b_json["collective_span_ns"].number() == 199 * kPeriodNs);
   CHECK(b_json["collective_error_bound_ns"].number() == Approx(3000).margin(1));
 }
 
@@ -275,7 +303,8 @@ TEST_CASE("one host: the collective offset comes out near 0") {
   const CollectiveClockEstimate& estimate = *time.processes[1].collectives;
   CHECK(estimate.collectives == kCollectives);
   CHECK(estimate.offset_ns == 0);  // the ±1000 jitter sums to 0
-  CHECK(estimate.drift_ns_per_s == Approx(0).margin(1e-6));
+  REQUIRE(estimate.drift_ns_per_s);
+  CHECK(*estimate.drift_ns_per_s == Approx(0).margin(1e-6));
   CHECK(estimate.residual_spread_ns == 1000);
   CHECK(estimate.error_bound_ns == kKernelEndFloorNs);  // the spread is below the floor
   CHECK(time.processes[1].host_sample_offset_ns == 0);

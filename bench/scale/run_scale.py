@@ -5,13 +5,20 @@ on them and prints events, wall and CPU seconds, events per CPU-second and
 peak RSS, one line per shape. Targets (the scale issue): at least 5 M events
 per CPU-second and at most 1 GiB peak RSS.
 
-  bench/scale/run_scale.py --build build [--work DIR] [--keep] [SHAPE ...]
+  bench/scale/run_scale.py --build build [--work DIR] [--keep]
+                           [--repeat N] [--baseline VPROF] [SHAPE ...]
 
 SHAPE is small (8 x 100k), 8x10M, 1024x100k (the default: these three), or
 8x1M and 1024x10k (a tenth of the events: memory should not grow with them). The
 traces are written under --work (default: a new folder in /tmp) and deleted
 afterwards unless --keep; 8x10M needs about 4 GB of disk.
+
+--repeat N runs each shape N times and prints the medians. --baseline VPROF
+also runs another vprof binary (an earlier build) on the same traces,
+alternating with this one run by run, and prints its medians and the ratios:
+a shared machine's speed drifts, so only side-by-side runs compare.
 """
+import statistics
 import argparse
 import os
 import shutil
@@ -62,6 +69,8 @@ def main():
     parser.add_argument("--build", required=True, help="meson build directory")
     parser.add_argument("--work", help="where to write the traces (default: a new /tmp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the generated traces")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per shape (medians printed)")
+    parser.add_argument("--baseline", help="another vprof binary, run alternately for ratios")
     parser.add_argument("shapes", nargs="*", default=DEFAULT_SHAPES, choices=list(SHAPES))
     args = parser.parse_args()
 
@@ -87,14 +96,26 @@ def main():
             with open(os.path.join(directory, "generated.txt")) as record:
                 output = record.read()
         events = generated_events(output)
-        wall, cpu, peak_mib, status = run_measured(
-            [vprof, "report", "--format", "json", "--output", "/dev/null", directory])
+        report = ["report", "--format", "json", "--output", "/dev/null", directory]
+        runs, base_runs = [], []
+        for _ in range(max(1, args.repeat)):
+            runs.append(run_measured([vprof] + report))
+            if args.baseline:
+                base_runs.append(run_measured([args.baseline] + report))
+        wall, cpu, peak_mib = (statistics.median(run[i] for run in runs) for i in range(3))
+        status = next((run[3] for run in runs if run[3] != 0), 0)
         rate = events / cpu if cpu > 0 else float("inf")
         ok = status == 0 and rate >= TARGET_EVENTS_PER_CPU_S and peak_mib <= TARGET_PEAK_MIB
         failed |= not ok
         print(f"{name:<10} {events:>12,} {generation_s:>7.1f} {wall:>8.2f} {cpu:>8.2f} "
               f"{rate / 1e6:>10.2f} {peak_mib:>9.1f} {status:>4}  "
               f"{'meets targets' if ok else 'MISSES targets'}", flush=True)
+        if base_runs:
+            base_cpu, base_peak = (statistics.median(run[i] for run in base_runs) for i in (1, 2))
+            print(f"{'  baseline':<10} {'':>12} {'':>7} "
+                  f"{statistics.median(run[0] for run in base_runs):>8.2f} {base_cpu:>8.2f} "
+                  f"{events / base_cpu / 1e6:>10.2f} {base_peak:>9.1f}       "
+                  f"speed x{base_cpu / cpu:.2f}, memory x{peak_mib / base_peak:.2f}", flush=True)
         if not args.keep:
             shutil.rmtree(directory)
     if not args.keep and not args.work:

@@ -97,6 +97,9 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
   }
 
   TimeSource& time_source = gathered.time_source;
+  // Reserved: a growing vector would copy every record (a ProcessRecord is
+  // not nothrow-movable: its step rows are a deque) and all its step rows.
+  gathered.records.reserve(sources.size());
   for (const auto& source : sources) {
     gathered.records.push_back(std::move(source->record()));
     if (time_source.aligned_to_realtime) {

@@ -121,7 +121,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
     for (const BucketReport& bucket : step.buckets) {
       vprof::summary::StepBucket& row = *out.add_buckets();
       row.set_index(bucket.index);
-      row.set_op(bucket.op);
+      row.set_op(std::string(NcclFunctionName(bucket.op)));
       row.set_comm_id(bucket.comm_id);
       row.set_bytes(bucket.bytes);
       row.set_offset_ns(bucket.offset_ns);
@@ -180,8 +180,9 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     out.end_ns = step.end_ns();
     out.times = DecodeTimes(step.times());
     for (const vprof::summary::StepBucket& bucket : step.buckets()) {
-      out.buckets.push_back({bucket.index(), bucket.op(), bucket.comm_id(), bucket.bytes(),
-                             bucket.offset_ns(), bucket.gpu_ns(), bucket.exposed_ns()});
+      out.buckets.push_back({bucket.index(), NcclFunctionFromName(bucket.op()), bucket.comm_id(),
+                             bucket.bytes(), bucket.offset_ns(), bucket.gpu_ns(),
+                             bucket.exposed_ns()});
     }
   }
   rank.total = DecodeTimes(steps.total());

@@ -1,6 +1,7 @@
 """DDP training step time (torchrun, 2+ GPUs): an MLP big enough that a
 step is compute-bound with bucketed all-reduce overlapping backward. Prints,
-on rank 0, the median step time in ms over 30 steps after 10 warm-up steps.
+on rank 0, the median step time in ms over 30 steps (--steps N) after 10
+warm-up steps.
 NVTX ranges mark each step's forward, backward and optimizer (issue 3,
 workload 2). --torch-profiler wraps the timed steps in torch.profiler (CPU +
 CUDA), for overhead comparisons; --torch-profiler-out PREFIX wraps the whole
@@ -38,6 +39,7 @@ def main():
     ap.add_argument("--torch-profiler", action="store_true")
     ap.add_argument("--torch-profiler-out")
     ap.add_argument("--no-nvtx", action="store_true")
+    ap.add_argument("--steps", type=int, default=30, help="timed steps")
     args = ap.parse_args()
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
@@ -81,7 +83,7 @@ def train(args):
     times = []
 
     def timed():
-        for _ in range(30):
+        for _ in range(args.steps):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             step()

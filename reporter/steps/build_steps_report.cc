@@ -42,7 +42,7 @@ std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
     return std::nullopt;
   }
   const auto plan = [](const RankStepReport& step) {
-    std::vector<std::pair<std::string, uint64_t>> sizes;
+    std::vector<std::pair<NcclFunction, uint64_t>> sizes;
     for (const BucketReport& bucket : step.buckets) sizes.emplace_back(bucket.op, bucket.bytes);
     return sizes;
   };

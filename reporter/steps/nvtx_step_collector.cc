@@ -6,7 +6,7 @@
 namespace vprof::reporter {
 namespace {
 
-constexpr size_t kHeldWorksBudget = 8 * NvtxStepCollector::kMaxHeldWorks;
+constexpr size_t kHeldWorksBudget = 4 * NvtxStepCollector::kMaxHeldWorks;
 constexpr size_t kMinHeldWorks = 1024;
 
 }  // namespace

@@ -91,9 +91,9 @@ class NvtxStepCollector {
 };
 
 // The held-work limit of each process when `processes` are read together:
-// an equal share of one budget for the whole report (kMaxHeldWorks each for
-// up to 8 processes), so that 1,024 ranks hold no more than 8 do, but never
-// below 1,024 works (a few steps of most programs). Fewer held works can
+// an equal share of one budget for the whole report (2^20 works, 72 MiB:
+// kMaxHeldWorks each for up to 4 processes), so that 1,024 ranks hold no more
+// than 4 do, but never below 1,024 works (a few steps of most programs). Fewer held works can
 // close a step before a late CUPTI buffer arrives: its records are then
 // counted as late, not lost silently.
 size_t HeldWorksPerProcess(size_t processes);

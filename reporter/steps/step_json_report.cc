@@ -38,7 +38,7 @@ void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& time
 void WriteBucket(JsonWriter& json, const BucketReport& bucket) {
   json.BeginObject();
   json.Field("index", bucket.index);
-  json.Field("op", bucket.op);
+  json.Field("op", NcclFunctionName(bucket.op));
   json.Field("comm_id", bucket.comm_id == 0 ? std::string() : FormatHexId(bucket.comm_id));
   json.Field("bytes", bucket.bytes);
   json.Field("offset_ns", bucket.offset_ns);

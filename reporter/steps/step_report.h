@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/nccl_function.h"
 #include "reporter/steps/ns_by_key.h"
 
 namespace vprof::reporter {
@@ -59,15 +60,17 @@ struct SegmentTimes {
 };
 
 // A reduction collective of backward, in issue order: DDP/FSDP gradient buckets.
+// 48 bytes: a report holds the buckets of every rank's every step.
 struct BucketReport {
-  uint32_t index = 0;  // 0 = the first issued
-  std::string op;      // NCCL function
+  uint32_t index = 0;                        // 0 = the first issued
+  NcclFunction op = NcclFunction::kUnknown;  // named by NcclFunctionName
   uint64_t comm_id = 0;
   uint64_t bytes = 0;
   int64_t offset_ns = 0;  // kernel start, from the step window's start
   int64_t gpu_ns = 0;
   int64_t exposed_ns = 0;  // of gpu_ns, not hidden behind compute
 };
+static_assert(sizeof(BucketReport) <= 48);
 
 // A span of one process's timeline that `vprof export` shows with the same
 // id in its args: "correlation:<CUPTI correlation id>" for GPU work,

@@ -220,9 +220,8 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   result.buckets.reserve(reductions.size());  // kept per rank and step: no spare room
   for (const size_t i : reductions) {
     const GpuWork& work = whole[i];
-    result.buckets.push_back({static_cast<uint32_t>(result.buckets.size()),
-                              std::string(NcclFunctionName(work.function)), work.comm_id,
-                              work.bytes, work.start_ns - result.start_ns,
+    result.buckets.push_back({static_cast<uint32_t>(result.buckets.size()), work.function,
+                              work.comm_id, work.bytes, work.start_ns - result.start_ns,
                               work.end_ns - work.start_ns, exposed_of[i]});
   }
 

@@ -128,7 +128,7 @@ void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
                    {"gpu", Align::kRight},
                    {"exposed", Align::kRight}});
   for (const BucketReport& bucket : step.buckets) {
-    table.AddRow({std::to_string(bucket.index), bucket.op,
+    table.AddRow({std::to_string(bucket.index), std::string(NcclFunctionName(bucket.op)),
                   bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
                   FormatBytes(bucket.bytes), FormatDurationNs(bucket.offset_ns),
                   FormatDurationNs(bucket.gpu_ns), FormatDurationNs(bucket.exposed_ns)});

@@ -184,7 +184,8 @@ TEST_CASE("gradient-bucket communication is a candidate of its own") {
   RankStepsReport& rank1 = report.steps->ranks[1];
   Expose(rank1, 0, kBucketComm, 6 * kMs);
   Expose(rank1, 1, kBucketComm, 10 * kMs);
-  rank1.steps[0].buckets.push_back({0, "ncclAllReduce", kBucketComm, 1 << 20, 0, 8 * kMs, 6 * kMs});
+  rank1.steps[0].buckets.push_back(
+      {0, NcclFunction::kAllReduce, kBucketComm, 1 << 20, 0, 8 * kMs, 6 * kMs});
   rank1.bucket_plan_stable = true;
   const std::vector<CandidateReport> candidates = RankCandidates(report, std::nullopt);
   // (6 + 10) / 2 = 8 ms on rank 1; TP stays 30 ms (0xB is a bucket communicator).

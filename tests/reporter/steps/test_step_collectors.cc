@@ -84,12 +84,13 @@ TEST_CASE("optimizer-burst steps hold one step and the reorder window") {
 }
 
 TEST_CASE("many processes share one held-work budget") {
-  // The budget is 8 x 2^18 = 2^21 = 2,097,152 works for the whole report.
+  // The budget is 4 x 2^18 = 2^20 = 1,048,576 works for the whole report.
   CHECK(HeldWorksPerProcess(1) == 262144);     // alone: the per-process maximum, 2^18
-  CHECK(HeldWorksPerProcess(8) == 262144);     // 2^21 / 8 = 2^18
-  CHECK(HeldWorksPerProcess(16) == 131072);    // 2^21 / 16 = 2^17
-  CHECK(HeldWorksPerProcess(1024) == 2048);    // 2^21 / 2^10 = 2^11
-  CHECK(HeldWorksPerProcess(100000) == 1024);  // 2^21 / 10^5 = 20: raised to the floor
+  CHECK(HeldWorksPerProcess(4) == 262144);     // 2^20 / 4 = 2^18
+  CHECK(HeldWorksPerProcess(8) == 131072);     // 2^20 / 8 = 2^17
+  CHECK(HeldWorksPerProcess(16) == 65536);     // 2^20 / 16 = 2^16
+  CHECK(HeldWorksPerProcess(1024) == 1024);    // 2^20 / 2^10 = 2^10
+  CHECK(HeldWorksPerProcess(100000) == 1024);  // 2^20 / 10^5 = 10: raised to the floor
 }
 
 TEST_CASE("a lowered held-work limit closes NVTX steps by work held") {

@@ -3,6 +3,8 @@
 # 2 H200s): ddp_step.py under vprof without NVTX (phases inferred from the process role and
 # kernel classes) and with NVTX (phases from ranges); for each, the report's inferred-phase
 # section and its Clock check line (a steady workload on one host: offsets and drift near 0).
+# Then ddp_step.py for 3,000 timed steps (about 37 s), so that its all-reduces span the 30 s a
+# drift fit needs (kMinDriftSpanNs): on one host, one clock, the drift must come out near 0.
 # Usage: device_phases_clock.sh [LIB] [VPROF]; leaves the text and JSON reports under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
@@ -23,3 +25,16 @@ for name in ddp_nonvtx ddp; do
   sed -n '/^Phases (inferred/,/^Steps/p' "$out/$name.txt" | head -40
   grep -A3 '^Clock check' "$out/$name.txt"
 done
+LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/vp-long timeout 300 \
+  torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py --steps 3000 \
+  > /tmp/long.out 2>&1
+echo "ddp --steps 3000 rc=$? $(grep ddp_step_ms /tmp/long.out)"
+"$vprof" report /tmp/vp-long > "$out/long.txt" 2>&1
+echo "report long rc=$?"
+"$vprof" report /tmp/vp-long --format json --output "$out/long.json"
+grep -A3 '^Clock check' "$out/long.txt"
+python3 - "$out/long.json" <<'PY'
+import json, sys
+for p in json.load(open(sys.argv[1]))["time_source"]["processes"]:
+    print({k: v for k, v in p.items() if k.startswith("collective") or k == "file"})
+PY

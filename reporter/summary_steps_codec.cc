@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "reporter/summary_codec.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -180,7 +182,7 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     out.end_ns = step.end_ns();
     out.times = DecodeTimes(step.times());
     for (const vprof::summary::StepBucket& bucket : step.buckets()) {
-      out.buckets.push_back({bucket.index(), NcclFunctionFromName(bucket.op()), bucket.comm_id(),
+      out.buckets.push_back({bucket.index(), DecodeFunction(bucket.op()), bucket.comm_id(),
                              bucket.bytes(), bucket.offset_ns(), bucket.gpu_ns(),
                              bucket.exposed_ns()});
     }

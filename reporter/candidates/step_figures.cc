@@ -2,31 +2,42 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "reporter/candidates/candidate_detectors.h"
 
 namespace vprof::reporter {
 namespace {
 
+// A rank's measured steps are in step order: a binary search finds one
+// (a scan per full step made the candidates quadratic in the step count).
 const RankStepReport* StepOf(const RankStepsReport& rank, uint32_t step) {
-  for (const RankStepReport& candidate : rank.steps) {
-    if (candidate.step == step) return &candidate;
-  }
-  return nullptr;
+  const auto it = std::lower_bound(
+      rank.steps.begin(), rank.steps.end(), step,
+      [](const RankStepReport& candidate, uint32_t wanted) { return candidate.step < wanted; });
+  return it != rank.steps.end() && it->step == step ? &*it : nullptr;
 }
 
-const RankStepsReport* RankOf(const StepsReport& steps, const std::optional<int32_t>& rank) {
-  if (!rank) return nullptr;
-  for (const RankStepsReport& candidate : steps.ranks) {
-    if (candidate.rank == rank) return &candidate;
+using RankIndex = std::unordered_map<int32_t, const RankStepsReport*>;
+
+RankIndex IndexRanks(const StepsReport& steps) {
+  RankIndex index;
+  for (const RankStepsReport& rank : steps.ranks) {
+    if (rank.rank) index.emplace(*rank.rank, &rank);
   }
-  return nullptr;
+  return index;
+}
+
+const RankStepsReport* RankOf(const RankIndex& index, const std::optional<int32_t>& rank) {
+  if (!rank) return nullptr;
+  const auto it = index.find(*rank);
+  return it == index.end() ? nullptr : it->second;
 }
 
 // The value of `step` on its slowest rank, or the largest over the ranks.
-int64_t CriticalValue(const StepsReport& steps, const FullStepReport& step,
+int64_t CriticalValue(const StepsReport& steps, const RankIndex& ranks, const FullStepReport& step,
                       const SegmentValue& value) {
-  if (const RankStepsReport* slowest = RankOf(steps, step.slowest_rank)) {
+  if (const RankStepsReport* slowest = RankOf(ranks, step.slowest_rank)) {
     if (const RankStepReport* own = StepOf(*slowest, step.step)) return value(own->times);
   }
   int64_t largest = 0;
@@ -40,10 +51,11 @@ int64_t CriticalValue(const StepsReport& steps, const FullStepReport& step,
 
 std::optional<StepFigure> MeasureFullSteps(const StepsReport& steps, const SegmentValue& value) {
   StepFigure figure;
+  const RankIndex ranks = IndexRanks(steps);
   std::map<int32_t, uint32_t> slowest_counts;
   int64_t sum = 0;
   for (const FullStepReport& step : steps.full_steps) {
-    sum += CriticalValue(steps, step, value);
+    sum += CriticalValue(steps, ranks, step, value);
     if (step.slowest_rank) ++slowest_counts[*step.slowest_rank];
   }
   figure.steps = static_cast<uint32_t>(steps.full_steps.size());
@@ -51,7 +63,7 @@ std::optional<StepFigure> MeasureFullSteps(const StepsReport& steps, const Segme
   for (const auto& [rank, count] : slowest_counts) {
     if (count > figure.slowest_in) {
       figure.slowest_in = count;
-      figure.rank = RankOf(steps, rank);
+      figure.rank = RankOf(ranks, rank);
     }
   }
   if (!figure.rank) figure.slowest_in = 0;

@@ -1,8 +1,6 @@
 #include "reporter/export_event_writer.h"
 
-#include <algorithm>
 #include <charconv>
-#include <sstream>
 
 #include "reporter/json_writer.h"
 
@@ -14,24 +12,6 @@ void AppendInteger(std::string& line, Integer value, int base = 10) {
   char digits[24];
   const auto end = std::to_chars(digits, digits + sizeof digits, value, base).ptr;
   line.append(digits, end);
-}
-
-// Names and keys are nearly always plain ASCII: those are copied as they are;
-// anything else goes through the report's JSON escaping (control characters,
-// quotes, invalid UTF-8).
-void AppendJsonString(std::string& line, std::string_view value) {
-  const bool plain = std::all_of(value.begin(), value.end(), [](char c) {
-    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
-  });
-  if (plain) {
-    line.push_back('"');
-    line.append(value);
-    line.push_back('"');
-    return;
-  }
-  std::ostringstream escaped;
-  WriteJsonString(escaped, value);
-  line.append(escaped.str());
 }
 
 }  // namespace

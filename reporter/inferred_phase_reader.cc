@@ -11,6 +11,8 @@ namespace {
 // arrive late; more than a GPU activity buffer holds out of order. Every
 // process of a report keeps this many (16 KiB).
 constexpr size_t kOpenIntervals = 1024;
+// How far back from the newest interval a kernel is looked for one by one.
+constexpr int kStepsBack = 4;
 
 }  // namespace
 
@@ -38,9 +40,17 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
   if (end_ns <= start_ns) return;
   // Merge with every open interval it touches: the one starting before it
   // that reaches it, and those starting inside it. Kernels come nearly in
-  // time order, so the search nearly always ends at the back.
-  const auto starts_after = [](uint64_t at, const Interval& open) { return at < open.first; };
-  auto next = std::upper_bound(open_.begin(), open_.end(), start_ns, starts_after);
+  // time order, so the first interval starting after it is found by a few
+  // steps back from the end; a binary search when it is further back.
+  auto next = open_.end();
+  for (int steps = 0; steps < kStepsBack && next != open_.begin(); ++steps) {
+    if (std::prev(next)->first <= start_ns) break;
+    --next;
+  }
+  if (next != open_.begin() && std::prev(next)->first > start_ns) {
+    const auto starts_after = [](uint64_t at, const Interval& open) { return at < open.first; };
+    next = std::upper_bound(open_.begin(), next, start_ns, starts_after);
+  }
   auto first = next;
   if (next != open_.begin() && std::prev(next)->second >= start_ns) {
     first = std::prev(next);

@@ -38,13 +38,12 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
 
 }  // namespace
 
-void WriteJsonString(std::ostream& out, std::string_view value) {
-  out.put('"');
-  // Plain characters go out a run at a time: a report writes millions of
-  // strings, and a stream call per character was most of the writing.
+void AppendJsonString(std::string& out, std::string_view value) {
+  out += '"';
+  // Plain characters go out a run at a time.
   size_t plain_from = 0;
   const auto flush_plain = [&](size_t up_to) {
-    out.write(value.data() + plain_from, static_cast<std::streamsize>(up_to - plain_from));
+    out.append(value.data() + plain_from, up_to - plain_from);
   };
   for (size_t i = 0; i < value.size();) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
@@ -55,7 +54,7 @@ void WriteJsonString(std::ostream& out, std::string_view value) {
         continue;
       }
       flush_plain(i);
-      out << "\\ufffd";
+      out += "\\ufffd";
       plain_from = ++i;
       continue;
     }
@@ -66,34 +65,42 @@ void WriteJsonString(std::ostream& out, std::string_view value) {
     flush_plain(i);
     switch (c) {
       case '"':
-        out << "\\\"";
+        out += "\\\"";
         break;
       case '\\':
-        out << "\\\\";
+        out += "\\\\";
         break;
       case '\n':
-        out << "\\n";
+        out += "\\n";
         break;
       case '\r':
-        out << "\\r";
+        out += "\\r";
         break;
       case '\t':
-        out << "\\t";
+        out += "\\t";
         break;
       default: {
         constexpr char kHex[] = "0123456789abcdef";
-        out << "\\u00" << kHex[c >> 4] << kHex[c & 0xF];
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
       }
     }
     plain_from = ++i;
   }
   flush_plain(value.size());
-  out.put('"');
+  out += '"';
+}
+
+void WriteJsonString(std::ostream& out, std::string_view value) {
+  std::string text;
+  AppendJsonString(text, value);
+  out << text;
 }
 
 void JsonWriter::BeginObject() {
   BeforeValue();
-  out_ << '{';
+  buffer_ += '{';
   levels_.push_back({});
 }
 
@@ -101,52 +108,55 @@ void JsonWriter::EndObject() { Close('}'); }
 
 void JsonWriter::BeginArray() {
   BeforeValue();
-  out_ << '[';
+  buffer_ += '[';
   levels_.push_back({});
 }
 
 void JsonWriter::EndArray() { Close(']'); }
 
 void JsonWriter::Key(std::string_view key) {
-  if (!levels_.back().empty) out_ << ',';
+  if (!levels_.back().empty) buffer_ += ',';
   levels_.back().empty = false;
   Newline();
-  WriteJsonString(out_, key);
-  out_ << ": ";
+  AppendJsonString(buffer_, key);
+  buffer_ += ": ";
   after_key_ = true;
 }
 
 void JsonWriter::String(std::string_view value) {
   BeforeValue();
-  WriteJsonString(out_, value);
+  AppendJsonString(buffer_, value);
+  Spill();
 }
 
-void JsonWriter::Int(int64_t value) {
-  BeforeValue();
-  out_ << value;
-}
+void JsonWriter::Int(int64_t value) { Number(value); }
 
-void JsonWriter::Uint(uint64_t value) {
-  BeforeValue();
-  out_ << value;
-}
+void JsonWriter::Uint(uint64_t value) { Number(value); }
 
 void JsonWriter::Double(double value) {
   if (!std::isfinite(value)) return Null();
+  Number(value);
+}
+
+template <typename T>
+void JsonWriter::Number(T value) {
   BeforeValue();
   char text[32];
   const auto result = std::to_chars(text, text + sizeof text, value);
-  out_ << std::string_view(text, static_cast<size_t>(result.ptr - text));
+  buffer_.append(text, static_cast<size_t>(result.ptr - text));
+  Spill();
 }
 
 void JsonWriter::Bool(bool value) {
   BeforeValue();
-  out_ << (value ? "true" : "false");
+  buffer_ += value ? "true" : "false";
+  Spill();
 }
 
 void JsonWriter::Null() {
   BeforeValue();
-  out_ << "null";
+  buffer_ += "null";
+  Spill();
 }
 
 void JsonWriter::BeforeValue() {
@@ -155,7 +165,7 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (levels_.empty()) return;  // the top-level value
-  if (!levels_.back().empty) out_ << ',';
+  if (!levels_.back().empty) buffer_ += ',';
   levels_.back().empty = false;
   Newline();
 }
@@ -164,17 +174,19 @@ void JsonWriter::Close(char bracket) {
   const bool empty = levels_.back().empty;
   levels_.pop_back();
   if (!empty) Newline();
-  out_ << bracket;
+  buffer_ += bracket;
+  Spill();
 }
 
 void JsonWriter::Newline() {
-  static constexpr std::string_view kSpaces = "                                ";
-  out_.put('\n');
-  for (size_t indent = 2 * levels_.size(); indent > 0;) {
-    const size_t run = std::min(indent, kSpaces.size());
-    out_.write(kSpaces.data(), static_cast<std::streamsize>(run));
-    indent -= run;
-  }
+  buffer_ += '\n';
+  buffer_.append(2 * levels_.size(), ' ');
+}
+
+void JsonWriter::Spill() {
+  if (!levels_.empty() && buffer_.size() < kSpillBytes) return;
+  out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  buffer_.clear();
 }
 
 }  // namespace vprof::reporter

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -40,15 +41,27 @@ class JsonWriter {
   void BeforeValue();
   void Close(char bracket);
   void Newline();
+  template <typename T>
+  void Number(T value);
+  // Writes the buffer out once the outermost value is complete, or when it
+  // holds kSpillBytes.
+  void Spill();
+
+  // The text is built in a string and written in large pieces: a stream call
+  // per token was most of the time of writing a large report.
+  static constexpr size_t kSpillBytes = 64 * 1024;
 
   struct Level {
     bool empty = true;
   };
   std::ostream& out_;
+  std::string buffer_;
   std::vector<Level> levels_;
   bool after_key_ = false;
 };
 
+// `value` as a JSON string, quoted and escaped.
+void AppendJsonString(std::string& out, std::string_view value);
 void WriteJsonString(std::ostream& out, std::string_view value);
 
 template <typename T>

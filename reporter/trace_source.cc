@@ -216,11 +216,13 @@ void TraceSource::RecordStop() {
   }
 }
 
-google::protobuf::ArenaOptions TraceSource::PacketArenaOptions() {
+google::protobuf::ArenaOptions TraceSource::PacketArenaOptions(char* first_block) {
   google::protobuf::ArenaOptions options;
-  // A batch is a few to some hundred KiB: few blocks per packet.
-  options.start_block_size = 4096;
-  options.max_block_size = 64 * 1024;
+  options.initial_block = first_block;
+  options.initial_block_size = kPacketBlockBytes;
+  // A batch is a few to some hundred KiB: few blocks for the larger ones.
+  options.start_block_size = 64 * 1024;
+  options.max_block_size = 256 * 1024;
   return options;
 }
 

@@ -7,6 +7,7 @@
 #include <google/protobuf/arena.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -78,13 +79,18 @@ class TraceSource {
   StepTracker steps_;
   // The current packet lives on an arena emptied before each read: packets
   // alternate between the oneof's kinds, and a reused message would free and
-  // allocate every record of each one, one by one.
-  google::protobuf::Arena arena_{PacketArenaOptions()};
+  // allocate every record of each one, one by one. The arena's first block
+  // is ours and outlives each Reset(): small batches fit in it, larger ones
+  // add a block or two (blocks malloc'd and freed per packet were a tenth of
+  // the time of a 1,024-process report).
+  static constexpr size_t kPacketBlockBytes = 16 * 1024;
+  std::unique_ptr<char[]> packet_block_ = std::make_unique<char[]>(kPacketBlockBytes);
+  google::protobuf::Arena arena_{PacketArenaOptions(packet_block_.get())};
   vprof::trace::TracePacket* packet_ = nullptr;
   std::unordered_map<uint64_t, InternedName> interned_;  // by iid
   bool footer_seen_ = false;
 
-  static google::protobuf::ArenaOptions PacketArenaOptions();
+  static google::protobuf::ArenaOptions PacketArenaOptions(char* first_block);
 };
 
 }  // namespace vprof::reporter

@@ -54,10 +54,13 @@ void NvtxStepCollector::AddWork(const GpuWork& work) {
 
 void NvtxStepCollector::Place(const GpuWork& work) {
   // Open steps are sorted by start and do not overlap: the candidate is the
-  // last one starting at or before the launch.
-  auto step = std::upper_bound(
-      open_.begin(), open_.end(), work.launch_ns,
-      [](int64_t launch_ns, const OpenStep& open) { return launch_ns < open.start_ns; });
+  // last one starting at or before the launch, nearly always the newest.
+  auto step = open_.end();
+  if (open_.empty() || open_.back().start_ns > work.launch_ns) {
+    step = std::upper_bound(
+        open_.begin(), open_.end(), work.launch_ns,
+        [](int64_t launch_ns, const OpenStep& open) { return launch_ns < open.start_ns; });
+  }
   if (step != open_.begin() && std::prev(step)->end_ns >= work.launch_ns) {
     --step;
   } else {

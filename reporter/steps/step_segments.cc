@@ -1,17 +1,47 @@
 #include "reporter/steps/step_segments.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <optional>
+#include <tuple>
 
 namespace vprof::reporter {
 namespace {
 
+using Interval = std::pair<int64_t, int64_t>;  // [start, end)
+
 struct Edge {
   int64_t at_ns;
   bool opens;
-  size_t work;  // index into the clipped works
+  uint32_t work;  // index into the works
 };
+
+struct StreamPiece {
+  uint32_t stream;
+  int64_t start_ns;
+  int64_t end_ns;
+  WorkKind kind;
+};
+
+// The working vectors of one analysis, kept from step to step: a report
+// analyzes millions of steps (and each again per phase), and allocating these
+// anew for each was a large share of its time. Cleared, never shrunk: they
+// hold as much as the largest step needed.
+struct Scratch {
+  std::vector<Interval> clipped;  // each work clipped to the window
+  std::vector<Edge> edges;
+  std::vector<uint32_t> compute_streams;
+  std::vector<const GpuWork*> compute_by_launch;
+  std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
+  std::vector<std::pair<int64_t, uint32_t>> running_comm;  // (clipped start, work), sorted
+  std::vector<int64_t> exposed_of;
+  std::vector<uint32_t> reductions;
+  std::vector<StreamPiece> pieces;
+};
+
+Scratch& ScratchSpace() {
+  thread_local Scratch scratch;
+  return scratch;
+}
 
 bool IsReduction(NcclFunction function) {
   return function == NcclFunction::kAllReduce || function == NcclFunction::kReduceScatter;
@@ -39,36 +69,41 @@ ExposureReason ReasonFor(const GpuWork& comm, const std::vector<uint32_t>& compu
   return ExposureReason::kOther;
 }
 
-std::vector<StepStreamUse> StreamUses(const std::vector<GpuWork>& works) {
-  std::map<uint32_t, StepStreamUse> uses;
-  std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> intervals;
-  for (const GpuWork& work : works) {
-    StepStreamUse& use = uses[work.stream];
-    use.stream = work.stream;
-    if (work.kind == WorkKind::kCompute) ++use.compute_kernels;
-    if (work.kind == WorkKind::kComm) ++use.comm_kernels;
-    if (work.kind == WorkKind::kCopy) ++use.copies;
-    intervals[work.stream].emplace_back(work.start_ns, work.end_ns);
+// Each stream's work counts and busy time (the union of its work's clipped
+// intervals), in stream order; work clipped away is left out.
+std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& scratch) {
+  std::vector<StreamPiece>& pieces = scratch.pieces;
+  pieces.clear();
+  for (size_t i = 0; i < works.size(); ++i) {
+    const auto [start, end] = scratch.clipped[i];
+    if (end > start) pieces.push_back({works[i].stream, start, end, works[i].kind});
   }
-  for (auto& [stream, spans] : intervals) {
-    std::sort(spans.begin(), spans.end());
-    int64_t covered_until = spans.front().first;
-    int64_t& busy = uses[stream].busy_ns;
-    for (const auto& [start, end] : spans) {
-      const int64_t from = std::max(start, covered_until);
-      if (end > from) busy += end - from;
-      covered_until = std::max(covered_until, end);
+  std::sort(pieces.begin(), pieces.end(), [](const StreamPiece& a, const StreamPiece& b) {
+    return std::tie(a.stream, a.start_ns, a.end_ns) < std::tie(b.stream, b.start_ns, b.end_ns);
+  });
+  std::vector<StepStreamUse> uses;
+  int64_t covered_until = 0;
+  for (const StreamPiece& piece : pieces) {
+    if (uses.empty() || uses.back().stream != piece.stream) {
+      uses.push_back({.stream = piece.stream});
+      covered_until = piece.start_ns;
     }
+    StepStreamUse& use = uses.back();
+    if (piece.kind == WorkKind::kCompute) ++use.compute_kernels;
+    if (piece.kind == WorkKind::kComm) ++use.comm_kernels;
+    if (piece.kind == WorkKind::kCopy) ++use.copies;
+    const int64_t from = std::max(piece.start_ns, covered_until);
+    if (piece.end_ns > from) use.busy_ns += piece.end_ns - from;
+    covered_until = std::max(covered_until, piece.end_ns);
   }
-  std::vector<StepStreamUse> result;
-  for (const auto& [stream, use] : uses) result.push_back(use);
-  return result;
+  return uses;
 }
 
 }  // namespace
 
 StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t window_end_ns,
-                       std::vector<GpuWork> works, const StepContext& context) {
+                       std::span<const GpuWork> works, const StepContext& context) {
+  Scratch& scratch = ScratchSpace();
   StepResult result;
   result.range_start_ns = range_start_ns;
   result.start_ns = window_start_ns;
@@ -76,25 +111,29 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   SegmentTimes& times = result.times;
   times.window_ns = result.end_ns - result.start_ns;
 
-  // Unclipped copies for the questions about whole kernels (when a
-  // collective ended, where a bucket starts); clipped ones for the sweep.
-  const std::vector<GpuWork> whole = works;
-  for (GpuWork& work : works) {
-    work.start_ns = std::max(work.start_ns, result.start_ns);
-    work.end_ns = std::min(work.end_ns, result.end_ns);
+  // `works` answer the questions about whole kernels (when a collective
+  // ended, where a bucket starts); their clipped intervals feed the sweep.
+  std::vector<Interval>& clipped = scratch.clipped;
+  clipped.clear();
+  for (const GpuWork& work : works) {
+    clipped.emplace_back(std::max(work.start_ns, result.start_ns),
+                         std::min(work.end_ns, result.end_ns));
   }
 
-  std::vector<Edge> edges;
-  edges.reserve(2 * works.size());
-  std::vector<uint32_t> compute_streams;  // sorted, once each
-  std::vector<const GpuWork*> compute_by_launch;
-  for (size_t i = 0; i < works.size(); ++i) {
-    if (works[i].end_ns <= works[i].start_ns) continue;
-    edges.push_back({works[i].start_ns, true, i});
-    edges.push_back({works[i].end_ns, false, i});
+  std::vector<Edge>& edges = scratch.edges;
+  std::vector<uint32_t>& compute_streams = scratch.compute_streams;  // sorted, once each
+  std::vector<const GpuWork*>& compute_by_launch = scratch.compute_by_launch;
+  edges.clear();
+  compute_streams.clear();
+  compute_by_launch.clear();
+  for (uint32_t i = 0; i < works.size(); ++i) {
+    const auto [start, end] = clipped[i];
+    if (end <= start) continue;
+    edges.push_back({start, true, i});
+    edges.push_back({end, false, i});
     if (works[i].kind == WorkKind::kCompute) {
       compute_streams.push_back(works[i].stream);
-      compute_by_launch.push_back(&whole[i]);
+      compute_by_launch.push_back(&works[i]);
     }
   }
   std::sort(compute_streams.begin(), compute_streams.end());
@@ -106,7 +145,9 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
             [](const GpuWork* a, const GpuWork* b) { return a->launch_ns < b->launch_ns; });
   // The launch of the first compute kernel that starts at or after `at`:
   // (start, earliest launch of the kernels starting then), by start.
-  std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
+  std::vector<std::pair<int64_t, int64_t>>& first_launch_starting_at =
+      scratch.first_launch_starting_at;
+  first_launch_starting_at.clear();
   for (const GpuWork* work : compute_by_launch) {
     first_launch_starting_at.emplace_back(std::max(work->start_ns, result.start_ns),
                                           work->launch_ns);
@@ -120,8 +161,12 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   // The sweep: between two consecutive edges the set of running work is
   // fixed, so each such piece of the window is classified once.
   int counts[3] = {0, 0, 0};
-  std::set<std::pair<int64_t, size_t>> running_comm;  // by start: the oldest first
-  std::vector<int64_t> exposed_of(works.size(), 0);
+  // Running collectives by start, the oldest first: a handful at most, so a
+  // sorted vector.
+  std::vector<std::pair<int64_t, uint32_t>>& running_comm = scratch.running_comm;
+  running_comm.clear();
+  std::vector<int64_t>& exposed_of = scratch.exposed_of;
+  exposed_of.assign(works.size(), 0);
   int64_t longest_gap = -1;
   int64_t at = result.start_ns;
   size_t next = 0;
@@ -131,10 +176,12 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       const GpuWork& work = works[edge.work];
       counts[static_cast<int>(work.kind)] += edge.opens ? 1 : -1;
       if (work.kind == WorkKind::kComm) {
+        const std::pair<int64_t, uint32_t> entry{clipped[edge.work].first, edge.work};
+        const auto position = std::lower_bound(running_comm.begin(), running_comm.end(), entry);
         if (edge.opens) {
-          running_comm.insert({work.start_ns, edge.work});
-        } else {
-          running_comm.erase({work.start_ns, edge.work});
+          running_comm.insert(position, entry);
+        } else if (position != running_comm.end() && *position == entry) {
+          running_comm.erase(position);
         }
       }
     }
@@ -146,7 +193,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       if (counts[static_cast<int>(WorkKind::kComm)] > 0) times.overlapped_comm_ns += length;
     } else if (counts[static_cast<int>(WorkKind::kComm)] > 0) {
       times.exposed_comm_ns += length;
-      const size_t comm = running_comm.begin()->second;
+      const uint32_t comm = running_comm.front().second;
       exposed_of[comm] += length;
       // Blocking: the compute kernel that next runs was queued before the
       // collective ended, so the GPU had work that waited for it.
@@ -154,7 +201,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
           std::lower_bound(first_launch_starting_at.begin(), first_launch_starting_at.end(), until,
                            [](const auto& entry, int64_t at) { return entry.first < at; });
       const bool blocking = next_compute != first_launch_starting_at.end() &&
-                            next_compute->second < whole[comm].end_ns;
+                            next_compute->second < works[comm].end_ns;
       (blocking ? times.exposed_comm_blocking_ns : times.exposed_comm_idle_fill_ns) += length;
     } else if (counts[static_cast<int>(WorkKind::kCopy)] > 0) {
       times.copy_ns += length;
@@ -162,19 +209,19 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       times.idle_ns += length;
       // The gap ends where work opens at `until`; the earliest launched of it
       // says whether the GPU waited for the host or for a dependency.
-      std::optional<size_t> ender;
+      std::optional<uint32_t> ender;
       for (size_t e = next; e < edges.size() && edges[e].at_ns == until; ++e) {
         if (!edges[e].opens) continue;
-        if (!ender || whole[edges[e].work].launch_ns < whole[*ender].launch_ns) {
+        if (!ender || works[edges[e].work].launch_ns < works[*ender].launch_ns) {
           ender = edges[e].work;
         }
       }
-      const bool waiting = ender && whole[*ender].launch_ns <= at;
+      const bool waiting = ender && works[*ender].launch_ns <= at;
       (waiting ? times.idle_waiting_ns : times.idle_host_bound_ns) += length;
       if (ender && length > longest_gap) {
         longest_gap = length;
         result.longest_idle_gap =
-            StepSpan{whole[*ender].correlation_id, whole[*ender].name_iid, "", at, length, 0};
+            StepSpan{works[*ender].correlation_id, works[*ender].name_iid, "", at, length, 0};
       }
     }
     at = until;
@@ -183,7 +230,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   int64_t longest_exposed = 0;
   for (size_t i = 0; i < works.size(); ++i) {
     if (exposed_of[i] == 0) continue;
-    const GpuWork& comm = whole[i];
+    const GpuWork& comm = works[i];
     const ExposureReason reason =
         ReasonFor(comm, compute_streams, compute_by_launch, context.max_connections_one);
     times.exposed_by_reason_ns[std::string(ExposureReasonName(reason))] += exposed_of[i];
@@ -199,7 +246,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   // Gradient buckets: backward's reductions in issue order (CUPTI's
   // correlation ids grow with every API call, so they give launch order).
   int64_t first_optimizer_launch = INT64_MAX;
-  for (const GpuWork& work : whole) {
+  for (const GpuWork& work : works) {
     if (work.optimizer) first_optimizer_launch = std::min(first_optimizer_launch, work.launch_ns);
   }
   const auto in_backward = [&](const GpuWork& work) {
@@ -208,25 +255,26 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       return work.launch_ns >= range.first && work.launch_ns <= range.second;
     });
   };
-  std::vector<size_t> reductions;
-  for (size_t i = 0; i < whole.size(); ++i) {
-    if (whole[i].kind == WorkKind::kComm && IsReduction(whole[i].function) &&
-        in_backward(whole[i])) {
+  std::vector<uint32_t>& reductions = scratch.reductions;
+  reductions.clear();
+  for (uint32_t i = 0; i < works.size(); ++i) {
+    if (works[i].kind == WorkKind::kComm && IsReduction(works[i].function) &&
+        in_backward(works[i])) {
       reductions.push_back(i);
     }
   }
-  std::sort(reductions.begin(), reductions.end(),
-            [&](size_t a, size_t b) { return whole[a].correlation_id < whole[b].correlation_id; });
+  std::sort(reductions.begin(), reductions.end(), [&](uint32_t a, uint32_t b) {
+    return works[a].correlation_id < works[b].correlation_id;
+  });
   result.buckets.reserve(reductions.size());  // kept per rank and step: no spare room
-  for (const size_t i : reductions) {
-    const GpuWork& work = whole[i];
+  for (const uint32_t i : reductions) {
+    const GpuWork& work = works[i];
     result.buckets.push_back({static_cast<uint32_t>(result.buckets.size()), work.function,
                               work.comm_id, work.bytes, work.start_ns - result.start_ns,
                               work.end_ns - work.start_ns, exposed_of[i]});
   }
 
-  std::erase_if(works, [](const GpuWork& work) { return work.end_ns <= work.start_ns; });
-  if (!works.empty()) result.streams = StreamUses(works);
+  result.streams = StreamUses(works, scratch);
   return result;
 }
 

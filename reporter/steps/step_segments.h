@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -24,8 +25,9 @@ struct StepContext {
 };
 
 // `works`: the GPU work launched inside the step, in any order; each piece is
-// clipped to [window_start, window_end].
+// clipped to [window_start, window_end]. Its working vectors are kept per
+// thread from call to call.
 StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t window_end_ns,
-                       std::vector<GpuWork> works, const StepContext& context);
+                       std::span<const GpuWork> works, const StepContext& context);
 
 }  // namespace vprof::reporter

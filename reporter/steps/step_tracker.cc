@@ -1,7 +1,6 @@
 #include "reporter/steps/step_tracker.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "reporter/communication_class.h"
 #include "reporter/kernel_class.h"
@@ -221,40 +220,42 @@ void StepTracker::Analyze(ClosedStep step, StepLedger& into) {
   }
   auto phases = PhasesOf(step, context);
   StepResult result = AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
-                                  std::move(step.works), context);
+                                  step.works, context);
   result.phases = std::move(phases);
   into.Add(std::move(result));
 }
 
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
-    const ClosedStep& step, const StepContext& context) const {
-  std::map<std::string_view, std::vector<GpuWork>> works_by_phase;
+    const ClosedStep& step, const StepContext& context) {
   const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
+  const auto reaches_step = [&](const PhaseRange& range) {
+    return range.end_ns >= step.range_start_ns;
+  };
+  // The phases of the ranges that reach into the step, in name order.
+  std::vector<std::string_view> names;
   for (auto range = first; range != last; ++range) {
-    if (range->end_ns < step.range_start_ns) continue;
-    std::vector<GpuWork>& works = works_by_phase[range->phase];
-    for (const GpuWork& work : step.works) {
-      if (work.launch_ns >= range->start_ns && work.launch_ns <= range->end_ns) {
-        works.push_back(work);
-      }
+    if (reaches_step(*range) &&
+        std::find(names.begin(), names.end(), range->phase) == names.end()) {
+      names.push_back(range->phase);
     }
   }
+  std::sort(names.begin(), names.end());
   std::vector<std::pair<std::string, SegmentTimes>> phases;
-  for (auto& [phase, works] : works_by_phase) {
-    if (works.empty()) continue;
+  for (const std::string_view phase : names) {
     // A work launched in two ranges of one phase counts once.
-    std::sort(works.begin(), works.end(), [](const GpuWork& a, const GpuWork& b) {
-      return std::tie(a.correlation_id, a.start_ns) < std::tie(b.correlation_id, b.start_ns);
-    });
-    works.erase(std::unique(works.begin(), works.end(),
-                            [](const GpuWork& a, const GpuWork& b) {
-                              return a.correlation_id == b.correlation_id &&
-                                     a.start_ns == b.start_ns;
-                            }),
-                works.end());
+    phase_works_.clear();
+    for (const GpuWork& work : step.works) {
+      if (std::any_of(first, last, [&](const PhaseRange& range) {
+            return range.phase == phase && reaches_step(range) &&
+                   work.launch_ns >= range.start_ns && work.launch_ns <= range.end_ns;
+          })) {
+        phase_works_.push_back(work);
+      }
+    }
+    if (phase_works_.empty()) continue;
     int64_t start = INT64_MAX;
     int64_t end = INT64_MIN;
-    for (const GpuWork& work : works) {
+    for (const GpuWork& work : phase_works_) {
       start = std::min(start, work.start_ns);
       end = std::max(end, work.end_ns);
     }
@@ -262,7 +263,7 @@ std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
     end = std::min(end, step.window_end_ns);
     if (end <= start) continue;
     phases.emplace_back(std::string(phase),
-                        AnalyzeStep(step.range_start_ns, start, end, works, context).times);
+                        AnalyzeStep(step.range_start_ns, start, end, phase_works_, context).times);
   }
   return phases;
 }

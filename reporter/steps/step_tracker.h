@@ -104,7 +104,7 @@ class StepTracker {
   // Each phase's share of a step: the step's work launched inside the
   // phase's ranges, over the part of the window it spans.
   std::vector<std::pair<std::string, SegmentTimes>> PhasesOf(const ClosedStep& step,
-                                                             const StepContext& context) const;
+                                                             const StepContext& context);
 
   NameLookup name_of_;
   const StepPatterns& patterns_;
@@ -126,6 +126,7 @@ class StepTracker {
   // Sorted, so that a step looks only at those near it, not at all of them.
   PhaseRanges phase_ranges_;
   int64_t longest_phase_range_ns_ = 0;
+  std::vector<GpuWork> phase_works_;  // PhasesOf's, kept from step to step
   bool any_backward_ = false;
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;

@@ -2,8 +2,10 @@
 // time (a union of intervals, kept bounded), the weight-sync communicators,
 // and the rows of a vLLM-like rollout process and a Megatron-like training
 // process read from real trace files, with their text and JSON.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,6 +105,31 @@ TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
   CHECK(input.kernel_span_ns() == 1100);
   // [100, 300] and [500, 1000]: 200 + 500.
   CHECK(input.kernel_busy_ns == 700);
+}
+
+TEST_CASE("inferred phase reader: kernels far out of order merge into the exact union") {
+  // 300 kernels in a shuffled order (a fixed seed): most land far behind the
+  // newest interval, where the reader searches rather than stepping back.
+  std::vector<std::pair<uint64_t, uint64_t>> kernels;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const uint64_t start = i * 100 + (i % 7) * 13;
+    kernels.emplace_back(start, start + 40 + (i % 5) * 30);  // some reach the next one
+  }
+  std::mt19937 shuffle(7);
+  std::shuffle(kernels.begin(), kernels.end(), shuffle);
+  InferredPhaseReader reader;
+  for (const auto& kernel : kernels) reader.AddGpuBatch(KernelsAt({kernel}));
+
+  // The union computed apart: sorted by start, merged in one pass.
+  std::sort(kernels.begin(), kernels.end());
+  int64_t busy = 0;
+  uint64_t covered_until = 0;
+  for (const auto& [start, end] : kernels) {
+    const uint64_t from = std::max(start, covered_until);
+    if (end > from) busy += static_cast<int64_t>(end - from);
+    covered_until = std::max(covered_until, end);
+  }
+  CHECK(reader.Result().kernel_busy_ns == busy);
 }
 
 TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader environment") {

@@ -9,12 +9,17 @@ namespace {
 
 // How many disjoint busy intervals stay open to merge with kernels that
 // arrive late; more than a GPU activity buffer holds out of order. Every
-// process of a report keeps this many (16 KiB).
+// process of a report keeps this many, and up to kClosedBatch closed ones
+// (20 KiB).
 constexpr size_t kOpenIntervals = 1024;
 // How far back from the newest interval a kernel is looked for one by one.
-constexpr int kStepsBack = 4;
+constexpr int kStepsBack = 8;
+// Closed intervals dropped from the front at once (TrimmedVector).
+constexpr size_t kClosedBatch = 256;
 
 }  // namespace
+
+InferredPhaseReader::InferredPhaseReader() : open_(kClosedBatch) {}
 
 void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
   const std::vector<std::string> argv(header.argv().begin(), header.argv().end());
@@ -30,6 +35,7 @@ void InferredPhaseReader::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
 }
 
 void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
+  if (!any_kernel_) open_.reserve(kOpenIntervals + 1);  // all it will hold
   if (!any_kernel_ || start_ns < input_.first_kernel_start_ns) {
     input_.first_kernel_start_ns = start_ns;
   }
@@ -42,17 +48,18 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
   // that reaches it, and those starting inside it. Kernels come nearly in
   // time order, so the first interval starting after it is found by a few
   // steps back from the end; a binary search when it is further back.
+  const auto begin = open_.begin();
   auto next = open_.end();
-  for (int steps = 0; steps < kStepsBack && next != open_.begin(); ++steps) {
+  for (int steps = 0; steps < kStepsBack && next != begin; ++steps) {
     if (std::prev(next)->first <= start_ns) break;
     --next;
   }
-  if (next != open_.begin() && std::prev(next)->first > start_ns) {
+  if (next != begin && std::prev(next)->first > start_ns) {
     const auto starts_after = [](uint64_t at, const Interval& open) { return at < open.first; };
-    next = std::upper_bound(open_.begin(), next, start_ns, starts_after);
+    next = std::upper_bound(begin, next, start_ns, starts_after);
   }
   auto first = next;
-  if (next != open_.begin() && std::prev(next)->second >= start_ns) {
+  if (next != begin && std::prev(next)->second >= start_ns) {
     first = std::prev(next);
     start_ns = first->first;
     end_ns = std::max(end_ns, first->second);
@@ -67,7 +74,6 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
     *first = {start_ns, end_ns};
     open_.erase(std::next(first), next);
   }
-
   if (open_.size() > kOpenIntervals) {
     const Interval oldest = open_.front();
     input_.kernel_busy_ns += static_cast<int64_t>(oldest.second - oldest.first);

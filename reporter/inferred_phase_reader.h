@@ -3,16 +3,18 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <utility>
 
 #include "reporter/inferred_phase_record.h"
+#include "reporter/trimmed_vector.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 
 class InferredPhaseReader {
  public:
+  InferredPhaseReader();
+
   void AddHeader(const vprof::trace::RunHeader& header);
   void AddGpuBatch(const vprof::trace::GpuBatch& batch);
   // The input as read so far.
@@ -26,10 +28,10 @@ class InferredPhaseReader {
   using Interval = std::pair<uint64_t, uint64_t>;  // [start, end) in ns
 
   // The union of the kernels' intervals, disjoint, by start. CUPTI
-  // delivers kernels nearly in time order, so only the latest few thousand
+  // delivers kernels nearly in time order, so only the latest thousand
   // intervals are kept open; older ones are added to input_.kernel_busy_ns
   // and a kernel reaching before `closed_until_ns_` counts only after it.
-  std::deque<Interval> open_;
+  TrimmedVector<Interval> open_;
   uint64_t closed_until_ns_ = 0;
 };
 

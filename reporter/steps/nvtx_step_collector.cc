@@ -23,6 +23,9 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   // Open steps do not overlap, so they are sorted by end as well as by start:
   // those that touch the range are one run, found by binary search.
   OpenStep step{start_ns, end_ns, {}};
+  // Steps of a program are alike: room for as much work as the last one
+  // closed saves growing the vector one doubling at a time.
+  step.works.reserve(last_closed_works_);
   auto it = std::lower_bound(open_.begin(), open_.end(), start_ns,
                              [](const OpenStep& open, int64_t at) { return open.end_ns < at; });
   while (it != open_.end() && it->start_ns <= end_ns) {
@@ -85,6 +88,7 @@ void NvtxStepCollector::CloseFront() {
   OpenStep step = std::move(open_.front());
   open_.pop_front();
   held_works_ -= step.works.size();
+  last_closed_works_ = step.works.size();
   ClosedStep closed{step.start_ns, step.end_ns, step.start_ns, step.start_ns,
                     std::move(step.works)};
   if (last_window_end_)

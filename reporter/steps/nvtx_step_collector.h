@@ -86,6 +86,7 @@ class NvtxStepCollector {
   int64_t latest_range_end_ = INT64_MIN;
   uint64_t late_records_ = 0;
   size_t held_works_ = 0;  // in open_
+  size_t last_closed_works_ = 0;
   size_t max_held_works_ = kMaxHeldWorks;
   bool any_steps_ = false;
 };

@@ -27,7 +27,10 @@ void OptimizerStepCollector::TakeInOrder(const GpuWork& work) {
 }
 
 void OptimizerStepCollector::CloseStep() {
-  std::vector<GpuWork> next(open_.begin() + static_cast<std::ptrdiff_t>(burst_end_), open_.end());
+  // Room for as much as this step holds: steps of a program are alike.
+  std::vector<GpuWork> next;
+  next.reserve(burst_end_);
+  next.assign(open_.begin() + static_cast<std::ptrdiff_t>(burst_end_), open_.end());
   open_.resize(burst_end_);
   ClosedStep step;
   step.range_start_ns = open_.front().launch_ns;

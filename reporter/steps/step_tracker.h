@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory_resource>
@@ -24,6 +23,7 @@
 #include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/steps/step_segments.h"
+#include "reporter/trimmed_vector.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -87,7 +87,7 @@ class StepTracker {
     int64_t start_ns = 0;
     int64_t end_ns = 0;
   };
-  using PhaseRanges = std::deque<PhaseRange>;
+  using PhaseRanges = TrimmedVector<PhaseRange>;
 
   const KernelInfo& KernelNamed(uint64_t name_iid);
   const ApiInfo& ApiNamed(uint64_t name_iid);
@@ -124,7 +124,7 @@ class StepTracker {
   size_t max_calls_ = kMaxInFlight;
   // NVTX phase ranges by start; the steps still open need the recent ones.
   // Sorted, so that a step looks only at those near it, not at all of them.
-  PhaseRanges phase_ranges_;
+  PhaseRanges phase_ranges_{kMaxPhaseRanges / 4};
   int64_t longest_phase_range_ns_ = 0;
   std::vector<GpuWork> phase_works_;  // PhasesOf's, kept from step to step
   bool any_backward_ = false;

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "reporter/rank_list.h"
 #include "reporter/run_manifest.h"
 #include "reporter/trace_reader.h"
 
@@ -35,24 +36,6 @@ std::string Describe(const GroupKey& group) {
       world_size > 0 ? "world size " + std::to_string(world_size) : "world size unknown";
   if (!rendezvous.empty()) text += ", rendezvous " + rendezvous;
   if (!step.empty()) text += ", Slurm step " + step;
-  return text;
-}
-
-// "0, 3, 5-7": runs of consecutive ranks as ranges, the first kMaxItems runs.
-std::string RankRanges(const std::vector<int32_t>& ascending) {
-  constexpr size_t kMaxItems = 16;
-  std::string text;
-  size_t items = 0;
-  size_t i = 0;
-  for (; i < ascending.size() && items < kMaxItems; ++items) {
-    size_t last = i;
-    while (last + 1 < ascending.size() && ascending[last + 1] == ascending[last] + 1) ++last;
-    if (!text.empty()) text += ", ";
-    text += std::to_string(ascending[i]);
-    if (last > i) text += "-" + std::to_string(ascending[last]);
-    i = last + 1;
-  }
-  if (i < ascending.size()) text += ", ...";
   return text;
 }
 
@@ -123,7 +106,7 @@ std::vector<std::string> MissingRanks(
     }
     if (missing.empty()) continue;
     lines.push_back(Describe(group) + ": no trace of rank" + (missing.size() == 1 ? " " : "s ") +
-                    RankRanges(missing) + " (" + std::to_string(missing.size()) + " of " +
+                    RankList(missing) + " (" + std::to_string(missing.size()) + " of " +
                     std::to_string(world_size) + " missing)");
   }
   return lines;

@@ -8,6 +8,7 @@
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/inferred_phase.h"
+#include "reporter/rank_list.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -19,24 +20,6 @@ using Align = TextTable::Align;
 
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
-}
-
-// Ascending ranks with runs collapsed, the first few only: "0-3, 5, 9 and 12 more".
-std::string RankList(const std::vector<uint32_t>& ranks) {
-  constexpr size_t kMaxItems = 16;
-  std::string text;
-  size_t items = 0;
-  size_t i = 0;
-  for (; i < ranks.size() && items < kMaxItems; ++items) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ", ";
-    text += std::to_string(ranks[i]);
-    if (j > i) text += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  if (i < ranks.size()) text += " and " + std::to_string(ranks.size() - i) + " more";
-  return text;
 }
 
 std::string EndText(const ProcessReport& process) {

@@ -78,40 +78,29 @@ CollectiveClockCheck::CollectiveClockCheck(size_t processes, size_t reference)
 
 void CollectiveClockCheck::Add(size_t process, const CollectiveKernelSpan& span) {
   if (process >= fits_.size() || span.comm_size < 2) return;
-  const auto [entry, inserted] = pending_.try_emplace({span.key.comm_id, span.seq});
-  Pending& pending = entry->second;
-  if (inserted) {
-    pending.comm_size = span.comm_size;
-    arrival_order_.push_back(entry->first);
-  }
+  const auto [pending, inserted] = pending_.Get(span.key.comm_id, span.seq);
+  if (inserted) pending->comm_size = span.comm_size;
   if (process == reference_) {
-    pending.reference_end_ns = span.end_ns;
-    for (const auto& [other, end_ns] : pending.waiting) {
+    pending->reference_end_ns = span.end_ns;
+    for (const auto& [other, end_ns] : pending->waiting) {
       fits_[other].Add(span.end_ns, end_ns - span.end_ns);
     }
-    waiting_spans_ -= pending.waiting.size();
-    pending.waiting = {};
-  } else if (pending.reference_end_ns) {
-    fits_[process].Add(*pending.reference_end_ns, span.end_ns - *pending.reference_end_ns);
+    waiting_spans_ -= pending->waiting.size();
+    pending->waiting = {};
+  } else if (pending->reference_end_ns) {
+    fits_[process].Add(*pending->reference_end_ns, span.end_ns - *pending->reference_end_ns);
   } else {
-    pending.waiting.emplace_back(process, span.end_ns);
+    pending->waiting.emplace_back(process, span.end_ns);
     ++waiting_spans_;
   }
-  if (++pending.spans >= pending.comm_size) Forget(entry);
-  while (pending_.size() > kMaxPending || waiting_spans_ > kMaxWaitingSpans ||
-         arrival_order_.size() > 2 * kMaxPending) {
-    const auto oldest = pending_.find(arrival_order_.front());
-    if (oldest != pending_.end()) Forget(oldest);
-    arrival_order_.pop_front();
+  if (++pending->spans >= pending->comm_size) {
+    waiting_spans_ -= pending->waiting.size();
+    pending_.Erase(span.key.comm_id, span.seq);
   }
-  while (!arrival_order_.empty() && !pending_.contains(arrival_order_.front())) {
-    arrival_order_.pop_front();
+  const auto forget = [this](Pending& given_up) { waiting_spans_ -= given_up.waiting.size(); };
+  pending_.KeepAtMost(kMaxPending, forget);
+  while (waiting_spans_ > kMaxWaitingSpans && pending_.GiveUpOldest(forget)) {
   }
-}
-
-void CollectiveClockCheck::Forget(std::map<Key, Pending>::iterator entry) {
-  waiting_spans_ -= entry->second.waiting.size();
-  pending_.erase(entry);
 }
 
 std::vector<std::optional<CollectiveClockEstimate>> CollectiveClockCheck::Estimates() const {

@@ -17,14 +17,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <optional>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "reporter/cross_rank_gpu_time.h"
+#include "reporter/pending_collectives.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
@@ -88,16 +87,11 @@ class CollectiveClockCheck {
     std::optional<int64_t> reference_end_ns;
     std::vector<std::pair<size_t, int64_t>> waiting;  // (process, end) before the reference's
   };
-  using Key = std::pair<uint64_t, uint64_t>;  // (comm_id, seq)
-
-  // Drops a pending entry: complete, or given up.
-  void Forget(std::map<Key, Pending>::iterator entry);
 
   size_t reference_;
   std::vector<ResidualFit> fits_;
-  std::map<Key, Pending> pending_;
-  std::deque<Key> arrival_order_;  // to give up the oldest beyond the cap
-  size_t waiting_spans_ = 0;       // over all pending entries
+  PendingCollectives<Pending> pending_;
+  size_t waiting_spans_ = 0;  // over all pending entries
 };
 
 }  // namespace vprof::reporter

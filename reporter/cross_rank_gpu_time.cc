@@ -10,46 +10,33 @@ namespace vprof::reporter {
 
 void CrossRankGpuTime::Add(const CollectiveKernelSpan& span) {
   if (span.comm_size == 0 || span.end_ns < span.start_ns) return;
-  const auto [entry, inserted] = pending_.try_emplace({span.key.comm_id, span.seq});
-  Pending& pending = entry->second;
+  const auto [pending, inserted] = pending_.Get(span.key.comm_id, span.seq);
   if (inserted) {
-    pending.key = span.key;
-    pending.comm_size = span.comm_size;
-    pending.last_start_ns = span.start_ns;
-    pending.last_end_ns = span.end_ns;
-    arrival_order_.push_back(entry->first);
+    pending->key = span.key;
+    pending->comm_size = span.comm_size;
+    pending->last_start_ns = span.start_ns;
+    pending->last_end_ns = span.end_ns;
   }
   // Ranks are told apart by a bit; in communicators of more than 64 ranks
   // the higher ranks are counted, not told apart (a rank sends one span per
   // collective).
   if (span.comm_rank < 64) {
     const uint64_t bit = uint64_t{1} << span.comm_rank;
-    if (pending.ranks_seen & bit) return;  // a second span of one rank is no new arrival
-    pending.ranks_seen |= bit;
+    if (pending->ranks_seen & bit) return;  // a second span of one rank is no new arrival
+    pending->ranks_seen |= bit;
   }
-  ++pending.spans;
-  pending.last_start_ns = std::max(pending.last_start_ns, span.start_ns);
-  pending.last_end_ns = std::max(pending.last_end_ns, span.end_ns);
-  if (pending.spans == pending.comm_size) Complete(entry);
-  while (pending_.size() > kMaxPending || arrival_order_.size() > 2 * kMaxPending) GiveUpOldest();
-}
-
-void CrossRankGpuTime::Complete(std::map<Key, Pending>::iterator entry) {
-  CrossRankTotals& totals = totals_[entry->second.key];
-  const int64_t time_ns = entry->second.last_end_ns - entry->second.last_start_ns;
-  ++totals.collectives;
-  totals.total_ns += time_ns;
-  totals.durations.Add(time_ns);
-  pending_.erase(entry);
-  while (!arrival_order_.empty() && !pending_.contains(arrival_order_.front())) {
-    arrival_order_.pop_front();
+  ++pending->spans;
+  pending->last_start_ns = std::max(pending->last_start_ns, span.start_ns);
+  pending->last_end_ns = std::max(pending->last_end_ns, span.end_ns);
+  if (pending->spans == pending->comm_size) {
+    CrossRankTotals& totals = totals_[pending->key];
+    const int64_t time_ns = pending->last_end_ns - pending->last_start_ns;
+    ++totals.collectives;
+    totals.total_ns += time_ns;
+    totals.durations.Add(time_ns);
+    pending_.Erase(span.key.comm_id, span.seq);
   }
-}
-
-void CrossRankGpuTime::GiveUpOldest() {
-  const Key oldest = arrival_order_.front();
-  arrival_order_.pop_front();
-  if (pending_.erase(oldest) > 0) ++given_up_;
+  pending_.KeepAtMost(kMaxPending, [this](Pending&) { ++given_up_; });
 }
 
 void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report) {

@@ -14,13 +14,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <utility>
 
 #include "reporter/collective_stats.h"
 #include "reporter/duration_histogram.h"
+#include "reporter/pending_collectives.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {
@@ -68,16 +68,7 @@ class CrossRankGpuTime {
     int64_t last_end_ns = 0;
   };
 
-  using Key = std::pair<uint64_t, uint64_t>;  // (comm_id, seq)
-
-  void Complete(std::map<Key, Pending>::iterator entry);
-  void GiveUpOldest();
-
-  std::map<Key, Pending> pending_;
-  // Keys in the order they were first seen, so the oldest can be given up.
-  // Keys of completed entries are dropped from the front as they reach it;
-  // one entry stuck at the front would keep the rest, hence the bound.
-  std::deque<Key> arrival_order_;
+  PendingCollectives<Pending> pending_;
   std::map<OpKey, CrossRankTotals> totals_;
   uint64_t given_up_ = 0;
 };

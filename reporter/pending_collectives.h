@@ -1,0 +1,83 @@
+// Collectives still waiting for their ranks' kernel spans, keyed by
+// (communicator, seq), in the order they were first seen. Each rank's span
+// comes from its own trace; a rank without GPU records would leave every
+// collective of its communicators waiting, so the users cap the table and
+// give up the oldest entries. CrossRankGpuTime and CollectiveClockCheck each
+// keep one, with an entry of their own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <utility>
+
+namespace vprof::reporter {
+
+template <typename Entry>
+class PendingCollectives {
+ public:
+  // The entry of (comm_id, seq), made when new (second: whether it was).
+  // The pointer holds until the entry is erased or given up.
+  std::pair<Entry*, bool> Get(uint64_t comm_id, uint64_t seq) {
+    const auto [entry, inserted] = entries_.try_emplace(Key{comm_id, seq});
+    if (inserted) order_.push_back(entry->first);
+    return {&entry->second, inserted};
+  }
+
+  // Done with (comm_id, seq): complete.
+  void Erase(uint64_t comm_id, uint64_t seq) {
+    entries_.erase(Key{comm_id, seq});
+    DropDoneFromFront();
+  }
+
+  // Gives up the oldest entry still pending, handing it to `give_up` first.
+  // False when none is left.
+  bool GiveUpOldest(const std::function<void(Entry&)>& give_up) {
+    DropDoneFromFront();
+    if (order_.empty()) return false;
+    const auto oldest = entries_.find(order_.front());
+    give_up(oldest->second);
+    entries_.erase(oldest);
+    order_.pop_front();
+    DropDoneFromFront();
+    return true;
+  }
+
+  // Gives up the oldest entries beyond `most`, or while the arrival order
+  // holds more than twice that (one entry stuck at its front keeps the
+  // erased ones behind it).
+  void KeepAtMost(size_t most, const std::function<void(Entry&)>& give_up) {
+    while (entries_.size() > most) GiveUpOldest(give_up);
+    while (order_.size() > 2 * most) {
+      const auto oldest = entries_.find(order_.front());
+      if (oldest != entries_.end()) {
+        give_up(oldest->second);
+        entries_.erase(oldest);
+      }
+      order_.pop_front();
+    }
+    DropDoneFromFront();
+  }
+
+  size_t size() const { return entries_.size(); }
+
+ private:
+  using Key = std::pair<uint64_t, uint64_t>;  // (comm_id, seq)
+  struct KeyHash {
+    size_t operator()(const Key& key) const {
+      return std::hash<uint64_t>{}(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
+    }
+  };
+
+  // Keys at the front of the order whose entries are gone leave it.
+  void DropDoneFromFront() {
+    while (!order_.empty() && !entries_.contains(order_.front())) order_.pop_front();
+  }
+
+  std::unordered_map<Key, Entry, KeyHash> entries_;
+  std::deque<Key> order_;  // keys in arrival order, done ones until they reach the front
+};
+
+}  // namespace vprof::reporter

@@ -112,8 +112,9 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
 
 }  // namespace
 
-GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock) {
-  return GatherTracesWith(paths, clock, DefaultStepMatcher(), StepOptions{}.warmup_steps);
+GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
+                            const StepOptions& steps) {
+  return GatherTracesWith(paths, clock, StepPatterns(steps.patterns), steps.warmup_steps);
 }
 
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,

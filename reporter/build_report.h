@@ -32,8 +32,10 @@ struct GatheredTraces {
 };
 
 // Problems with individual files end up in their records (state, problem),
-// never abort the pass.
-GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock);
+// never abort the pass. `steps`: how to find steps (and so which steps keep
+// their detail).
+GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
+                            const StepOptions& steps = {});
 
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.

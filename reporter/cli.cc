@@ -4,17 +4,16 @@
 #include <optional>
 #include <string_view>
 
+#include "reporter/analysis_options.h"
 #include "reporter/arg_cursor.h"
 #include "reporter/build_report.h"
 #include "reporter/candidates/audit_links.h"
 #include "reporter/diff/diff_command.h"
 #include "reporter/export_command.h"
-#include "reporter/phase_rules_file.h"
 #include "reporter/report_output.h"
 #include "reporter/run_command.h"
 #include "reporter/run_contract.h"
 #include "reporter/slurm_command.h"
-#include "reporter/steps/step_patterns.h"
 #include "reporter/summary_commands.h"
 #include "reporter/trace_directory.h"
 
@@ -45,7 +44,8 @@ constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
     "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
     "                        [--warmup N] [--phase-rules FILE]\n"
-    "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime] DIR\n"
+    "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime]\n"
+    "                    [--step-pattern REGEX] [--warmup N] [--phase-rules FILE] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
     "\n"
     "Reads every *.vtrace file directly in DIR (one per traced process), matches\n"
@@ -78,7 +78,9 @@ constexpr std::string_view kReportUsage =
     "Node by node, for jobs too large for one reader: --node-summary writes the\n"
     "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
     "or a directory that receives NAME.vsummary), on CLOCK_REALTIME (default; what\n"
-    "traces of several hosts need) or each host's CLOCK_MONOTONIC (one host);\n"
+    "traces of several hosts need) or each host's CLOCK_MONOTONIC (one host), with\n"
+    "the steps and phases --step-pattern, --warmup and --phase-rules say (recorded in\n"
+    "the summary: summaries made with different ones are not merged);\n"
     "--merge-summaries merges them (files, or directories of *.vsummary) into the\n"
     "report 'vprof report DIR' gives. 'vprof slurm --report' does both in a Slurm job.\n"
     "\n"
@@ -93,8 +95,7 @@ struct ReportOptions {
   bool strict = false;
   std::optional<std::string> contract_file;
   std::optional<std::string> audit_file;
-  StepOptions steps;
-  std::vector<UserPhaseRule> phase_rules;  // --phase-rules
+  AnalysisOptions analysis;  // --step-pattern, --warmup, --phase-rules
 };
 
 // Parses `report`'s arguments; nullopt after printing why to `err`.
@@ -120,29 +121,9 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
       if (!options.audit_file) return std::nullopt;
       continue;
     }
-    if (arg.name() == "--step-pattern") {
-      const std::optional<std::string> pattern = arg.Value();
-      if (!pattern) return std::nullopt;
-      options.steps.patterns.push_back(*pattern);
-      continue;
-    }
-    if (arg.name() == "--phase-rules") {
-      const std::optional<std::string> file = arg.Value();
-      if (!file) return std::nullopt;
-      PhaseRulesLoad load = LoadPhaseRulesFile(*file);
-      if (!load.rules) {
-        arg.Complain("bad --phase-rules file: " + load.error);
-        return std::nullopt;
-      }
-      options.phase_rules = std::move(*load.rules);
-      continue;
-    }
-    if (arg.name() == "--warmup") {
-      const std::optional<uint32_t> warmup = arg.CountValue();
-      if (!warmup) return std::nullopt;
-      options.steps.warmup_steps = *warmup;
-      continue;
-    }
+    const OptionUse analysis = TakeAnalysisOption(arg, options.analysis);
+    if (analysis == OptionUse::kBad) return std::nullopt;
+    if (analysis == OptionUse::kTaken) continue;
     if (arg.is_option()) {
       arg.ComplainUnknown();
       return std::nullopt;
@@ -157,10 +138,7 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
     arg.Complain("missing DIR, the directory of *.vtrace files (see 'vprof help report')");
     return std::nullopt;
   }
-  if (const std::optional<std::string> error = StepPatternError(options.steps.patterns)) {
-    arg.Complain(*error);
-    return std::nullopt;
-  }
+  if (!CheckAnalysisOptions(arg, options.analysis)) return std::nullopt;
   return options;
 }
 
@@ -202,8 +180,8 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
   if (!paths) return status;
-  const PhaseRulesScope phase_rules(options->phase_rules);
-  Report report = BuildReport(options->directory, *paths, consistency, options->steps);
+  const PhaseRulesScope phase_rules(options->analysis.phase_rules);
+  Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps);
   if (audit) LinkAudit(*audit, report.candidates);
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure || !report.strict_failed()) return status;

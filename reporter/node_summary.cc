@@ -6,7 +6,9 @@
 #include <numeric>
 #include <optional>
 
+#include "reporter/phase_rules.h"
 #include "reporter/steps/build_steps_report.h"
+#include "reporter/steps/step_patterns.h"
 #include "reporter/summary_codec.h"
 #include "reporter/summary_file.h"
 #include "reporter/summary_steps_codec.h"
@@ -42,13 +44,26 @@ std::vector<size_t> ByFirstEnter(const std::vector<vprof::summary::Partial>& par
   return order;
 }
 
-// The node's steps with the options `vprof report DIR` has by default. Ranks
-// are known by file here: a merge gives them the rank of the merged report's
-// process.
-std::optional<StepsReport> NodeStepsOf(std::vector<ProcessRecord>& records) {
+// The node's steps, found as `vprof report DIR` would with the same options.
+// Ranks are known by file here: a merge gives them the rank of the merged
+// report's process.
+std::optional<StepsReport> NodeStepsOf(std::vector<ProcessRecord>& records,
+                                       const StepOptions& options) {
   std::vector<ProcessReport> processes(records.size());
   for (size_t i = 0; i < records.size(); ++i) processes[i].file = records[i].file();
-  return BuildStepsReport(records, processes, StepOptions{}, DefaultStepMatcher());
+  return BuildStepsReport(records, processes, options, StepPatterns(options.patterns));
+}
+
+vprof::summary::Analysis EncodeAnalysis(const AnalysisOptions& options) {
+  vprof::summary::Analysis analysis;
+  for (const std::string& pattern : options.steps.patterns) analysis.add_step_patterns(pattern);
+  analysis.set_warmup_steps(options.steps.warmup_steps);
+  for (const UserPhaseRule& rule : options.phase_rules) {
+    vprof::summary::PhaseRuleText& text = *analysis.add_phase_rules();
+    text.set_pattern(rule.pattern);
+    text.set_phase(rule.phase);
+  }
+  return analysis;
 }
 
 const RankStepsReport* RankOf(const std::optional<StepsReport>& steps, const std::string& file) {
@@ -76,8 +91,9 @@ std::vector<std::string> TracesOfHost(const std::vector<std::string>& paths,
 
 NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::string& host,
                                    const std::vector<std::string>& paths, ClockChoice clock,
-                                   const std::string& out_path) {
-  GatheredTraces gathered = GatherTraces(paths, clock);
+                                   const AnalysisOptions& analysis, const std::string& out_path) {
+  const PhaseRulesScope phase_rules(analysis.phase_rules);
+  GatheredTraces gathered = GatherTraces(paths, clock, analysis.steps);
   NodeSummaryResult result;
   SummaryFileWriter writer(out_path);
 
@@ -87,8 +103,9 @@ NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::stri
   header.set_directory(directory);
   header.set_host(host);
   header.set_realtime(gathered.time_source.aligned_to_realtime);
-  const std::optional<StepsReport> steps = NodeStepsOf(gathered.records);
+  const std::optional<StepsReport> steps = NodeStepsOf(gathered.records, analysis.steps);
   if (steps) *header.mutable_steps() = EncodeNodeSteps(*steps);
+  *header.mutable_analysis() = EncodeAnalysis(analysis);
   writer.Write(packet);
 
   for (size_t i = 0; i < gathered.records.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/analysis_options.h"
 #include "reporter/build_report.h"
 
 namespace vprof::reporter {
@@ -21,10 +22,11 @@ struct NodeSummaryResult {
   std::vector<std::string> problems;  // "FILE: what is wrong", one per trace not whole
 };
 
-// Reads `paths` (traces in `directory`, all of `host`) on the given clock and
-// writes their summary to `out_path`.
+// Reads `paths` (traces in `directory`, all of `host`) on the given clock,
+// finding steps and phases as `analysis` says, and writes their summary,
+// which records `analysis`, to `out_path`.
 NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::string& host,
                                    const std::vector<std::string>& paths, ClockChoice clock,
-                                   const std::string& out_path);
+                                   const AnalysisOptions& analysis, const std::string& out_path);
 
 }  // namespace vprof::reporter

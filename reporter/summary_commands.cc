@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "reporter/analysis_options.h"
 #include "reporter/arg_cursor.h"
 #include "reporter/exit_status.h"
 #include "reporter/host_name.h"
@@ -24,13 +25,17 @@ struct NodeSummaryOptions {
   // one host's traces can only be told to need less by whoever knows the job.
   ClockChoice clock = ClockChoice::kRealtime;
   std::string directory;
+  AnalysisOptions analysis;  // --step-pattern, --warmup, --phase-rules
 };
 
 std::optional<NodeSummaryOptions> ParseNodeSummaryOptions(const std::vector<std::string>& args,
                                                           std::ostream& err) {
-  NodeSummaryOptions options{"", HostName(), ClockChoice::kRealtime, ""};
+  NodeSummaryOptions options{"", HostName(), ClockChoice::kRealtime, "", {}};
   ArgCursor arg(args, "report", err);
   while (arg.Next()) {
+    const OptionUse analysis = TakeAnalysisOption(arg, options.analysis);
+    if (analysis == OptionUse::kBad) return std::nullopt;
+    if (analysis == OptionUse::kTaken) continue;
     std::optional<std::string> value;
     if (arg.name() == kNodeSummaryOption || arg.name() == "--host" || arg.name() == "--clock") {
       value = arg.Value();
@@ -62,6 +67,7 @@ std::optional<NodeSummaryOptions> ParseNodeSummaryOptions(const std::vector<std:
         "files");
     return std::nullopt;
   }
+  if (!CheckAnalysisOptions(arg, options.analysis)) return std::nullopt;
   // An existing directory receives <host>.vsummary, the way cp treats one.
   if (std::filesystem::is_directory(options.out)) {
     options.out =
@@ -108,8 +114,8 @@ int RunNodeSummaryCommand(const std::vector<std::string>& args, std::ostream& er
     err << "vprof: no traces of host " << options->host << " in " << options->directory
         << "; the summary is empty\n";
   }
-  const NodeSummaryResult result =
-      WriteNodeSummary(options->directory, options->host, paths, options->clock, options->out);
+  const NodeSummaryResult result = WriteNodeSummary(
+      options->directory, options->host, paths, options->clock, options->analysis, options->out);
   for (const std::string& problem : result.problems) err << "vprof: " << problem << '\n';
   if (!result.error.empty()) {
     err << "vprof: " << result.error << '\n';

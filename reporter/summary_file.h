@@ -22,7 +22,9 @@ namespace vprof::reporter {
 // with a version 1 summary, they would silently lack those sections.
 // 3: the header and the processes carry the steps (NodeSteps, RankSteps);
 // a version 2 summary would silently give a report without steps.
-inline constexpr uint32_t kSummaryVersion = 3;
+// 4: the header carries the analysis options (Analysis); a version 3 summary
+// cannot say whether it was made with the defaults.
+inline constexpr uint32_t kSummaryVersion = 4;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

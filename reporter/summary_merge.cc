@@ -168,6 +168,36 @@ void CheckEveryTraceSummarized(const std::string& directory,
   }
 }
 
+// What differs between two summaries' analysis options, as "--warmup (2 and
+// 1)"; "" when nothing does.
+std::string AnalysisDifference(const vprof::summary::Analysis& a,
+                               const vprof::summary::Analysis& b) {
+  const auto joined = [](const auto& patterns) {
+    std::string text;
+    for (const std::string& pattern : patterns) text += (text.empty() ? "" : " | ") + pattern;
+    return text.empty() ? std::string("the defaults") : "'" + text + "'";
+  };
+  if (!std::equal(a.step_patterns().begin(), a.step_patterns().end(), b.step_patterns().begin(),
+                  b.step_patterns().end())) {
+    return "--step-pattern (" + joined(a.step_patterns()) + " and " + joined(b.step_patterns()) +
+           ")";
+  }
+  if (a.warmup_steps() != b.warmup_steps()) {
+    return "--warmup (" + std::to_string(a.warmup_steps()) + " and " +
+           std::to_string(b.warmup_steps()) + ")";
+  }
+  const auto same_rule = [](const vprof::summary::PhaseRuleText& x,
+                            const vprof::summary::PhaseRuleText& y) {
+    return x.pattern() == y.pattern() && x.phase() == y.phase();
+  };
+  if (!std::equal(a.phase_rules().begin(), a.phase_rules().end(), b.phase_rules().begin(),
+                  b.phase_rules().end(), same_rule)) {
+    return "--phase-rules (" + std::to_string(a.phase_rules_size()) + " and " +
+           std::to_string(b.phase_rules_size()) + " rules, not the same)";
+  }
+  return "";
+}
+
 MergeResult Failure(std::string error, bool usage_error) {
   MergeResult result;
   result.error = std::move(error);
@@ -190,6 +220,15 @@ MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
     if (input.header.directory() != first.directory()) {
       return Failure(input.path + " summarizes " + input.header.directory() + ", " +
                          inputs[0].path + " " + first.directory(),
+                     true);
+    }
+    if (const std::string difference =
+            AnalysisDifference(input.header.analysis(), first.analysis());
+        !difference.empty()) {
+      return Failure(input.path + " and " + inputs[0].path + " were made with different " +
+                         difference +
+                         ": make every node summary with the same --step-pattern, --warmup "
+                         "and --phase-rules",
                      true);
     }
     if (input.header.realtime() != first.realtime()) {

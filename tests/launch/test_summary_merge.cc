@@ -68,7 +68,7 @@ std::string Summarize(const std::string& directory, const std::string& host,
                       const std::vector<std::string>& paths, ClockChoice clock,
                       const std::string& out_dir) {
   const std::string out = out_dir + "/" + host + ".vsummary";
-  const NodeSummaryResult result = WriteNodeSummary(directory, host, paths, clock, out);
+  const NodeSummaryResult result = WriteNodeSummary(directory, host, paths, clock, {}, out);
   REQUIRE(result.error.empty());
   return out;
 }

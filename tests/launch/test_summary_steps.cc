@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "reporter/analysis_options.h"
 #include "reporter/build_report.h"
 #include "reporter/exit_status.h"
 #include "reporter/json_report.h"
@@ -84,13 +85,14 @@ void WriteTwoHostSteps(const std::string& directory, bool late_start = false) {
   WriteRank(directory, "h2", 22, 3, start);
 }
 
-std::vector<std::string> SummarizeHosts(const std::string& traces, const std::string& out_dir) {
+std::vector<std::string> SummarizeHosts(const std::string& traces, const std::string& out_dir,
+                                        const AnalysisOptions& analysis = {}) {
   const std::vector<std::string> paths = ListTraceFiles(traces).paths;
   std::vector<std::string> files;
   for (const char* host : {"h1", "h2"}) {
     files.push_back(out_dir + "/" + host + ".vsummary");
-    const NodeSummaryResult result = WriteNodeSummary(traces, host, TracesOfHost(paths, host),
-                                                      ClockChoice::kRealtime, files.back());
+    const NodeSummaryResult result = WriteNodeSummary(
+        traces, host, TracesOfHost(paths, host), ClockChoice::kRealtime, analysis, files.back());
     REQUIRE(result.error.empty());
   }
   return files;
@@ -247,4 +249,69 @@ TEST_CASE("a summary whose steps are malformed is refused, naming the file and t
   CHECK(RunMergeSummariesCommand({"--merge-summaries", files[0], files[1]}, out, err) ==
         kExitFailure);
   CHECK(err.str().find(field) != std::string::npos);
+}
+
+TEST_CASE("summaries made with --step-pattern and --warmup merge into that report") {
+  ScratchDir traces, summaries;
+  WriteTwoHostSteps(traces.path());
+  AnalysisOptions analysis;
+  analysis.steps.patterns = {"^step$"};
+  analysis.steps.warmup_steps = 2;
+  analysis.phase_rules = {{"gemm_region", "forward"}};
+  const Report report = Merged(SummarizeHosts(traces.path(), summaries.path(), analysis));
+
+  const TraceFileList listed = ListTraceFiles(traces.path());
+  const Report whole = BuildReport(traces.path(), listed.paths, {}, analysis.steps);
+  CHECK(StepsJsonOf(report) == StepsJsonOf(whole));
+  REQUIRE(report.steps);
+  CHECK(report.steps->pattern == "^step$");
+  CHECK(report.steps->first_measured == 2);
+  CHECK(report.steps->window == "steps 2-3 of 4 (warmup 0-1 excluded)");
+}
+
+TEST_CASE("summaries made with different analysis options are refused, naming the option") {
+  ScratchDir traces, warm1, warm2, rules;
+  WriteTwoHostSteps(traces.path());
+  AnalysisOptions two;
+  two.steps.warmup_steps = 2;
+  const std::vector<std::string> default_files = SummarizeHosts(traces.path(), warm1.path());
+  const std::vector<std::string> two_files = SummarizeHosts(traces.path(), warm2.path(), two);
+
+  const MergeResult mixed = MergeSummaries({default_files[0], two_files[1]});
+  CHECK_FALSE(mixed.report);
+  CHECK(mixed.usage_error);
+  CHECK(mixed.error == two_files[1] + " and " + default_files[0] +
+                           " were made with different --warmup (2 and 1): make every node "
+                           "summary with the same --step-pattern, --warmup and --phase-rules");
+
+  AnalysisOptions with_rule;
+  with_rule.phase_rules = {{"gemm_region", "forward"}};
+  const std::vector<std::string> rule_files =
+      SummarizeHosts(traces.path(), rules.path(), with_rule);
+  const MergeResult rule_mixed = MergeSummaries({default_files[0], rule_files[1]});
+  CHECK_FALSE(rule_mixed.report);
+  CHECK(rule_mixed.error.find("different --phase-rules (1 and 0 rules, not the same)") !=
+        std::string::npos);
+}
+
+TEST_CASE("--node-summary takes the analysis options and checks them") {
+  ScratchDir traces, out;
+  WriteTwoHostSteps(traces.path());
+  std::ostringstream err;
+  const std::string summary = out.path() + "/h1.vsummary";
+  CHECK(RunNodeSummaryCommand({"--node-summary", summary, "--host", "h1", "--warmup", "2",
+                               "--step-pattern", "^step$", traces.path()},
+                              err) == kExitOk);
+  INFO(err.str());
+  SummaryFileReader reader(summary);
+  vprof::summary::SummaryPacket header;
+  REQUIRE(reader.Next(&header));
+  CHECK(header.header().analysis().warmup_steps() == 2);
+  REQUIRE(header.header().analysis().step_patterns_size() == 1);
+  CHECK(header.header().analysis().step_patterns(0) == "^step$");
+
+  std::ostringstream bad;
+  CHECK(RunNodeSummaryCommand({"--node-summary", summary, "--step-pattern", "(", traces.path()},
+                              bad) == kExitUsage);
+  CHECK(bad.str().find("--step-pattern") != std::string::npos);
 }

@@ -5,8 +5,11 @@
 // ordered table in inferred_phase.cc; the first that matches decides.
 //
 // Forward, backward and logprob passes run the same GEMM, attention and
-// elementwise kernels, so kernel names cannot tell them apart: a training
-// process's compute is "train compute", never a guess at one of them.
+// elementwise kernels, so kernel names cannot tell them apart; the launching
+// thread can: PyTorch runs backward on the autograd engine's device thread,
+// and forward (logprob passes included) on the thread that called the model.
+// A training process whose compute all came from one thread (CUDA graphs,
+// no backward) keeps "train compute", never a guess.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +26,21 @@ enum class CommunicatorUse : uint8_t {
   kWeightSync,  // see WeightSyncCommunicators (inferred_phase_report.h)
 };
 
+// Which thread launched the work.
+enum class LaunchThread : uint8_t {
+  kUnknown,  // not told: the process launched all its compute from one thread
+  kMain,     // the thread that launched the process's first kernel
+  kOther,    // another thread (PyTorch's autograd device thread)
+};
+
 // The phases inference gives; NVTX rules (phase_rules.cc) may name others.
 inline constexpr std::string_view kRolloutExecutionPhase = "rollout execution";
 inline constexpr std::string_view kWeightSyncPhase = "weight sync";
 inline constexpr std::string_view kOptimizerPhase = "optimizer";
 inline constexpr std::string_view kCommunicationPhase = "communication";
 inline constexpr std::string_view kTrainComputePhase = "train compute";
+inline constexpr std::string_view kForwardPhase = "forward";
+inline constexpr std::string_view kBackwardPhase = "backward";
 inline constexpr std::string_view kComputePhase = "compute";
 inline constexpr std::string_view kIdlePhase = "idle";
 // The rule of the idle row: the GPU span less the time any GPU work ran.
@@ -43,6 +55,7 @@ struct InferredPhase {
 };
 
 // Static storage: both views stay valid.
-InferredPhase InferredPhaseOf(ProcessRole role, std::string_view work_class, CommunicatorUse use);
+InferredPhase InferredPhaseOf(ProcessRole role, std::string_view work_class, CommunicatorUse use,
+                              LaunchThread thread = LaunchThread::kUnknown);
 
 }  // namespace vprof::reporter

@@ -22,6 +22,7 @@ bool IsBroadcast(NcclFunction op) {
 using InferredTotals = std::map<std::pair<std::string_view, std::string_view>, PhaseTotals>;
 
 void Add(InferredTotals& totals, InferredPhase phase, uint64_t count, int64_t total_ns) {
+  if (count == 0 && total_ns == 0) return;  // a split's empty side
   PhaseTotals& row = totals[{phase.phase, phase.rule}];
   row.count += count;
   row.total_ns += total_ns;
@@ -83,6 +84,10 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
   // NCCL kernels linked to a call are split by their communicator's use;
   // the rest (linked to no call with a communicator) keep kUnknown.
   PhaseTotals unlinked_nccl;
+  // Compute from two threads is split by thread; from one, it stays one.
+  const bool two_threads = std::any_of(
+      input.off_main_thread_kernels.begin(), input.off_main_thread_kernels.end(),
+      [](const auto& kernel) { return KernelClassOf(kernel.first) != kNcclKernelClass; });
   for (const auto& [name, kernels] : record.gpu.kernels_by_name) {
     const std::string_view kernel_class = KernelClassOf(name);
     if (kernel_class == kNcclKernelClass) {
@@ -90,8 +95,22 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
       unlinked_nccl.total_ns += kernels.total_ns;
       continue;
     }
-    Add(totals, InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown), kernels.count,
-        kernels.total_ns);
+    if (!two_threads) {
+      Add(totals, InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown), kernels.count,
+          kernels.total_ns);
+      continue;
+    }
+    const auto off = input.off_main_thread_kernels.find(name);
+    ActivityTotals other;
+    if (off != input.off_main_thread_kernels.end()) {
+      other.count = std::min(off->second.count, kernels.count);
+      other.total_ns = std::min(off->second.total_ns, kernels.total_ns);
+    }
+    Add(totals, InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown, LaunchThread::kMain),
+        kernels.count - other.count, kernels.total_ns - other.total_ns);
+    Add(totals,
+        InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown, LaunchThread::kOther),
+        other.count, other.total_ns);
   }
   for (const auto& [key, linked] : record.gpu.nccl.collectives) {
     const CommunicatorUse use =

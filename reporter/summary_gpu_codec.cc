@@ -7,16 +7,6 @@ namespace {
 
 using vprof::summary::GpuTotals;
 
-void EncodeActivity(const ActivityTotals& totals, vprof::summary::ActivityTotals* out) {
-  out->set_count(totals.count);
-  out->set_bytes(totals.bytes);
-  out->set_total_ns(totals.total_ns);
-}
-
-ActivityTotals DecodeActivity(const vprof::summary::ActivityTotals& totals) {
-  return {totals.count(), totals.bytes(), totals.total_ns()};
-}
-
 void EncodeLinked(const LinkedGpuTime& linked, vprof::summary::LinkedGpuTime* out) {
   out->set_linked_calls(linked.linked_calls);
   out->set_kernels(linked.kernels);
@@ -72,6 +62,16 @@ NcclLinkage DecodeLinkage(const GpuTotals& totals) {
 }
 
 }  // namespace
+
+void EncodeActivity(const ActivityTotals& totals, vprof::summary::ActivityTotals* out) {
+  out->set_count(totals.count);
+  out->set_bytes(totals.bytes);
+  out->set_total_ns(totals.total_ns);
+}
+
+ActivityTotals DecodeActivity(const vprof::summary::ActivityTotals& totals) {
+  return {totals.count(), totals.bytes(), totals.total_ns()};
+}
 
 GpuTotals EncodeGpu(const GpuRecord& record) {
   GpuTotals totals;

@@ -9,6 +9,8 @@
 namespace vprof::reporter {
 
 vprof::summary::GpuTotals EncodeGpu(const GpuRecord& record);
+void EncodeActivity(const ActivityTotals& totals, vprof::summary::ActivityTotals* out);
+ActivityTotals DecodeActivity(const vprof::summary::ActivityTotals& totals);
 GpuRecord DecodeGpu(const vprof::summary::GpuTotals& totals);
 
 }  // namespace vprof::reporter

@@ -1,5 +1,7 @@
 #include "reporter/summary_phase_codec.h"
 
+#include "reporter/summary_gpu_codec.h"
+
 namespace vprof::reporter {
 
 vprof::summary::NvtxPhaseTotals EncodeNvtxPhases(const NvtxPhaseRecord& record) {
@@ -39,6 +41,11 @@ vprof::summary::InferredPhaseInput EncodeInferredPhaseInput(const InferredPhaseI
   encoded.set_first_kernel_start_ns(input.first_kernel_start_ns);
   encoded.set_last_kernel_end_ns(input.last_kernel_end_ns);
   encoded.set_kernel_busy_ns(input.kernel_busy_ns);
+  for (const auto& [name, totals] : input.off_main_thread_kernels) {
+    vprof::summary::NamedTotals& row = *encoded.add_off_main_thread_kernels();
+    row.set_name(name);
+    EncodeActivity(totals, row.mutable_totals());
+  }
   return encoded;
 }
 
@@ -51,6 +58,9 @@ std::optional<InferredPhaseInput> DecodeInferredPhaseInput(const vprof::summary:
   input.first_kernel_start_ns = encoded.first_kernel_start_ns();
   input.last_kernel_end_ns = encoded.last_kernel_end_ns();
   input.kernel_busy_ns = encoded.kernel_busy_ns();
+  for (const auto& row : encoded.off_main_thread_kernels()) {
+    input.off_main_thread_kernels[row.name()] = DecodeActivity(row.totals());
+  }
   return input;
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mini_json.h"
@@ -62,6 +63,22 @@ TEST_CASE("inferred phase: the table, first matching row decides") {
   CHECK(Described(ProcessRole::kTrain, kCustomAllReduceKernelClass, kUnknown) ==
         "communication / custom_allreduce_kernels");
   CHECK(Described(ProcessRole::kTrain, "attention", kUnknown) == "train compute / train_process");
+  // Compute from two threads: the main one is forward, others backward; the
+  // thread does not move optimizer or NCCL kernels, nor a rollout engine's.
+  const auto on = [](ProcessRole role, std::string_view work_class, LaunchThread thread) {
+    const InferredPhase phase =
+        InferredPhaseOf(role, work_class, CommunicatorUse::kUnknown, thread);
+    return std::string(phase.phase) + " / " + std::string(phase.rule);
+  };
+  CHECK(on(ProcessRole::kTrain, "gemm", LaunchThread::kMain) == "forward / main_thread");
+  CHECK(on(ProcessRole::kTrain, "gemm", LaunchThread::kOther) == "backward / autograd_thread");
+  CHECK(on(ProcessRole::kTrain, kOptimizerKernelClass, LaunchThread::kOther) ==
+        "optimizer / optimizer_kernels");
+  CHECK(on(ProcessRole::kTrain, kNcclKernelClass, LaunchThread::kOther) ==
+        "communication / nccl_kernels");
+  CHECK(on(ProcessRole::kRollout, "gemm", LaunchThread::kOther) ==
+        "rollout execution / rollout_process");
+  CHECK(on(ProcessRole::kUnknown, "gemm", LaunchThread::kOther) == "compute / unknown_role");
   CHECK(Described(ProcessRole::kTrain, kOtherKernelClass, kUnknown) ==
         "train compute / train_process");
   // A process of unknown role: what the kernel class alone says.
@@ -73,6 +90,11 @@ TEST_CASE("inferred phase: the table, first matching row decides") {
 }
 
 namespace {
+
+// A reader whose kernel names are "kernel<iid>".
+InferredPhaseReader KernelNamingReader() {
+  return InferredPhaseReader([](uint64_t iid) { return "kernel" + std::to_string(iid); });
+}
 
 vprof::trace::GpuBatch KernelsAt(const std::vector<std::pair<uint64_t, uint64_t>>& start_end) {
   vprof::trace::GpuBatch batch;
@@ -87,7 +109,7 @@ vprof::trace::GpuBatch KernelsAt(const std::vector<std::pair<uint64_t, uint64_t>
 }  // namespace
 
 TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
-  InferredPhaseReader reader;
+  InferredPhaseReader reader = KernelNamingReader();
   vprof::trace::RunHeader header;
   header.add_argv("python");
   header.add_argv("-m");
@@ -117,7 +139,7 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
   }
   std::mt19937 shuffle(7);
   std::shuffle(kernels.begin(), kernels.end(), shuffle);
-  InferredPhaseReader reader;
+  InferredPhaseReader reader = KernelNamingReader();
   for (const auto& kernel : kernels) reader.AddGpuBatch(KernelsAt({kernel}));
 
   // The union computed apart: sorted by start, merged in one pass.
@@ -132,8 +154,87 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
   CHECK(reader.Result().kernel_busy_ns == busy);
 }
 
+namespace {
+
+// A batch of kernels (name iid, correlation id, duration) and API calls
+// (correlation id, tid).
+vprof::trace::GpuBatch LaunchesOf(
+    const std::vector<std::pair<uint32_t, uint32_t>>& calls,
+    const std::vector<std::tuple<uint64_t, uint32_t, uint64_t>>& kernels) {
+  vprof::trace::GpuBatch batch;
+  for (const auto& [correlation, tid] : calls) {
+    vprof::trace::ApiCall& api = *batch.add_api();
+    api.set_correlation_id(correlation);
+    api.set_tid(tid);
+  }
+  uint64_t start = 1000;
+  for (const auto& [name, correlation, duration] : kernels) {
+    vprof::trace::GpuKernel& kernel = *batch.add_kernel();
+    kernel.set_name_iid(name);
+    kernel.set_correlation_id(correlation);
+    kernel.set_start_ns(start);
+    kernel.set_duration_ns(duration);
+    start += 1000;
+  }
+  return batch;
+}
+
+}  // namespace
+
+TEST_CASE("inferred phase reader: kernels launched off the main thread, by name") {
+  InferredPhaseReader reader = KernelNamingReader();
+  // Thread 7 launches the first kernel: it is the main thread. Thread 9's
+  // calls come one batch before their kernels; correlation 4 has no call
+  // (lost): its kernel counts as the main thread's.
+  reader.AddGpuBatch(LaunchesOf({{1, 7}, {2, 9}, {3, 9}}, {{10, 1, 100}}));
+  reader.AddGpuBatch(LaunchesOf({{5, 7}, {6, 9}},
+                                {{11, 2, 30}, {11, 3, 40}, {12, 4, 50}, {12, 5, 60}, {12, 6, 70}}));
+  const InferredPhaseInput input = reader.Result();
+  REQUIRE(input.off_main_thread_kernels.size() == 2);
+  CHECK(input.off_main_thread_kernels.at("kernel11").count == 2);
+  CHECK(input.off_main_thread_kernels.at("kernel11").total_ns == 70);
+  CHECK(input.off_main_thread_kernels.at("kernel12").count == 1);
+  CHECK(input.off_main_thread_kernels.at("kernel12").total_ns == 70);
+}
+
+TEST_CASE("inferred phases: a trainer's compute splits into forward and backward by thread") {
+  ProcessRecord record;
+  record.gpu.kernels_by_name["sm90_xmma_gemm_bf16"] = {10, 0, 1000};
+  record.gpu.kernels_by_name["multi_tensor_apply_kernel<AdamFunctor>"] = {2, 0, 50};
+  InferredPhaseInput input;
+  input.role = {ProcessRole::kTrain, "argv"};
+  // 6 of the 10 GEMMs (700 ns) and one Adam kernel came from another thread.
+  input.off_main_thread_kernels["sm90_xmma_gemm_bf16"] = {6, 0, 700};
+  input.off_main_thread_kernels["multi_tensor_apply_kernel<AdamFunctor>"] = {1, 0, 20};
+  const auto rows = InferredPhaseRows(record, input, {});
+  const auto row = [&](std::string_view name) -> const PhaseReport& {
+    const auto found = std::find_if(rows.begin(), rows.end(),
+                                    [&](const PhaseReport& r) { return r.name == name; });
+    REQUIRE(found != rows.end());
+    return *found;
+  };
+  CHECK(row("backward").source == "inferred:autograd_thread");
+  CHECK(row("backward").count == 6);
+  CHECK(row("backward").total_ns == 700);
+  CHECK(row("forward").source == "inferred:main_thread");
+  CHECK(row("forward").count == 4);
+  CHECK(row("forward").total_ns == 300);
+  CHECK(row("optimizer").count == 2);
+  CHECK(row("optimizer").total_ns == 50);
+
+  // All compute from one thread: one "train compute" row, no guess.
+  input.off_main_thread_kernels.clear();
+  const auto one = InferredPhaseRows(record, input, {});
+  CHECK(std::none_of(one.begin(), one.end(), [](const PhaseReport& r) {
+    return r.name == "forward" || r.name == "backward";
+  }));
+  CHECK(std::any_of(one.begin(), one.end(), [](const PhaseReport& r) {
+    return r.name == "train compute" && r.total_ns == 1000;
+  }));
+}
+
 TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader environment") {
-  InferredPhaseReader reader;
+  InferredPhaseReader reader = KernelNamingReader();
   vprof::trace::RunHeader header;
   header.add_argv("python3");
   header.add_argv("ddp_step.py");
@@ -149,7 +250,7 @@ TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader en
 }
 
 TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum exact") {
-  InferredPhaseReader reader;
+  InferredPhaseReader reader = KernelNamingReader();
   // 100000 disjoint 10 ns kernels, 20 ns apart, in order: more than the
   // intervals kept open, so most are closed as they age.
   constexpr uint64_t kKernels = 100000;
@@ -291,7 +392,7 @@ void WriteTrainer(const std::string& directory) {
 // What the trace source will gather once it feeds an InferredPhaseReader:
 // the same packets, read from the same file.
 InferredPhaseInput InputOf(const std::string& path) {
-  InferredPhaseReader reader;
+  InferredPhaseReader reader = KernelNamingReader();
   TraceReader trace(path);
   vprof::trace::TracePacket packet;
   while (trace.Next(&packet)) {

@@ -6,6 +6,7 @@
 # Then ddp_step.py for 3,000 timed steps (about 37 s), so that its all-reduces span the 30 s a
 # drift fit needs (kMinDriftSpanNs): on one host, one clock, the drift must come out near 0.
 # Usage: device_phases_clock.sh [LIB] [VPROF]; leaves the text and JSON reports under $OUT.
+# SKIP_LONG=1 stops before the 3,000-step run.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 vprof="$(realpath "${2:-.device/vprof}")"
@@ -25,6 +26,7 @@ for name in ddp_nonvtx ddp; do
   sed -n '/^Phases (inferred/,/^Steps/p' "$out/$name.txt" | head -40
   grep -A3 '^Clock check' "$out/$name.txt"
 done
+[[ ${SKIP_LONG:-0} == 1 ]] && exit 0
 LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/vp-long timeout 300 \
   torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py --steps 3000 \
   > /tmp/long.out 2>&1

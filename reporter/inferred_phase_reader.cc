@@ -16,15 +16,10 @@ constexpr size_t kOpenIntervals = 1024;
 constexpr int kStepsBack = 8;
 // Closed intervals dropped from the front at once (TrimmedVector).
 constexpr size_t kClosedBatch = 256;
-// Calls of threads other than the main one kept to find kernels' launching
-// threads: more than the kernels a GPU queues ahead of their records (2,048
-// calls, 16 KiB per process).
-constexpr size_t kMaxLaunchThreads = 2048;
 
 }  // namespace
 
-InferredPhaseReader::InferredPhaseReader(NameLookup name_of)
-    : name_of_(std::move(name_of)), open_(kClosedBatch), launch_threads_(kClosedBatch) {}
+InferredPhaseReader::InferredPhaseReader() : open_(kClosedBatch) {}
 
 void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
   const std::vector<std::string> argv(header.argv().begin(), header.argv().end());
@@ -34,33 +29,8 @@ void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
 }
 
 void InferredPhaseReader::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
-  // The API calls first: a kernel's call is in its batch or an earlier one.
-  for (const auto& api : batch.api()) {
-    if (api.correlation_id() != 0) AddLaunchThread(api.correlation_id(), api.tid());
-  }
   for (const auto& kernel : batch.kernel()) {
     AddKernel(kernel.start_ns(), kernel.start_ns() + kernel.duration_ns());
-    AddKernelThread(kernel);
-  }
-}
-
-void InferredPhaseReader::AddLaunchThread(uint32_t correlation_id, uint32_t tid) {
-  if (main_tid_ && tid == *main_tid_) return;
-  // Calls come nearly in correlation order: the place is found from the back.
-  auto at = launch_threads_.end();
-  while (at != launch_threads_.begin() && std::prev(at)->first > correlation_id) --at;
-  launch_threads_.insert(at, {correlation_id, tid});
-  if (launch_threads_.size() > kMaxLaunchThreads) launch_threads_.pop_front();
-}
-
-void InferredPhaseReader::AddKernelThread(const vprof::trace::GpuKernel& kernel) {
-  const auto call = std::lower_bound(
-      launch_threads_.begin(), launch_threads_.end(), kernel.correlation_id(),
-      [](const LaunchThread& entry, uint32_t correlation) { return entry.first < correlation; });
-  if (call == launch_threads_.end() || call->first != kernel.correlation_id()) return;
-  if (!main_tid_) main_tid_ = call->second;
-  if (call->second != *main_tid_) {
-    off_main_by_iid_[kernel.name_iid()].Add(0, kernel.duration_ns());
   }
 }
 
@@ -114,11 +84,6 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
 
 InferredPhaseInput InferredPhaseReader::Result() const {
   InferredPhaseInput result = input_;
-  for (const auto& [iid, totals] : off_main_by_iid_) {
-    ActivityTotals& named = result.off_main_thread_kernels[name_of_(iid)];
-    named.count += totals.count;
-    named.total_ns += totals.total_ns;
-  }
   for (const auto& [start_ns, end_ns] : open_) {
     result.kernel_busy_ns += static_cast<int64_t>(end_ns - start_ns);
   }

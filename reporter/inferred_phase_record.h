@@ -2,7 +2,8 @@
 // ProcessRecord's GPU totals keep: its role, from the RunHeader's argv, and
 // its GPU span and busy time, for the idle row, and which kernels other
 // threads than the main one launched. Filled while the trace streams past
-// (inferred_phase_reader.h).
+// (inferred_phase_reader.h; the threads by step_tracker.h, which matches
+// kernels with their launch calls).
 #pragma once
 
 #include <cstdint>

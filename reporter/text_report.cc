@@ -262,9 +262,10 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
       "its kernels' classes, by reporter/inferred_phase.cc; total = kernel time (ipc_calls "
       "rows: CUDA IPC API call time); share = total / the process's kernel span (first "
       "kernel start to last kernel end); idle = the span less the time any kernel ran; "
-      "kernels on several streams overlap, so shares need not add up to 100%; forward, "
-      "backward and logprob kernels look alike, so without NVTX they are one 'train "
-      "compute' row",
+      "kernels on several streams overlap, so shares need not add up to 100%; a train "
+      "process's compute is backward when another thread than its main one launched it "
+      "(PyTorch's autograd thread), else forward (logprob passes included), or one 'train "
+      "compute' row when one thread launched it all",
       "  ", "  ");
   WritePhaseTable(report, true, out);
   for (const ProcessPhasesReport& process : report.phases) {

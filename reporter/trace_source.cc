@@ -72,6 +72,7 @@ bool TraceSource::ReadNextBatch() {
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
   record_.inferred_phase_input = inferred_phases_.Result();
+  record_.inferred_phase_input->off_main_thread_kernels = steps_.OffMainThreadKernels();
   record_.steps = steps_.Finish();
   RecordStop();
   return false;

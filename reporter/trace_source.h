@@ -75,7 +75,7 @@ class TraceSource {
                          [this](const CollectiveKernelSpan& span) { AddCollectiveSpan(span); }};
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
   NvtxPhaseReader nvtx_phases_{[this](uint64_t iid) { return NameOf(iid); }};
-  InferredPhaseReader inferred_phases_{[this](uint64_t iid) { return NameOf(iid); }};
+  InferredPhaseReader inferred_phases_;
   StepTracker steps_;
   // The current packet lives on an arena emptied before each read: packets
   // alternate between the oneof's kinds, and a reused message would free and

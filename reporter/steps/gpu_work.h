@@ -33,6 +33,7 @@ struct GpuWork {
   uint64_t bytes = 0;
   uint32_t stream = 0;
   uint32_t correlation_id = 0;
+  uint32_t tid = 0;  // the thread of the API call that launched it
   NcclFunction function = NcclFunction::kUnknown;
   WorkKind kind = WorkKind::kCompute;
   bool optimizer = false;  // kernel class "optimizer"

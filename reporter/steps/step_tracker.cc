@@ -31,6 +31,7 @@ NcclFunction FunctionInKernelName(std::string_view name, std::string_view kernel
 }
 
 int64_t Signed(uint64_t ns) { return static_cast<int64_t>(ns); }
+uint64_t Unsigned(int64_t ns) { return ns > 0 ? static_cast<uint64_t>(ns) : 0; }
 
 }  // namespace
 
@@ -101,7 +102,7 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
     if (!info.launches_work || api.correlation_id() == 0) continue;
     const auto waiting = unlaunched_.equal_range(api.correlation_id());
     if (waiting.first == waiting.second) {
-      launches_[api.correlation_id()] = Signed(api.start_ns());
+      launches_[api.correlation_id()] = {Signed(api.start_ns()), api.tid()};
       continue;
     }
     std::vector<GpuWork> ready;
@@ -109,6 +110,7 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
     unlaunched_.erase(waiting.first, waiting.second);
     for (GpuWork& work : ready) {
       work.launch_ns = Signed(api.start_ns());
+      work.tid = api.tid();
       Dispatch(work);
     }
   }
@@ -163,13 +165,19 @@ void StepTracker::AddWork(GpuWork work, bool from_graph) {
     }
     return;
   }
-  work.launch_ns = launch->second;
+  work.launch_ns = launch->second.start_ns;
+  work.tid = launch->second.tid;
   // One graph launch starts many kernels under its correlation id.
   if (!from_graph) launches_.erase(launch);
   Dispatch(work);
 }
 
 void StepTracker::Dispatch(const GpuWork& work) {
+  if (work.kind != WorkKind::kCopy) {
+    if (!main_tid_) main_tid_ = work.tid;
+    if (work.tid != *main_tid_)
+      off_main_by_iid_[work.name_iid].Add(0, Unsigned(work.end_ns - work.start_ns));
+  }
   nvtx_.AddWork(work);
   DropInferredOnceNvtxSteps();
   if (!inferred_dropped_) inferred_.AddWork(work);
@@ -278,6 +286,16 @@ ProcessSteps StepTracker::Finish() {
   result_.nvtx.NameSpans(name_of_);
   result_.inferred.NameSpans(name_of_);
   return std::move(result_);
+}
+
+std::map<std::string, ActivityTotals> StepTracker::OffMainThreadKernels() const {
+  std::map<std::string, ActivityTotals> kernels;
+  for (const auto& [iid, totals] : off_main_by_iid_) {
+    ActivityTotals& named = kernels[name_of_(iid)];
+    named.count += totals.count;
+    named.total_ns += totals.total_ns;
+  }
+  return kernels;
 }
 
 const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {

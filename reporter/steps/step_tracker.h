@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "reporter/gpu_record.h"
 #include "reporter/nccl_function.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
@@ -54,6 +55,11 @@ class StepTracker {
 
   // Closes the steps still open; the result is final.
   ProcessSteps Finish();
+
+  // Kernels launched from another thread than the main one (the thread that
+  // launched the first kernel whose launch record was read), by kernel name:
+  // PyTorch runs backward on its autograd device thread (inferred_phase.h).
+  std::map<std::string, ActivityTotals> OffMainThreadKernels() const;
 
  private:
   // Each table holds at most this many entries, the oldest dropped first:
@@ -116,7 +122,11 @@ class StepTracker {
   // The in-flight tables take and give back an entry per record: their
   // nodes come from a pool, not from malloc one by one.
   std::pmr::unsynchronized_pool_resource in_flight_pool_;
-  std::pmr::map<uint32_t, int64_t> launches_{&in_flight_pool_};  // correlation id → API call start
+  struct Launch {
+    int64_t start_ns = 0;
+    uint32_t tid = 0;
+  };
+  std::pmr::map<uint32_t, Launch> launches_{&in_flight_pool_};  // by correlation id
   // Work whose API record is still to come.
   std::pmr::multimap<uint32_t, GpuWork> unlaunched_{&in_flight_pool_};
   std::pmr::map<uint32_t, uint64_t> call_of_correlation_{&in_flight_pool_};  // ExternalCorrelation
@@ -130,6 +140,8 @@ class StepTracker {
   bool any_backward_ = false;
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;
+  std::optional<uint32_t> main_tid_;
+  std::unordered_map<uint64_t, ActivityTotals> off_main_by_iid_;  // kernels, by name iid
   // Set once the process has an NVTX step: its inferred steps would never be
   // reported (BuildStepsReport), so they are neither analyzed nor kept.
   bool inferred_dropped_ = false;

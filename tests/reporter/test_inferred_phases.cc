@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "mini_json.h"
@@ -21,6 +21,8 @@
 #include "reporter/json_report.h"
 #include "reporter/kernel_class.h"
 #include "reporter/phase_report.h"
+#include "reporter/steps/step_patterns.h"
+#include "reporter/steps/step_tracker.h"
 #include "reporter/trace_reader.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
@@ -91,11 +93,6 @@ TEST_CASE("inferred phase: the table, first matching row decides") {
 
 namespace {
 
-// A reader whose kernel names are "kernel<iid>".
-InferredPhaseReader KernelNamingReader() {
-  return InferredPhaseReader([](uint64_t iid) { return "kernel" + std::to_string(iid); });
-}
-
 vprof::trace::GpuBatch KernelsAt(const std::vector<std::pair<uint64_t, uint64_t>>& start_end) {
   vprof::trace::GpuBatch batch;
   for (const auto& [start, end] : start_end) {
@@ -109,7 +106,7 @@ vprof::trace::GpuBatch KernelsAt(const std::vector<std::pair<uint64_t, uint64_t>
 }  // namespace
 
 TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
-  InferredPhaseReader reader = KernelNamingReader();
+  InferredPhaseReader reader;
   vprof::trace::RunHeader header;
   header.add_argv("python");
   header.add_argv("-m");
@@ -139,7 +136,7 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
   }
   std::mt19937 shuffle(7);
   std::shuffle(kernels.begin(), kernels.end(), shuffle);
-  InferredPhaseReader reader = KernelNamingReader();
+  InferredPhaseReader reader;
   for (const auto& kernel : kernels) reader.AddGpuBatch(KernelsAt({kernel}));
 
   // The union computed apart: sorted by start, merged in one pass.
@@ -156,45 +153,55 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
 
 namespace {
 
-// A batch of kernels (name iid, correlation id, duration) and API calls
-// (correlation id, tid).
-vprof::trace::GpuBatch LaunchesOf(
-    const std::vector<std::pair<uint32_t, uint32_t>>& calls,
-    const std::vector<std::tuple<uint64_t, uint32_t, uint64_t>>& kernels) {
+struct Launch {
+  uint32_t correlation;
+  uint32_t tid;
+};
+struct LaunchedKernel {
+  uint64_t name_iid;
+  uint32_t correlation;
+  uint64_t duration_ns;
+};
+
+// API calls (cudaLaunchKernel, iid 1) and kernels, as one GpuBatch.
+vprof::trace::GpuBatch LaunchesOf(const std::vector<Launch>& calls,
+                                  const std::vector<LaunchedKernel>& kernels) {
   vprof::trace::GpuBatch batch;
-  for (const auto& [correlation, tid] : calls) {
+  for (const Launch& call : calls) {
     vprof::trace::ApiCall& api = *batch.add_api();
-    api.set_correlation_id(correlation);
-    api.set_tid(tid);
+    api.set_name_iid(1);
+    api.set_correlation_id(call.correlation);
+    api.set_tid(call.tid);
+    api.set_start_ns(500 * call.correlation);
   }
-  uint64_t start = 1000;
-  for (const auto& [name, correlation, duration] : kernels) {
+  for (const LaunchedKernel& launched : kernels) {
     vprof::trace::GpuKernel& kernel = *batch.add_kernel();
-    kernel.set_name_iid(name);
-    kernel.set_correlation_id(correlation);
-    kernel.set_start_ns(start);
-    kernel.set_duration_ns(duration);
-    start += 1000;
+    kernel.set_name_iid(launched.name_iid);
+    kernel.set_correlation_id(launched.correlation);
+    kernel.set_start_ns(1000 * launched.correlation);
+    kernel.set_duration_ns(launched.duration_ns);
   }
   return batch;
 }
 
 }  // namespace
 
-TEST_CASE("inferred phase reader: kernels launched off the main thread, by name") {
-  InferredPhaseReader reader = KernelNamingReader();
+TEST_CASE("step tracker: kernels launched off the main thread, by name") {
+  const std::map<uint64_t, std::string> names = {
+      {1, "cudaLaunchKernel"}, {2, "gemm_a"}, {3, "gemm_b"}};
+  StepTracker tracker([&](uint64_t iid) { return names.at(iid); }, DefaultStepMatcher());
   // Thread 7 launches the first kernel: it is the main thread. Thread 9's
-  // calls come one batch before their kernels; correlation 4 has no call
-  // (lost): its kernel counts as the main thread's.
-  reader.AddGpuBatch(LaunchesOf({{1, 7}, {2, 9}, {3, 9}}, {{10, 1, 100}}));
-  reader.AddGpuBatch(LaunchesOf({{5, 7}, {6, 9}},
-                                {{11, 2, 30}, {11, 3, 40}, {12, 4, 50}, {12, 5, 60}, {12, 6, 70}}));
-  const InferredPhaseInput input = reader.Result();
-  REQUIRE(input.off_main_thread_kernels.size() == 2);
-  CHECK(input.off_main_thread_kernels.at("kernel11").count == 2);
-  CHECK(input.off_main_thread_kernels.at("kernel11").total_ns == 70);
-  CHECK(input.off_main_thread_kernels.at("kernel12").count == 1);
-  CHECK(input.off_main_thread_kernels.at("kernel12").total_ns == 70);
+  // kernels are counted whether their call comes before them (2, 3) or after
+  // (4); a kernel whose call never comes (6) is in no count.
+  tracker.AddGpuBatch(LaunchesOf({{1, 7}, {2, 9}, {3, 9}}, {{2, 1, 100}}));
+  tracker.AddGpuBatch(LaunchesOf({{5, 7}}, {{2, 2, 30}, {3, 3, 40}, {3, 4, 50}, {3, 5, 60}}));
+  tracker.AddGpuBatch(LaunchesOf({{4, 9}}, {{3, 6, 70}}));
+  const std::map<std::string, ActivityTotals> off_main = tracker.OffMainThreadKernels();
+  REQUIRE(off_main.size() == 2);
+  CHECK(off_main.at("gemm_a").count == 1);
+  CHECK(off_main.at("gemm_a").total_ns == 30);
+  CHECK(off_main.at("gemm_b").count == 2);
+  CHECK(off_main.at("gemm_b").total_ns == 90);
 }
 
 TEST_CASE("inferred phases: a trainer's compute splits into forward and backward by thread") {
@@ -234,7 +241,7 @@ TEST_CASE("inferred phases: a trainer's compute splits into forward and backward
 }
 
 TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader environment") {
-  InferredPhaseReader reader = KernelNamingReader();
+  InferredPhaseReader reader;
   vprof::trace::RunHeader header;
   header.add_argv("python3");
   header.add_argv("ddp_step.py");
@@ -250,7 +257,7 @@ TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader en
 }
 
 TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum exact") {
-  InferredPhaseReader reader = KernelNamingReader();
+  InferredPhaseReader reader;
   // 100000 disjoint 10 ns kernels, 20 ns apart, in order: more than the
   // intervals kept open, so most are closed as they age.
   constexpr uint64_t kKernels = 100000;
@@ -392,7 +399,7 @@ void WriteTrainer(const std::string& directory) {
 // What the trace source will gather once it feeds an InferredPhaseReader:
 // the same packets, read from the same file.
 InferredPhaseInput InputOf(const std::string& path) {
-  InferredPhaseReader reader = KernelNamingReader();
+  InferredPhaseReader reader;
   TraceReader trace(path);
   vprof::trace::TracePacket packet;
   while (trace.Next(&packet)) {

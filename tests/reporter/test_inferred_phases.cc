@@ -23,6 +23,7 @@
 #include "reporter/phase_report.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/steps/step_tracker.h"
+#include "reporter/summary_phase_codec.h"
 #include "reporter/trace_reader.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
@@ -614,4 +615,24 @@ TEST_CASE("inferred phases: ranges that name no phase do not stop the inference"
   CHECK(process.span_ns == 2500);
   CHECK(Row(process, "train compute", "inferred:train_process").total_ns == 1500);
   CHECK(Row(process, "idle", "inferred:gpu_idle").total_ns == 1000);
+}
+
+TEST_CASE("inferred phases: a node summary keeps the kernels launched off the main thread") {
+  InferredPhaseInput input;
+  input.role = {ProcessRole::kTrain, "argv[1] contains 'pretrain_'"};
+  input.first_kernel_start_ns = 10;
+  input.last_kernel_end_ns = 900;
+  input.kernel_busy_ns = 500;
+  input.off_main_thread_kernels["gemm_a"] = {3, 0, 120};
+  input.off_main_thread_kernels["gemm_b"] = {1, 0, 7};
+  vprof::summary::Process process;
+  *process.mutable_inferred_phase_input() = EncodeInferredPhaseInput(input);
+  const std::optional<InferredPhaseInput> decoded = DecodeInferredPhaseInput(process);
+  REQUIRE(decoded);
+  CHECK(decoded->role.role == ProcessRole::kTrain);
+  CHECK(decoded->kernel_busy_ns == 500);
+  REQUIRE(decoded->off_main_thread_kernels.size() == 2);
+  CHECK(decoded->off_main_thread_kernels.at("gemm_a").count == 3);
+  CHECK(decoded->off_main_thread_kernels.at("gemm_a").total_ns == 120);
+  CHECK(decoded->off_main_thread_kernels.at("gemm_b").total_ns == 7);
 }

@@ -85,9 +85,15 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
   // the rest (linked to no call with a communicator) keep kUnknown.
   PhaseTotals unlinked_nccl;
   // Compute from two threads is split by thread; from one, it stays one.
-  const bool two_threads = std::any_of(
-      input.off_main_thread_kernels.begin(), input.off_main_thread_kernels.end(),
-      [](const auto& kernel) { return KernelClassOf(kernel.first) != kNcclKernelClass; });
+  // Compute: what the table would call backward off the main thread (not
+  // communication or optimizer kernels, whichever thread launched them).
+  const bool two_threads =
+      std::any_of(input.off_main_thread_kernels.begin(), input.off_main_thread_kernels.end(),
+                  [&](const auto& kernel) {
+                    return InferredPhaseOf(role, KernelClassOf(kernel.first),
+                                           CommunicatorUse::kUnknown, LaunchThread::kOther)
+                               .phase == kBackwardPhase;
+                  });
   for (const auto& [name, kernels] : record.gpu.kernels_by_name) {
     const std::string_view kernel_class = KernelClassOf(name);
     if (kernel_class == kNcclKernelClass) {

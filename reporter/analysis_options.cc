@@ -1,5 +1,6 @@
 #include "reporter/analysis_options.h"
 
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,8 @@ OptionUse TakeAnalysisOption(ArgCursor& arg, AnalysisOptions& options) {
       return OptionUse::kBad;
     }
     options.phase_rules = std::move(*load.rules);
+    // Absolute: vprof-slurm passes it on to the report steps of other nodes.
+    options.phase_rules_file = std::filesystem::absolute(*file).string();
     return OptionUse::kTaken;
   }
   if (arg.name() == "--warmup") {
@@ -41,6 +44,18 @@ bool CheckAnalysisOptions(ArgCursor& arg, const AnalysisOptions& options) {
     return false;
   }
   return true;
+}
+
+std::vector<std::string> AnalysisArguments(const AnalysisOptions& options) {
+  std::vector<std::string> arguments;
+  for (const std::string& pattern : options.steps.patterns) {
+    arguments.insert(arguments.end(), {"--step-pattern", pattern});
+  }
+  arguments.insert(arguments.end(), {"--warmup", std::to_string(options.steps.warmup_steps)});
+  if (!options.phase_rules_file.empty()) {
+    arguments.insert(arguments.end(), {"--phase-rules", options.phase_rules_file});
+  }
+  return arguments;
 }
 
 }  // namespace vprof::reporter

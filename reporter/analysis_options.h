@@ -4,6 +4,7 @@
 // Analysis), and a merge refuses summaries made with different ones.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "reporter/arg_cursor.h"
@@ -16,6 +17,7 @@ namespace vprof::reporter {
 struct AnalysisOptions {
   StepOptions steps;
   std::vector<UserPhaseRule> phase_rules;  // --phase-rules FILE, loaded
+  std::string phase_rules_file;            // that FILE, as given; empty: none
 };
 
 // Takes one of the options at the cursor (loading a --phase-rules file).
@@ -24,5 +26,9 @@ OptionUse TakeAnalysisOption(ArgCursor& arg, AnalysisOptions& options);
 // After the last argument: false, having complained, when a step pattern is
 // not a valid regular expression.
 bool CheckAnalysisOptions(ArgCursor& arg, const AnalysisOptions& options);
+
+// The options as arguments, for a `vprof report` run on another node
+// (vprof-slurm --report): TakeAnalysisOption of them gives `options` back.
+std::vector<std::string> AnalysisArguments(const AnalysisOptions& options);
 
 }  // namespace vprof::reporter

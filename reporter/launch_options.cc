@@ -73,6 +73,8 @@ const std::string_view kLaunchOptionsHelp =
     "  --report            after the command, write the report into the folder\n"
     "                      (report.txt, or report.json with --report-format json)\n"
     "  --report-format F   text (default) or json\n"
+    "  --step-pattern REGEX, --warmup N, --phase-rules FILE\n"
+    "                      how the report finds steps and phases (see 'vprof help report')\n"
     "  --force             use a folder that holds another run's manifest.json\n";
 
 std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& args,
@@ -85,6 +87,9 @@ std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& 
       options.command = arg.is_separator() ? arg.Rest() : arg.FromCurrent();
       break;
     }
+    const OptionUse analysis = TakeAnalysisOption(arg, options.report_analysis);
+    if (analysis == OptionUse::kBad) return std::nullopt;
+    if (analysis == OptionUse::kTaken) continue;
     if (arg.name() == "--report") {
       options.report = true;
     } else if (arg.name() == "--force") {
@@ -117,6 +122,7 @@ std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& 
       return std::nullopt;
     }
   }
+  if (!CheckAnalysisOptions(arg, options.report_analysis)) return std::nullopt;
   return options;
 }
 

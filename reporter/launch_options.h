@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/analysis_options.h"
+
 namespace vprof::reporter {
 
 struct LaunchOptions {
@@ -18,8 +20,9 @@ struct LaunchOptions {
   std::optional<std::string> library;           // --library PATH
   bool report = false;                          // --report
   bool json_report = false;                     // --report-format json
-  bool force = false;                           // --force
-  std::vector<std::string> command;             // after "--" (or from the first non-option on)
+  AnalysisOptions report_analysis;   // --step-pattern, --warmup, --phase-rules (for --report)
+  bool force = false;                // --force
+  std::vector<std::string> command;  // after "--" (or from the first non-option on)
 };
 
 // The options' help lines, for the commands' usage texts.

@@ -5,6 +5,7 @@
 #include "reporter/build_report.h"
 #include "reporter/exit_status.h"
 #include "reporter/launch.h"
+#include "reporter/phase_rules.h"
 #include "reporter/report_output.h"
 #include "reporter/trace_directory.h"
 
@@ -15,11 +16,14 @@ constexpr std::string_view kCommand = "run";
 
 // The report of the run's folder, into the folder. Returns the report's exit
 // status (reporter/README.md).
-int ReportFolder(const std::string& folder, bool json, std::ostream& out, std::ostream& err) {
+int ReportFolder(const std::string& folder, bool json, const AnalysisOptions& analysis,
+                 std::ostream& out, std::ostream& err) {
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(folder, err, &status);
   if (!paths) return status;
-  return EmitReportIntoFolder(BuildReport(folder, *paths), folder, json, out, err);
+  const PhaseRulesScope phase_rules(analysis.phase_rules);
+  return EmitReportIntoFolder(BuildReport(folder, *paths, {}, analysis.steps), folder, json, out,
+                              err);
 }
 
 }  // namespace
@@ -63,7 +67,8 @@ int RunRunCommand(const std::vector<std::string>& args, std::ostream& out, std::
 
   const ChildEnd end = RunLaunch(*launch);
   if (options->report) {
-    const int report_status = ReportFolder(folder, options->json_report, out, err);
+    const int report_status =
+        ReportFolder(folder, options->json_report, options->report_analysis, out, err);
     launch->manifest.report_exit_status = report_status;
     if (report_status == kExitOk || report_status == kExitInputNotWhole) {
       launch->manifest.report_file = ReportFileIn(folder, options->json_report);

@@ -69,23 +69,26 @@ std::vector<std::string> CurrentEnvironment() {
 
 // Runs `vprof report --node-summary` on every node of the job at once, as a
 // job step with one task per node. Returns srun's exit status.
-int SummarizeNodes(const SlurmJob& job, const fs::path& folder, const fs::path& summaries) {
+int SummarizeNodes(const SlurmJob& job, const fs::path& folder, const fs::path& summaries,
+                   const AnalysisOptions& analysis) {
   const std::string nodes = std::to_string(*job.nodes);
   // Several hosts' times must be put on CLOCK_REALTIME; one host keeps its
   // CLOCK_MONOTONIC, as `vprof report DIR` does, so both give one report.
   const std::string clock = *job.nodes > 1 ? "realtime" : "monotonic";
-  const std::vector<std::string> step = {"srun",
-                                         "--nodes=" + nodes,
-                                         "--ntasks=" + nodes,
-                                         "--ntasks-per-node=1",
-                                         "--kill-on-bad-exit=0",
-                                         SelfExecutable(),
-                                         "report",
-                                         std::string(kNodeSummaryOption),
-                                         summaries.string(),
-                                         "--clock",
-                                         clock,
-                                         folder.string()};
+  std::vector<std::string> step = {"srun",
+                                   "--nodes=" + nodes,
+                                   "--ntasks=" + nodes,
+                                   "--ntasks-per-node=1",
+                                   "--kill-on-bad-exit=0",
+                                   SelfExecutable(),
+                                   "report",
+                                   std::string(kNodeSummaryOption),
+                                   summaries.string(),
+                                   "--clock",
+                                   clock};
+  const std::vector<std::string> analysis_arguments = AnalysisArguments(analysis);
+  step.insert(step.end(), analysis_arguments.begin(), analysis_arguments.end());
+  step.push_back(folder.string());
   return RunChild(step, CurrentEnvironment()).status;
 }
 
@@ -110,7 +113,7 @@ int ReportJob(const LaunchOptions& options, std::ostream& out, std::ostream& err
     return kExitFailure;
   }
 
-  const int step_status = SummarizeNodes(*job, folder, summaries);
+  const int step_status = SummarizeNodes(*job, folder, summaries, options.report_analysis);
   const bool step_failed = step_status != kExitOk && step_status != kExitInputNotWhole;
   if (step_failed) {
     err << "vprof: slurm: the per-node summary step (srun) exited with " << step_status

@@ -36,8 +36,8 @@ def sim_env(**extra):
     return base_env(FAKE_NCCL_BUSBW_GBPS=2, **extra)
 
 
-def report_of(folder):
-    r = vprof(["report", folder, "--format", "json"])
+def report_of(folder, *options):
+    r = vprof(["report", folder, "--format", "json", *options])
     check(r.returncode in (0, 3), f"vprof report {folder}: {r.returncode} {r.stderr}")
     return json.loads(r.stdout)
 

@@ -1,8 +1,11 @@
 // The options of `vprof run` and `vprof slurm`.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <sstream>
 
+#include "reporter/arg_cursor.h"
 #include "reporter/launch_options.h"
+#include "scratch_dir.h"
 
 using namespace vprof::reporter;
 
@@ -60,4 +63,38 @@ TEST_CASE("values libvprof would reject are refused before the command starts") 
   }
   Parse({"--flush-ms", "5"}, &err);
   CHECK(err.find("10 to 600000") != std::string::npos);
+}
+
+TEST_CASE("the report's step and phase options, and the same as arguments for other nodes") {
+  vprof::reporter::testing::ScratchDir dir;
+  const std::string rules = dir.path() + "/rules.txt";
+  std::ofstream(rules) << "my_fwd = forward\n";
+  std::string err;
+  const auto options = Parse({"--report", "--step-pattern", "^iter$", "--step-pattern", "train",
+                              "--warmup", "3", "--phase-rules", rules, "--", "python3", "t.py"},
+                             &err);
+  INFO(err);
+  REQUIRE(options);
+  const AnalysisOptions& analysis = options->report_analysis;
+  CHECK(analysis.steps.patterns == std::vector<std::string>{"^iter$", "train"});
+  CHECK(analysis.steps.warmup_steps == 3);
+  CHECK(analysis.phase_rules == std::vector<UserPhaseRule>{{"my_fwd", "forward"}});
+  CHECK(analysis.phase_rules_file == rules);
+  CHECK(options->command == std::vector<std::string>{"python3", "t.py"});
+
+  // What vprof-slurm hands each node's `vprof report --node-summary`.
+  const std::vector<std::string> arguments = AnalysisArguments(analysis);
+  CHECK(arguments == std::vector<std::string>{"--step-pattern", "^iter$", "--step-pattern", "train",
+                                              "--warmup", "3", "--phase-rules", rules});
+  std::ostringstream messages;
+  ArgCursor cursor(arguments, "report", messages);
+  AnalysisOptions again;
+  while (cursor.Next()) REQUIRE(TakeAnalysisOption(cursor, again) == OptionUse::kTaken);
+  CHECK(again.steps.patterns == analysis.steps.patterns);
+  CHECK(again.steps.warmup_steps == 3);
+  CHECK(again.phase_rules == analysis.phase_rules);
+
+  // A step pattern that is no regular expression is refused before the command starts.
+  CHECK_FALSE(Parse({"--report", "--step-pattern", "(", "python3"}, &err));
+  CHECK(err.find("--step-pattern") != std::string::npos);
 }

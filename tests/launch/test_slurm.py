@@ -37,7 +37,7 @@ with open(script, "w") as f:
 set -e
 srun vprof-slurm --flush-ms 50 -- {' '.join(sim_train_args(5, logs))}
 srun --ntasks=1 vprof-slurm -- true   # a second step of the same job, into the same folder
-vprof-slurm --report --report-format json
+vprof-slurm --report --report-format json --warmup 2
 """)
 
 with Cluster(root) as cluster:
@@ -51,11 +51,13 @@ with Cluster(root) as cluster:
     job_id = re.search(r"Submitted batch job (\d+)", r.stdout).group(1)
     folder = os.path.join(work, f"vprof-{job_id}")
 
-    # Node by node, merged: exactly the report of the whole folder.
+    # Node by node, merged: exactly the report of the whole folder, with the
+    # --warmup the report step was given (passed on to each node's summary).
     with open(os.path.join(folder, "report.json")) as f:
         merged = json.load(f)
-    check(merged == without_per_record_analyses(report_of(folder)),
-          "the merged report differs from `vprof report` of DIR")
+    check(merged == without_per_record_analyses(report_of(folder, "--warmup", "2")),
+          "the merged report differs from `vprof report --warmup 2` of DIR")
+    check(merged["steps"]["warmup_steps"] == 2, f"steps {merged['steps'].get('window')}")
     check(os.path.exists(os.path.join(folder, "summaries", f"{cluster.node}.vsummary")),
           "no node summary")
     check(merged["all_inputs_whole"], "a trace is not whole")

@@ -99,6 +99,14 @@ JsonValue JsonOf(const Report& report) {
   return JsonValue::Parse(out.str());
 }
 
+// Collective `seq` of communicator 7 on the reference (process 1), ending at
+// `reference_end_ns`, and on process 0, ending `difference_ns` later.
+void AddMatched(CollectiveClockCheck& check, uint64_t seq, int64_t reference_end_ns,
+                int64_t difference_ns) {
+  check.Add(1, SpanOf(7, seq, 1, 2, reference_end_ns));
+  check.Add(0, SpanOf(7, seq, 0, 2, reference_end_ns + difference_ns));
+}
+
 }  // namespace
 
 TEST_CASE("the fit recovers an offset and a drift, the bound is the residual spread") {
@@ -143,8 +151,7 @@ TEST_CASE("late kernel ends in a few collectives move neither the drift nor the 
     const int64_t level = static_cast<int64_t>((7 * i) % 5) - 2;
     const bool late = i >= 300 && i % 6 == 0;
     const int64_t y = 5000 + 3 * static_cast<int64_t>(i) + 2000 * level + (late ? 500'000 : 0);
-    check.Add(1, SpanOf(7, i, 1, 2, x));
-    check.Add(0, SpanOf(7, i, 0, 2, x + y));
+    AddMatched(check, i, x, y);
   }
   const CollectiveClockEstimate estimate = check.Estimates().at(0).value();
   CHECK(estimate.collectives == 400);
@@ -165,8 +172,7 @@ TEST_CASE("collectives over less than 30 s: no drift, the offset is the median d
   for (uint64_t i = 0; i < 400; ++i) {
     const int64_t x = 1'000'000'000 + static_cast<int64_t>(i) * 1'000'000;
     const int64_t y = (i < 200 ? 5000 : -3000) + Jitter(i, 1000);
-    check.Add(1, SpanOf(7, i, 1, 2, x));
-    check.Add(0, SpanOf(7, i, 0, 2, x + y));
+    AddMatched(check, i, x, y);
   }
   const CollectiveClockEstimate estimate = check.Estimates().at(0).value();
   CHECK(estimate.span_ns == 399'000'000);

@@ -34,8 +34,8 @@ class PendingCollectives {
 
   // Gives up the oldest entry still pending, handing it to `give_up` first.
   // False when none is left.
-  bool GiveUpOldest(const std::function<void(Entry&)>& give_up) {
-    DropDoneFromFront();
+  template <typename GiveUp>
+  bool GiveUpOldest(GiveUp&& give_up) {
     if (order_.empty()) return false;
     const auto oldest = entries_.find(order_.front());
     give_up(oldest->second);
@@ -46,19 +46,11 @@ class PendingCollectives {
   }
 
   // Gives up the oldest entries beyond `most`, or while the arrival order
-  // holds more than twice that (one entry stuck at its front keeps the
-  // erased ones behind it).
-  void KeepAtMost(size_t most, const std::function<void(Entry&)>& give_up) {
-    while (entries_.size() > most) GiveUpOldest(give_up);
-    while (order_.size() > 2 * most) {
-      const auto oldest = entries_.find(order_.front());
-      if (oldest != entries_.end()) {
-        give_up(oldest->second);
-        entries_.erase(oldest);
-      }
-      order_.pop_front();
-    }
-    DropDoneFromFront();
+  // holds more than twice that (one entry stuck at its front keeps the done
+  // ones behind it).
+  template <typename GiveUp>
+  void KeepAtMost(size_t most, GiveUp&& give_up) {
+    while (entries_.size() > most || order_.size() > 2 * most) GiveUpOldest(give_up);
   }
 
   size_t size() const { return entries_.size(); }
@@ -71,7 +63,8 @@ class PendingCollectives {
     }
   };
 
-  // Keys at the front of the order whose entries are gone leave it.
+  // Keys at the front of the order whose entries are gone leave it: the
+  // front key, when there is one, is always a pending entry's.
   void DropDoneFromFront() {
     while (!order_.empty() && !entries_.contains(order_.front())) order_.pop_front();
   }

@@ -12,6 +12,11 @@
 namespace vprof::reporter {
 namespace {
 
+// How far (on the report's timeline) a process is read past the next one
+// before the merge moves on. The matcher then holds the collectives of this
+// much more time, a few steps' worth.
+constexpr int64_t kReadAheadNs = 500'000'000;
+
 // Where a batch sits on the report's timeline: its earliest enter. A batch
 // with no events (only a dropped count) goes first; it matches nothing.
 int64_t BatchStart(const vprof::trace::EventBatch& batch, int64_t clock_offset_ns) {
@@ -73,8 +78,21 @@ void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
   while (!next_batches.empty()) {
     const uint32_t process = next_batches.top().second;
     next_batches.pop();
-    Dispatch(*sources[process], process, matcher, stats);
-    advance(process);
+    // The process's batches up to kReadAheadNs past the next process's are
+    // read in one go: its tables stay in cache, where reading one batch of
+    // each of 1,024 processes in turn found them evicted every time.
+    const int64_t read_until = next_batches.empty() ? std::numeric_limits<int64_t>::max()
+                                                    : next_batches.top().first + kReadAheadNs;
+    TraceSource& source = *sources[process];
+    Dispatch(source, process, matcher, stats);
+    while (source.ReadNextBatch()) {
+      const int64_t start = BatchStart(source.batch(), source.record().clock_offset_ns);
+      if (start > read_until) {
+        next_batches.emplace(start, process);
+        break;
+      }
+      Dispatch(source, process, matcher, stats);
+    }
   }
 }
 

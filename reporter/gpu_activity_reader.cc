@@ -78,19 +78,19 @@ void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
 
 GpuRecord GpuActivityReader::Result() const {
   GpuRecord result = record_;
-  for (const auto& [iid, kernel] : kernels_by_iid_) {
+  kernels_by_iid_.ForEach([&](uint64_t iid, const KernelName& kernel) {
     std::string name = name_of_(iid);
     if (name.empty()) name = "(kernel name iid " + std::to_string(iid) + " not interned)";
     ActivityTotals& totals = result.kernels_by_name[name];
     totals.count += kernel.totals.count;
     totals.total_ns += kernel.totals.total_ns;
-  }
-  for (const auto& [iid, api] : apis_by_iid_) {
-    if (api.ipc_totals.count == 0) continue;
+  });
+  apis_by_iid_.ForEach([&](uint64_t iid, const ApiName& api) {
+    if (api.ipc_totals.count == 0) return;
     ActivityTotals& totals = result.ipc_calls[name_of_(iid)];
     totals.count += api.ipc_totals.count;
     totals.total_ns += api.ipc_totals.total_ns;
-  }
+  });
   result.nccl = linker_.Result();
   result.stream_waits = stream_waits_.result();
   return result;
@@ -98,18 +98,18 @@ GpuRecord GpuActivityReader::Result() const {
 
 GpuActivityReader::KernelName& GpuActivityReader::KernelNamed(uint64_t name_iid) {
   auto [kernel, inserted] = kernels_by_iid_.try_emplace(name_iid);
-  if (inserted) kernel->second.nccl_class = KernelClassOf(name_of_(name_iid)) == kNcclKernelClass;
-  return kernel->second;
+  if (inserted) kernel.nccl_class = KernelClassOf(name_of_(name_iid)) == kNcclKernelClass;
+  return kernel;
 }
 
 GpuActivityReader::ApiName& GpuActivityReader::ApiNamed(uint64_t api_name_iid) {
   auto [api, inserted] = apis_by_iid_.try_emplace(api_name_iid);
   if (inserted) {
     const std::string name = name_of_(api_name_iid);
-    api->second.launches_kernel = LaunchesKernel(name);
-    api->second.ipc = ApiClassOf(name) == kIpcApiClass;
+    api.launches_kernel = LaunchesKernel(name);
+    api.ipc = ApiClassOf(name) == kIpcApiClass;
   }
-  return api->second;
+  return api;
 }
 
 }  // namespace vprof::reporter

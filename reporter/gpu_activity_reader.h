@@ -9,10 +9,10 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 #include "reporter/gpu_record.h"
+#include "reporter/iid_table.h"
 #include "reporter/nccl_function.h"
 #include "reporter/nccl_kernel_linker.h"
 #include "reporter/stream_wait_matcher.h"
@@ -59,8 +59,8 @@ class GpuActivityReader {
 
   NameLookup name_of_;
   GpuRecord record_;  // all but the parts below
-  std::unordered_map<uint64_t, KernelName> kernels_by_iid_;
-  std::unordered_map<uint64_t, ApiName> apis_by_iid_;
+  IidTable<KernelName> kernels_by_iid_;
+  IidTable<ApiName> apis_by_iid_;
   NcclKernelLinker linker_;
   StreamWaitMatcher stream_waits_;
 };

@@ -79,8 +79,8 @@ bool TraceSource::ReadNextBatch() {
 }
 
 NcclFunction TraceSource::FunctionOf(const vprof::trace::NcclEvent& event) const {
-  const auto found = interned_.find(event.function_iid());
-  return found == interned_.end() ? NcclFunction::kUnknown : found->second.function;
+  const InternedName* found = interned_.find(event.function_iid());
+  return found ? found->function : NcclFunction::kUnknown;
 }
 
 void TraceSource::AbsorbHeaderEnvironment(const vprof::trace::RunHeader& header) {
@@ -98,7 +98,8 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
   switch (packet.data_case()) {
     case vprof::trace::TracePacket::kInternedString: {
       const auto& interned = packet.interned_string();
-      interned_[interned.iid()] = {interned.str(), NcclFunctionFromName(interned.str())};
+      interned_.try_emplace(interned.iid()).first = {interned.str(),
+                                                     NcclFunctionFromName(interned.str())};
       break;
     }
     case vprof::trace::TracePacket::kCommunicator: {
@@ -234,8 +235,8 @@ bool TraceSource::ReadPacket() {
 }
 
 std::string TraceSource::NameOf(uint64_t iid) const {
-  const auto found = interned_.find(iid);
-  return found == interned_.end() ? std::string() : found->second.text;
+  const InternedName* found = interned_.find(iid);
+  return found ? found->text : std::string();
 }
 
 void TraceSource::AddCollectiveSpan(CollectiveKernelSpan span) const {

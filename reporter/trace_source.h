@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_activity_reader.h"
+#include "reporter/iid_table.h"
 #include "reporter/inferred_phase_reader.h"
 #include "reporter/nccl_function.h"
 #include "reporter/nccl_plugin_reader.h"
@@ -87,7 +87,7 @@ class TraceSource {
   std::unique_ptr<char[]> packet_block_ = std::make_unique<char[]>(kPacketBlockBytes);
   google::protobuf::Arena arena_{PacketArenaOptions(packet_block_.get())};
   vprof::trace::TracePacket* packet_ = nullptr;
-  std::unordered_map<uint64_t, InternedName> interned_;  // by iid
+  IidTable<InternedName> interned_;
   bool footer_seen_ = false;
 
   static google::protobuf::ArenaOptions PacketArenaOptions(char* first_block);

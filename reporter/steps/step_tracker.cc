@@ -59,12 +59,12 @@ StepTracker::RangeKind StepTracker::KindOf(const vprof::trace::NvtxRange& range)
   if (new_name) {
     const std::string name = name_of_(range.name_iid());
     if (patterns_.Matches(name)) {
-      kind->second.role = RangeRole::kStep;
+      kind.role = RangeRole::kStep;
     } else if (const auto rule = MatchPhaseRule(name)) {
-      kind->second = {RangeRole::kPhase, rule->phase};
+      kind = {RangeRole::kPhase, rule->phase};
     }
   }
-  return kind->second;
+  return kind;
 }
 
 void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
@@ -176,7 +176,8 @@ void StepTracker::Dispatch(const GpuWork& work) {
   if (work.kind != WorkKind::kCopy) {
     if (!main_tid_) main_tid_ = work.tid;
     if (work.tid != *main_tid_)
-      off_main_by_iid_[work.name_iid].Add(0, Unsigned(work.end_ns - work.start_ns));
+      off_main_by_iid_.try_emplace(work.name_iid)
+          .first.Add(0, Unsigned(work.end_ns - work.start_ns));
   }
   nvtx_.AddWork(work);
   DropInferredOnceNvtxSteps();
@@ -290,11 +291,11 @@ ProcessSteps StepTracker::Finish() {
 
 std::map<std::string, ActivityTotals> StepTracker::OffMainThreadKernels() const {
   std::map<std::string, ActivityTotals> kernels;
-  for (const auto& [iid, totals] : off_main_by_iid_) {
+  off_main_by_iid_.ForEach([&](uint64_t iid, const ActivityTotals& totals) {
     ActivityTotals& named = kernels[name_of_(iid)];
     named.count += totals.count;
     named.total_ns += totals.total_ns;
-  }
+  });
   return kernels;
 }
 
@@ -305,22 +306,22 @@ const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {
     const std::string_view kernel_class = KernelClassOf(name);
     const bool comm =
         kernel_class == kNcclKernelClass || kernel_class == kCustomAllReduceKernelClass;
-    kernel->second.kind = comm ? WorkKind::kComm : WorkKind::kCompute;
-    kernel->second.optimizer = kernel_class == kOptimizerKernelClass;
-    if (comm) kernel->second.named_function = FunctionInKernelName(name, kernel_class);
+    kernel.kind = comm ? WorkKind::kComm : WorkKind::kCompute;
+    kernel.optimizer = kernel_class == kOptimizerKernelClass;
+    if (comm) kernel.named_function = FunctionInKernelName(name, kernel_class);
   }
-  return kernel->second;
+  return kernel;
 }
 
 const StepTracker::ApiInfo& StepTracker::ApiNamed(uint64_t name_iid) {
   auto [api, inserted] = apis_by_iid_.try_emplace(name_iid);
   if (inserted) {
     const std::string name = name_of_(name_iid);
-    api->second.launches_work = LaunchesKernel(name) || name.find("Memcpy") != std::string::npos ||
-                                name.find("Memset") != std::string::npos;
-    api->second.profiler_start = name == "cudaProfilerStart" || name == "cuProfilerStart";
+    api.launches_work = LaunchesKernel(name) || name.find("Memcpy") != std::string::npos ||
+                        name.find("Memset") != std::string::npos;
+    api.profiler_start = name == "cudaProfilerStart" || name == "cuProfilerStart";
   }
-  return api->second;
+  return api;
 }
 
 }  // namespace vprof::reporter

@@ -14,10 +14,10 @@
 #include <map>
 #include <memory_resource>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "reporter/gpu_record.h"
+#include "reporter/iid_table.h"
 #include "reporter/nccl_function.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
@@ -115,9 +115,9 @@ class StepTracker {
   NameLookup name_of_;
   const StepPatterns& patterns_;
   ProcessSteps result_;
-  std::unordered_map<uint64_t, KernelInfo> kernels_by_iid_;
-  std::unordered_map<uint64_t, ApiInfo> apis_by_iid_;
-  std::unordered_map<uint64_t, RangeKind> range_kinds_by_iid_;
+  IidTable<KernelInfo> kernels_by_iid_;
+  IidTable<ApiInfo> apis_by_iid_;
+  IidTable<RangeKind> range_kinds_by_iid_;
   std::map<uint64_t, bool> nccl_domain_;  // by domain iid
   // The in-flight tables take and give back an entry per record: their
   // nodes come from a pool, not from malloc one by one.
@@ -141,7 +141,7 @@ class StepTracker {
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;
   std::optional<uint32_t> main_tid_;
-  std::unordered_map<uint64_t, ActivityTotals> off_main_by_iid_;  // kernels, by name iid
+  IidTable<ActivityTotals> off_main_by_iid_;  // kernels, by name iid
   // Set once the process has an NVTX step: its inferred steps would never be
   // reported (BuildStepsReport), so they are neither analyzed nor kept.
   bool inferred_dropped_ = false;

@@ -24,8 +24,13 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   // those that touch the range are one run, found by binary search.
   OpenStep step{start_ns, end_ns, {}};
   // Steps of a program are alike: room for as much work as the last one
-  // closed saves growing the vector one doubling at a time.
-  step.works.reserve(last_closed_works_);
+  // closed, or (before any closed) for the waiting work launched inside it,
+  // saves growing the vector one doubling at a time.
+  const auto launched_inside = [&](const GpuWork& work) {
+    return work.launch_ns >= start_ns && work.launch_ns <= end_ns;
+  };
+  step.works.reserve(std::max<size_t>(
+      last_closed_works_, std::count_if(undecided_.begin(), undecided_.end(), launched_inside)));
   auto it = std::lower_bound(open_.begin(), open_.end(), start_ns,
                              [](const OpenStep& open, int64_t at) { return open.end_ns < at; });
   while (it != open_.end() && it->start_ns <= end_ns) {

@@ -14,38 +14,40 @@ void KeepLongest(std::optional<StepSpan>& into, const std::optional<StepSpan>& l
   if (!into || (*later).*figure > (*into).*figure) into = later;
 }
 
-StepDetail DetailOf(StepResult& step) {
-  StepDetail detail;
-  for (auto& [phase, times] : step.phases) detail.phases.emplace(phase, std::move(times));
-  for (const StepStreamUse& use : step.streams) detail.streams.emplace(use.stream, use);
-  KeepLongest(detail.longest_exposed_comm, step.longest_exposed_comm, &StepSpan::exposed_ns);
-  KeepLongest(detail.longest_idle_gap, step.longest_idle_gap, &StepSpan::duration_ns);
-  return detail;
-}
-
 }  // namespace
 
 void StepDetail::Add(const StepDetail& later) {
   for (const auto& [phase, times] : later.phases) AddSegmentTimes(phases[phase], times);
-  for (const auto& [stream, use] : later.streams) {
-    StepStreamUse& sum = streams[stream];
-    sum.stream = stream;
-    sum.compute_kernels += use.compute_kernels;
-    sum.comm_kernels += use.comm_kernels;
-    sum.copies += use.copies;
-    sum.busy_ns += use.busy_ns;
-  }
-  KeepLongest(longest_exposed_comm, later.longest_exposed_comm, &StepSpan::exposed_ns);
-  KeepLongest(longest_idle_gap, later.longest_idle_gap, &StepSpan::duration_ns);
+  for (const auto& entry : later.streams) AddStreamUse(entry.second);
+  KeepLongestSpans(later.longest_exposed_comm, later.longest_idle_gap);
+}
+
+void StepDetail::Add(const StepResult& step) {
+  for (const auto& [phase, times] : step.phases) AddSegmentTimes(phases[phase], times);
+  for (const StepStreamUse& use : step.streams) AddStreamUse(use);
+  KeepLongestSpans(step.longest_exposed_comm, step.longest_idle_gap);
+}
+
+void StepDetail::KeepLongestSpans(const std::optional<StepSpan>& exposed_comm,
+                                  const std::optional<StepSpan>& idle_gap) {
+  KeepLongest(longest_exposed_comm, exposed_comm, &StepSpan::exposed_ns);
+  KeepLongest(longest_idle_gap, idle_gap, &StepSpan::duration_ns);
+}
+
+void StepDetail::AddStreamUse(const StepStreamUse& use) {
+  StepStreamUse& sum = streams[use.stream];
+  sum.stream = use.stream;
+  sum.compute_kernels += use.compute_kernels;
+  sum.comm_kernels += use.comm_kernels;
+  sum.copies += use.copies;
+  sum.busy_ns += use.busy_ns;
 }
 
 void StepLedger::Add(StepResult step) {
-  StepDetail detail = DetailOf(step);
-  if (first_.size() < detailed_steps_) {
-    first_.push_back(std::move(detail));
-  } else {
-    rest_.Add(detail);
-  }
+  // Past the first steps, a step's detail goes straight into the sum.
+  const bool detailed = rows_.size() < detailed_steps_;
+  if (detailed) first_.emplace_back();
+  (detailed ? first_.back() : rest_).Add(step);
   rows_.push_back({step.range_start_ns,
                    {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns,
                     std::move(step.times), std::move(step.buckets)}});

@@ -42,6 +42,12 @@ struct StepDetail {
 
   // Adds a later step's (or later steps') detail.
   void Add(const StepDetail& later);
+  void Add(const StepResult& step);
+
+ private:
+  void KeepLongestSpans(const std::optional<StepSpan>& exposed_comm,
+                        const std::optional<StepSpan>& idle_gap);
+  void AddStreamUse(const StepStreamUse& use);
 };
 
 class StepLedger {

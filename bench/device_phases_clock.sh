@@ -5,6 +5,8 @@
 # section and its Clock check line (a steady workload on one host: offsets and drift near 0).
 # Then ddp_step.py for 3,000 timed steps (about 37 s), so that its all-reduces span the 30 s a
 # drift fit needs (kMinDriftSpanNs): on one host, one clock, the drift must come out near 0.
+# The lp runs add two forward-only (logprob) passes and three micro-batches to each step, with
+# and without NVTX: the inferred logprob row against the NVTX steps' logprob phase.
 # Usage: device_phases_clock.sh [LIB] [VPROF]; leaves the text and JSON reports under $OUT.
 # SKIP_LONG=1 stops before the 3,000-step run.
 set -uo pipefail
@@ -13,9 +15,11 @@ vprof="$(realpath "${2:-.device/vprof}")"
 export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 out="${OUT:-device-out}"
 mkdir -p "$out"
-for name in ddp_nonvtx ddp; do
+lp=(--logprob-passes 2 --micro-batches 3)
+for name in ddp_nonvtx ddp lp_nonvtx lp; do
   extra=()
-  [[ $name == ddp_nonvtx ]] && extra=(--no-nvtx)
+  [[ $name == *_nonvtx ]] && extra+=(--no-nvtx)
+  [[ $name == lp* ]] && extra+=("${lp[@]}")
   LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="/tmp/vp-$name" timeout 200 \
     torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py "${extra[@]}" \
     > "/tmp/$name.out" 2>&1

@@ -43,6 +43,11 @@ constexpr InferenceRule kRules[] = {
      {kCommunicationPhase, "custom_allreduce_kernels"}},
     {ProcessRole::kTrain, kAny, kAny, LaunchThread::kOther, {kBackwardPhase, "autograd_thread"}},
     {ProcessRole::kTrain, kAny, kAny, LaunchThread::kMain, {kForwardPhase, "main_thread"}},
+    {ProcessRole::kTrain,
+     kAny,
+     kAny,
+     LaunchThread::kMainForwardOnly,
+     {kLogprobPhase, "forward_only_pass"}},
     {ProcessRole::kTrain, kAny, kAny, kAny, {kTrainComputePhase, "train_process"}},
     {kAny, kAny, kAny, kAny, {kComputePhase, "unknown_role"}},
 };

@@ -7,9 +7,12 @@
 // Forward, backward and logprob passes run the same GEMM, attention and
 // elementwise kernels, so kernel names cannot tell them apart; the launching
 // thread can: PyTorch runs backward on the autograd engine's device thread,
-// and forward (logprob passes included) on the thread that called the model.
-// A training process whose compute all came from one thread (CUDA graphs,
-// no backward) keeps "train compute", never a guess.
+// and forward on the thread that called the model. Of the main thread's
+// compute, the forward-only passes (logprob: no backward follows them) are
+// those a step launched before its first training forward, found by that
+// forward's kernels matching the step's next one (step_tracker.h). A
+// training process whose compute all came from one thread (CUDA graphs, no
+// backward) keeps "train compute", never a guess.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +33,10 @@ enum class CommunicatorUse : uint8_t {
 enum class LaunchThread : uint8_t {
   kUnknown,  // not told: the process launched all its compute from one thread
   kMain,     // the thread that launched the process's first kernel
-  kOther,    // another thread (PyTorch's autograd device thread)
+  // The main thread, in a forward-only pass: before its step's first
+  // training forward.
+  kMainForwardOnly,
+  kOther,  // another thread (PyTorch's autograd device thread)
 };
 
 // The phases inference gives; NVTX rules (phase_rules.cc) may name others.
@@ -41,6 +47,7 @@ inline constexpr std::string_view kCommunicationPhase = "communication";
 inline constexpr std::string_view kTrainComputePhase = "train compute";
 inline constexpr std::string_view kForwardPhase = "forward";
 inline constexpr std::string_view kBackwardPhase = "backward";
+inline constexpr std::string_view kLogprobPhase = "logprob";  // as phase_rules.cc names it
 inline constexpr std::string_view kComputePhase = "compute";
 inline constexpr std::string_view kIdlePhase = "idle";
 // The rule of the idle row: the GPU span less the time any GPU work ran.

@@ -3,7 +3,7 @@
 // its GPU span and busy time, for the idle row, and which kernels other
 // threads than the main one launched. Filled while the trace streams past
 // (inferred_phase_reader.h; the threads by step_tracker.h, which matches
-// kernels with their launch calls).
+// kernels with their launch calls, and finds the forward-only passes).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,10 @@ struct InferredPhaseInput {
   // the first kernel), by kernel name: in PyTorch, backward runs on the
   // autograd engine's device thread, forward on the caller's.
   std::map<std::string, ActivityTotals> off_main_thread_kernels;
+  // Main-thread kernels of forward-only passes (logprob), by kernel name:
+  // those a step launched before its first training forward
+  // (StepTracker::ForwardOnlyKernels).
+  std::map<std::string, ActivityTotals> forward_only_kernels;
 
   int64_t kernel_span_ns() const {
     return static_cast<int64_t>(last_kernel_end_ns - first_kernel_start_ns);

@@ -106,17 +106,24 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
           kernels.total_ns);
       continue;
     }
-    const auto off = input.off_main_thread_kernels.find(name);
-    ActivityTotals other;
-    if (off != input.off_main_thread_kernels.end()) {
-      other.count = std::min(off->second.count, kernels.count);
-      other.total_ns = std::min(off->second.total_ns, kernels.total_ns);
-    }
+    // The kernels' totals, split: other threads', then of the rest, the
+    // forward-only passes', then the main thread's forward.
+    ActivityTotals rest = kernels;
+    const auto add_part = [&](const std::map<std::string, ActivityTotals>& parts,
+                              LaunchThread thread) {
+      const auto part = parts.find(name);
+      if (part == parts.end()) return;
+      const uint64_t count = std::min(part->second.count, rest.count);
+      const int64_t total_ns = std::min(part->second.total_ns, rest.total_ns);
+      Add(totals, InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown, thread), count,
+          total_ns);
+      rest.count -= count;
+      rest.total_ns -= total_ns;
+    };
+    add_part(input.off_main_thread_kernels, LaunchThread::kOther);
+    add_part(input.forward_only_kernels, LaunchThread::kMainForwardOnly);
     Add(totals, InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown, LaunchThread::kMain),
-        kernels.count - other.count, kernels.total_ns - other.total_ns);
-    Add(totals,
-        InferredPhaseOf(role, kernel_class, CommunicatorUse::kUnknown, LaunchThread::kOther),
-        other.count, other.total_ns);
+        rest.count, rest.total_ns);
   }
   for (const auto& [key, linked] : record.gpu.nccl.collectives) {
     const CommunicatorUse use =

@@ -73,6 +73,22 @@ ActivityTotals DecodeActivity(const vprof::summary::ActivityTotals& totals) {
   return {totals.count(), totals.bytes(), totals.total_ns()};
 }
 
+void EncodeNamedTotals(const std::map<std::string, ActivityTotals>& totals,
+                       google::protobuf::RepeatedPtrField<vprof::summary::NamedTotals>& out) {
+  for (const auto& [name, named] : totals) {
+    vprof::summary::NamedTotals& row = *out.Add();
+    row.set_name(name);
+    EncodeActivity(named, row.mutable_totals());
+  }
+}
+
+std::map<std::string, ActivityTotals> DecodeNamedTotals(
+    const google::protobuf::RepeatedPtrField<vprof::summary::NamedTotals>& rows) {
+  std::map<std::string, ActivityTotals> totals;
+  for (const auto& row : rows) totals[row.name()] = DecodeActivity(row.totals());
+  return totals;
+}
+
 GpuTotals EncodeGpu(const GpuRecord& record) {
   GpuTotals totals;
   if (record.capture) *totals.mutable_capture() = *record.capture;
@@ -84,11 +100,7 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   totals.set_api_calls(record.api_calls);
   totals.set_dropped_records(record.dropped_records);
   totals.set_cupti_overhead_ns(record.cupti_overhead_ns);
-  for (const auto& [name, kernels] : record.kernels_by_name) {
-    vprof::summary::NamedTotals& row = *totals.add_kernels_by_name();
-    row.set_name(name);
-    EncodeActivity(kernels, row.mutable_totals());
-  }
+  EncodeNamedTotals(record.kernels_by_name, *totals.mutable_kernels_by_name());
   EncodeLinkage(record.nccl, totals);
   totals.set_event_records(record.stream_waits.event_records);
   totals.set_waits(record.stream_waits.waits);
@@ -100,11 +112,7 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
     edge.set_waits(waits);
   }
   totals.set_nccl_graph_kernels(record.nccl_graph_kernels);
-  for (const auto& [api, calls] : record.ipc_calls) {
-    vprof::summary::NamedTotals& row = *totals.add_ipc_calls();
-    row.set_name(api);
-    EncodeActivity(calls, row.mutable_totals());
-  }
+  EncodeNamedTotals(record.ipc_calls, *totals.mutable_ipc_calls());
   EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
   for (const auto& [id, device] : record.devices) {
     vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
@@ -126,9 +134,7 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.api_calls = totals.api_calls();
   record.dropped_records = totals.dropped_records();
   record.cupti_overhead_ns = totals.cupti_overhead_ns();
-  for (const auto& row : totals.kernels_by_name()) {
-    record.kernels_by_name[row.name()] = DecodeActivity(row.totals());
-  }
+  record.kernels_by_name = DecodeNamedTotals(totals.kernels_by_name());
   record.nccl = DecodeLinkage(totals);
   record.stream_waits.event_records = totals.event_records();
   record.stream_waits.waits = totals.waits();
@@ -137,9 +143,7 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
     record.stream_waits.edges[{edge.recording_stream(), edge.waiting_stream()}] = edge.waits();
   }
   record.nccl_graph_kernels = totals.nccl_graph_kernels();
-  for (const auto& row : totals.ipc_calls()) {
-    record.ipc_calls[row.name()] = DecodeActivity(row.totals());
-  }
+  record.ipc_calls = DecodeNamedTotals(totals.ipc_calls());
   record.peer_copies = DecodeActivity(totals.peer_copies());
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;

@@ -41,11 +41,8 @@ vprof::summary::InferredPhaseInput EncodeInferredPhaseInput(const InferredPhaseI
   encoded.set_first_kernel_start_ns(input.first_kernel_start_ns);
   encoded.set_last_kernel_end_ns(input.last_kernel_end_ns);
   encoded.set_kernel_busy_ns(input.kernel_busy_ns);
-  for (const auto& [name, totals] : input.off_main_thread_kernels) {
-    vprof::summary::NamedTotals& row = *encoded.add_off_main_thread_kernels();
-    row.set_name(name);
-    EncodeActivity(totals, row.mutable_totals());
-  }
+  EncodeNamedTotals(input.off_main_thread_kernels, *encoded.mutable_off_main_thread_kernels());
+  EncodeNamedTotals(input.forward_only_kernels, *encoded.mutable_forward_only_kernels());
   return encoded;
 }
 
@@ -58,9 +55,8 @@ std::optional<InferredPhaseInput> DecodeInferredPhaseInput(const vprof::summary:
   input.first_kernel_start_ns = encoded.first_kernel_start_ns();
   input.last_kernel_end_ns = encoded.last_kernel_end_ns();
   input.kernel_busy_ns = encoded.kernel_busy_ns();
-  for (const auto& row : encoded.off_main_thread_kernels()) {
-    input.off_main_thread_kernels[row.name()] = DecodeActivity(row.totals());
-  }
+  input.off_main_thread_kernels = DecodeNamedTotals(encoded.off_main_thread_kernels());
+  input.forward_only_kernels = DecodeNamedTotals(encoded.forward_only_kernels());
   return input;
 }
 

@@ -72,8 +72,9 @@ bool TraceSource::ReadNextBatch() {
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
   record_.inferred_phase_input = inferred_phases_.Result();
-  record_.inferred_phase_input->off_main_thread_kernels = steps_.OffMainThreadKernels();
   record_.steps = steps_.Finish();
+  record_.inferred_phase_input->off_main_thread_kernels = steps_.OffMainThreadKernels();
+  record_.inferred_phase_input->forward_only_kernels = steps_.ForwardOnlyKernels();
   RecordStop();
   return false;
 }

@@ -7,9 +7,13 @@ workload 2). --torch-profiler wraps the timed steps in torch.profiler (CPU +
 CUDA), for overhead comparisons; --torch-profiler-out PREFIX wraps the whole
 run in torch.profiler (CUDA) and writes its GPU counts to PREFIX.rank<R>.json.
 --no-nvtx leaves the NVTX ranges out (the reporter then finds steps from the
-optimizer's kernels).
+optimizer's kernels). --logprob-passes N runs N forward-only passes at the
+start of each step, as an RL trainer computes log-probs (NVTX "log_probs");
+--micro-batches M runs M forward/backward passes per step (gradient
+accumulation, all-reduce on the last).
 """
 import argparse
+import contextlib
 import os
 import statistics
 import time
@@ -40,6 +44,8 @@ def main():
     ap.add_argument("--torch-profiler-out")
     ap.add_argument("--no-nvtx", action="store_true")
     ap.add_argument("--steps", type=int, default=30, help="timed steps")
+    ap.add_argument("--logprob-passes", type=int, default=0)
+    ap.add_argument("--micro-batches", type=int, default=1)
     args = ap.parse_args()
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
@@ -67,12 +73,21 @@ def train(args):
     def step():
         nvtx.range_push("step")
         opt.zero_grad(set_to_none=True)
-        nvtx.range_push("forward")
-        loss = model(x).float().pow(2).mean()
-        nvtx.range_pop()
-        nvtx.range_push("backward")
-        loss.backward()
-        nvtx.range_pop()
+        if args.logprob_passes:
+            nvtx.range_push("log_probs")
+            with torch.no_grad():
+                for _ in range(args.logprob_passes):
+                    model(x).float().log_softmax(-1)
+            nvtx.range_pop()
+        for micro_batch in range(args.micro_batches):
+            last = micro_batch == args.micro_batches - 1
+            with contextlib.nullcontext() if last else model.no_sync():
+                nvtx.range_push("forward")
+                loss = model(x).float().pow(2).mean()
+                nvtx.range_pop()
+                nvtx.range_push("backward")
+                loss.backward()
+                nvtx.range_pop()
         nvtx.range_push("optimizer")
         opt.step()
         nvtx.range_pop()

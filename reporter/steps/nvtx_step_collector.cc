@@ -22,7 +22,7 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   // Steps it holds become part of it; one that holds it or crosses it wins.
   // Open steps do not overlap, so they are sorted by end as well as by start:
   // those that touch the range are one run, found by binary search.
-  OpenStep step{start_ns, end_ns, {}};
+  OpenStep step{start_ns, end_ns, SpareWorks()};
   // Steps of a program are alike: room for as much work as the last one
   // closed, or (before any closed) for the waiting work launched inside it,
   // saves growing the vector one doubling at a time.
@@ -104,7 +104,18 @@ void NvtxStepCollector::CloseFront() {
   }
   last_window_end_ = closed.window_end_ns;
   last_closed_range_ = {step.start_ns, step.end_ns};
-  sink_(std::move(closed));
+  sink_(closed);
+  if (spare_works_.size() < kMaxSpareWorks) {
+    closed.works.clear();
+    spare_works_.push_back(std::move(closed.works));
+  }
+}
+
+std::vector<GpuWork> NvtxStepCollector::SpareWorks() {
+  if (spare_works_.empty()) return {};
+  std::vector<GpuWork> works = std::move(spare_works_.back());
+  spare_works_.pop_back();
+  return works;
 }
 
 void NvtxStepCollector::Finish() {

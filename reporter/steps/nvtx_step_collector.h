@@ -66,6 +66,7 @@ class NvtxStepCollector {
 
  private:
   static constexpr size_t kMaxOpenSteps = size_t{1} << 12;
+  static constexpr size_t kMaxSpareWorks = 4;
 
   struct OpenStep {
     int64_t start_ns;
@@ -75,12 +76,16 @@ class NvtxStepCollector {
 
   // Places work launched no later than the latest range end read.
   void Place(const GpuWork& work);
+  // An empty vector for a new step's work, with room left by a closed one.
+  std::vector<GpuWork> SpareWorks();
   void CloseFront();
   void CloseOldestBeyondCaps();
 
   ClosedStepSink sink_;
   std::deque<OpenStep> open_;  // by start; they do not overlap
   std::deque<GpuWork> undecided_;
+  // Closed steps' vectors, emptied: a step opens for each one that closes.
+  std::vector<std::vector<GpuWork>> spare_works_;
   std::optional<std::pair<int64_t, int64_t>> last_closed_range_;
   std::optional<int64_t> last_window_end_;
   int64_t latest_range_end_ = INT64_MIN;

@@ -49,7 +49,7 @@ void OptimizerStepCollector::CloseStep() {
   in_burst_ = false;
   burst_end_ = 0;
   since_optimizer_ = 0;
-  sink_(std::move(step));
+  sink_(step);
 }
 
 void OptimizerStepCollector::Finish() {

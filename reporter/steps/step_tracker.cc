@@ -38,8 +38,9 @@ uint64_t Unsigned(int64_t ns) { return ns > 0 ? static_cast<uint64_t>(ns) : 0; }
 StepTracker::StepTracker(NameLookup name_of, const StepPatterns& patterns)
     : name_of_(std::move(name_of)),
       patterns_(patterns),
-      nvtx_([this](ClosedStep step) { Analyze(std::move(step), result_.nvtx); }),
-      inferred_([this](ClosedStep step) { Analyze(std::move(step), result_.inferred); }) {}
+      nvtx_([this](ClosedStep& step) { Analyze(step, result_.nvtx, forward_only_nvtx_); }),
+      inferred_(
+          [this](ClosedStep& step) { Analyze(step, result_.inferred, forward_only_inferred_); }) {}
 
 void StepTracker::AddEnvironment(const vprof::trace::RunHeader& header) {
   for (const auto& variable : header.env()) {
@@ -175,9 +176,11 @@ void StepTracker::AddWork(GpuWork work, bool from_graph) {
 void StepTracker::Dispatch(const GpuWork& work) {
   if (work.kind != WorkKind::kCopy) {
     if (!main_tid_) main_tid_ = work.tid;
-    if (work.tid != *main_tid_)
+    if (work.tid != *main_tid_) {
       off_main_by_iid_.try_emplace(work.name_iid)
           .first.Add(0, Unsigned(work.end_ns - work.start_ns));
+      any_off_main_compute_ |= work.kind == WorkKind::kCompute && !work.optimizer;
+    }
   }
   nvtx_.AddWork(work);
   DropInferredOnceNvtxSteps();
@@ -202,9 +205,11 @@ void StepTracker::DropInferredOnceNvtxSteps() {
   inferred_dropped_ = true;
   inferred_.Drop();
   result_.inferred = StepLedger();
+  forward_only_inferred_ = KernelTotals();
 }
 
-void StepTracker::Analyze(ClosedStep step, StepLedger& into) {
+void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only) {
+  if (any_off_main_compute_) CountForwardOnlyPasses(step, forward_only);
   for (GpuWork& work : step.works) {
     if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
     const auto call = calls_.find(work.call_id);
@@ -289,14 +294,49 @@ ProcessSteps StepTracker::Finish() {
   return std::move(result_);
 }
 
-std::map<std::string, ActivityTotals> StepTracker::OffMainThreadKernels() const {
-  std::map<std::string, ActivityTotals> kernels;
-  off_main_by_iid_.ForEach([&](uint64_t iid, const ActivityTotals& totals) {
-    ActivityTotals& named = kernels[name_of_(iid)];
-    named.count += totals.count;
-    named.total_ns += totals.total_ns;
+void StepTracker::CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& into) {
+  // The step's compute in launch order (CUPTI's correlation ids grow with
+  // every API call), optimizer kernels aside.
+  pass_works_.clear();
+  for (const GpuWork& work : step.works) {
+    if (work.kind == WorkKind::kCompute && !work.optimizer) pass_works_.push_back(&work);
+  }
+  std::sort(pass_works_.begin(), pass_works_.end(), [](const GpuWork* a, const GpuWork* b) {
+    return a->correlation_id < b->correlation_id;
   });
-  return kernels;
+  const auto on_main = [&](const GpuWork* work) { return work->tid == *main_tid_; };
+  const auto first_backward = std::find_if_not(pass_works_.begin(), pass_works_.end(), on_main);
+  const auto second_forward = std::find_if(first_backward, pass_works_.end(), on_main);
+  const auto second_backward = std::find_if_not(second_forward, pass_works_.end(), on_main);
+  if (second_backward == pass_works_.end()) return;  // fewer than two backward runs
+  const auto forward_kernels = second_backward - second_forward;
+  if (first_backward - pass_works_.begin() <= forward_kernels) return;  // nothing before it
+  const auto forward_only_end = first_backward - forward_kernels;
+  if (!std::equal(forward_only_end, first_backward, second_forward, second_backward,
+                  [](const GpuWork* a, const GpuWork* b) { return a->name_iid == b->name_iid; })) {
+    return;
+  }
+  for (auto work = pass_works_.begin(); work != forward_only_end; ++work) {
+    into.try_emplace((*work)->name_iid).first.Add(0, Unsigned((*work)->end_ns - (*work)->start_ns));
+  }
+}
+
+std::map<std::string, ActivityTotals> StepTracker::ByName(const KernelTotals& kernels) const {
+  std::map<std::string, ActivityTotals> named;
+  kernels.ForEach([&](uint64_t iid, const ActivityTotals& totals) {
+    ActivityTotals& sum = named[name_of_(iid)];
+    sum.count += totals.count;
+    sum.total_ns += totals.total_ns;
+  });
+  return named;
+}
+
+std::map<std::string, ActivityTotals> StepTracker::OffMainThreadKernels() const {
+  return ByName(off_main_by_iid_);
+}
+
+std::map<std::string, ActivityTotals> StepTracker::ForwardOnlyKernels() const {
+  return ByName(inferred_dropped_ ? forward_only_nvtx_ : forward_only_inferred_);
 }
 
 const StepTracker::KernelInfo& StepTracker::KernelNamed(uint64_t name_iid) {

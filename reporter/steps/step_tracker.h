@@ -60,6 +60,13 @@ class StepTracker {
   // launched the first kernel whose launch record was read), by kernel name:
   // PyTorch runs backward on its autograd device thread (inferred_phase.h).
   std::map<std::string, ActivityTotals> OffMainThreadKernels() const;
+  // Main-thread kernels of forward-only passes (logprob), by kernel name:
+  // those a step launched before its first training forward. That forward
+  // is found by its kernels: the same sequence, by name, as the step's next
+  // forward (the main-thread run between its first two backward runs).
+  // None in a step with fewer than two backward runs, or whose first forward
+  // does not match its second: no guess.
+  std::map<std::string, ActivityTotals> ForwardOnlyKernels() const;
 
  private:
   // Each table holds at most this many entries, the oldest dropped first:
@@ -101,7 +108,10 @@ class StepTracker {
   void AddWork(GpuWork work, bool from_graph);
   void Dispatch(const GpuWork& work);
   void DropInferredOnceNvtxSteps();
-  void Analyze(ClosedStep step, StepLedger& into);
+  using KernelTotals = IidTable<ActivityTotals>;  // by kernel name iid
+  void Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only);
+  void CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& into);
+  std::map<std::string, ActivityTotals> ByName(const KernelTotals& kernels) const;
   // The phase ranges that may overlap [start_ns, end_ns]: those starting
   // from start_ns minus the longest range's length up to end_ns. The caller
   // checks each one's end.
@@ -141,7 +151,12 @@ class StepTracker {
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;
   std::optional<uint32_t> main_tid_;
-  IidTable<ActivityTotals> off_main_by_iid_;  // kernels, by name iid
+  KernelTotals off_main_by_iid_;
+  bool any_off_main_compute_ = false;
+  // Of the NVTX steps and of the inferred ones: only one kind is reported.
+  KernelTotals forward_only_nvtx_;
+  KernelTotals forward_only_inferred_;
+  std::vector<const GpuWork*> pass_works_;  // CountForwardOnlyPasses's, kept
   // Set once the process has an NVTX step: its inferred steps would never be
   // reported (BuildStepsReport), so they are neither analyzed nor kept.
   bool inferred_dropped_ = false;

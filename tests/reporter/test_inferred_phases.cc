@@ -75,6 +75,10 @@ TEST_CASE("inferred phase: the table, first matching row decides") {
   };
   CHECK(on(ProcessRole::kTrain, "gemm", LaunchThread::kMain) == "forward / main_thread");
   CHECK(on(ProcessRole::kTrain, "gemm", LaunchThread::kOther) == "backward / autograd_thread");
+  CHECK(on(ProcessRole::kTrain, "gemm", LaunchThread::kMainForwardOnly) ==
+        "logprob / forward_only_pass");
+  CHECK(on(ProcessRole::kTrain, kOptimizerKernelClass, LaunchThread::kMainForwardOnly) ==
+        "optimizer / optimizer_kernels");
   CHECK(on(ProcessRole::kTrain, kOptimizerKernelClass, LaunchThread::kOther) ==
         "optimizer / optimizer_kernels");
   CHECK(on(ProcessRole::kTrain, kNcclKernelClass, LaunchThread::kOther) ==
@@ -205,6 +209,70 @@ TEST_CASE("step tracker: kernels launched off the main thread, by name") {
   CHECK(off_main.at("gemm_b").total_ns == 90);
 }
 
+namespace {
+
+// One step of a trainer: each pass's kernels by name iid (2: gemm, 3: gelu,
+// 4: softmax), main-thread passes on thread 7 and backward ones on thread 9,
+// launched in turn; the step's NVTX range (iid 5, "ProfilerStep#1") holds
+// them all. Kernel n (from 1) runs n*10 ns. Returns the forward-only kernels.
+std::map<std::string, ActivityTotals> ForwardOnlyOf(
+    const std::vector<std::pair<uint32_t, std::vector<uint64_t>>>& passes) {
+  const std::map<uint64_t, std::string> names = {
+      {1, "cudaLaunchKernel"}, {2, "gemm"}, {3, "gelu"}, {4, "softmax"}, {5, "ProfilerStep#1"}};
+  StepTracker tracker([&](uint64_t iid) { return names.at(iid); }, DefaultStepMatcher());
+  std::vector<Launch> calls;
+  std::vector<LaunchedKernel> kernels;
+  for (const auto& [tid, pass] : passes) {
+    for (const uint64_t name_iid : pass) {
+      const auto correlation = static_cast<uint32_t>(calls.size() + 1);
+      calls.push_back({correlation, tid});
+      kernels.push_back({name_iid, correlation, 10 * uint64_t{correlation}});
+    }
+  }
+  tracker.AddGpuBatch(LaunchesOf(calls, kernels));
+  vprof::trace::NvtxBatch nvtx;
+  vprof::trace::NvtxRange& step = *nvtx.add_range();
+  step.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+  step.set_name_iid(5);
+  step.set_start_ns(1);
+  step.set_end_ns(500 * (calls.size() + 1));
+  tracker.AddNvtxBatch(nvtx);
+  tracker.Finish();
+  return tracker.ForwardOnlyKernels();
+}
+
+}  // namespace
+
+TEST_CASE("step tracker: forward-only passes are the main thread's before the first forward") {
+  constexpr uint32_t kMain = 7, kAutograd = 9;
+  const std::vector<uint64_t> forward = {2, 3, 2};
+  const std::vector<uint64_t> backward = {2, 2};
+  // Two logprob passes (gemm, softmax), then two microbatches' forward and
+  // backward: the main thread's first run is 2 + 2 + 3 kernels, of which the
+  // last 3 match the second forward.
+  std::vector<uint64_t> first_run = {2, 4, 2, 4};
+  first_run.insert(first_run.end(), forward.begin(), forward.end());
+  const auto logprob = ForwardOnlyOf(
+      {{kMain, first_run}, {kAutograd, backward}, {kMain, forward}, {kAutograd, backward}});
+  REQUIRE(logprob.size() == 2);
+  // Kernels 1 to 4: gemm (10 + 30 ns) and softmax (20 + 40 ns).
+  CHECK(logprob.at("gemm").count == 2);
+  CHECK(logprob.at("gemm").total_ns == 40);
+  CHECK(logprob.at("softmax").count == 2);
+  CHECK(logprob.at("softmax").total_ns == 60);
+
+  // No pass before the first forward.
+  CHECK(ForwardOnlyOf(
+            {{kMain, forward}, {kAutograd, backward}, {kMain, forward}, {kAutograd, backward}})
+            .empty());
+  // One backward run: the first forward's length is not known.
+  CHECK(ForwardOnlyOf({{kMain, first_run}, {kAutograd, backward}}).empty());
+  // The first run's end is not the next forward's sequence: no guess.
+  CHECK(ForwardOnlyOf(
+            {{kMain, first_run}, {kAutograd, backward}, {kMain, {2, 2, 3}}, {kAutograd, backward}})
+            .empty());
+}
+
 TEST_CASE("inferred phases: a trainer's compute splits into forward and backward by thread") {
   ProcessRecord record;
   record.gpu.kernels_by_name["sm90_xmma_gemm_bf16"] = {10, 0, 1000};
@@ -229,6 +297,23 @@ TEST_CASE("inferred phases: a trainer's compute splits into forward and backward
   CHECK(row("forward").total_ns == 300);
   CHECK(row("optimizer").count == 2);
   CHECK(row("optimizer").total_ns == 50);
+
+  // Of the main thread's 4 GEMMs (300 ns), 3 (200 ns) were forward-only passes.
+  input.forward_only_kernels["sm90_xmma_gemm_bf16"] = {3, 0, 200};
+  const auto split = InferredPhaseRows(record, input, {});
+  const auto split_row = [&](std::string_view name) -> const PhaseReport& {
+    const auto found = std::find_if(split.begin(), split.end(),
+                                    [&](const PhaseReport& r) { return r.name == name; });
+    REQUIRE(found != split.end());
+    return *found;
+  };
+  CHECK(split_row("logprob").source == "inferred:forward_only_pass");
+  CHECK(split_row("logprob").count == 3);
+  CHECK(split_row("logprob").total_ns == 200);
+  CHECK(split_row("forward").count == 1);
+  CHECK(split_row("forward").total_ns == 100);
+  CHECK(split_row("backward").total_ns == 700);
+  input.forward_only_kernels.clear();
 
   // All compute from one thread (only optimizer kernels from another): one
   // "train compute" row, no guess.
@@ -626,6 +711,7 @@ TEST_CASE("inferred phases: a node summary keeps the kernels launched off the ma
   input.kernel_busy_ns = 500;
   input.off_main_thread_kernels["gemm_a"] = {3, 0, 120};
   input.off_main_thread_kernels["gemm_b"] = {1, 0, 7};
+  input.forward_only_kernels["gemm_a"] = {2, 0, 50};
   vprof::summary::Process process;
   *process.mutable_inferred_phase_input() = EncodeInferredPhaseInput(input);
   const std::optional<InferredPhaseInput> decoded = DecodeInferredPhaseInput(process);
@@ -636,4 +722,7 @@ TEST_CASE("inferred phases: a node summary keeps the kernels launched off the ma
   CHECK(decoded->off_main_thread_kernels.at("gemm_a").count == 3);
   CHECK(decoded->off_main_thread_kernels.at("gemm_a").total_ns == 120);
   CHECK(decoded->off_main_thread_kernels.at("gemm_b").total_ns == 7);
+  REQUIRE(decoded->forward_only_kernels.size() == 1);
+  CHECK(decoded->forward_only_kernels.at("gemm_a").count == 2);
+  CHECK(decoded->forward_only_kernels.at("gemm_a").total_ns == 50);
 }

@@ -23,7 +23,7 @@ GpuWork Work(uint32_t correlation, int64_t launch, int64_t start, int64_t end, b
 
 TEST_CASE("NVTX steps stay open until the open-step cap, then the oldest close") {
   std::vector<ClosedStep> closed;
-  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  NvtxStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
   // Step k: range [1000k, 1000k+500], ten kernels launched at 1000k+10j,
   // running [1000k+100+50j, 1000k+150+50j] (the last ends at 1000k+600,
   // after the range ended: the GPU runs behind).
@@ -53,7 +53,7 @@ TEST_CASE("NVTX steps stay open until the open-step cap, then the oldest close")
 
 TEST_CASE("a ProfilerStep range around train_step ranges is the one step") {
   std::vector<ClosedStep> closed;
-  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  NvtxStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
   collector.AddWork(Work(1, 50, 60, 70, false));  // before any range: waits
   collector.AddRange(40, 90);                     // inner, ends first
   collector.AddRange(0, 100);                     // outer
@@ -65,7 +65,7 @@ TEST_CASE("a ProfilerStep range around train_step ranges is the one step") {
 
 TEST_CASE("optimizer-burst steps hold one step and the reorder window") {
   std::vector<ClosedStep> closed;
-  OptimizerStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  OptimizerStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
   // 5000 steps of 20 kernels then 2 optimizer kernels, 22 launches 1 ns apart.
   uint32_t correlation = 0;
   size_t most = 0;
@@ -95,7 +95,7 @@ TEST_CASE("many processes share one held-work budget") {
 
 TEST_CASE("a lowered held-work limit closes NVTX steps by work held") {
   std::vector<ClosedStep> closed;
-  NvtxStepCollector collector([&](ClosedStep step) { closed.push_back(std::move(step)); });
+  NvtxStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
   collector.LimitHeldWorks(25);
   // Steps as in the open-step test: range [1000k, 1000k+500], ten kernels each.
   uint32_t correlation = 0;

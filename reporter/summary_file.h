@@ -24,7 +24,9 @@ namespace vprof::reporter {
 // a version 2 summary would silently give a report without steps.
 // 4: the header carries the analysis options (Analysis); a version 3 summary
 // cannot say whether it was made with the defaults.
-inline constexpr uint32_t kSummaryVersion = 4;
+// 5: processes carry the kernels of forward-only passes; a version 4 summary
+// would silently count its logprob passes as forward.
+inline constexpr uint32_t kSummaryVersion = 5;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

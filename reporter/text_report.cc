@@ -264,8 +264,9 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
       "kernel start to last kernel end); idle = the span less the time any kernel ran; "
       "kernels on several streams overlap, so shares need not add up to 100%; a train "
       "process's compute is backward when another thread than its main one launched it "
-      "(PyTorch's autograd thread), else forward (logprob passes included), or one 'train "
-      "compute' row when one thread launched it all",
+      "(PyTorch's autograd thread), else forward, except logprob: the forward-only passes a "
+      "step ran before its first training forward (found when that forward's kernels match "
+      "the step's next one); one 'train compute' row when one thread launched it all",
       "  ", "  ");
   WritePhaseTable(report, true, out);
   for (const ProcessPhasesReport& process : report.phases) {

@@ -39,49 +39,51 @@ void NcclKernelLinker::AddCall(const vprof::trace::NcclEvent& event, NcclFunctio
   }
 
   const bool may_launch = MayLaunchKernels(function, event.group_depth());
-  auto call = calls_.find(event.call_id());
-  if (call == calls_.end()) {
+  CallState* call = calls_.Find(event.call_id());
+  if (!call) {
     if (!may_launch) return;  // nothing of it is in flight, nor will be
-    call = calls_.emplace(event.call_id(), CallState{}).first;
+    call = &calls_.GetOrAdd(event.call_id());
   }
   const uint64_t size = CollectiveSizeBytes(function, event.bytes(), event.comm_size());
-  call->second.key = CallKey{function,    event.comm_id(),   BucketOf(size),   may_launch,
-                             event.seq(), event.comm_rank(), event.comm_size()};
-  if (call->second.waiting_kernels > 0) {
-    Attribute(call->second, call->second.waiting_kernels, call->second.waiting_ns);
-    call->second.waiting_kernels = 0;
-    call->second.waiting_ns = 0;
+  call->key = CallKey{function,    event.comm_id(),   BucketOf(size),   may_launch,
+                      event.seq(), event.comm_rank(), event.comm_size()};
+  if (call->waiting_kernels > 0) {
+    Attribute(*call, call->waiting_kernels, call->waiting_ns);
+    call->waiting_kernels = 0;
+    call->waiting_ns = 0;
   }
-  RetireIfDone(call);
+  RetireIfDone(event.call_id(), *call);
 }
 
 void NcclKernelLinker::AddExternalCorrelation(uint64_t call_id, uint32_t correlation_id) {
-  if (call_id == 0 || !launches_.try_emplace(correlation_id, call_id).second) return;
-  ++calls_[call_id].open_launches;
+  if (call_id == 0 || launches_.Find(correlation_id)) return;
+  launches_.Put(correlation_id, call_id);
+  ++calls_.GetOrAdd(call_id).open_launches;
 }
 
 void NcclKernelLinker::AddApiCall(uint32_t correlation_id, bool launches_kernel) {
   if (launches_kernel) return;  // its kernel closes it
-  const auto launch = launches_.find(correlation_id);
-  if (launch == launches_.end()) return;
-  const auto call = calls_.find(launch->second);
-  launches_.erase(launch);
-  --call->second.open_launches;
-  RetireIfDone(call);
+  const uint64_t* launch = launches_.Find(correlation_id);
+  if (!launch) return;
+  const uint64_t call_id = *launch;
+  launches_.Erase(correlation_id);
+  CallState& call = *calls_.Find(call_id);
+  --call.open_launches;
+  RetireIfDone(call_id, call);
 }
 
 void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t start_ns, uint64_t duration_ns,
                                  bool nccl_class) {
   if (nccl_class) ++linkage_.nccl_kernels;
-  const auto launch = launches_.find(correlation_id);
-  if (launch == launches_.end()) {
+  const uint64_t* launch = launches_.Find(correlation_id);
+  if (!launch) {
     if (nccl_class) ++linkage_.unlinked_nccl_kernels;
     return;
   }
   ++linkage_.linked_kernels;
-  const auto call = calls_.find(launch->second);
-  launches_.erase(launch);
-  CallState& state = call->second;
+  const uint64_t call_id = *launch;
+  launches_.Erase(correlation_id);
+  CallState& state = *calls_.Find(call_id);
   --state.open_launches;
   state.first_start_ns = std::min(state.first_start_ns, static_cast<int64_t>(start_ns));
   state.last_end_ns = std::max(state.last_end_ns, static_cast<int64_t>(start_ns + duration_ns));
@@ -91,14 +93,14 @@ void NcclKernelLinker::AddKernel(uint32_t correlation_id, uint64_t start_ns, uin
     ++state.waiting_kernels;
     state.waiting_ns += static_cast<int64_t>(duration_ns);
   }
-  RetireIfDone(call);
+  RetireIfDone(call_id, state);
 }
 
 NcclLinkage NcclKernelLinker::Result() const {
   NcclLinkage result = linkage_;
-  for (const auto& [call_id, call] : calls_) {
+  calls_.ForEach([&](uint64_t, const CallState& call) {
     result.linked_kernels_without_call += call.waiting_kernels;
-  }
+  });
   return result;
 }
 
@@ -119,13 +121,12 @@ void NcclKernelLinker::Attribute(CallState& call, uint64_t kernels, int64_t gpu_
 // A call is done when none of its correlations is open and either it was
 // linked (or cannot launch kernels) once its event was read, or, with no
 // event yet, nothing of it is waiting: it holds nothing worth keeping.
-void NcclKernelLinker::RetireIfDone(Calls::iterator call) {
-  const CallState& state = call->second;
+void NcclKernelLinker::RetireIfDone(uint64_t call_id, const CallState& state) {
   if (state.open_launches > 0) return;
   const bool done = state.key ? state.linked || !state.key->may_launch : state.waiting_kernels == 0;
   if (!done) return;
   if (state.linked) EmitSpan(state);
-  calls_.erase(call);
+  calls_.Erase(call_id);
 }
 
 // Only collectives outside a group: a group's kernels serve several calls.

@@ -27,10 +27,10 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_record.h"
+#include "reporter/in_flight_table.h"
 #include "reporter/nccl_function.h"
 #include "reporter/size_bucket.h"
 #include "vprof_trace.pb.h"
@@ -83,14 +83,13 @@ class NcclKernelLinker {
     int64_t first_start_ns = std::numeric_limits<int64_t>::max();
     int64_t last_end_ns = std::numeric_limits<int64_t>::min();
   };
-  using Calls = std::unordered_map<uint64_t, CallState>;
 
   void Attribute(CallState& call, uint64_t kernels, int64_t gpu_ns);
-  void RetireIfDone(Calls::iterator call);
+  void RetireIfDone(uint64_t call_id, const CallState& call);
   void EmitSpan(const CallState& call) const;
 
-  std::unordered_map<uint32_t, uint64_t> launches_;  // open correlation_id → call_id
-  Calls calls_;                                      // by call_id
+  InFlightTable<uint64_t> launches_;  // open correlation_id → call_id
+  InFlightTable<CallState> calls_;    // by call_id
   NcclLinkage linkage_;
   CollectiveSpanSink span_sink_;
 };

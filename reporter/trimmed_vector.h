@@ -27,6 +27,7 @@ class TrimmedVector {
   size_t size() const { return items_.size() - head_; }
   bool empty() const { return size() == 0; }
   T& front() { return items_[head_]; }
+  T& back() { return items_.back(); }
   // Room for `items` live ones and a batch of dropped ones.
   void reserve(size_t items) { items_.reserve(items + trim_batch_); }
 

@@ -17,11 +17,6 @@ constexpr std::string_view kMaxConnections = "CUDA_DEVICE_MAX_CONNECTIONS";
 // The phase whose reductions are the gradient buckets.
 constexpr std::string_view kBackwardPhase = "backward";
 
-template <typename Map>
-void DropOldest(Map& map, size_t cap) {
-  while (map.size() > cap) map.erase(map.begin());
-}
-
 NcclFunction FunctionInKernelName(std::string_view name, std::string_view kernel_class) {
   if (kernel_class == kCustomAllReduceKernelClass) return NcclFunction::kAllReduce;
   if (name.find("AllReduce") != std::string_view::npos) return NcclFunction::kAllReduce;
@@ -91,10 +86,9 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
 void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
   for (const auto& external : batch.external()) {
     if (external.external_id() != 0) {
-      call_of_correlation_[external.correlation_id()] = external.external_id();
+      call_of_correlation_.Put(external.correlation_id(), external.external_id());
     }
   }
-  DropOldest(call_of_correlation_, kMaxInFlight);
   for (const auto& api : batch.api()) {
     const ApiInfo& info = ApiNamed(api.name_iid());
     if (info.profiler_start && !result_.profiler_start_ns) {
@@ -103,7 +97,7 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
     if (!info.launches_work || api.correlation_id() == 0) continue;
     const auto waiting = unlaunched_.equal_range(api.correlation_id());
     if (waiting.first == waiting.second) {
-      launches_[api.correlation_id()] = {Signed(api.start_ns()), api.tid()};
+      launches_.Put(api.correlation_id(), {Signed(api.start_ns()), api.tid()});
       continue;
     }
     std::vector<GpuWork> ready;
@@ -115,7 +109,6 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
       Dispatch(work);
     }
   }
-  DropOldest(launches_, kMaxInFlight);
 
   for (const auto& kernel : batch.kernel()) {
     result_.any_kernels = true;
@@ -146,18 +139,16 @@ void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
 
 void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
   if (event.call_id() == 0) return;
-  calls_[event.call_id()] = {function, event.comm_id(), event.bytes()};
-  DropOldest(calls_, max_calls_);
+  calls_.Put(event.call_id(), {function, event.comm_id(), event.bytes()});
 }
 
 void StepTracker::AddWork(GpuWork work, bool from_graph) {
-  if (const auto call = call_of_correlation_.find(work.correlation_id);
-      call != call_of_correlation_.end()) {
-    work.call_id = call->second;
-    if (!from_graph) call_of_correlation_.erase(call);
+  if (const uint64_t* call = call_of_correlation_.Find(work.correlation_id)) {
+    work.call_id = *call;
+    if (!from_graph) call_of_correlation_.Erase(work.correlation_id);
   }
-  const auto launch = launches_.find(work.correlation_id);
-  if (launch == launches_.end()) {
+  const Launch* launch = launches_.Find(work.correlation_id);
+  if (!launch) {
     // Its API record is still to come (or was lost: it stays until pushed out).
     unlaunched_.emplace(work.correlation_id, work);
     while (unlaunched_.size() > kMaxInFlight) {
@@ -166,10 +157,10 @@ void StepTracker::AddWork(GpuWork work, bool from_graph) {
     }
     return;
   }
-  work.launch_ns = launch->second.start_ns;
-  work.tid = launch->second.tid;
+  work.launch_ns = launch->start_ns;
+  work.tid = launch->tid;
   // One graph launch starts many kernels under its correlation id.
-  if (!from_graph) launches_.erase(launch);
+  if (!from_graph) launches_.Erase(work.correlation_id);
   Dispatch(work);
 }
 
@@ -212,16 +203,16 @@ void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forw
   if (any_off_main_compute_) CountForwardOnlyPasses(step, forward_only);
   for (GpuWork& work : step.works) {
     if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
-    const auto call = calls_.find(work.call_id);
-    if (call == calls_.end()) continue;
-    work.function = call->second.function;
-    work.comm_id = call->second.comm_id;
-    work.bytes = call->second.bytes;
+    const NcclCall* call = calls_.Find(work.call_id);
+    if (!call) continue;
+    work.function = call->function;
+    work.comm_id = call->comm_id;
+    work.bytes = call->bytes;
   }
   // A call's kernels run in the step that launched them: once it is
   // analyzed, its calls are done with (a graph replay's kernels included).
   for (const GpuWork& work : step.works) {
-    if (work.kind == WorkKind::kComm && work.call_id != 0) calls_.erase(work.call_id);
+    if (work.kind == WorkKind::kComm && work.call_id != 0) calls_.Erase(work.call_id);
   }
   StepContext context;
   context.max_connections_one = result_.max_connections_one;

@@ -18,6 +18,7 @@
 
 #include "reporter/gpu_record.h"
 #include "reporter/iid_table.h"
+#include "reporter/in_flight_table.h"
 #include "reporter/nccl_function.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
@@ -44,7 +45,7 @@ class StepTracker {
   // call is needed only until its step closes.
   void LimitHeldWorks(size_t works) {
     nvtx_.LimitHeldWorks(works);
-    max_calls_ = std::min(kMaxInFlight, works);
+    calls_.LimitTo(std::min(kMaxInFlight, works));
   }
   // How many of the first steps keep their detail (StepLedger): the warmup
   // plus kDetailedStepsPastWarmup.
@@ -129,19 +130,17 @@ class StepTracker {
   IidTable<ApiInfo> apis_by_iid_;
   IidTable<RangeKind> range_kinds_by_iid_;
   std::map<uint64_t, bool> nccl_domain_;  // by domain iid
-  // The in-flight tables take and give back an entry per record: their
-  // nodes come from a pool, not from malloc one by one.
-  std::pmr::unsynchronized_pool_resource in_flight_pool_;
   struct Launch {
     int64_t start_ns = 0;
     uint32_t tid = 0;
   };
-  std::pmr::map<uint32_t, Launch> launches_{&in_flight_pool_};  // by correlation id
-  // Work whose API record is still to come.
-  std::pmr::multimap<uint32_t, GpuWork> unlaunched_{&in_flight_pool_};
-  std::pmr::map<uint32_t, uint64_t> call_of_correlation_{&in_flight_pool_};  // ExternalCorrelation
-  std::pmr::map<uint64_t, NcclCall> calls_{&in_flight_pool_};                // by call_id
-  size_t max_calls_ = kMaxInFlight;
+  InFlightTable<Launch> launches_{kMaxInFlight};  // by correlation id
+  // Work whose API record is still to come (rare: API records are mostly
+  // read first). Its nodes come from a pool, not from malloc one by one.
+  std::pmr::unsynchronized_pool_resource unlaunched_pool_;
+  std::pmr::multimap<uint32_t, GpuWork> unlaunched_{&unlaunched_pool_};
+  InFlightTable<uint64_t> call_of_correlation_{kMaxInFlight};  // ExternalCorrelation
+  InFlightTable<NcclCall> calls_{kMaxInFlight};                // by call_id
   // NVTX phase ranges by start; the steps still open need the recent ones.
   // Sorted, so that a step looks only at those near it, not at all of them.
   PhaseRanges phase_ranges_{kMaxPhaseRanges / 4};

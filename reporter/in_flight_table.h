@@ -97,7 +97,7 @@ class InFlightTable {
 
   static constexpr size_t kMinSweep = 1024;
 
-  TrimmedVector<Entry> entries_{32};  // by id; few entries live, so trimming often is cheap
+  TrimmedVector<Entry> entries_{32};  // by id
   size_t live_ = 0;
   size_t cap_ = SIZE_MAX;
 };

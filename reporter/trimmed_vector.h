@@ -16,8 +16,10 @@ class TrimmedVector {
   using iterator = typename std::vector<T>::iterator;
   using const_iterator = typename std::vector<T>::const_iterator;
 
-  // Up to `trim_batch` dropped items stay allocated until they are removed
-  // together: one move of the rest per `trim_batch` pop_front calls.
+  // Dropped items stay allocated until they are removed together, once there
+  // are `trim_batch` of them and at least a quarter as many as live ones: one
+  // move of the rest per `trim_batch` pop_front calls, or fewer when it is
+  // long, so that a pop costs O(1) moves on average whatever the length.
   explicit TrimmedVector(size_t trim_batch) : trim_batch_(trim_batch) {}
 
   iterator begin() { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
@@ -34,7 +36,7 @@ class TrimmedVector {
   iterator insert(const_iterator at, T item) { return items_.insert(at, std::move(item)); }
   iterator erase(const_iterator first, const_iterator last) { return items_.erase(first, last); }
   void pop_front() {
-    if (++head_ < trim_batch_) return;
+    if (++head_ < trim_batch_ || head_ < size() / 4) return;
     items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }

@@ -30,6 +30,11 @@ std::optional<MatchedCollective> CollectiveMatcher::Add(const CollectiveCall& ca
   auto [it, inserted] =
       pending_.try_emplace(key, Pending{call.function, call.comm_size, call.size_bytes, {}, {}});
   Pending& pending = it->second;
+  // Room for every member at once: a 1,024-rank collective grew its vector
+  // ten times.
+  if (inserted) {
+    pending.arrivals.reserve(point_to_point ? 2 : std::min(call.comm_size, kMaxReservedMembers));
+  }
   if (!inserted) {
     // The same member twice is a capture-side fault; the first report stands.
     const bool repeated = point_to_point ? pending.function == call.function

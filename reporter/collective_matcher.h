@@ -83,6 +83,8 @@ class CollectiveMatcher {
     std::vector<bool> arrived;
   };
   static constexpr uint32_t kCollective = UINT32_MAX;
+  // A comm_size read from a trace reserves no more than this many arrivals.
+  static constexpr uint32_t kMaxReservedMembers = 1 << 16;
 
   std::unordered_map<Key, Pending, KeyHash> pending_;
 };

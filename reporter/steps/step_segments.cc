@@ -102,7 +102,8 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
 }  // namespace
 
 StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t window_end_ns,
-                       std::span<const GpuWork> works, const StepContext& context) {
+                       std::span<const GpuWork> works, const StepContext& context,
+                       StepAnalysis depth) {
   Scratch& scratch = ScratchSpace();
   StepResult result;
   result.range_start_ns = range_start_ns;
@@ -242,6 +243,8 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
                    comm.end_ns - comm.start_ns, exposed_of[i]};
     }
   }
+
+  if (depth == StepAnalysis::kTimesOnly) return result;
 
   // Gradient buckets: backward's reductions in issue order (CUPTI's
   // correlation ids grow with every API call, so they give launch order).

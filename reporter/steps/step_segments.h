@@ -24,10 +24,15 @@ struct StepContext {
   std::vector<std::pair<int64_t, int64_t>> backward;
 };
 
+// How much of a StepResult to fill: all of it, or only its times (the
+// phases of a step keep no more).
+enum class StepAnalysis : uint8_t { kFull, kTimesOnly };
+
 // `works`: the GPU work launched inside the step, in any order; each piece is
 // clipped to [window_start, window_end]. Its working vectors are kept per
 // thread from call to call.
 StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t window_end_ns,
-                       std::span<const GpuWork> works, const StepContext& context);
+                       std::span<const GpuWork> works, const StepContext& context,
+                       StepAnalysis depth = StepAnalysis::kFull);
 
 }  // namespace vprof::reporter

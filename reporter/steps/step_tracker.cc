@@ -268,7 +268,9 @@ std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
     end = std::min(end, step.window_end_ns);
     if (end <= start) continue;
     phases.emplace_back(std::string(phase),
-                        AnalyzeStep(step.range_start_ns, start, end, phase_works_, context).times);
+                        AnalyzeStep(step.range_start_ns, start, end, phase_works_, context,
+                                    StepAnalysis::kTimesOnly)
+                            .times);
   }
   return phases;
 }

@@ -85,15 +85,25 @@ bool TraceReader::Next(vprof::trace::TracePacket* packet) {
     return Stop(ReadProblem::kCorrupt,
                 "packet length " + std::to_string(length) + " is over 2 GiB");
   }
-  // ParseFromString, unlike parsing from the stream under a limit, rejects a
-  // packet that ends early (a zero tag), so the bytes go through packet_bytes_.
-  if (!in.ReadString(&packet_bytes_, static_cast<int>(length))) {
+  // Parsing a whole buffer, unlike parsing from the stream under a limit,
+  // rejects a packet that ends early (a zero tag). Most packets lie whole in
+  // the stream's buffer and parse in place; one that straddles a refill is
+  // copied into packet_bytes_ first.
+  const void* buffered = nullptr;
+  int buffered_bytes = 0;
+  const int packet_bytes = static_cast<int>(length);
+  const bool in_place =
+      in.GetDirectBufferPointer(&buffered, &buffered_bytes) && buffered_bytes >= packet_bytes;
+  if (!in_place && !in.ReadString(&packet_bytes_, packet_bytes)) {
     return Stop(ReadProblem::kUnreadable, "read error inside a packet");
   }
-  if (!packet->ParseFromString(packet_bytes_)) {
+  const bool parsed = in_place ? packet->ParseFromArray(buffered, packet_bytes)
+                               : packet->ParseFromString(packet_bytes_);
+  if (!parsed) {
     return Stop(ReadProblem::kCorrupt,
                 "packet of " + std::to_string(length) + " bytes does not parse as a TracePacket");
   }
+  if (in_place) in.Skip(packet_bytes);
   ++packets_read_;
   return true;
 }

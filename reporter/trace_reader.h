@@ -49,7 +49,7 @@ class TraceReader {
   int fd_ = -1;
   uint64_t file_size_ = 0;
   std::unique_ptr<google::protobuf::io::FileInputStream> stream_;
-  std::string packet_bytes_;  // the current packet's bytes, reused to avoid reallocation
+  std::string packet_bytes_;  // a packet that straddles two buffers, reused
   uint64_t offset_ = 0;
   uint64_t packets_read_ = 0;
   bool stopped_ = false;

@@ -108,3 +108,34 @@ TEST_CASE("a missing file is unreadable") {
   CHECK(reader.problem() == ReadProblem::kUnreadable);
   CHECK(reader.problem_detail().find("No such file") != std::string::npos);
 }
+
+TEST_CASE("packets larger than the read buffer, and ones that straddle it, read whole") {
+  // Names of 5, 20 and 70 KiB: the reader's 16 KiB buffer holds none of the
+  // last two whole, and the packets after them start at odd offsets.
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  std::vector<std::string> names;
+  for (const size_t bytes : {5u << 10, 20u << 10, 70u << 10, 3u << 10, 9u << 10}) {
+    names.push_back(std::string(bytes, static_cast<char>('a' + names.size())));
+    trace.Intern(names.back());
+  }
+  trace.AddFooter();
+  // A packet that ends early, after them: still corrupt when copied out.
+  trace.AddRawBytes(FramePacket(std::string(30u << 10, '\0')));
+  trace.WriteTo(dir.File("big.vtrace"));
+  TraceReader reader(dir.File("big.vtrace"));
+  vprof::trace::TracePacket packet;
+  std::vector<std::string> read;
+  std::vector<uint64_t> offsets;
+  while (reader.Next(&packet)) {
+    offsets.push_back(reader.offset());
+    if (packet.has_interned_string()) read.push_back(packet.interned_string().str());
+  }
+  CHECK(read == names);
+  std::vector<uint64_t> whole = trace.packet_offsets();
+  const uint64_t corrupt_at = whole.back();
+  whole.pop_back();
+  CHECK(offsets == whole);
+  CHECK(reader.problem() == ReadProblem::kCorrupt);
+  CHECK(reader.offset() == corrupt_at);
+}

@@ -479,17 +479,6 @@ void WriteTrainer(const std::string& directory) {
 
 // What the trace source will gather once it feeds an InferredPhaseReader:
 // the same packets, read from the same file.
-InferredPhaseInput InputOf(const std::string& path) {
-  InferredPhaseReader reader;
-  TraceReader trace(path);
-  vprof::trace::TracePacket packet;
-  while (trace.Next(&packet)) {
-    if (packet.has_run_header()) reader.AddHeader(packet.run_header());
-    if (packet.has_gpu_batch()) reader.AddGpuBatch(packet.gpu_batch());
-  }
-  return reader.Result();
-}
-
 // The text with runs of spaces squeezed to one.
 std::string Squeezed(const std::string& text) {
   std::string result;
@@ -520,7 +509,10 @@ InferredRun ReadInferredRun(const std::string& directory) {
   run.report = ReportOf(directory);
   const TraceFileList traces = ListTraceFiles(directory);
   run.records = GatherTraces(traces.paths, ClockChoice::kByHosts).records;
-  for (const std::string& path : traces.paths) run.inputs.push_back(InputOf(path));
+  for (const ProcessRecord& record : run.records) {
+    REQUIRE(record.inferred_phase_input);
+    run.inputs.push_back(*record.inferred_phase_input);
+  }
   // The report's processes are by file name, like the paths.
   REQUIRE(run.report.processes.size() == run.records.size());
   run.report.phases = PhaseReports(run.records, run.report.processes, run.inputs);
@@ -695,6 +687,56 @@ TEST_CASE("inferred phases: ranges that name no phase do not stop the inference"
   CHECK(process.span_ns == 2500);
   CHECK(Row(process, "train compute", "inferred:train_process").total_ns == 1500);
   CHECK(Row(process, "idle", "inferred:gpu_idle").total_ns == 1000);
+}
+
+TEST_CASE("inferred phases: a trainer's logprob passes, from its trace file without NVTX") {
+  // One step, inferred from its closing Adam kernel: two logprob passes
+  // (gemm, softmax), then two micro-batches' forward (gemm, gelu, gemm) on
+  // thread 7 and backward (gemm, gemm) on thread 9. Kernel n (from 1) is
+  // launched at n µs, starts 1 µs later and runs n*10 ns.
+  constexpr std::string_view kGemm = "sm90_xmma_gemm_bf16bf16_bf16f32";
+  constexpr std::string_view kGelu = "vectorized_elementwise_kernel<GeluCUDAKernelImpl>";
+  constexpr std::string_view kSoftmax = "softmax_warp_forward";
+  constexpr std::string_view kAdam =
+      "multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor>";
+  const std::vector<std::pair<uint32_t, std::string_view>> kernels = {
+      {7, kGemm}, {7, kSoftmax}, {7, kGemm}, {7, kSoftmax},  // logprob passes
+      {7, kGemm}, {7, kGelu},    {7, kGemm},                 // forward 1
+      {9, kGemm}, {9, kGemm},                                // backward 1
+      {7, kGemm}, {7, kGelu},    {7, kGemm},                 // forward 2
+      {9, kGemm}, {9, kGemm},                                // backward 2
+      {7, kAdam}};
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 103, 0);
+  vprof::trace::TracePacket packet;
+  vprof::trace::GpuBatch& batch = *packet.mutable_gpu_batch();
+  for (uint32_t n = 1; n <= kernels.size(); ++n) {
+    vprof::trace::ApiCall& api = *batch.add_api();
+    api.set_name_iid(trace.Intern("cudaLaunchKernel"));
+    api.set_correlation_id(n);
+    api.set_tid(kernels[n - 1].first);
+    api.set_start_ns(1000 * n);
+    api.set_duration_ns(100);
+    vprof::trace::GpuKernel& kernel = *batch.add_kernel();
+    kernel.set_name_iid(trace.Intern(kernels[n - 1].second));
+    kernel.set_correlation_id(n);
+    kernel.set_start_ns(1000 * n + 1000);
+    kernel.set_duration_ns(10 * n);
+  }
+  trace.AddPacket(std::move(packet));
+  trace.AddFooter();
+  WriteWithArgv(trace, 103, {"python", "pretrain_gpt.py"}, dir.File("node1.103.vtrace"));
+
+  const InferredRun run = ReadInferredRun(dir.path());
+  REQUIRE(run.report.phases.size() == 1);
+  const ProcessPhasesReport& process = run.report.phases[0];
+  CHECK(Row(process, "logprob", "inferred:forward_only_pass").count == 4);
+  CHECK(Row(process, "logprob", "inferred:forward_only_pass").total_ns == 10 + 20 + 30 + 40);
+  CHECK(Row(process, "forward", "inferred:main_thread").count == 6);
+  CHECK(Row(process, "forward", "inferred:main_thread").total_ns == 50 + 60 + 70 + 100 + 110 + 120);
+  CHECK(Row(process, "backward", "inferred:autograd_thread").count == 4);
+  CHECK(Row(process, "backward", "inferred:autograd_thread").total_ns == 80 + 90 + 130 + 140);
+  CHECK(Row(process, "optimizer", "inferred:optimizer_kernels").total_ns == 150);
 }
 
 TEST_CASE("inferred phases: a node summary keeps the kernels launched off the main thread") {

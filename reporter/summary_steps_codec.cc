@@ -23,7 +23,7 @@ void EncodeTimes(const SegmentTimes& times, vprof::summary::StepTimes* out) {
   out->set_idle_waiting_ns(times.idle_waiting_ns);
   for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
     vprof::summary::ReasonTime& row = *out->add_exposed_by_reason();
-    row.set_reason(reason);
+    row.set_reason(std::string(ExposureReasonName(reason)));
     row.set_ns(ns);
   }
   for (const auto& [comm_id, ns] : times.exposed_by_comm_ns) {
@@ -46,7 +46,7 @@ SegmentTimes DecodeTimes(const vprof::summary::StepTimes& times) {
   out.idle_host_bound_ns = times.idle_host_bound_ns();
   out.idle_waiting_ns = times.idle_waiting_ns();
   for (const auto& row : times.exposed_by_reason())
-    out.exposed_by_reason_ns[row.reason()] = row.ns();
+    out.exposed_by_reason_ns[ExposureReasonNamed(row.reason())] += row.ns();
   for (const auto& row : times.exposed_by_comm()) out.exposed_by_comm_ns[row.comm_id()] = row.ns();
   return out;
 }

@@ -133,7 +133,7 @@ void DetectCommunication(const Report& report, const std::set<uint64_t>& buckets
                        " (all communication, per step):";
     const auto count = static_cast<int64_t>(std::max<size_t>(1, rank->steps.size()));
     for (const auto& [reason, ns] : rank->total.exposed_by_reason_ns) {
-      line += " " + reason + " " + FormatDurationNs(ns / count);
+      line += " " + std::string(ExposureReasonName(reason)) + " " + FormatDurationNs(ns / count);
     }
     candidate.evidence.push_back(line);
   }

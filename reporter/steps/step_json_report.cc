@@ -20,7 +20,9 @@ void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& time
   json.Field("idle_waiting_ns", times.idle_waiting_ns);
   json.Key("exposed_by_reason_ns");
   json.BeginObject();
-  for (const auto& [reason, ns] : times.exposed_by_reason_ns) json.Field(reason, ns);
+  for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
+    json.Field(ExposureReasonName(reason), ns);
+  }
   json.EndObject();
   // Communicator ids as hex strings: JSON numbers cannot hold 64 bits.
   json.Key("exposed_by_comm_ns");

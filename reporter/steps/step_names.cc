@@ -18,6 +18,15 @@ std::string_view ExposureReasonName(ExposureReason reason) {
   return "other";
 }
 
+ExposureReason ExposureReasonNamed(std::string_view name) {
+  for (const ExposureReason reason :
+       {ExposureReason::kMaxConnectionsOne, ExposureReason::kNothingToOverlap,
+        ExposureReason::kSameStream, ExposureReason::kWaitedAtOnce}) {
+    if (ExposureReasonName(reason) == name) return reason;
+  }
+  return ExposureReason::kOther;
+}
+
 std::string_view StepSourceName(StepSource source) {
   return source == StepSource::kNvtx ? "nvtx" : "inferred_optimizer_kernels";
 }

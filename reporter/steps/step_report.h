@@ -24,12 +24,14 @@ namespace vprof::reporter {
 
 // Why a piece of exposed communication was not hidden behind compute, in the
 // order the analysis tries them (the first that holds is the reason).
+// In the order of their names (ExposureReasonName), which is the order the
+// report lists them in.
 enum class ExposureReason : uint8_t {
-  kSameStream,         // the collective ran on a stream that also runs the step's compute
   kMaxConnectionsOne,  // CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware queue serializes streams
   kNothingToOverlap,   // no compute kernel was launched while the collective ran
-  kWaitedAtOnce,       // compute waited on the collective's stream right after launching it
   kOther,
+  kSameStream,    // the collective ran on a stream that also runs the step's compute
+  kWaitedAtOnce,  // compute waited on the collective's stream right after launching it
 };
 
 // How the step boundaries were found.
@@ -53,8 +55,8 @@ struct SegmentTimes {
   int64_t idle_ns = 0;                    // nothing on the GPU
   int64_t idle_host_bound_ns = 0;  // of idle: the next activity was launched after the gap began
   int64_t idle_waiting_ns = 0;     // of idle: it was already launched (waiting on a stream/event)
-  // Exposed communication by reason (ExposureReasonName keys).
-  NsByKey<std::string> exposed_by_reason_ns;
+  // Exposed communication by reason.
+  NsByKey<ExposureReason> exposed_by_reason_ns;
   // Exposed communication by communicator id (0: kernels linked to no call).
   NsByKey<uint64_t> exposed_by_comm_ns;
 };
@@ -158,6 +160,8 @@ struct StepsReport {
 
 // "same_stream", "max_connections_1", "nothing_to_overlap", "waited_at_once", "other".
 std::string_view ExposureReasonName(ExposureReason reason);
+// The reason of a name ExposureReasonName gives; kOther for any other name.
+ExposureReason ExposureReasonNamed(std::string_view name);
 std::string_view StepSourceName(StepSource source);  // "nvtx", "inferred_optimizer_kernels"
 
 }  // namespace vprof::reporter

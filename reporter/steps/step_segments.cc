@@ -234,7 +234,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     const GpuWork& comm = works[i];
     const ExposureReason reason =
         ReasonFor(comm, compute_streams, compute_by_launch, context.max_connections_one);
-    times.exposed_by_reason_ns[std::string(ExposureReasonName(reason))] += exposed_of[i];
+    times.exposed_by_reason_ns[reason] += exposed_of[i];
     times.exposed_by_comm_ns[comm.comm_id] += exposed_of[i];
     if (exposed_of[i] > longest_exposed) {
       longest_exposed = exposed_of[i];

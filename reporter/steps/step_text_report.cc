@@ -17,7 +17,7 @@ std::string ReasonsText(const SegmentTimes& times) {
   std::string text;
   for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
     if (!text.empty()) text += ", ";
-    text += reason + " " + FormatDurationNs(ns);
+    text += std::string(ExposureReasonName(reason)) + " " + FormatDurationNs(ns);
   }
   return text.empty() ? "-" : text;
 }

@@ -11,7 +11,7 @@ RankStepReport Step(uint32_t index, int64_t tp_exposed_ns, int64_t idle_host_bou
   step.times.window_ns = 100 * kMs;
   step.times.exposed_comm_ns = tp_exposed_ns;
   step.times.exposed_by_comm_ns[kTpComm] = tp_exposed_ns;
-  step.times.exposed_by_reason_ns["same_stream"] = tp_exposed_ns;
+  step.times.exposed_by_reason_ns[ExposureReason::kSameStream] = tp_exposed_ns;
   step.times.idle_host_bound_ns = idle_host_bound_ns;
   step.times.idle_ns = idle_host_bound_ns + 1 * kMs;
   step.times.idle_waiting_ns = 1 * kMs;

@@ -60,7 +60,8 @@ TEST_CASE("NCCL kernels on the compute stream are exposed for the same_stream re
   CHECK(times.exposed_comm_blocking_ns == 60 * kStepUs);
   CHECK(times.overlapped_comm_ns == 0);
   CHECK(times.idle_host_bound_ns == 100 * kStepUs);
-  CHECK(times.exposed_by_reason_ns == NsByKey<std::string>{{"same_stream", 60 * kStepUs}});
+  CHECK(times.exposed_by_reason_ns ==
+        NsByKey<ExposureReason>{{ExposureReason::kSameStream, 60 * kStepUs}});
   // No NCCL call linked: communicator 0; the op comes from the kernel's name.
   CHECK(times.exposed_by_comm_ns == NsByKey<uint64_t>{{0, 60 * kStepUs}});
   REQUIRE(rank.steps[1].buckets.size() == 1);
@@ -83,10 +84,10 @@ TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS=1 is the reason before nothing_to_overlap
   const StepsReport with = StepsOf(one_queue.path(), 0);
   CHECK_FALSE(without.ranks.at(0).max_connections_one);
   CHECK(without.ranks.at(0).total.exposed_by_reason_ns ==
-        NsByKey<std::string>{{"nothing_to_overlap", 120 * kStepUs}});
+        NsByKey<ExposureReason>{{ExposureReason::kNothingToOverlap, 120 * kStepUs}});
   CHECK(with.ranks.at(0).max_connections_one);
   CHECK(with.ranks.at(0).total.exposed_by_reason_ns ==
-        NsByKey<std::string>{{"max_connections_1", 120 * kStepUs}});
+        NsByKey<ExposureReason>{{ExposureReason::kMaxConnectionsOne, 120 * kStepUs}});
 }
 
 TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collective waited") {
@@ -118,7 +119,8 @@ TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collecti
   CHECK(times.idle_ns == 150 * kStepUs);
   CHECK(times.idle_waiting_ns == 50 * kStepUs);
   CHECK(times.idle_host_bound_ns == 100 * kStepUs);
-  CHECK(times.exposed_by_reason_ns == NsByKey<std::string>{{"waited_at_once", 50 * kStepUs}});
+  CHECK(times.exposed_by_reason_ns ==
+        NsByKey<ExposureReason>{{ExposureReason::kWaitedAtOnce, 50 * kStepUs}});
   REQUIRE(rank.longest_idle_gap);
   CHECK(rank.longest_idle_gap->id == "correlation:" + std::to_string(k3));
   CHECK(rank.longest_idle_gap->start_ns == kStepBase + 200 * kStepUs);

@@ -112,7 +112,8 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
     CHECK(one.idle_ns == 124 * kStepUs);
     CHECK(one.idle_host_bound_ns == 120 * kStepUs);
     CHECK(one.idle_waiting_ns == 4 * kStepUs);
-    CHECK(one.exposed_by_reason_ns == NsByKey<std::string>{{"nothing_to_overlap", 90 * kStepUs}});
+    CHECK(one.exposed_by_reason_ns ==
+          NsByKey<ExposureReason>{{ExposureReason::kNothingToOverlap, 90 * kStepUs}});
     CHECK(one.exposed_by_comm_ns == NsByKey<uint64_t>{{0xA, 90 * kStepUs}});
     // Two measured steps: every figure doubles.
     CHECK(rank.total.window_ns == 960 * kStepUs);

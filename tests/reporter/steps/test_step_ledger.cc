@@ -32,7 +32,7 @@ StepResult StepNumber(uint32_t k) {
   step.end_ns = step.start_ns + 100 + k;
   step.times.window_ns = 100 + k;
   step.times.compute_ns = k;
-  step.times.exposed_by_reason_ns["same_stream"] = k % 3;
+  step.times.exposed_by_reason_ns[ExposureReason::kSameStream] = k % 3;
   step.buckets.push_back({0, NcclFunction::kAllReduce, 0xA, 4096u * (k + 1), 1, 2, 3});
   step.streams.push_back({7, 2, 1, 0, static_cast<int64_t>(k)});
   SegmentTimes forward;

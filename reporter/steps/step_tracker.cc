@@ -33,9 +33,17 @@ uint64_t Unsigned(int64_t ns) { return ns > 0 ? static_cast<uint64_t>(ns) : 0; }
 StepTracker::StepTracker(NameLookup name_of, const StepPatterns& patterns)
     : name_of_(std::move(name_of)),
       patterns_(patterns),
-      nvtx_([this](ClosedStep& step) { Analyze(step, result_.nvtx, forward_only_nvtx_); }),
-      inferred_(
-          [this](ClosedStep& step) { Analyze(step, result_.inferred, forward_only_inferred_); }) {}
+      nvtx_([this](ClosedStep& step) {
+        Analyze(step, result_.nvtx, forward_only_nvtx_);
+        ForgetPhaseRangesBefore(step.range_start_ns);
+      }),
+      // Inferred steps are analyzed only while no NVTX step was read (then
+      // they are dropped), so ranges they let go of are needed by no NVTX
+      // step read so far; one whose range is read later may lose phases.
+      inferred_([this](ClosedStep& step) {
+        Analyze(step, result_.inferred, forward_only_inferred_);
+        ForgetPhaseRangesBefore(step.range_start_ns);
+      }) {}
 
 void StepTracker::AddEnvironment(const vprof::trace::RunHeader& header) {
   for (const auto& variable : header.env()) {
@@ -76,7 +84,7 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
       while (at != phase_ranges_.begin() && std::prev(at)->start_ns > added.start_ns) --at;
       phase_ranges_.insert(at, added);
       longest_phase_range_ns_ = std::max(longest_phase_range_ns_, added.end_ns - added.start_ns);
-      if (phase_ranges_.size() > kMaxPhaseRanges) phase_ranges_.pop_front();
+      if (phase_ranges_.size() > max_phase_ranges_) phase_ranges_.pop_front();
     }
   }
 }
@@ -189,6 +197,14 @@ StepTracker::PhaseRangesNear(int64_t start_ns, int64_t end_ns) const {
       std::upper_bound(first, phase_ranges_.end(), end_ns,
                        [](int64_t at, const PhaseRange& range) { return at < range.start_ns; });
   return {first, last};
+}
+
+void StepTracker::ForgetPhaseRangesBefore(int64_t start_ns) {
+  // Sorted by start: a long range at the front holds those behind it until
+  // it ends (or the cap takes it).
+  while (!phase_ranges_.empty() && phase_ranges_.front().end_ns < start_ns) {
+    phase_ranges_.pop_front();
+  }
 }
 
 void StepTracker::DropInferredOnceNvtxSteps() {

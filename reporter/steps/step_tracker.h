@@ -43,9 +43,11 @@ class StepTracker {
   // How much GPU work the open NVTX steps may hold (HeldWorksPerProcess),
   // and as many NCCL calls: a step's calls are no more than its work, and a
   // call is needed only until its step closes.
+  // Phase ranges are held to as many: those of the open steps are needed.
   void LimitHeldWorks(size_t works) {
     nvtx_.LimitHeldWorks(works);
     calls_.LimitTo(std::min(kMaxInFlight, works));
+    max_phase_ranges_ = std::max(kMinPhaseRanges, works);
   }
   // How many of the first steps keep their detail (StepLedger): the warmup
   // plus kDetailedStepsPastWarmup.
@@ -73,9 +75,12 @@ class StepTracker {
   // Each table holds at most this many entries, the oldest dropped first:
   // entries never matched (dropped records) must not pile up.
   static constexpr size_t kMaxInFlight = size_t{1} << 16;
-  // A phase range is needed until the steps around it close; every process
-  // of a report keeps this many (32 KiB).
-  static constexpr size_t kMaxPhaseRanges = 1024;
+  // A phase range is needed until the steps around it close: ranges are
+  // forgotten as steps close (ForgetPhaseRangesBefore), and beyond the cap
+  // (max_phase_ranges_, 32 B each) the oldest go. The cap is the held-work
+  // limit, so that every step the collector may hold open keeps its ranges,
+  // but never below this many.
+  static constexpr size_t kMinPhaseRanges = 1024;
 
   struct KernelInfo {
     WorkKind kind = WorkKind::kCompute;
@@ -122,6 +127,9 @@ class StepTracker {
   // phase's ranges, over the part of the window it spans.
   std::vector<std::pair<std::string, SegmentTimes>> PhasesOf(const ClosedStep& step,
                                                              const StepContext& context);
+  // Steps close in start order, so once a step starting at `start_ns` is
+  // analyzed, no later step needs a range that ended before then.
+  void ForgetPhaseRangesBefore(int64_t start_ns);
 
   NameLookup name_of_;
   const StepPatterns& patterns_;
@@ -143,7 +151,8 @@ class StepTracker {
   InFlightTable<NcclCall> calls_{kMaxInFlight};                // by call_id
   // NVTX phase ranges by start; the steps still open need the recent ones.
   // Sorted, so that a step looks only at those near it, not at all of them.
-  PhaseRanges phase_ranges_{kMaxPhaseRanges / 4};
+  PhaseRanges phase_ranges_{kMinPhaseRanges / 4};
+  size_t max_phase_ranges_ = NvtxStepCollector::kMaxHeldWorks;
   int64_t longest_phase_range_ns_ = 0;
   std::vector<GpuWork> phase_works_;  // PhasesOf's, kept from step to step
   bool any_backward_ = false;

@@ -59,6 +59,37 @@ void AddDdpStep(StepTrace& trace, int64_t o, int64_t shift, uint64_t k) {
   trace.Kernel(kAdamKernel, kCompute, g + 440, g + 450, g + 480);
 }
 
+// Step k of the DDP step above at o = 1000 k, with the NVTX phases
+// "forward" [o+5, o+15] (launches F1 at 10) and "backward" [o+15, o+47]
+// (B1, AR1, B2, B3; AR2 is launched at 50, after it).
+void AddDdpStepWithPhases(StepTrace& trace, uint64_t k) {
+  const int64_t o = static_cast<int64_t>(k) * 1000;
+  trace.Range("forward", o + 5, o + 15, 1);
+  trace.Range("backward", o + 15, o + 47, 1);
+  AddDdpStep(trace, o, 0, k);
+}
+
+// The steps report of one rank running `steps` AddDdpStepWithPhases steps,
+// the first one warmup. With `gpu_last`, every NVTX range is written before
+// any GPU record (a process whose CUPTI buffers lag; WriteTo writes them);
+// otherwise each step's records are written together.
+RankStepsReport PhasedRankSteps(uint64_t steps, bool gpu_last) {
+  ScratchDir dir;
+  StepTrace trace("node1", 100, 0);
+  for (uint64_t k = 0; k < steps; ++k) {
+    AddDdpStepWithPhases(trace, k);
+    trace.FlushNvtx();
+    if (!gpu_last) {
+      trace.FlushGpu();
+      trace.FlushNccl();
+    }
+  }
+  trace.WriteTo(dir.File("rank0.vtrace"));
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  return report.steps->ranks.at(0);
+}
+
 // Rank 0 as above; rank 1 the same 5 µs later. Rank 0 writes each step's
 // NVTX range before its GPU records, rank 1 after them (both orders occur).
 void WriteDdpRun(const std::string& directory) {
@@ -177,28 +208,13 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
 }
 
 TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buckets") {
-  // The DDP step above with "forward" [o+5, o+15] (launches F1 at 10) and
-  // "backward" [o+15, o+47] (B1, AR1, B2, B3; AR2 is launched at 50, after it).
+  // AddDdpStepWithPhases:
   //   forward:  F1 [100,200]: window 100, compute 100
   //   backward: B1 [200,300], AR1 [250,350], B2 [300,320], B3 [352,358]:
   //     window [200,358] = 158: compute 100+20+6 = 126 (AR1 overlapped 70),
   //     AR1 alone [320,350) exposed 30, idle [350,352) 2; 126+30+2 = 158
   // Buckets: only AR1 was launched inside backward.
-  ScratchDir dir;
-  StepTrace trace("node1", 100, 0);
-  for (uint64_t k = 0; k < 2; ++k) {
-    const int64_t o = static_cast<int64_t>(k) * 1000;
-    trace.Range("forward", o + 5, o + 15, 1);
-    trace.Range("backward", o + 15, o + 47, 1);
-    AddDdpStep(trace, o, 0, k);
-    trace.FlushNvtx();
-    trace.FlushGpu();
-    trace.FlushNccl();
-  }
-  trace.WriteTo(dir.File("rank0.vtrace"));
-  const Report report = StepReportOf(dir.path(), 1);
-  REQUIRE(report.steps);
-  const RankStepsReport& rank = report.steps->ranks.at(0);
+  const RankStepsReport rank = PhasedRankSteps(2, false);
   REQUIRE(rank.phases.size() == 2);
   CHECK(rank.phases[0].phase == "backward");
   CHECK(rank.phases[0].from_nvtx);
@@ -215,4 +231,23 @@ TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buck
   // The step's own figures do not change with phases.
   CHECK(rank.total.window_ns == 480 * kStepUs);
   CHECK(rank.total.compute_ns == 256 * kStepUs);
+}
+
+TEST_CASE("phase ranges stay until their steps close, however many come first") {
+  // The phases test's steps, with every NVTX range written before any GPU
+  // record: all steps stay open until the end, behind more phase ranges
+  // than the fewest a process keeps (1,024). Each measured step still has
+  // its backward (158 µs) and forward (100 µs) share, and its one bucket.
+  constexpr uint64_t kSteps = 700;  // 1,400 phase ranges
+  const RankStepsReport rank = PhasedRankSteps(kSteps, true);
+  CHECK(rank.late_records == 0);
+  REQUIRE(rank.phases.size() == 2);
+  CHECK(rank.phases[0].phase == "backward");
+  CHECK(rank.phases[0].times.window_ns == (kSteps - 1) * 158 * kStepUs);
+  CHECK(rank.phases[1].phase == "forward");
+  CHECK(rank.phases[1].times.window_ns == (kSteps - 1) * 100 * kStepUs);
+  // Backward's range also says which reductions are gradient buckets.
+  REQUIRE(rank.steps.size() == kSteps - 1);
+  CHECK(rank.steps.front().buckets.size() == 1);
+  CHECK(rank.bucket_plan_stable == true);
 }

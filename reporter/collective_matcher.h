@@ -7,11 +7,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "reporter/collective_timing.h"
 #include "reporter/nccl_function.h"
+#include "reporter/seq_window_table.h"
 
 namespace vprof::reporter {
 
@@ -62,16 +62,17 @@ class CollectiveMatcher {
   std::vector<PendingCollective> TakePending();
 
  private:
-  struct Key {
+  // What numbers its calls 1, 2, 3...: a communicator's collectives, or
+  // the sends of one comm rank to another.
+  struct Channel {
     uint64_t comm_id;
-    uint64_t seq;
     // Send/recv: the sending and receiving comm ranks; kCollective for both otherwise.
     uint32_t sender;
     uint32_t receiver;
-    bool operator==(const Key&) const = default;
+    auto operator<=>(const Channel&) const = default;
   };
-  struct KeyHash {
-    size_t operator()(const Key& key) const;
+  struct ChannelHash {
+    size_t operator()(const Channel& channel) const;
   };
   struct Pending {
     NcclFunction function;
@@ -86,7 +87,7 @@ class CollectiveMatcher {
   // A comm_size read from a trace reserves no more than this many arrivals.
   static constexpr uint32_t kMaxReservedMembers = 1 << 16;
 
-  std::unordered_map<Key, Pending, KeyHash> pending_;
+  SeqWindowTable<Channel, Pending, ChannelHash> pending_;
 };
 
 }  // namespace vprof::reporter

@@ -9,9 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
-#include <unordered_map>
 #include <utility>
+
+#include "reporter/seq_window_table.h"
 
 namespace vprof::reporter {
 
@@ -21,14 +21,14 @@ class PendingCollectives {
   // The entry of (comm_id, seq), made when new (second: whether it was).
   // The pointer holds until the entry is erased or given up.
   std::pair<Entry*, bool> Get(uint64_t comm_id, uint64_t seq) {
-    const auto [entry, inserted] = entries_.try_emplace(Key{comm_id, seq});
-    if (inserted) order_.push_back(entry->first);
-    return {&entry->second, inserted};
+    const auto [entry, inserted] = entries_.TryEmplace(comm_id, seq);
+    if (inserted) order_.push_back({comm_id, seq});
+    return {entry, inserted};
   }
 
   // Done with (comm_id, seq): complete.
   void Erase(uint64_t comm_id, uint64_t seq) {
-    entries_.erase(Key{comm_id, seq});
+    entries_.Erase(comm_id, seq);
     DropDoneFromFront();
   }
 
@@ -37,9 +37,9 @@ class PendingCollectives {
   template <typename GiveUp>
   bool GiveUpOldest(GiveUp&& give_up) {
     if (order_.empty()) return false;
-    const auto oldest = entries_.find(order_.front());
-    give_up(oldest->second);
-    entries_.erase(oldest);
+    const auto [comm_id, seq] = order_.front();
+    give_up(*entries_.Find(comm_id, seq));
+    entries_.Erase(comm_id, seq);
     order_.pop_front();
     DropDoneFromFront();
     return true;
@@ -56,21 +56,17 @@ class PendingCollectives {
   size_t size() const { return entries_.size(); }
 
  private:
-  using Key = std::pair<uint64_t, uint64_t>;  // (comm_id, seq)
-  struct KeyHash {
-    size_t operator()(const Key& key) const {
-      return std::hash<uint64_t>{}(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
-    }
-  };
-
   // Keys at the front of the order whose entries are gone leave it: the
   // front key, when there is one, is always a pending entry's.
   void DropDoneFromFront() {
-    while (!order_.empty() && !entries_.contains(order_.front())) order_.pop_front();
+    while (!order_.empty() && !entries_.Find(order_.front().first, order_.front().second)) {
+      order_.pop_front();
+    }
   }
 
-  std::unordered_map<Key, Entry, KeyHash> entries_;
-  std::deque<Key> order_;  // keys in arrival order, done ones until they reach the front
+  SeqWindowTable<uint64_t, Entry> entries_;  // by communicator, then seq
+  // (comm_id, seq) in arrival order, done ones until they reach the front.
+  std::deque<std::pair<uint64_t, uint64_t>> order_;
 };
 
 }  // namespace vprof::reporter

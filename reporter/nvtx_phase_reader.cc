@@ -23,10 +23,27 @@ void NvtxPhaseReader::AddBatch(const vprof::trace::NvtxBatch& batch) {
   for (const auto& range : batch.range()) AddRange(batch.tid(), range);
 }
 
-PhaseKey NvtxPhaseReader::KeyOf(uint64_t name_iid) {
+NvtxPhaseReader::KeyIndex NvtxPhaseReader::KeyOf(uint64_t name_iid) {
+  auto [index, added] = key_of_name_.try_emplace(name_iid);
+  if (!added) return index;
   std::string name = name_of_(name_iid);
-  if (const auto rule = MatchPhaseRule(name)) return {std::string(rule->phase), false};
-  return {std::move(name), true};
+  PhaseKey key{std::move(name), true};
+  if (const auto rule = MatchPhaseRule(key.name)) key = {std::string(rule->phase), false};
+  // Names a rule maps to one phase share its index.
+  const auto known = std::find(keys_.begin(), keys_.end(), key);
+  index = static_cast<KeyIndex>(known - keys_.begin());
+  if (known == keys_.end()) {
+    keys_.push_back(std::move(key));
+    totals_.emplace_back();
+  }
+  return index;
+}
+
+PhaseTotals& NvtxPhaseReader::TotalsIn(Contained& contained, KeyIndex key) {
+  for (auto& [index, totals] : contained) {
+    if (index == key) return totals;
+  }
+  return contained.emplace_back(key, PhaseTotals{}).second;
 }
 
 void NvtxPhaseReader::AddRange(uint32_t tid, const vprof::trace::NvtxRange& range) {
@@ -45,41 +62,53 @@ void NvtxPhaseReader::AddRange(uint32_t tid, const vprof::trace::NvtxRange& rang
   record_.last_end_ns = std::max(record_.last_end_ns, range.end_ns());
   ++record_.ranges;
 
-  const PhaseKey key = KeyOf(range.name_iid());
+  const KeyIndex key = KeyOf(range.name_iid());
   const PhaseTotals own{1, range.end_ns() >= range.start_ns()
                                ? static_cast<int64_t>(range.end_ns() - range.start_ns())
                                : 0};
   const uint32_t depth = range.depth();
   // Start/end ranges carry no nesting; each counts.
   if (range.kind() != vprof::trace::NVTX_KIND_PUSH_POP || depth >= kMaxTrackedDepth) {
-    Add(record_.phases[key], own);
+    Add(totals_[key], own);
     return;
   }
 
   // Everything deeper than this range ended inside it: its children, folded.
-  std::vector<Contained>& levels = open_parents_[{tid, domain}];
-  Contained inside;
-  for (size_t level = depth + 1; level < levels.size(); ++level) {
-    for (const auto& [child_key, totals] : levels[level]) Add(inside[child_key], totals);
+  OpenLevels& open = open_parents_[{tid, domain}];
+  inside_.clear();
+  for (size_t level = depth + 1; level < open.depth; ++level) {
+    for (const auto& [child_key, totals] : open.levels[level]) {
+      Add(TotalsIn(inside_, child_key), totals);
+    }
   }
-  if (levels.size() > depth + 1) levels.resize(depth + 1);
+  open.depth = std::min<size_t>(open.depth, depth + 1);
 
-  PhaseTotals& counted = record_.phases[key];
-  if (const auto same = inside.find(key); same != inside.end()) {
-    // Ranges of this phase inside this one were counted when they ended.
-    counted.count -= same->second.count;
-    counted.total_ns -= same->second.total_ns;
-  }
+  PhaseTotals& counted = totals_[key];
+  PhaseTotals& same = TotalsIn(inside_, key);
+  // Ranges of this phase inside this one were counted when they ended.
+  counted.count -= same.count;
+  counted.total_ns -= same.total_ns;
   Add(counted, own);
-  inside[key] = own;
+  same = own;
 
   // Nothing encloses an outermost range: what it holds needs no keeping.
   if (depth == 0) {
-    levels.clear();
+    open.depth = 0;
     return;
   }
-  if (levels.size() < depth + 1) levels.resize(depth + 1);
-  for (const auto& [inner_key, totals] : inside) Add(levels[depth][inner_key], totals);
+  while (open.depth < depth + 1) {
+    if (open.levels.size() == open.depth) open.levels.emplace_back();
+    open.levels[open.depth++].clear();
+  }
+  for (const auto& [inner_key, totals] : inside_)
+    Add(TotalsIn(open.levels[depth], inner_key), totals);
+}
+
+NvtxPhaseRecord NvtxPhaseReader::Result() const {
+  NvtxPhaseRecord result = record_;
+  for (size_t index = 0; index < keys_.size(); ++index)
+    result.phases[keys_[index]] = totals_[index];
+  return result;
 }
 
 }  // namespace vprof::reporter

@@ -33,11 +33,17 @@ class TrimmedVector {
   // Room for `items` live ones and a batch of dropped ones.
   void reserve(size_t items) { items_.reserve(items + trim_batch_); }
 
+  void push_back(T item) { items_.push_back(std::move(item)); }
   iterator insert(const_iterator at, T item) { return items_.insert(at, std::move(item)); }
   iterator erase(const_iterator first, const_iterator last) { return items_.erase(first, last); }
   void pop_front() {
     if (++head_ < trim_batch_ || head_ < size() / 4) return;
     items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  // Keeps the room: a window refilled after each clear allocates once.
+  void clear() {
+    items_.clear();
     head_ = 0;
   }
 

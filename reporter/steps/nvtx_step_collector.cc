@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 namespace vprof::reporter {
 namespace {
@@ -46,9 +47,9 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   latest_range_end_ = std::max(latest_range_end_, end_ns);
   CloseOldestBeyondCaps();
 
-  std::deque<GpuWork> waiting;
-  waiting.swap(undecided_);
-  for (const GpuWork& work : waiting) AddWork(work);
+  std::swap(waiting_, undecided_);  // waiting_ was empty
+  for (const GpuWork& work : waiting_) AddWork(work);
+  waiting_.clear();
 }
 
 void NvtxStepCollector::AddWork(const GpuWork& work) {

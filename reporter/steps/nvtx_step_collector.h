@@ -34,6 +34,7 @@
 #include <utility>
 
 #include "reporter/steps/closed_step.h"
+#include "reporter/trimmed_vector.h"
 
 namespace vprof::reporter {
 
@@ -67,6 +68,7 @@ class NvtxStepCollector {
  private:
   static constexpr size_t kMaxOpenSteps = size_t{1} << 12;
   static constexpr size_t kMaxSpareWorks = 4;
+  static constexpr size_t kUndecidedTrimBatch = 256;
 
   struct OpenStep {
     int64_t start_ns;
@@ -83,7 +85,9 @@ class NvtxStepCollector {
 
   ClosedStepSink sink_;
   std::deque<OpenStep> open_;  // by start; they do not overlap
-  std::deque<GpuWork> undecided_;
+  // Launch order; trimmed at the front when beyond the held-work limit.
+  TrimmedVector<GpuWork> undecided_{kUndecidedTrimBatch};
+  TrimmedVector<GpuWork> waiting_{kUndecidedTrimBatch};  // AddRange's, kept
   // Closed steps' vectors, emptied: a step opens for each one that closes.
   std::vector<std::vector<GpuWork>> spare_works_;
   std::optional<std::pair<int64_t, int64_t>> last_closed_range_;

@@ -249,44 +249,59 @@ void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forw
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
     const ClosedStep& step, const StepContext& context) {
   const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
-  const auto reaches_step = [&](const PhaseRange& range) {
-    return range.end_ns >= step.range_start_ns;
-  };
-  // The phases of the ranges that reach into the step, in name order.
-  std::vector<std::string_view> names;
+  // The ranges that reach into the step, and their phases in name order.
+  std::vector<std::string_view>& names = phase_names_;
+  std::vector<std::pair<size_t, const PhaseRange*>>& ranges = step_phase_ranges_;
+  names.clear();
+  ranges.clear();
   for (auto range = first; range != last; ++range) {
-    if (reaches_step(*range) &&
-        std::find(names.begin(), names.end(), range->phase) == names.end()) {
+    if (range->end_ns < step.range_start_ns) continue;
+    ranges.emplace_back(0, &*range);
+    if (std::find(names.begin(), names.end(), range->phase) == names.end()) {
       names.push_back(range->phase);
     }
   }
   std::sort(names.begin(), names.end());
+  for (auto& [name, range] : ranges) {
+    name = static_cast<size_t>(std::lower_bound(names.begin(), names.end(), range->phase) -
+                               names.begin());
+  }
   std::vector<std::pair<std::string, SegmentTimes>> phases;
-  for (const std::string_view phase : names) {
-    // A work launched in two ranges of one phase counts once.
-    phase_works_.clear();
-    for (const GpuWork& work : step.works) {
-      if (std::any_of(first, last, [&](const PhaseRange& range) {
-            return range.phase == phase && reaches_step(range) &&
-                   work.launch_ns >= range.start_ns && work.launch_ns <= range.end_ns;
-          })) {
-        phase_works_.push_back(work);
+  // Each work's phases as bits, 64 names at a time: one pass over the
+  // works and ranges for (nearly always) every phase of the step. A work
+  // launched in two ranges of one phase counts once.
+  for (size_t first_name = 0; first_name < names.size(); first_name += 64) {
+    const size_t end_name = std::min(names.size(), first_name + 64);
+    work_phases_.assign(step.works.size(), 0);
+    for (const auto& [name, range] : ranges) {
+      if (name < first_name || name >= end_name) continue;
+      const uint64_t bit = uint64_t{1} << (name - first_name);
+      for (size_t i = 0; i < step.works.size(); ++i) {
+        const int64_t launch = step.works[i].launch_ns;
+        if (launch >= range->start_ns && launch <= range->end_ns) work_phases_[i] |= bit;
       }
     }
-    if (phase_works_.empty()) continue;
-    int64_t start = INT64_MAX;
-    int64_t end = INT64_MIN;
-    for (const GpuWork& work : phase_works_) {
-      start = std::min(start, work.start_ns);
-      end = std::max(end, work.end_ns);
+    for (size_t name = first_name; name < end_name; ++name) {
+      const uint64_t bit = uint64_t{1} << (name - first_name);
+      phase_works_.clear();
+      int64_t start = INT64_MAX;
+      int64_t end = INT64_MIN;
+      for (size_t i = 0; i < step.works.size(); ++i) {
+        if (!(work_phases_[i] & bit)) continue;
+        const GpuWork& work = step.works[i];
+        phase_works_.push_back(work);
+        start = std::min(start, work.start_ns);
+        end = std::max(end, work.end_ns);
+      }
+      if (phase_works_.empty()) continue;
+      start = std::max(start, step.window_start_ns);
+      end = std::min(end, step.window_end_ns);
+      if (end <= start) continue;
+      phases.emplace_back(std::string(names[name]),
+                          AnalyzeStep(step.range_start_ns, start, end, phase_works_, context,
+                                      StepAnalysis::kTimesOnly)
+                              .times);
     }
-    start = std::max(start, step.window_start_ns);
-    end = std::min(end, step.window_end_ns);
-    if (end <= start) continue;
-    phases.emplace_back(std::string(phase),
-                        AnalyzeStep(step.range_start_ns, start, end, phase_works_, context,
-                                    StepAnalysis::kTimesOnly)
-                            .times);
   }
   return phases;
 }

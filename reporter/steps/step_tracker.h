@@ -154,7 +154,11 @@ class StepTracker {
   PhaseRanges phase_ranges_{kMinPhaseRanges / 4};
   size_t max_phase_ranges_ = NvtxStepCollector::kMaxHeldWorks;
   int64_t longest_phase_range_ns_ = 0;
-  std::vector<GpuWork> phase_works_;  // PhasesOf's, kept from step to step
+  // PhasesOf's, kept from step to step.
+  std::vector<GpuWork> phase_works_;
+  std::vector<uint64_t> work_phases_;
+  std::vector<std::string_view> phase_names_;
+  std::vector<std::pair<size_t, const PhaseRange*>> step_phase_ranges_;  // (name index, range)
   bool any_backward_ = false;
   NvtxStepCollector nvtx_;
   OptimizerStepCollector inferred_;

@@ -8,7 +8,7 @@
 # The lp runs add two forward-only (logprob) passes and three micro-batches to each step, with
 # and without NVTX: the inferred logprob row against the NVTX steps' logprob phase.
 # Usage: device_phases_clock.sh [LIB] [VPROF]; leaves the text and JSON reports under $OUT.
-# SKIP_LONG=1 stops before the 3,000-step run.
+# SKIP_LONG=1 stops before the 3,000-step run; NPROC (default 2) sets the ranks (GPUs).
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 vprof="$(realpath "${2:-.device/vprof}")"
@@ -21,7 +21,7 @@ for name in ddp_nonvtx ddp lp_nonvtx lp; do
   [[ $name == *_nonvtx ]] && extra+=(--no-nvtx)
   [[ $name == lp* ]] && extra+=("${lp[@]}")
   LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="/tmp/vp-$name" timeout 200 \
-    torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py "${extra[@]}" \
+    torchrun --standalone --nproc-per-node "${NPROC:-2}" bench/workloads/ddp_step.py "${extra[@]}" \
     > "/tmp/$name.out" 2>&1
   echo "$name rc=$?"
   "$vprof" report "/tmp/vp-$name" > "$out/$name.txt" 2>&1
@@ -32,7 +32,7 @@ for name in ddp_nonvtx ddp lp_nonvtx lp; do
 done
 [[ ${SKIP_LONG:-0} == 1 ]] && exit 0
 LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/vp-long timeout 300 \
-  torchrun --standalone --nproc-per-node 2 bench/workloads/ddp_step.py --steps 3000 \
+  torchrun --standalone --nproc-per-node "${NPROC:-2}" bench/workloads/ddp_step.py --steps 3000 \
   > /tmp/long.out 2>&1
 echo "ddp --steps 3000 rc=$? $(grep ddp_step_ms /tmp/long.out)"
 "$vprof" report /tmp/vp-long > "$out/long.txt" 2>&1

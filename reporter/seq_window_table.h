@@ -33,35 +33,34 @@ class SeqWindowTable {
   std::pair<Entry*, bool> TryEmplace(const Channel& channel, uint64_t seq) {
     Window& window = windows_[channel];
     if (std::optional<Entry>* slot = window.SlotFor(seq)) {
-      const bool inserted = !slot->has_value();
-      if (inserted) {
-        slot->emplace();
-        ++size_;
-      }
-      return {&**slot, inserted};
+      if (*slot) return {&**slot, false};
+      // The window may have grown over a seq that was far when it came.
+      if (Entry* far = FindFar(channel, seq)) return {far, false};
+      slot->emplace();
+      ++size_;
+      return {&**slot, true};
     }
     const auto [far, inserted] = far_.try_emplace({channel, seq});
     size_ += inserted;
     return {&far->second, inserted};
   }
 
+  // An entry lives in its window's slot or in the side map, never both.
   Entry* Find(const Channel& channel, uint64_t seq) {
     const auto window = windows_.find(channel);
     if (window != windows_.end()) {
-      if (std::optional<Entry>* slot = window->second.Existing(seq)) {
-        return *slot ? &**slot : nullptr;
-      }
+      std::optional<Entry>* slot = window->second.Existing(seq);
+      if (slot && *slot) return &**slot;
     }
-    const auto far = far_.find({channel, seq});
-    return far != far_.end() ? &far->second : nullptr;
+    return FindFar(channel, seq);
   }
 
   // Erases (channel, seq) when present.
   void Erase(const Channel& channel, uint64_t seq) {
     const auto window = windows_.find(channel);
     if (window != windows_.end()) {
-      if (std::optional<Entry>* slot = window->second.Existing(seq)) {
-        if (!*slot) return;
+      std::optional<Entry>* slot = window->second.Existing(seq);
+      if (slot && *slot) {
         slot->reset();
         --size_;
         window->second.TrimEmptyEnds();
@@ -128,6 +127,12 @@ class SeqWindowTable {
       while (!slots.empty() && !slots.back()) slots.pop_back();
     }
   };
+
+  Entry* FindFar(const Channel& channel, uint64_t seq) {
+    if (far_.empty()) return nullptr;
+    const auto far = far_.find({channel, seq});
+    return far != far_.end() ? &far->second : nullptr;
+  }
 
   std::unordered_map<Channel, Window, ChannelHash> windows_;
   std::map<std::pair<Channel, uint64_t>, Entry> far_;

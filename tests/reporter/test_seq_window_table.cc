@@ -87,5 +87,24 @@ TEST_CASE("SeqWindowTable entries stay in place while their window moves") {
   CHECK(table.size() == 1900);
 }
 
+TEST_CASE("SeqWindowTable finds a far seq once its window has grown over it") {
+  // One rank far ahead puts seq 1 + kMaxGap + 10 in the side map; a
+  // lagging rank then fills the seqs in between, and reaches it.
+  Table table;
+  const uint64_t far_seq = 1 + Table::kMaxGap + 10;
+  *table.TryEmplace(9, 1).first = 1;
+  uint64_t* far = table.TryEmplace(9, far_seq).first;
+  *far = 77;
+  for (uint64_t seq = 2; seq < far_seq; ++seq) *table.TryEmplace(9, seq).first = seq;
+  const auto [again, inserted] = table.TryEmplace(9, far_seq);
+  CHECK_FALSE(inserted);
+  CHECK(again == far);
+  CHECK(*table.Find(9, far_seq) == 77);
+  CHECK(table.size() == far_seq);
+  table.Erase(9, far_seq);
+  CHECK(table.Find(9, far_seq) == nullptr);
+  CHECK(table.size() == far_seq - 1);
+}
+
 }  // namespace
 }  // namespace vprof::reporter

@@ -114,6 +114,8 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   RankSteps steps;
   steps.set_steps_found(rank.steps_found);
   steps.set_late_records(rank.late_records);
+  steps.set_unlaunched_records(rank.unlaunched_records);
+  steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
   for (const RankStepReport& step : rank.steps) {
     vprof::summary::RankStep& out = *steps.add_steps();
     out.set_step(step.step);
@@ -175,6 +177,8 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   }
   rank.steps_found = steps.steps_found();
   rank.late_records = steps.late_records();
+  rank.unlaunched_records = steps.unlaunched_records();
+  rank.steps_missing_phase_ranges = steps.steps_missing_phase_ranges();
   for (const vprof::summary::RankStep& step : steps.steps()) {
     RankStepReport& out = rank.steps.emplace_back();
     out.step = step.step();

@@ -60,11 +60,13 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   rank.file = source.process->file;
   rank.steps_found = static_cast<uint32_t>(ledger.size());
   rank.late_records = source.record->steps.late_records;
+  rank.unlaunched_records = source.record->steps.unlaunched_records;
   rank.max_connections_one = source.record->steps.max_connections_one;
   const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
   std::deque<StepRow> rows = ledger.TakeRows();
   if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
   for (size_t index = first_measured; index < rows.size(); ++index) {
+    rank.steps_missing_phase_ranges += rows[index].phase_ranges_missing;
     RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));
     step.start_ns += offset;
     step.end_ns += offset;

@@ -66,6 +66,8 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("file", rank.file);
   json.Field("steps_found", rank.steps_found);
   json.Field("late_records", rank.late_records);
+  json.Field("unlaunched_records", rank.unlaunched_records);
+  json.Field("steps_missing_phase_ranges", rank.steps_missing_phase_ranges);
   json.Field("max_connections_one", rank.max_connections_one);
   json.Field("bucket_plan_stable", rank.bucket_plan_stable);
   WriteTimes(json, "total", rank.total);

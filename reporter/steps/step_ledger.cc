@@ -49,6 +49,7 @@ void StepLedger::Add(StepResult step) {
   if (detailed) first_.emplace_back();
   (detailed ? first_.back() : rest_).Add(step);
   rows_.push_back({step.range_start_ns,
+                   step.phase_ranges_missing,
                    {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns,
                     std::move(step.times), std::move(step.buckets)}});
 }

@@ -28,6 +28,7 @@ constexpr uint32_t kDetailedStepsPastWarmup = 64;
 // and where its NVTX range (or inferred start) began.
 struct StepRow {
   int64_t range_start_ns = 0;
+  bool phase_ranges_missing = false;  // StepResult's
   RankStepReport step;
 };
 

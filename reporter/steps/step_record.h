@@ -46,6 +46,10 @@ struct StepResult {
   // phase's ranges, over the part of the window from its first start to its
   // last end. Phases overlap on the GPU, so they need not add up to the step.
   std::vector<std::pair<std::string, SegmentTimes>> phases;
+  // A phase range that may reach into the step was dropped before the step
+  // was analyzed (the cap on held ranges, step_tracker.h): its phases may
+  // be short.
+  bool phase_ranges_missing = false;
 };
 
 }  // namespace vprof::reporter

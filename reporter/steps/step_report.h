@@ -116,6 +116,11 @@ struct RankStepsReport {
   uint32_t steps_found = 0;  // on this rank, warmup included
   // GPU records read after their step was closed (step_tracker.h), counted in no step.
   uint64_t late_records = 0;
+  // GPU records whose launch (API) record never came: they belong to no step.
+  uint64_t unlaunched_records = 0;
+  // Measured steps analyzed after a phase range that may reach into them was
+  // dropped for room: their phase figures may be short.
+  uint32_t steps_missing_phase_ranges = 0;
   std::vector<RankStepReport> steps;  // measured steps only, in order
   SegmentTimes total;                 // summed over the measured steps
   std::vector<StepPhaseReport> phases;

@@ -156,6 +156,14 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   if (rank.late_records > 0) {
     line += " " + std::to_string(rank.late_records) + " GPU records came after their step closed;";
   }
+  if (rank.unlaunched_records > 0) {
+    line += " " + std::to_string(rank.unlaunched_records) +
+            " GPU records without their launch record, in no step;";
+  }
+  if (rank.steps_missing_phase_ranges > 0) {
+    line += " phases of " + std::to_string(rank.steps_missing_phase_ranges) +
+            " steps may be short (phase ranges dropped for room);";
+  }
   line.pop_back();
   WriteWrapped(out, line, "  ", "    ");
 }

@@ -84,7 +84,11 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
       while (at != phase_ranges_.begin() && std::prev(at)->start_ns > added.start_ns) --at;
       phase_ranges_.insert(at, added);
       longest_phase_range_ns_ = std::max(longest_phase_range_ns_, added.end_ns - added.start_ns);
-      if (phase_ranges_.size() > max_phase_ranges_) phase_ranges_.pop_front();
+      if (phase_ranges_.size() > max_phase_ranges_) {
+        dropped_phase_ranges_until_ns_ =
+            std::max(dropped_phase_ranges_until_ns_, phase_ranges_.front().end_ns);
+        phase_ranges_.pop_front();
+      }
     }
   }
 }
@@ -243,6 +247,7 @@ void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forw
   StepResult result = AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
                                   step.works, context);
   result.phases = std::move(phases);
+  result.phase_ranges_missing = step.range_start_ns <= dropped_phase_ranges_until_ns_;
   into.Add(std::move(result));
 }
 

@@ -154,6 +154,9 @@ class StepTracker {
   PhaseRanges phase_ranges_{kMinPhaseRanges / 4};
   size_t max_phase_ranges_ = NvtxStepCollector::kMaxHeldWorks;
   int64_t longest_phase_range_ns_ = 0;
+  // The latest end of a range dropped at the cap: a step starting no later
+  // may have lost phases to it.
+  int64_t dropped_phase_ranges_until_ns_ = INT64_MIN;
   // PhasesOf's, kept from step to step.
   std::vector<GpuWork> phase_works_;
   std::vector<uint64_t> work_phases_;

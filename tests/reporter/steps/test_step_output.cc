@@ -112,3 +112,27 @@ TEST_CASE("steps in the text report") {
     CHECK(line.size() <= 100 + 8);  // bytes; "µ" takes two
   }
 }
+
+TEST_CASE("records in no step and steps short of phase ranges are reported") {
+  ScratchDir dir;
+  Report report = WriteAndReport(dir.path());
+  REQUIRE(report.steps);
+  RankStepsReport& rank = report.steps->ranks.at(0);
+  CHECK(rank.unlaunched_records == 0);
+  CHECK(rank.steps_missing_phase_ranges == 0);
+  rank.unlaunched_records = 3;
+  rank.steps_missing_phase_ranges = 2;
+  std::ostringstream json_out;
+  WriteJsonReport(report, json_out);
+  const JsonValue json = JsonValue::Parse(json_out.str());
+  CHECK(json["steps"]["ranks"][0]["unlaunched_records"].number() == 3);
+  CHECK(json["steps"]["ranks"][0]["steps_missing_phase_ranges"].number() == 2);
+  std::ostringstream text_out;
+  WriteTextReport(report, text_out);
+  std::string text = text_out.str();
+  // The rank line wraps; compare with its breaks taken out.
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  CHECK(text.find("3 GPU records without their launch record, in no step") != std::string::npos);
+  CHECK(text.find("phases of 2 steps may be short (phase ranges dropped for room)") !=
+        std::string::npos);
+}

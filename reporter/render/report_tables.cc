@@ -9,6 +9,7 @@
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/timeline_step.h"
 #include "reporter/short_kernel_name.h"
+#include "reporter/steps/full_steps.h"
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -198,24 +199,22 @@ std::optional<ReportTable> StepSegmentsTable(const Report& report) {
 
 std::optional<ReportTable> FullStepsTable(const StepsReport& steps) {
   if (steps.full_steps.empty()) return std::nullopt;
-  ReportTable table{
-      .id = "full-steps",
-      .title = "Full steps",
-      .scope = "full step",
-      .note = "each measured step across ranks: earliest start to latest end" +
-              (steps.median_step_ns ? "; median " + FormatDurationNs(*steps.median_step_ns)
-                                    : std::string()),
-      .columns = {{"step", true},
-                  {"duration", true},
-                  {"slowest rank", true},
-                  {"max exposed comm", true}},
-      .rows = {},
-      .empty_text = ""};
-  for (const FullStepReport& step : steps.full_steps) {
-    table.rows.push_back({{std::to_string(step.step)},
-                          {FormatDurationNs(step.duration_ns)},
-                          {RankText(step.slowest_rank)},
-                          {FormatDurationNs(step.max_exposed_comm_ns)}});
+  ReportTable table{.id = "full-steps",
+                    .title = "Full steps",
+                    .scope = "full step",
+                    .note = "each measured step across ranks, earliest start to latest end; " +
+                            FullStepsSentence(steps),
+                    .columns = {{"step", true},
+                                {"duration", true},
+                                {"slowest rank", true},
+                                {"max exposed comm", true}},
+                    .rows = {},
+                    .empty_text = ""};
+  for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
+    table.rows.push_back({{std::to_string(step->step)},
+                          {FormatDurationNs(step->duration_ns)},
+                          {RankText(step->slowest_rank)},
+                          {FormatDurationNs(step->max_exposed_comm_ns)}});
   }
   return table;
 }

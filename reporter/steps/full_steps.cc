@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "reporter/units.h"
 
 namespace vprof::reporter {
 namespace {
@@ -71,6 +74,56 @@ void CompleteFullSteps(StepsReport& report) {
     report.full_steps.push_back(full);
   }
   report.median_step_ns = Median(durations);
+}
+
+FullStepSpread SpreadOf(const std::vector<FullStepReport>& steps) {
+  FullStepSpread spread;
+  if (steps.empty()) return spread;
+  std::vector<int64_t> durations;
+  std::map<int32_t, size_t> slowest;
+  for (const FullStepReport& step : steps) {
+    durations.push_back(step.duration_ns);
+    if (step.slowest_rank) ++slowest[*step.slowest_rank];
+  }
+  std::sort(durations.begin(), durations.end());
+  spread.shortest_ns = durations.front();
+  spread.longest_ns = durations.back();
+  // Nearest rank: the smallest duration that at least 90% of steps do not exceed.
+  spread.p90_ns = durations[(durations.size() * 9 + 9) / 10 - 1];
+  spread.slowest_rank_steps.assign(slowest.begin(), slowest.end());
+  std::stable_sort(spread.slowest_rank_steps.begin(), spread.slowest_rank_steps.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return spread;
+}
+
+std::vector<const FullStepReport*> ListedFullSteps(const std::vector<FullStepReport>& steps) {
+  std::vector<const FullStepReport*> listed;
+  for (const FullStepReport& step : steps) listed.push_back(&step);
+  if (listed.size() <= kListedFullSteps) return listed;
+  std::stable_sort(listed.begin(), listed.end(),
+                   [](const auto* a, const auto* b) { return a->duration_ns > b->duration_ns; });
+  listed.resize(kListedFullSteps);
+  return listed;
+}
+
+std::string FullStepsSentence(const StepsReport& report) {
+  constexpr size_t kNamedRanks = 3;
+  const FullStepSpread spread = SpreadOf(report.full_steps);
+  std::string text = std::to_string(report.full_steps.size()) + " steps: shortest " +
+                     FormatDurationNs(spread.shortest_ns) + ", median " +
+                     FormatDurationNs(report.median_step_ns.value_or(0)) + ", p90 " +
+                     FormatDurationNs(spread.p90_ns) + ", longest " +
+                     FormatDurationNs(spread.longest_ns);
+  for (size_t i = 0; i < spread.slowest_rank_steps.size() && i < kNamedRanks; ++i) {
+    const auto& [rank, steps] = spread.slowest_rank_steps[i];
+    text += (i == 0 ? "; slowest rank " : ", ") + std::to_string(rank) + " in " +
+            std::to_string(steps) + (i == 0 ? " steps" : "");
+  }
+  if (report.full_steps.size() > kListedFullSteps) {
+    text += "; the " + std::to_string(kListedFullSteps) +
+            " slowest listed, slowest first (the JSON report has every step)";
+  }
+  return text;
 }
 
 }  // namespace vprof::reporter

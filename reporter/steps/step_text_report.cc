@@ -1,5 +1,6 @@
 #include "reporter/steps/step_text_report.h"
 
+#include "reporter/steps/full_steps.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
 
@@ -72,9 +73,9 @@ void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
                    {"duration", Align::kRight},
                    {"slowest rank", Align::kRight},
                    {"max exposed comm", Align::kRight}});
-  for (const FullStepReport& step : steps.full_steps) {
-    table.AddRow({std::to_string(step.step), FormatDurationNs(step.duration_ns),
-                  RankText(step.slowest_rank), FormatDurationNs(step.max_exposed_comm_ns)});
+  for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
+    table.AddRow({std::to_string(step->step), FormatDurationNs(step->duration_ns),
+                  RankText(step->slowest_rank), FormatDurationNs(step->max_exposed_comm_ns)});
   }
   table.Write(out, "  ");
 }
@@ -196,8 +197,10 @@ void WriteStepsText(const Report& report, std::ostream& out) {
                "stable when every step issues the same sizes",
                "  ", "  ");
   WriteWhy(steps, out);
-  out << "\n  Full steps (earliest rank start to latest rank end); median "
-      << (steps.median_step_ns ? FormatDurationNs(*steps.median_step_ns) : "-") << ":\n";
+  out << "\n";
+  WriteWrapped(
+      out, "Full steps (earliest rank start to latest rank end), " + FullStepsSentence(steps) + ":",
+      "  ", "    ");
   WriteFullSteps(steps, out);
   WritePhases(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);

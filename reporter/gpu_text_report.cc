@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "reporter/short_kernel_name.h"
 #include "reporter/text_layout.h"
@@ -13,6 +14,11 @@ namespace vprof::reporter {
 namespace {
 
 using Align = TextTable::Align;
+
+// With more processes than this, the section shows a block only for those
+// that stand out (GpuBlocksShown) and sums up the rest in one line: 1,024
+// blocks of twenty lines bury the report. The JSON report has every one.
+constexpr size_t kGpuBlocksOfAll = 16;
 
 std::string ProcessLabel(const ProcessReport& process) {
   if (!process.is_rank) return "non-rank, " + process.file;
@@ -173,6 +179,69 @@ void WriteGpuTimeLine(std::span<const OpReport> rows, GpuTimeFigures (*figures_o
   if (!text.empty()) WriteWrapped(out, text, lead, "      ");
 }
 
+// A capture that did not run as asked, or lost records.
+bool CaptureTroubled(const GpuReport& gpu) {
+  return gpu.dropped_records > 0 || (gpu.capture && gpu.capture->state != "active");
+}
+
+// The processes (indices) whose blocks a report of many shows: the first
+// with GPU records, those with the least and the most kernel time, and up to
+// kGpuBlocksOfAll whose capture is troubled; in process order.
+std::vector<size_t> GpuBlocksShown(const std::vector<ProcessReport>& processes) {
+  std::vector<size_t> with_records;
+  std::vector<size_t> shown;
+  size_t troubled = 0;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const GpuReport& gpu = processes[i].gpu;
+    if (gpu.batches > 0) with_records.push_back(i);
+    if (CaptureTroubled(gpu) && troubled++ < kGpuBlocksOfAll) shown.push_back(i);
+  }
+  if (!with_records.empty()) {
+    const auto kernel_ns = [&](size_t a, size_t b) {
+      return processes[a].gpu.kernels.total_ns < processes[b].gpu.kernels.total_ns;
+    };
+    shown.push_back(with_records.front());
+    shown.push_back(*std::min_element(with_records.begin(), with_records.end(), kernel_ns));
+    shown.push_back(*std::max_element(with_records.begin(), with_records.end(), kernel_ns));
+  }
+  std::sort(shown.begin(), shown.end());
+  shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+  return shown;
+}
+
+// "1024 processes with GPU capture, 3 shown below: the first with GPU records,
+// the least and the most kernel time, and those whose capture dropped records
+// or did not run (20, 4 of them not shown); kernel time per process: least
+// 4.15 s, median 4.18 s, most 4.21 s; 0 without GPU capture; the JSON report has
+// every process".
+std::string GpuSummaryText(const std::vector<ProcessReport>& processes, size_t shown) {
+  std::vector<int64_t> kernel_ns;
+  size_t captured = 0;
+  size_t troubled = 0;
+  for (const ProcessReport& process : processes) {
+    captured += process.gpu.captured();
+    troubled += CaptureTroubled(process.gpu);
+    if (process.gpu.batches > 0) kernel_ns.push_back(process.gpu.kernels.total_ns);
+  }
+  std::sort(kernel_ns.begin(), kernel_ns.end());
+  std::string text = std::to_string(captured) + " processes with GPU capture, " +
+                     std::to_string(shown) +
+                     " shown below: the first with GPU records, the least and the most kernel "
+                     "time, and those whose capture dropped records or did not run (" +
+                     (troubled == 0 ? std::string("none") : std::to_string(troubled));
+  if (troubled > kGpuBlocksOfAll) {
+    text += ", " + std::to_string(troubled - kGpuBlocksOfAll) + " of them not shown";
+  }
+  text += ")";
+  if (!kernel_ns.empty()) {
+    text += "; kernel time per process: least " + FormatDurationNs(kernel_ns.front()) +
+            ", median " + FormatDurationNs(kernel_ns[kernel_ns.size() / 2]) + ", most " +
+            FormatDurationNs(kernel_ns.back());
+  }
+  return text + "; " + std::to_string(processes.size() - captured) +
+         " without GPU capture; the JSON report has every process";
+}
+
 }  // namespace
 
 void WriteGpuSection(const Report& report, std::ostream& out) {
@@ -183,7 +252,13 @@ void WriteGpuSection(const Report& report, std::ostream& out) {
     return;
   }
   out << "\nGPU (CUPTI: times are GPU execution times; gpu mean = kernel time per linked call)\n";
-  for (const ProcessReport& process : report.processes) WriteProcessGpu(process, out);
+  if (report.processes.size() <= kGpuBlocksOfAll) {
+    for (const ProcessReport& process : report.processes) WriteProcessGpu(process, out);
+    return;
+  }
+  const std::vector<size_t> shown = GpuBlocksShown(report.processes);
+  WriteWrapped(out, GpuSummaryText(report.processes, shown.size()), "  ", "    ");
+  for (const size_t process : shown) WriteProcessGpu(report.processes[process], out);
 }
 
 void WriteOpGpuTime(std::span<const OpReport> rows, std::ostream& out) {

@@ -9,6 +9,16 @@ namespace {
 
 using Align = TextTable::Align;
 
+// With more ranks than this, per-rank notes are written for the first rank
+// and for those that lost records (at most this many), and the rest are
+// counted: a line or two per rank buries the report. The JSON report has all.
+constexpr size_t kRankNotesOfAll = 16;
+
+bool LostRecords(const RankStepsReport& rank) {
+  return rank.late_records > 0 || rank.unlaunched_records > 0 ||
+         rank.steps_missing_phase_ranges > 0;
+}
+
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
@@ -205,7 +215,30 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   WritePhases(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
   out << "\n";
-  for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
+  if (steps.ranks.size() <= kRankNotesOfAll) {
+    for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
+    return;
+  }
+  size_t written = 0;
+  size_t lost = 0;
+  for (size_t i = 0; i < steps.ranks.size(); ++i) {
+    const bool lost_records = LostRecords(steps.ranks[i]);
+    lost += lost_records;
+    if (i == 0 || (lost_records && lost <= kRankNotesOfAll)) {
+      WriteRankNotes(steps.ranks[i], out);
+      ++written;
+    }
+  }
+  const std::string lost_text =
+      lost == 0 ? "no rank lost records"
+                : std::to_string(lost) + " ranks lost records, the first " +
+                      std::to_string(std::min(lost, kRankNotesOfAll)) + " of them shown above";
+  WriteWrapped(out,
+               "notes of " + std::to_string(steps.ranks.size() - written) +
+                   " more ranks (streams, longest exposed communication and idle gap) are in the "
+                   "JSON report; " +
+                   lost_text + " (late, without a launch record, or short of phase ranges)",
+               "  ", "    ");
 }
 
 }  // namespace vprof::reporter

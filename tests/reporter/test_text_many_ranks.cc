@@ -1,0 +1,128 @@
+// The text report of a run with many ranks: per-process blocks (GPU) and
+// per-rank notes (steps) are written for the processes that stand out, the
+// rest summed up in a line; with few ranks, for every one. Reports are built
+// in memory.
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reporter/gpu_text_report.h"
+#include "reporter/steps/step_text_report.h"
+
+using namespace vprof::reporter;
+
+namespace {
+
+// `ranks` rank processes with GPU records; rank r ran (4000 + (r * 7) % 13)
+// ms of kernels: the least (4000) first at rank 0, the most (4012) first at
+// rank 11, and over 40 ranks the median (the 21st of 40) 4006.
+Report GpuReportOf(int ranks) {
+  Report report;
+  for (int r = 0; r < ranks; ++r) {
+    ProcessReport& process = report.processes.emplace_back();
+    process.is_rank = true;
+    process.rank = r;
+    process.file = "node.r" + std::to_string(r) + ".vtrace";
+    process.gpu.capture.emplace().state = "active";
+    process.gpu.batches = 1;
+    process.gpu.kernels.count = 10;
+    process.gpu.kernels.total_ns = (4000 + (r * 7) % 13) * int64_t{1'000'000};
+  }
+  return report;
+}
+
+// Whether the GPU section holds rank r's block.
+bool ShowsGpuBlock(const std::string& text, int r) {
+  return text.find("  rank " + std::to_string(r) + ", node.r" + std::to_string(r) +
+                   ".vtrace: capture ") != std::string::npos;
+}
+
+std::string GpuText(const Report& report) {
+  std::ostringstream out;
+  WriteGpuSection(report, out);
+  return out.str();
+}
+
+TEST_CASE("a few ranks: the GPU section has a block for each") {
+  const std::string text = GpuText(GpuReportOf(16));
+  for (int r = 0; r < 16; ++r) CHECK(ShowsGpuBlock(text, r));
+  CHECK(text.find("shown below") == std::string::npos);
+}
+
+TEST_CASE("many ranks: GPU blocks of the first, the least and most kernel time, the troubled") {
+  constexpr int kRanks = 40;
+  Report report = GpuReportOf(kRanks);
+  report.processes[25].gpu.dropped_records = 3;
+  report.processes[33].gpu.capture->state = "subscriber_conflict";
+  // Independently: the ranks with the least and the most kernel time.
+  int least = 0;
+  int most = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    const int64_t ns = report.processes[r].gpu.kernels.total_ns;
+    if (ns < report.processes[least].gpu.kernels.total_ns) least = r;
+    if (ns > report.processes[most].gpu.kernels.total_ns) most = r;
+  }
+  CHECK(least == 0);
+  CHECK(most == 11);
+  const std::string text = GpuText(report);
+  for (int r = 0; r < kRanks; ++r) {
+    INFO("rank " << r);
+    const bool expected = r == 0 || r == least || r == most || r == 25 || r == 33;
+    CHECK(ShowsGpuBlock(text, r) == expected);
+  }
+  std::string flat = text;
+  for (size_t at; (at = flat.find("\n    ")) != std::string::npos;) flat.replace(at, 5, " ");
+  CHECK(flat.find("40 processes with GPU capture, 4 shown below") != std::string::npos);
+  CHECK(flat.find("did not run (2)") != std::string::npos);
+  CHECK(flat.find("least 4.00 s, median 4.01 s, most 4.01 s") != std::string::npos);
+}
+
+}  // namespace
+
+// `ranks` ranks with one measured step each; `lost` of them lost records.
+Report StepsReportOf(int ranks, const std::vector<int>& lost) {
+  Report report;
+  report.steps = StepsReport{};
+  report.steps->window = "steps 1 of 2 (no warmup excluded)";
+  for (int r = 0; r < ranks; ++r) {
+    RankStepsReport& rank = report.steps->ranks.emplace_back();
+    rank.rank = r;
+    rank.file = "node.r" + std::to_string(r) + ".vtrace";
+    rank.streams.push_back({7, "compute", 10, 1'000'000});
+    rank.steps.push_back({1, 0, 1'000'000, {}, {}});
+  }
+  report.steps->full_steps.push_back({1, 0, 1'000'000, 0, 0});
+  report.steps->median_step_ns = 1'000'000;
+  for (const int r : lost) report.steps->ranks[r].late_records = 2;
+  return report;
+}
+
+int RankNotes(const std::string& text) {
+  int notes = 0;
+  for (size_t at = 0; (at = text.find("\n  rank ", at)) != std::string::npos; ++at) {
+    notes += text.compare(text.find(' ', at + 8), 9, " streams:") == 0;
+  }
+  return notes;
+}
+
+TEST_CASE("a few ranks: step notes for each; many: the first and those that lost records") {
+  std::ostringstream few;
+  WriteStepsText(StepsReportOf(16, {5}), few);
+  CHECK(RankNotes(few.str()) == 16);
+  CHECK(few.str().find("more ranks") == std::string::npos);
+
+  std::vector<int> lost;
+  for (int r = 3; r < 60; r += 3) lost.push_back(r);  // 19 ranks
+  std::ostringstream many;
+  WriteStepsText(StepsReportOf(60, lost), many);
+  std::string text = many.str();
+  // Rank 0, then the first 16 that lost records (ranks 3 to 48).
+  CHECK(RankNotes(text) == 17);
+  CHECK(text.find("\n  rank 48 streams:") != std::string::npos);
+  CHECK(text.find("\n  rank 51 streams:") == std::string::npos);
+  CHECK(text.find("\n  rank 1 streams:") == std::string::npos);
+  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  CHECK(text.find("notes of 43 more ranks") != std::string::npos);
+  CHECK(text.find("19 ranks lost records, the first 16 of them shown above") != std::string::npos);
+}

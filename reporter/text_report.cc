@@ -8,6 +8,7 @@
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/inferred_phase.h"
+#include "reporter/phases_across_ranks.h"
 #include "reporter/rank_list.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
@@ -189,6 +190,46 @@ std::string RoleText(const ProcessPhasesReport& process) {
          (process.role_rule.empty() ? "" : " (" + process.role_rule + ")") + "; ";
 }
 
+// With more processes than this (of one kind: NVTX or inferred phases), the
+// phase table has a row per phase across them (PhasesAcrossRanks), and
+// per-process lines are written for the first and for those that dropped
+// ranges (at most this many): the JSON report has every process's rows.
+constexpr size_t kPhaseRowsOfAll = 16;
+
+size_t ProcessesWithPhases(const Report& report, bool inferred) {
+  return static_cast<size_t>(std::count_if(
+      report.phases.begin(), report.phases.end(),
+      [&](const ProcessPhasesReport& process) { return process.inferred == inferred; }));
+}
+
+// "4.51 s (rank 12)"; the rank left out for a process without one.
+std::string TotalOfRankText(int64_t total_ns, const std::optional<int32_t>& rank) {
+  return FormatDurationNs(total_ns) + (rank ? " (rank " + std::to_string(*rank) + ")" : "");
+}
+
+// The phase table folded across processes: phase, processes, count, the
+// least, median and most total, median share[, rule].
+void WriteFoldedPhaseTable(const Report& report, bool inferred, std::ostream& out) {
+  std::vector<TextTable::Column> columns = {{"phase", Align::kLeft},   {"ranks", Align::kRight},
+                                            {"count", Align::kRight},  {"least", Align::kRight},
+                                            {"median", Align::kRight}, {"most", Align::kRight},
+                                            {"share", Align::kRight}};
+  if (inferred) columns.push_back({"rule", Align::kLeft});
+  TextTable table(std::move(columns));
+  for (const PhaseAcrossRanks& phase : PhasesAcrossRanks(report.phases, inferred)) {
+    std::vector<std::string> row = {phase.phase,
+                                    std::to_string(phase.processes),
+                                    std::to_string(phase.count),
+                                    TotalOfRankText(phase.least_ns, phase.least_rank),
+                                    FormatDurationNs(phase.median_ns),
+                                    TotalOfRankText(phase.most_ns, phase.most_rank),
+                                    ShareText(phase.median_share)};
+    if (inferred) row.push_back(phase.source.substr(kInferredSourcePrefix.size()));
+    table.AddRow(std::move(row));
+  }
+  table.Write(out, "  ");
+}
+
 // The phase rows of the processes whose phases are inferred (or not): rank,
 // phase, count, total, mean, share, for inferred rows the rule that made them
 // (the source less its "inferred:", which the section's title says), file.
@@ -235,9 +276,26 @@ void WriteNvtxPhases(const Report& report, std::ostream& out) {
                "share = total / the rank's span (first range start to last range end); phases "
                "nest, so shares need not add up to 100%",
                "  ", "  ");
-  WritePhaseTable(report, false, out);
+  const size_t processes = ProcessesWithPhases(report, false);
+  const bool folded = processes > kPhaseRowsOfAll;
+  if (folded) {
+    WriteWrapped(out,
+                 std::to_string(processes) +
+                     " processes, folded: per phase the processes that have it, their ranges "
+                     "summed, the least, median and most total (and the rank with the least "
+                     "and the most), the median share; the JSON report has every process's rows",
+                 "  ", "  ");
+    WriteFoldedPhaseTable(report, false, out);
+  } else {
+    WritePhaseTable(report, false, out);
+  }
+  size_t written = 0;
+  size_t dropping = 0;
   for (const ProcessPhasesReport& process : report.phases) {
     if (process.inferred) continue;
+    dropping += process.dropped > 0;
+    if (folded && written > 0 && (process.dropped == 0 || dropping > kPhaseRowsOfAll)) continue;
+    ++written;
     std::string line = "rank " + RankText(process.rank) + " (" + process.file +
                        "): " + RoleText(process) + std::to_string(process.ranges) +
                        " ranges over " + FormatDuration(static_cast<double>(process.span_ns));
@@ -246,6 +304,13 @@ void WriteNvtxPhases(const Report& report, std::ostream& out) {
     }
     if (process.dropped > 0) line += "; " + std::to_string(process.dropped) + " ranges dropped";
     WriteWrapped(out, line, "  ", "    ");
+  }
+  if (folded) {
+    WriteWrapped(out,
+                 std::to_string(processes - written) +
+                     " more processes' lines are in the JSON report; " + std::to_string(dropping) +
+                     " processes dropped ranges",
+                 "  ", "    ");
   }
 }
 
@@ -268,6 +333,16 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
       "step ran before its first training forward (found when that forward's kernels match "
       "the step's next one); one 'train compute' row when one thread launched it all",
       "  ", "  ");
+  const size_t processes = ProcessesWithPhases(report, true);
+  if (processes > kPhaseRowsOfAll) {
+    WriteWrapped(out,
+                 std::to_string(processes) +
+                     " processes, folded as in Phases (NVTX); the JSON report has every "
+                     "process's rows",
+                 "  ", "  ");
+    WriteFoldedPhaseTable(report, true, out);
+    return;
+  }
   WritePhaseTable(report, true, out);
   for (const ProcessPhasesReport& process : report.phases) {
     if (!process.inferred) continue;

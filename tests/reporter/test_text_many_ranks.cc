@@ -2,13 +2,17 @@
 // per-rank notes (steps) are written for the processes that stand out, the
 // rest summed up in a line; with few ranks, for every one. Reports are built
 // in memory.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "reporter/gpu_text_report.h"
+#include "reporter/phases_across_ranks.h"
 #include "reporter/steps/step_text_report.h"
+#include "reporter/text_report.h"
+#include "reporter/units.h"
 
 using namespace vprof::reporter;
 
@@ -78,8 +82,6 @@ TEST_CASE("many ranks: GPU blocks of the first, the least and most kernel time, 
   CHECK(flat.find("least 4.00 s, median 4.01 s, most 4.01 s") != std::string::npos);
 }
 
-}  // namespace
-
 // `ranks` ranks with one measured step each; `lost` of them lost records.
 Report StepsReportOf(int ranks, const std::vector<int>& lost) {
   Report report;
@@ -126,3 +128,71 @@ TEST_CASE("a few ranks: step notes for each; many: the first and those that lost
   CHECK(text.find("notes of 43 more ranks") != std::string::npos);
   CHECK(text.find("19 ranks lost records, the first 16 of them shown above") != std::string::npos);
 }
+
+// `ranks` NVTX processes: backward totals (10 + (r * 5) % 7) ms in each,
+// forward 2 ms in the even ranks only; one more process with inferred phases.
+Report PhasesReportOf(int ranks) {
+  Report report;
+  report.any_nvtx_ranges = true;
+  for (int r = 0; r < ranks; ++r) {
+    ProcessPhasesReport& process = report.phases.emplace_back();
+    process.rank = r;
+    process.file = "node.r" + std::to_string(r) + ".vtrace";
+    process.ranges = 3;
+    process.span_ns = 100'000'000;
+    const int64_t backward = (10 + (r * 5) % 7) * int64_t{1'000'000};
+    process.phases.push_back({"backward", false, "nvtx", 2, backward, backward / 2, 0.1});
+    if (r % 2 == 0)
+      process.phases.push_back({"forward", false, "nvtx", 1, 2'000'000, 2'000'000, 0.02});
+  }
+  ProcessPhasesReport& inferred = report.phases.emplace_back();
+  inferred.inferred = true;
+  inferred.file = "node.rollout.vtrace";
+  inferred.phases.push_back({"backward", false, "inferred:autograd_thread", 5, 1, 1, 0.5});
+  return report;
+}
+
+TEST_CASE("phases of many processes fold into a row per phase") {
+  constexpr int kRanks = 20;
+  const Report report = PhasesReportOf(kRanks);
+  const std::vector<PhaseAcrossRanks> folded = PhasesAcrossRanks(report.phases, false);
+  REQUIRE(folded.size() == 2);
+  // Independently: backward's totals over the ranks, sorted, and which rank
+  // first had the least and the most.
+  std::vector<int64_t> totals;
+  int least = 0;
+  int most = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    totals.push_back(report.phases[r].phases[0].total_ns);
+    if (totals.back() < totals[least]) least = r;
+    if (totals.back() > totals[most]) most = r;
+  }
+  std::vector<int64_t> sorted = totals;
+  std::sort(sorted.begin(), sorted.end());
+  const PhaseAcrossRanks& backward = folded[0];
+  CHECK(backward.phase == "backward");
+  CHECK(backward.processes == kRanks);
+  CHECK(backward.count == 2 * kRanks);
+  CHECK(backward.least_ns == sorted.front());
+  CHECK(backward.least_rank == least);
+  CHECK(backward.most_ns == sorted.back());
+  CHECK(backward.most_rank == most);
+  CHECK(backward.median_ns == sorted[kRanks / 2]);
+  CHECK(backward.median_share == 0.1);
+  const PhaseAcrossRanks& forward = folded[1];
+  CHECK(forward.phase == "forward");
+  CHECK(forward.processes == kRanks / 2);
+  CHECK(forward.least_rank == 0);
+  CHECK(forward.most_rank == 0);
+
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  const std::string text = out.str();
+  // (r * 5) % 7: 0 at rank 0 (10 ms), 6 first at rank 4 (16 ms).
+  CHECK(text.find("  backward     20     40  10.0 ms (rank 0)  " + FormatDurationNs(sorted[10]) +
+                  "  16.0 ms (rank 4)  10.0%") != std::string::npos);
+  CHECK(text.find("  rank 1 (node.r1.vtrace)") == std::string::npos);
+  CHECK(text.find("19 more processes' lines are in the JSON report") != std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,64 @@
+#include "reporter/phases_across_ranks.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace vprof::reporter {
+
+std::vector<PhaseAcrossRanks> PhasesAcrossRanks(const std::vector<ProcessPhasesReport>& processes,
+                                                bool inferred) {
+  struct Rows {
+    bool unmatched = false;
+    uint64_t count = 0;
+    std::vector<std::pair<int64_t, const ProcessPhasesReport*>> totals;  // process order
+    std::vector<double> shares;
+  };
+  std::map<std::pair<std::string, std::string>, Rows> by_phase;  // (name, source)
+  for (const ProcessPhasesReport& process : processes) {
+    if (process.inferred != inferred) continue;
+    for (const PhaseReport& phase : process.phases) {
+      const std::string name = phase.unmatched
+                                   ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
+                                   : phase.name;
+      Rows& rows = by_phase[{name, phase.source}];
+      rows.unmatched = phase.unmatched;
+      rows.count += phase.count;
+      rows.totals.emplace_back(phase.total_ns, &process);
+      if (phase.span_share) rows.shares.push_back(*phase.span_share);
+    }
+  }
+  std::vector<std::pair<bool, PhaseAcrossRanks>> folded;  // (unmatched, row)
+  for (auto& [key, rows] : by_phase) {
+    PhaseAcrossRanks row;
+    row.phase = key.first;
+    row.source = key.second;
+    row.processes = rows.totals.size();
+    row.count = rows.count;
+    // Stable: among equal totals the first process stands for them.
+    std::stable_sort(rows.totals.begin(), rows.totals.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    row.least_ns = rows.totals.front().first;
+    row.least_rank = rows.totals.front().second->rank;
+    row.median_ns = rows.totals[rows.totals.size() / 2].first;
+    const auto most = std::find_if(rows.totals.begin(), rows.totals.end(), [&](const auto& entry) {
+      return entry.first == rows.totals.back().first;
+    });
+    row.most_ns = most->first;
+    row.most_rank = most->second->rank;
+    if (!rows.shares.empty()) {
+      std::sort(rows.shares.begin(), rows.shares.end());
+      row.median_share = rows.shares[rows.shares.size() / 2];
+    }
+    folded.emplace_back(rows.unmatched, std::move(row));
+  }
+  std::stable_sort(folded.begin(), folded.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, b.second.median_ns) < std::tie(b.first, a.second.median_ns);
+  });
+  std::vector<PhaseAcrossRanks> result;
+  for (auto& [unmatched, row] : folded) result.push_back(std::move(row));
+  return result;
+}
+
+}  // namespace vprof::reporter

@@ -1,6 +1,7 @@
 #include "reporter/text_report.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "reporter/candidates/candidate_text_report.h"
@@ -111,15 +112,35 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
 }
 
 // One row per traced member: where it ran, on which GPU.
+// A communicator of more members than this lists the first and the last
+// kMembersAtEnds of them: a world of 1,024 ranks would be 1,024 rows, in
+// every report. The JSON report lists them all.
+constexpr size_t kMembersOfAll = 16;
+constexpr size_t kMembersAtEnds = 4;
+
 void WriteMembers(const CommunicatorReport& comm, std::ostream& out) {
   if (comm.members.empty()) return;
-  out << "  members:\n";
+  const size_t count = comm.members.size();
+  const bool elided = count > kMembersOfAll;
+  if (elided) {
+    std::set<std::string> hosts;
+    for (const CommMemberReport& member : comm.members) hosts.insert(member.host);
+    out << "  members: " << count << " on " << hosts.size() << " hosts; the first and last "
+        << kMembersAtEnds << " (the JSON report lists all):\n";
+  } else {
+    out << "  members:\n";
+  }
   TextTable table({{"comm rank", Align::kRight},
                    {"rank", Align::kRight},
                    {"host", Align::kLeft},
                    {"device", Align::kRight},
                    {"GPU UUID", Align::kLeft}});
-  for (const CommMemberReport& member : comm.members) {
+  for (size_t i = 0; i < count; ++i) {
+    if (elided && i == kMembersAtEnds) {
+      table.AddRow({"…", "", "", "", ""});
+      i = count - kMembersAtEnds;
+    }
+    const CommMemberReport& member = comm.members[i];
     table.AddRow({std::to_string(member.comm_rank), RankText(member.rank), member.host,
                   member.cuda_device < 0 ? "-" : std::to_string(member.cuda_device),
                   member.gpu_uuid.empty() ? "-" : member.gpu_uuid});

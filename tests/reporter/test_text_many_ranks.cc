@@ -195,4 +195,43 @@ TEST_CASE("phases of many processes fold into a row per phase") {
   CHECK(text.find("19 more processes' lines are in the JSON report") != std::string::npos);
 }
 
+// A communicator of `size` members, comm rank c on host "h<c / 8>".
+Report CommunicatorReportOf(uint32_t size) {
+  Report report;
+  CommunicatorReport& comm = report.communicators.emplace_back();
+  comm.comm_id = 0xC0;
+  comm.size = size;
+  for (uint32_t c = 0; c < size; ++c) {
+    comm.ranks_seen.push_back(static_cast<int32_t>(c));
+    CommMemberReport& member = comm.members.emplace_back();
+    member.comm_rank = c;
+    member.rank = static_cast<int32_t>(c + 100);
+    member.host = "h" + std::to_string(c / 8);
+    member.cuda_device = static_cast<int32_t>(c % 8);
+  }
+  return report;
+}
+
+// The comm ranks the members table lists.
+std::vector<uint32_t> ListedMembers(const std::string& text, uint32_t size) {
+  std::vector<uint32_t> listed;
+  for (uint32_t c = 0; c < size; ++c) {
+    const std::string row = std::to_string(c) + "   " + std::to_string(c + 100) + "  h";
+    if (text.find(row) != std::string::npos) listed.push_back(c);
+  }
+  return listed;
+}
+
+TEST_CASE("a large communicator lists its first and last members, a small one all") {
+  std::ostringstream small;
+  WriteTextReport(CommunicatorReportOf(16), small);
+  CHECK(ListedMembers(small.str(), 16).size() == 16);
+  CHECK(small.str().find("  members:\n") != std::string::npos);
+
+  std::ostringstream large;
+  WriteTextReport(CommunicatorReportOf(40), large);
+  CHECK(ListedMembers(large.str(), 40) == std::vector<uint32_t>{0, 1, 2, 3, 36, 37, 38, 39});
+  CHECK(large.str().find("  members: 40 on 5 hosts; the first and last 4") != std::string::npos);
+}
+
 }  // namespace

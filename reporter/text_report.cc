@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "reporter/candidates/candidate_text_report.h"
 #include "reporter/clock_description.h"
@@ -178,18 +179,36 @@ void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
   }
 }
 
+// With more ranks than this, the Ranks table lists this many: those that
+// arrived last most often (ties: the later on average first).
+constexpr size_t kRankRowsOfAll = 16;
+
 void WriteRanks(const Report& report, std::ostream& out) {
   if (report.ranks.empty()) return;
   out << "\nRanks (collectives only; lateness = own enter − first enter)\n";
+  std::vector<const RankReport*> listed;
+  for (const RankReport& rank : report.ranks) listed.push_back(&rank);
+  if (listed.size() > kRankRowsOfAll) {
+    std::stable_sort(listed.begin(), listed.end(), [](const RankReport* a, const RankReport* b) {
+      return std::tie(a->last_arrivals, a->mean_lateness_ns) >
+             std::tie(b->last_arrivals, b->mean_lateness_ns);
+    });
+    listed.resize(kRankRowsOfAll);
+    WriteWrapped(out,
+                 "the " + std::to_string(kRankRowsOfAll) + " of " +
+                     std::to_string(report.ranks.size()) +
+                     " ranks that arrived last most often (the JSON report lists all):",
+                 "  ", "    ");
+  }
   TextTable table({{"rank", Align::kRight},
                    {"collectives", Align::kRight},
                    {"last to arrive", Align::kRight},
                    {"mean lateness", Align::kRight},
                    {"file", Align::kLeft}});
-  for (const RankReport& rank : report.ranks) {
-    table.AddRow({RankText(rank.rank), std::to_string(rank.collectives),
-                  std::to_string(rank.last_arrivals),
-                  FormatDuration(static_cast<double>(rank.mean_lateness_ns)), rank.file});
+  for (const RankReport* rank : listed) {
+    table.AddRow({RankText(rank->rank), std::to_string(rank->collectives),
+                  std::to_string(rank->last_arrivals),
+                  FormatDuration(static_cast<double>(rank->mean_lateness_ns)), rank->file});
   }
   table.Write(out, "  ");
 }

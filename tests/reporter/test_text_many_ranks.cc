@@ -234,4 +234,35 @@ TEST_CASE("a large communicator lists its first and last members, a small one al
   CHECK(large.str().find("  members: 40 on 5 hosts; the first and last 4") != std::string::npos);
 }
 
+TEST_CASE("many ranks: the Ranks table lists those that arrived last most often") {
+  // Rank r arrived last (r * 7) % 20 times, so each count 0..19 once; rank
+  // 3 (21 % 20 = 1) and rank 0 (0) are not among the 16 most.
+  Report report;
+  std::vector<std::pair<uint64_t, int>> by_last;
+  for (int r = 0; r < 20; ++r) {
+    const uint64_t last = static_cast<uint64_t>((r * 7) % 20);
+    report.ranks.push_back({r, "node.r" + std::to_string(r) + ".vtrace", 100, last, 1000});
+    by_last.emplace_back(last, r);
+  }
+  std::sort(by_last.rbegin(), by_last.rend());
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  const std::string text = out.str();
+  CHECK(text.find("the 16 of 20 ranks that arrived last most often") != std::string::npos);
+  // The rows in order: the 16 with the most, most first.
+  size_t at = text.find("rank  collectives");
+  REQUIRE(at != std::string::npos);
+  for (size_t i = 0; i < by_last.size(); ++i) {
+    const std::string file = "node.r" + std::to_string(by_last[i].second) + ".vtrace";
+    const size_t row = text.find(file, at);
+    INFO(file);
+    if (i < 16) {
+      CHECK(row != std::string::npos);
+      at = row == std::string::npos ? at : row;
+    } else {
+      CHECK(text.find(file) == std::string::npos);
+    }
+  }
+}
+
 }  // namespace

@@ -12,7 +12,7 @@ std::vector<PhaseAcrossRanks> PhasesAcrossRanks(const std::vector<ProcessPhasesR
   struct Rows {
     bool unmatched = false;
     uint64_t count = 0;
-    std::vector<std::pair<int64_t, const ProcessPhasesReport*>> totals;  // process order
+    RankValues totals;  // process order
     std::vector<double> shares;
   };
   std::map<std::pair<std::string, std::string>, Rows> by_phase;  // (name, source)
@@ -25,7 +25,7 @@ std::vector<PhaseAcrossRanks> PhasesAcrossRanks(const std::vector<ProcessPhasesR
       Rows& rows = by_phase[{name, phase.source}];
       rows.unmatched = phase.unmatched;
       rows.count += phase.count;
-      rows.totals.emplace_back(phase.total_ns, &process);
+      rows.totals.emplace_back(phase.total_ns, process.rank);
       if (phase.span_share) rows.shares.push_back(*phase.span_share);
     }
   }
@@ -36,17 +36,7 @@ std::vector<PhaseAcrossRanks> PhasesAcrossRanks(const std::vector<ProcessPhasesR
     row.source = key.second;
     row.processes = rows.totals.size();
     row.count = rows.count;
-    // Stable: among equal totals the first process stands for them.
-    std::stable_sort(rows.totals.begin(), rows.totals.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    row.least_ns = rows.totals.front().first;
-    row.least_rank = rows.totals.front().second->rank;
-    row.median_ns = rows.totals[rows.totals.size() / 2].first;
-    const auto most = std::find_if(rows.totals.begin(), rows.totals.end(), [&](const auto& entry) {
-      return entry.first == rows.totals.back().first;
-    });
-    row.most_ns = most->first;
-    row.most_rank = most->second->rank;
+    row.total = *SpreadOver(std::move(rows.totals));
     if (!rows.shares.empty()) {
       std::sort(rows.shares.begin(), rows.shares.end());
       row.median_share = rows.shares[rows.shares.size() / 2];
@@ -54,7 +44,7 @@ std::vector<PhaseAcrossRanks> PhasesAcrossRanks(const std::vector<ProcessPhasesR
     folded.emplace_back(rows.unmatched, std::move(row));
   }
   std::stable_sort(folded.begin(), folded.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first, b.second.median_ns) < std::tie(b.first, a.second.median_ns);
+    return std::tie(a.first, b.second.total.median) < std::tie(b.first, a.second.total.median);
   });
   std::vector<PhaseAcrossRanks> result;
   for (auto& [unmatched, row] : folded) result.push_back(std::move(row));

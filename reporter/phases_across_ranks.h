@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "reporter/report.h"
+#include "reporter/spread_over_ranks.h"
 
 namespace vprof::reporter {
 
@@ -17,12 +18,8 @@ struct PhaseAcrossRanks {
   std::string phase;   // as the per-process table names it ("NAME (other, unmatched)")
   std::string source;  // PhaseReport's: "nvtx" or "inferred:<rule>"
   size_t processes = 0;
-  uint64_t count = 0;  // summed over the processes
-  int64_t least_ns = 0;
-  int64_t median_ns = 0;  // the upper median
-  int64_t most_ns = 0;
-  std::optional<int32_t> least_rank;  // the first process with the least (none: not a rank)
-  std::optional<int32_t> most_rank;
+  uint64_t count = 0;                  // summed over the processes
+  SpreadOverRanks total;               // of the processes' totals (ns)
   std::optional<double> median_share;  // over the processes with a share
 };
 

@@ -242,11 +242,6 @@ size_t ProcessesWithPhases(const Report& report, bool inferred) {
       [&](const ProcessPhasesReport& process) { return process.inferred == inferred; }));
 }
 
-// "4.51 s (rank 12)"; the rank left out for a process without one.
-std::string TotalOfRankText(int64_t total_ns, const std::optional<int32_t>& rank) {
-  return FormatDurationNs(total_ns) + (rank ? " (rank " + std::to_string(*rank) + ")" : "");
-}
-
 // The phase table folded across processes: phase, processes, count, the
 // least, median and most total, median share[, rule].
 void WriteFoldedPhaseTable(const Report& report, bool inferred, std::ostream& out) {
@@ -260,9 +255,9 @@ void WriteFoldedPhaseTable(const Report& report, bool inferred, std::ostream& ou
     std::vector<std::string> row = {phase.phase,
                                     std::to_string(phase.processes),
                                     std::to_string(phase.count),
-                                    TotalOfRankText(phase.least_ns, phase.least_rank),
-                                    FormatDurationNs(phase.median_ns),
-                                    TotalOfRankText(phase.most_ns, phase.most_rank),
+                                    DurationOfRankText(phase.total.least, phase.total.least_rank),
+                                    FormatDurationNs(phase.total.median),
+                                    DurationOfRankText(phase.total.most, phase.total.most_rank),
                                     ShareText(phase.median_share)};
     if (inferred) row.push_back(phase.source.substr(kInferredSourcePrefix.size()));
     table.AddRow(std::move(row));

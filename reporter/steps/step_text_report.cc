@@ -1,5 +1,9 @@
 #include "reporter/steps/step_text_report.h"
 
+#include <map>
+#include <string_view>
+
+#include "reporter/spread_over_ranks.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -9,10 +13,11 @@ namespace {
 
 using Align = TextTable::Align;
 
-// With more ranks than this, per-rank notes are written for the first rank
-// and for those that lost records (at most this many), and the rest are
-// counted: a line or two per rank buries the report. The JSON report has all.
-constexpr size_t kRankNotesOfAll = 16;
+// With more ranks than this, the per-rank tables fold into a row per figure
+// over the ranks (least, median, most: SpreadOver), and per-rank notes are
+// written for the first rank and for those that lost records (at most this
+// many): a row or two per rank buries the report. The JSON report has all.
+constexpr size_t kRankRowsOfAll = 16;
 
 bool LostRecords(const RankStepsReport& rank) {
   return rank.late_records > 0 || rank.unlaunched_records > 0 ||
@@ -37,6 +42,99 @@ std::string BucketsText(const RankStepsReport& rank) {
   if (!rank.bucket_plan_stable) return "-";
   const size_t per_step = rank.steps.front().buckets.size();
   return std::to_string(per_step) + (*rank.bucket_plan_stable ? " stable" : " changing");
+}
+
+struct SegmentFigure {
+  std::string_view name;
+  int64_t SegmentTimes::*ns;
+};
+constexpr SegmentFigure kSplitFigures[] = {
+    {"window", &SegmentTimes::window_ns},
+    {"compute", &SegmentTimes::compute_ns},
+    {"exposed", &SegmentTimes::exposed_comm_ns},
+    {"overlapped", &SegmentTimes::overlapped_comm_ns},
+    {"copy", &SegmentTimes::copy_ns},
+    {"idle", &SegmentTimes::idle_ns},
+    {"blocking", &SegmentTimes::exposed_comm_blocking_ns},
+    {"idle-fill", &SegmentTimes::exposed_comm_idle_fill_ns},
+    {"host-bound", &SegmentTimes::idle_host_bound_ns},
+    {"waiting", &SegmentTimes::idle_waiting_ns},
+};
+// A phase's figures when folded: the four that say most.
+constexpr SegmentFigure kPhaseFigures[] = {
+    {"window", &SegmentTimes::window_ns},
+    {"compute", &SegmentTimes::compute_ns},
+    {"exposed", &SegmentTimes::exposed_comm_ns},
+    {"idle", &SegmentTimes::idle_ns},
+};
+
+// One row: `label`, then the least, median and most of `values` over the ranks.
+void AddFoldedRow(TextTable& table, std::string label, RankValues values) {
+  const std::optional<SpreadOverRanks> spread = SpreadOver(std::move(values));
+  if (!spread) return;
+  table.AddRow({std::move(label), DurationOfRankText(spread->least, spread->least_rank),
+                FormatDurationNs(spread->median),
+                DurationOfRankText(spread->most, spread->most_rank)});
+}
+
+TextTable FoldedTable() {
+  return TextTable({{"figure", Align::kLeft},
+                    {"least", Align::kRight},
+                    {"median", Align::kRight},
+                    {"most", Align::kRight}});
+}
+
+// The time split and the why table of many ranks, folded; then the ranks'
+// bucket plans counted and the exposed time by reason summed.
+void WriteFoldedSplit(const StepsReport& steps, std::ostream& out) {
+  TextTable table = FoldedTable();
+  for (const SegmentFigure& figure : kSplitFigures) {
+    RankValues values;
+    for (const RankStepsReport& rank : steps.ranks) {
+      values.emplace_back(rank.total.*figure.ns, rank.rank);
+    }
+    AddFoldedRow(table, std::string(figure.name), std::move(values));
+  }
+  table.Write(out, "  ");
+  size_t stable = 0;
+  size_t changing = 0;
+  SegmentTimes all;
+  for (const RankStepsReport& rank : steps.ranks) {
+    stable += rank.bucket_plan_stable == true;
+    changing += rank.bucket_plan_stable == false;
+    for (const auto& [reason, ns] : rank.total.exposed_by_reason_ns) {
+      all.exposed_by_reason_ns[reason] += ns;
+    }
+  }
+  WriteWrapped(out,
+               "buckets: " + std::to_string(stable) + " ranks stable, " + std::to_string(changing) +
+                   " changing, " + std::to_string(steps.ranks.size() - stable - changing) +
+                   " without buckets; exposed by reason, all ranks: " + ReasonsText(all),
+               "  ", "    ");
+}
+
+// The phases inside the steps of many ranks, folded: per phase (by name),
+// its window, compute, exposed and idle over the ranks that have it. Whether
+// any rank has phases.
+bool AddFoldedPhases(const StepsReport& steps, TextTable& table) {
+  std::map<std::string, std::vector<std::pair<const SegmentTimes*, std::optional<int32_t>>>>
+      by_phase;
+  for (const RankStepsReport& rank : steps.ranks) {
+    for (const StepPhaseReport& phase : rank.phases) {
+      by_phase[phase.phase].emplace_back(&phase.times, rank.rank);
+    }
+  }
+  for (const auto& [phase, ranks] : by_phase) {
+    for (const SegmentFigure& figure : kPhaseFigures) {
+      RankValues values;
+      for (const auto& [times, rank] : ranks) values.emplace_back(times->*figure.ns, rank);
+      AddFoldedRow(
+          table,
+          phase + " " + std::string(figure.name) + " (" + std::to_string(ranks.size()) + " ranks)",
+          std::move(values));
+    }
+  }
+  return !by_phase.empty();
 }
 
 void WriteTimeSplit(const StepsReport& steps, std::ostream& out) {
@@ -91,16 +189,20 @@ void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
 }
 
 void WritePhases(const StepsReport& steps, std::ostream& out) {
-  TextTable table({{"rank", Align::kRight},
-                   {"phase", Align::kLeft},
-                   {"window", Align::kRight},
-                   {"compute", Align::kRight},
-                   {"exposed", Align::kRight},
-                   {"overlapped", Align::kRight},
-                   {"copy", Align::kRight},
-                   {"idle", Align::kRight}});
+  const bool folded = steps.ranks.size() > kRankRowsOfAll;
+  TextTable table = folded ? FoldedTable()
+                           : TextTable({{"rank", Align::kRight},
+                                        {"phase", Align::kLeft},
+                                        {"window", Align::kRight},
+                                        {"compute", Align::kRight},
+                                        {"exposed", Align::kRight},
+                                        {"overlapped", Align::kRight},
+                                        {"copy", Align::kRight},
+                                        {"idle", Align::kRight}});
   bool any = false;
+  if (folded) any = AddFoldedPhases(steps, table);
   for (const RankStepsReport& rank : steps.ranks) {
+    if (folded) break;
     for (const StepPhaseReport& phase : rank.phases) {
       any = true;
       const SegmentTimes& times = phase.times;
@@ -198,15 +300,29 @@ void WriteStepsText(const Report& report, std::ostream& out) {
                "summed over the measured steps; compute + exposed + copy + idle = window; "
                "overlapped communication ran under compute and is not part of the sum",
                "  ", "  ");
-  WriteTimeSplit(steps, out);
-  out << "\n";
+  const bool folded = steps.ranks.size() > kRankRowsOfAll;
+  if (folded) {
+    WriteWrapped(out,
+                 std::to_string(steps.ranks.size()) +
+                     " ranks, folded: each figure's least, median and most over the ranks, "
+                     "with the rank that had the least and the most (the JSON report has "
+                     "every rank's)",
+                 "  ", "  ");
+  } else {
+    WriteTimeSplit(steps, out);
+    out << "\n";
+  }
   WriteWrapped(out,
                "exposed communication: blocking when the next compute kernel was already queued "
                "before it ended, else idle-fill; idle: host-bound when the work that ended the "
                "gap was launched after it began, else waiting; buckets: reductions per step, "
                "stable when every step issues the same sizes",
                "  ", "  ");
-  WriteWhy(steps, out);
+  if (folded) {
+    WriteFoldedSplit(steps, out);
+  } else {
+    WriteWhy(steps, out);
+  }
   out << "\n";
   WriteWrapped(
       out, "Full steps (earliest rank start to latest rank end), " + FullStepsSentence(steps) + ":",
@@ -215,7 +331,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   WritePhases(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
   out << "\n";
-  if (steps.ranks.size() <= kRankNotesOfAll) {
+  if (steps.ranks.size() <= kRankRowsOfAll) {
     for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
     return;
   }
@@ -224,7 +340,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   for (size_t i = 0; i < steps.ranks.size(); ++i) {
     const bool lost_records = LostRecords(steps.ranks[i]);
     lost += lost_records;
-    if (i == 0 || (lost_records && lost <= kRankNotesOfAll)) {
+    if (i == 0 || (lost_records && lost <= kRankRowsOfAll)) {
       WriteRankNotes(steps.ranks[i], out);
       ++written;
     }
@@ -232,7 +348,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   const std::string lost_text =
       lost == 0 ? "no rank lost records"
                 : std::to_string(lost) + " ranks lost records, the first " +
-                      std::to_string(std::min(lost, kRankNotesOfAll)) + " of them shown above";
+                      std::to_string(std::min(lost, kRankRowsOfAll)) + " of them shown above";
   WriteWrapped(out,
                "notes of " + std::to_string(steps.ranks.size() - written) +
                    " more ranks (streams, longest exposed communication and idle gap) are in the "

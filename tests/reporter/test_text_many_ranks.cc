@@ -10,6 +10,7 @@
 
 #include "reporter/gpu_text_report.h"
 #include "reporter/phases_across_ranks.h"
+#include "reporter/spread_over_ranks.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_report.h"
 #include "reporter/units.h"
@@ -173,17 +174,17 @@ TEST_CASE("phases of many processes fold into a row per phase") {
   CHECK(backward.phase == "backward");
   CHECK(backward.processes == kRanks);
   CHECK(backward.count == 2 * kRanks);
-  CHECK(backward.least_ns == sorted.front());
-  CHECK(backward.least_rank == least);
-  CHECK(backward.most_ns == sorted.back());
-  CHECK(backward.most_rank == most);
-  CHECK(backward.median_ns == sorted[kRanks / 2]);
+  CHECK(backward.total.least == sorted.front());
+  CHECK(backward.total.least_rank == least);
+  CHECK(backward.total.most == sorted.back());
+  CHECK(backward.total.most_rank == most);
+  CHECK(backward.total.median == sorted[kRanks / 2]);
   CHECK(backward.median_share == 0.1);
   const PhaseAcrossRanks& forward = folded[1];
   CHECK(forward.phase == "forward");
   CHECK(forward.processes == kRanks / 2);
-  CHECK(forward.least_rank == 0);
-  CHECK(forward.most_rank == 0);
+  CHECK(forward.total.least_rank == 0);
+  CHECK(forward.total.most_rank == 0);
 
   std::ostringstream out;
   WriteTextReport(report, out);
@@ -263,6 +264,43 @@ TEST_CASE("many ranks: the Ranks table lists those that arrived last most often"
       CHECK(text.find(file) == std::string::npos);
     }
   }
+}
+
+TEST_CASE("many ranks: the steps tables fold into least, median and most per figure") {
+  constexpr int kRanks = 20;
+  Report report = StepsReportOf(kRanks, {});
+  // Rank r computed (r * 3) % 20 + 1 ms and ran "backward" for 2 r ms (even ranks only).
+  RankValues compute;
+  for (int r = 0; r < kRanks; ++r) {
+    RankStepsReport& rank = report.steps->ranks[r];
+    rank.total.compute_ns = ((r * 3) % kRanks + 1) * int64_t{1'000'000};
+    compute.emplace_back(rank.total.compute_ns, r);
+    if (r % 2 == 0) {
+      rank.phases.push_back({"backward", true, {}});
+      rank.phases.back().times.window_ns = 2 * r * int64_t{1'000'000};
+    }
+    rank.bucket_plan_stable = r != 7;
+  }
+  // Independently: the least is 1 ms at rank 0, the most 20 ms at the rank
+  // with (r * 3) % 20 == 19, rank 13; the upper median the 11th smallest, 11 ms.
+  const std::optional<SpreadOverRanks> spread = SpreadOver(compute);
+  REQUIRE(spread);
+  CHECK(spread->least_rank == 0);
+  CHECK(spread->most_rank == 13);
+  CHECK(spread->median == 11'000'000);
+  std::ostringstream out;
+  WriteStepsText(report, out);
+  const std::string text = out.str();
+  // The tables' cells, their padding squeezed to one space.
+  std::string cells = text;
+  for (size_t at; (at = cells.find("  ")) != std::string::npos;) cells.erase(at, 1);
+  CHECK(text.find("20 ranks, folded") != std::string::npos);
+  CHECK(cells.find("\n compute 1.00 ms (rank 0) 11.0 ms 20.0 ms (rank 13)\n") != std::string::npos);
+  // backward's window over ranks 0, 2, ..., 18: 0 ns at rank 0, 36 ms at rank 18.
+  CHECK(cells.find("\n backward window (10 ranks) 0 ns (rank 0) 20.0 ms 36.0 ms (rank 18)\n") !=
+        std::string::npos);
+  CHECK(text.find("buckets: 19 ranks stable, 1 changing, 0 without buckets") != std::string::npos);
+  CHECK(text.find("\n     3     1") == std::string::npos);  // no per-rank rows
 }
 
 }  // namespace

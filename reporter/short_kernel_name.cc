@@ -1,30 +1,15 @@
 #include "reporter/short_kernel_name.h"
 
-#include <cctype>
+#include "reporter/export_names.h"
 
 namespace vprof::reporter {
-namespace {
-
-// "_Z<length><identifier>...": the identifier; empty for other manglings
-// (nested names start "_ZN", which has no length right after "_Z").
-std::string_view MangledIdentifier(std::string_view name) {
-  if (!name.starts_with("_Z")) return {};
-  size_t at = 2;
-  size_t length = 0;
-  while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at]))) {
-    length = length * 10 + static_cast<size_t>(name[at++] - '0');
-  }
-  if (at == 2 || length > name.size() - at) return {};
-  return name.substr(at, length);
-}
-
-}  // namespace
 
 std::string ShortKernelName(std::string_view name) {
-  if (const std::string_view identifier = MangledIdentifier(name); !identifier.empty()) {
-    return std::string(identifier);
+  if (name.starts_with("_Z")) {
+    // Demangled, it no longer starts "_Z"; kept whole when it does not demangle.
+    const std::string demangled = DemangledKernelName(name);
+    return demangled.starts_with("_Z") ? demangled : ShortKernelName(demangled);
   }
-  if (name.starts_with("_Z")) return std::string(name);
   if (name.starts_with("void ")) name.remove_prefix(5);
   constexpr std::string_view kAnonymous = "(anonymous namespace)";
   std::string text;

@@ -11,8 +11,10 @@ namespace vprof::reporter {
 // template arguments nested deeper than one level become "…":
 //   "void at::native::vectorized_elementwise_kernel<4, at::native::Add<float>>(int, ...)"
 //   → "at::native::vectorized_elementwise_kernel<4, at::native::Add<…>>".
-// A mangled plain function name ("_Z36ncclDevKernel_AllReduce_Sum_f32_RINGv")
-// becomes its identifier; other mangled names are kept whole.
+// Mangled names (CUPTI reports __global__ functions so) are demangled first:
+// "_Z36ncclDevKernel_AllReduce_Sum_f32_RINGv" → "ncclDevKernel_AllReduce_Sum_f32_RING",
+// "_ZN2at6native6kernelEv" → "at::native::kernel"; one that does not
+// demangle is kept whole.
 std::string ShortKernelName(std::string_view name);
 
 }  // namespace vprof::reporter

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "reporter/candidates/audit_links.h"
+#include "reporter/short_kernel_name.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
 
@@ -52,7 +53,7 @@ void WriteAudit(const CandidateAudit& audit, std::ostream& out) {
 
 void WriteExample(const CandidateExample& example, std::ostream& out) {
   std::string line = (example.rank ? "rank " + std::to_string(*example.rank) : example.file) + " " +
-                     example.id + " " + example.name + " (" +
+                     example.id + " " + ShortKernelName(example.name) + " (" +
                      FormatDurationNs(example.duration_ns) + ")";
   WriteWrapped(out, line, "     example: ", "       ");
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <string_view>
 
+#include "reporter/short_kernel_name.h"
 #include "reporter/spread_over_ranks.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/text_layout.h"
@@ -258,13 +259,14 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   }
   if (rank.max_connections_one) line += " CUDA_DEVICE_MAX_CONNECTIONS=1;";
   if (rank.longest_exposed_comm) {
-    line += " longest exposed communication: " + rank.longest_exposed_comm->name + " " +
-            rank.longest_exposed_comm->id + " (" +
+    line += " longest exposed communication: " + ShortKernelName(rank.longest_exposed_comm->name) +
+            " " + rank.longest_exposed_comm->id + " (" +
             FormatDurationNs(rank.longest_exposed_comm->duration_ns) + ");";
   }
   if (rank.longest_idle_gap) {
     line += " longest idle gap: " + FormatDurationNs(rank.longest_idle_gap->duration_ns) +
-            " before " + rank.longest_idle_gap->name + " " + rank.longest_idle_gap->id + ";";
+            " before " + ShortKernelName(rank.longest_idle_gap->name) + " " +
+            rank.longest_idle_gap->id + ";";
   }
   if (rank.late_records > 0) {
     line += " " + std::to_string(rank.late_records) + " GPU records came after their step closed;";

@@ -303,4 +303,28 @@ TEST_CASE("many ranks: the steps tables fold into least, median and most per fig
   CHECK(text.find("\n     3     1") == std::string::npos);  // no per-rank rows
 }
 
+TEST_CASE("a mangled kernel name in a rank's notes is demangled and shortened to fit") {
+  // As a PyTorch foreach kernel reached CUPTI on an H200 (bench/RESULTS.md, ninth session).
+  const std::string mangled =
+      "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_"
+      "apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIN3c108BFloat16"
+      "ELi2ELi2ELi0EEEJSt4plusIfEfEEEvT_T0_DpT1_";
+  Report report = StepsReportOf(2, {});
+  report.steps->ranks[0].longest_idle_gap = SpanRef{"correlation:69451", mangled, 0, 1'950'000};
+  std::ostringstream out;
+  WriteStepsText(report, out);
+  const std::string text = out.str();
+  CHECK(text.find("multi_tensor_apply_kernel<") != std::string::npos);
+  CHECK(text.find("_ZN2at6native") == std::string::npos);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    // Characters, not bytes: UTF-8 continuation bytes do not count.
+    const auto width = std::count_if(line.begin(), line.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
+    CHECK(width <= 100);
+  }
+}
+
 }  // namespace

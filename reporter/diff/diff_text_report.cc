@@ -1,7 +1,10 @@
 #include "reporter/diff/diff_text_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -12,6 +15,10 @@ namespace {
 // Fingerprints ("sha256:" and 64 hex digits) and other long words are cut so
 // that a row fits; the JSON diff keeps them whole.
 constexpr size_t kLongestWord = 24;
+// A section of more items than this (a run of 1,024 ranks has a few per
+// rank) lists only those that changed, at most this many, the largest change
+// first, and counts the rest; the JSON diff lists every item.
+constexpr size_t kItemsOfAll = 16;
 
 std::string Printf(const char* format, double value) {
   char text[64];
@@ -69,6 +76,44 @@ std::string_view OnlyIn(Presence presence) {
   return presence == Presence::kOnlyInA ? "only in A" : "only in B";
 }
 
+// How much an item changed: its metrics' largest |relative change|;
+// infinite for an item on one side only, a word that differs or a change
+// from 0; 0 when nothing changed.
+double LargestChange(const DiffItem& item) {
+  if (item.presence != Presence::kBoth) return INFINITY;
+  double largest = 0;
+  for (const DiffMetric& metric : item.metrics) {
+    if (metric.unit == DiffUnit::kText) {
+      if (metric.a != metric.b) return INFINITY;
+      continue;
+    }
+    const std::optional<double> change = Change(metric);
+    if (!change || *change == 0) continue;
+    const std::optional<double> relative = RelativeChange(metric);
+    largest = std::max(largest, relative ? std::fabs(*relative) : INFINITY);
+  }
+  return largest;
+}
+
+// The items a section lists: all of them, or for a large section the
+// kItemsOfAll that changed most (stable: in section order among equals).
+std::vector<const DiffItem*> ListedItems(const DiffSection& section) {
+  std::vector<const DiffItem*> listed;
+  for (const DiffItem& item : section.items) listed.push_back(&item);
+  if (listed.size() <= kItemsOfAll) return listed;
+  std::vector<std::pair<double, const DiffItem*>> changed;
+  for (const DiffItem* item : listed) {
+    if (const double largest = LargestChange(*item); largest > 0)
+      changed.emplace_back(largest, item);
+  }
+  std::stable_sort(changed.begin(), changed.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  listed.clear();
+  for (size_t i = 0; i < changed.size() && i < kItemsOfAll; ++i)
+    listed.push_back(changed[i].second);
+  return listed;
+}
+
 void WriteSection(const DiffSection& section, std::ostream& out) {
   out << '\n' << section.title << '\n';
   if (section.presence == Presence::kNeither) {
@@ -89,7 +134,22 @@ void WriteSection(const DiffSection& section, std::ostream& out) {
                    {"B", TextTable::Align::kRight},
                    {"change", TextTable::Align::kRight},
                    {"relative", TextTable::Align::kRight}});
-  for (const DiffItem& item : section.items) {
+  const std::vector<const DiffItem*> listed = ListedItems(section);
+  if (listed.size() < section.items.size()) {
+    size_t changed = 0;
+    for (const DiffItem& item : section.items) changed += LargestChange(item) > 0;
+    const std::string items = std::to_string(section.items.size()) + " items, ";
+    WriteWrapped(out,
+                 changed == 0 ? items + "none changed (the JSON diff has all)"
+                              : items + std::to_string(changed) + " changed; listed: the " +
+                                    std::to_string(listed.size()) +
+                                    " that changed most, largest relative change first (the "
+                                    "JSON diff has all)",
+                 "  ", "    ");
+  }
+  if (listed.empty()) return;
+  for (const DiffItem* listed_item : listed) {
+    const DiffItem& item = *listed_item;
     bool first = true;
     for (const DiffMetric& metric : item.metrics) {
       const bool both = item.presence == Presence::kBoth;

@@ -131,6 +131,26 @@ class DiffTest(unittest.TestCase):
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("only in B (the other report has no 'lateness')", text.stdout)
 
+    def test_large_section_lists_what_changed_most(self):
+        # 30 ranks: in B, rank 20's lateness triples, rank 5's rises by half,
+        # rank 12's by a tenth; the other 27 are unchanged. More than 16
+        # items: the text lists the 3 that changed, the largest change first.
+        report = self.report_json(self.a)
+        report["ranks"] = [{"rank": r, "file": f"node.{r}.vtrace", "collectives": 10,
+                            "last_arrivals": 0, "mean_lateness_ns": 1000} for r in range(30)]
+        a_json = write_json(self.root / "a-30-ranks.json", report)
+        for rank, lateness in ((20, 3000), (5, 1500), (12, 1100)):
+            report["ranks"][rank]["mean_lateness_ns"] = lateness
+        b_json = write_json(self.root / "b-30-ranks.json", report)
+        text = vprof("diff", a_json, b_json)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        lateness = text.stdout.split("\nArrival per rank")[1].split("\n\n")[0]
+        self.assertIn("30 items, 3 changed; listed: the 3 that changed most", lateness)
+        rows = [line.split()[1] for line in lateness.splitlines() if line.startswith("  rank ")]
+        self.assertEqual(rows, ["20", "5", "12"])
+        # The JSON diff keeps all 30.
+        self.assertEqual(len(section(self.diff_json(a_json, b_json), "lateness")["items"]), 30)
+
     def test_steps_and_candidates_from_reports(self):
         # Reports as the step and candidate analyses write them (their keys
         # are the fields of step_report.h and candidate_report.h).

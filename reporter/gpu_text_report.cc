@@ -15,11 +15,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-// With more processes than this, the section shows a block only for those
-// that stand out (GpuBlocksShown) and sums up the rest in one line: 1,024
-// blocks of twenty lines bury the report. The JSON report has every one.
-constexpr size_t kGpuBlocksOfAll = 16;
-
 std::string ProcessLabel(const ProcessReport& process) {
   if (!process.is_rank) return "non-rank, " + process.file;
   return "rank " + (process.rank ? std::to_string(*process.rank) : "?") + ", " + process.file;
@@ -186,7 +181,7 @@ bool CaptureTroubled(const GpuReport& gpu) {
 
 // The processes (indices) whose blocks a report of many shows: the first
 // with GPU records, those with the least and the most kernel time, and up to
-// kGpuBlocksOfAll whose capture is troubled; in process order.
+// kFoldAbove whose capture is troubled; in process order.
 std::vector<size_t> GpuBlocksShown(const std::vector<ProcessReport>& processes) {
   std::vector<size_t> with_records;
   std::vector<size_t> shown;
@@ -194,7 +189,7 @@ std::vector<size_t> GpuBlocksShown(const std::vector<ProcessReport>& processes) 
   for (size_t i = 0; i < processes.size(); ++i) {
     const GpuReport& gpu = processes[i].gpu;
     if (gpu.batches > 0) with_records.push_back(i);
-    if (CaptureTroubled(gpu) && troubled++ < kGpuBlocksOfAll) shown.push_back(i);
+    if (CaptureTroubled(gpu) && troubled++ < kFoldAbove) shown.push_back(i);
   }
   if (!with_records.empty()) {
     const auto kernel_ns = [&](size_t a, size_t b) {
@@ -229,8 +224,8 @@ std::string GpuSummaryText(const std::vector<ProcessReport>& processes, size_t s
                      " shown below: the first with GPU records, the least and the most kernel "
                      "time, and those whose capture dropped records or did not run (" +
                      (troubled == 0 ? std::string("none") : std::to_string(troubled));
-  if (troubled > kGpuBlocksOfAll) {
-    text += ", " + std::to_string(troubled - kGpuBlocksOfAll) + " of them not shown";
+  if (troubled > kFoldAbove) {
+    text += ", " + std::to_string(troubled - kFoldAbove) + " of them not shown";
   }
   text += ")";
   if (!kernel_ns.empty()) {
@@ -252,7 +247,7 @@ void WriteGpuSection(const Report& report, std::ostream& out) {
     return;
   }
   out << "\nGPU (CUPTI: times are GPU execution times; gpu mean = kernel time per linked call)\n";
-  if (report.processes.size() <= kGpuBlocksOfAll) {
+  if (report.processes.size() <= kFoldAbove) {
     for (const ProcessReport& process : report.processes) WriteProcessGpu(process, out);
     return;
   }

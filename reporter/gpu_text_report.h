@@ -10,6 +10,9 @@
 
 namespace vprof::reporter {
 
+// With more than kFoldAbove processes, blocks only for those that stand out
+// and one line summing up the rest: 1,024 blocks of twenty lines bury the
+// report.
 void WriteGpuSection(const Report& report, std::ostream& out);
 
 // `rows`: one op's rows of a communicator table; writes nothing when no row

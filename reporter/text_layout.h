@@ -13,6 +13,12 @@ namespace vprof::reporter {
 
 inline constexpr size_t kTextWidth = 100;
 
+// A text section of more rows than this (ranks, processes, communicator
+// members, diff items) folds: it lists at most this many, chosen for what
+// stands out, and counts the rest. A world of 1,024 ranks would otherwise bury
+// the report; the JSON report keeps every row.
+inline constexpr size_t kFoldAbove = 16;
+
 // Columns on a terminal, assuming one column per code point.
 size_t DisplayWidth(std::string_view utf8);
 

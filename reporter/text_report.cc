@@ -113,16 +113,15 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
 }
 
 // One row per traced member: where it ran, on which GPU.
-// A communicator of more members than this lists the first and the last
-// kMembersAtEnds of them: a world of 1,024 ranks would be 1,024 rows, in
-// every report. The JSON report lists them all.
-constexpr size_t kMembersOfAll = 16;
+// A communicator of more than kFoldAbove members lists the first and the
+// last kMembersAtEnds of them: a world of 1,024 ranks would be 1,024 rows,
+// in every report.
 constexpr size_t kMembersAtEnds = 4;
 
 void WriteMembers(const CommunicatorReport& comm, std::ostream& out) {
   if (comm.members.empty()) return;
   const size_t count = comm.members.size();
-  const bool elided = count > kMembersOfAll;
+  const bool elided = count > kFoldAbove;
   if (elided) {
     std::set<std::string> hosts;
     for (const CommMemberReport& member : comm.members) hosts.insert(member.host);
@@ -179,23 +178,21 @@ void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
   }
 }
 
-// With more ranks than this, the Ranks table lists this many: those that
-// arrived last most often (ties: the later on average first).
-constexpr size_t kRankRowsOfAll = 16;
-
+// With more than kFoldAbove ranks, the Ranks table lists kFoldAbove: those
+// that arrived last most often (ties: the later on average first).
 void WriteRanks(const Report& report, std::ostream& out) {
   if (report.ranks.empty()) return;
   out << "\nRanks (collectives only; lateness = own enter − first enter)\n";
   std::vector<const RankReport*> listed;
   for (const RankReport& rank : report.ranks) listed.push_back(&rank);
-  if (listed.size() > kRankRowsOfAll) {
+  if (listed.size() > kFoldAbove) {
     std::stable_sort(listed.begin(), listed.end(), [](const RankReport* a, const RankReport* b) {
       return std::tie(a->last_arrivals, a->mean_lateness_ns) >
              std::tie(b->last_arrivals, b->mean_lateness_ns);
     });
-    listed.resize(kRankRowsOfAll);
+    listed.resize(kFoldAbove);
     WriteWrapped(out,
-                 "the " + std::to_string(kRankRowsOfAll) + " of " +
+                 "the " + std::to_string(kFoldAbove) + " of " +
                      std::to_string(report.ranks.size()) +
                      " ranks that arrived last most often (the JSON report lists all):",
                  "  ", "    ");
@@ -229,12 +226,6 @@ std::string RoleText(const ProcessPhasesReport& process) {
   return "role " + process.role +
          (process.role_rule.empty() ? "" : " (" + process.role_rule + ")") + "; ";
 }
-
-// With more processes than this (of one kind: NVTX or inferred phases), the
-// phase table has a row per phase across them (PhasesAcrossRanks), and
-// per-process lines are written for the first and for those that dropped
-// ranges (at most this many): the JSON report has every process's rows.
-constexpr size_t kPhaseRowsOfAll = 16;
 
 size_t ProcessesWithPhases(const Report& report, bool inferred) {
   return static_cast<size_t>(std::count_if(
@@ -294,6 +285,10 @@ void WritePhaseTable(const Report& report, bool inferred, std::ostream& out) {
   table.Write(out, "  ");
 }
 
+// With more than kFoldAbove processes (of one kind: NVTX or inferred
+// phases), the phase table has a row per phase across them
+// (PhasesAcrossRanks), and per-process lines are written for the first and
+// for those that dropped ranges.
 void WriteNvtxPhases(const Report& report, std::ostream& out) {
   out << "\nPhases (NVTX)\n";
   if (!report.any_nvtx_ranges) {
@@ -312,7 +307,7 @@ void WriteNvtxPhases(const Report& report, std::ostream& out) {
                "nest, so shares need not add up to 100%",
                "  ", "  ");
   const size_t processes = ProcessesWithPhases(report, false);
-  const bool folded = processes > kPhaseRowsOfAll;
+  const bool folded = processes > kFoldAbove;
   if (folded) {
     WriteWrapped(out,
                  std::to_string(processes) +
@@ -329,7 +324,7 @@ void WriteNvtxPhases(const Report& report, std::ostream& out) {
   for (const ProcessPhasesReport& process : report.phases) {
     if (process.inferred) continue;
     dropping += process.dropped > 0;
-    if (folded && written > 0 && (process.dropped == 0 || dropping > kPhaseRowsOfAll)) continue;
+    if (folded && written > 0 && (process.dropped == 0 || dropping > kFoldAbove)) continue;
     ++written;
     std::string line = "rank " + RankText(process.rank) + " (" + process.file +
                        "): " + RoleText(process) + std::to_string(process.ranges) +
@@ -369,7 +364,7 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
       "the step's next one); one 'train compute' row when one thread launched it all",
       "  ", "  ");
   const size_t processes = ProcessesWithPhases(report, true);
-  if (processes > kPhaseRowsOfAll) {
+  if (processes > kFoldAbove) {
     WriteWrapped(out,
                  std::to_string(processes) +
                      " processes, folded as in Phases (NVTX); the JSON report has every "

@@ -15,10 +15,6 @@ namespace {
 // Fingerprints ("sha256:" and 64 hex digits) and other long words are cut so
 // that a row fits; the JSON diff keeps them whole.
 constexpr size_t kLongestWord = 24;
-// A section of more items than this (a run of 1,024 ranks has a few per
-// rank) lists only those that changed, at most this many, the largest change
-// first, and counts the rest; the JSON diff lists every item.
-constexpr size_t kItemsOfAll = 16;
 
 std::string Printf(const char* format, double value) {
   char text[64];
@@ -96,11 +92,11 @@ double LargestChange(const DiffItem& item) {
 }
 
 // The items a section lists: all of them, or for a large section the
-// kItemsOfAll that changed most (stable: in section order among equals).
+// kFoldAbove that changed most (stable: in section order among equals).
 std::vector<const DiffItem*> ListedItems(const DiffSection& section) {
   std::vector<const DiffItem*> listed;
   for (const DiffItem& item : section.items) listed.push_back(&item);
-  if (listed.size() <= kItemsOfAll) return listed;
+  if (listed.size() <= kFoldAbove) return listed;
   std::vector<std::pair<double, const DiffItem*>> changed;
   for (const DiffItem* item : listed) {
     if (const double largest = LargestChange(*item); largest > 0)
@@ -109,8 +105,7 @@ std::vector<const DiffItem*> ListedItems(const DiffSection& section) {
   std::stable_sort(changed.begin(), changed.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   listed.clear();
-  for (size_t i = 0; i < changed.size() && i < kItemsOfAll; ++i)
-    listed.push_back(changed[i].second);
+  for (size_t i = 0; i < changed.size() && i < kFoldAbove; ++i) listed.push_back(changed[i].second);
   return listed;
 }
 

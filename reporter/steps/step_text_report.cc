@@ -14,12 +14,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-// With more ranks than this, the per-rank tables fold into a row per figure
-// over the ranks (least, median, most: SpreadOver), and per-rank notes are
-// written for the first rank and for those that lost records (at most this
-// many): a row or two per rank buries the report. The JSON report has all.
-constexpr size_t kRankRowsOfAll = 16;
-
 bool LostRecords(const RankStepsReport& rank) {
   return rank.late_records > 0 || rank.unlaunched_records > 0 ||
          rank.steps_missing_phase_ranges > 0;
@@ -190,7 +184,7 @@ void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
 }
 
 void WritePhases(const StepsReport& steps, std::ostream& out) {
-  const bool folded = steps.ranks.size() > kRankRowsOfAll;
+  const bool folded = steps.ranks.size() > kFoldAbove;
   TextTable table = folded ? FoldedTable()
                            : TextTable({{"rank", Align::kRight},
                                         {"phase", Align::kLeft},
@@ -302,7 +296,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
                "summed over the measured steps; compute + exposed + copy + idle = window; "
                "overlapped communication ran under compute and is not part of the sum",
                "  ", "  ");
-  const bool folded = steps.ranks.size() > kRankRowsOfAll;
+  const bool folded = steps.ranks.size() > kFoldAbove;
   if (folded) {
     WriteWrapped(out,
                  std::to_string(steps.ranks.size()) +
@@ -333,7 +327,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   WritePhases(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
   out << "\n";
-  if (steps.ranks.size() <= kRankRowsOfAll) {
+  if (steps.ranks.size() <= kFoldAbove) {
     for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
     return;
   }
@@ -342,7 +336,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   for (size_t i = 0; i < steps.ranks.size(); ++i) {
     const bool lost_records = LostRecords(steps.ranks[i]);
     lost += lost_records;
-    if (i == 0 || (lost_records && lost <= kRankRowsOfAll)) {
+    if (i == 0 || (lost_records && lost <= kFoldAbove)) {
       WriteRankNotes(steps.ranks[i], out);
       ++written;
     }
@@ -350,7 +344,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   const std::string lost_text =
       lost == 0 ? "no rank lost records"
                 : std::to_string(lost) + " ranks lost records, the first " +
-                      std::to_string(std::min(lost, kRankRowsOfAll)) + " of them shown above";
+                      std::to_string(std::min(lost, kFoldAbove)) + " of them shown above";
   WriteWrapped(out,
                "notes of " + std::to_string(steps.ranks.size() - written) +
                    " more ranks (streams, longest exposed communication and idle gap) are in the "

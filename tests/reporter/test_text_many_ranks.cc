@@ -14,8 +14,10 @@
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_report.h"
 #include "reporter/units.h"
+#include "unwrapped.h"
 
 using namespace vprof::reporter;
+using vprof::reporter::testing::Unwrapped;
 
 namespace {
 
@@ -76,8 +78,7 @@ TEST_CASE("many ranks: GPU blocks of the first, the least and most kernel time, 
     const bool expected = r == 0 || r == least || r == most || r == 25 || r == 33;
     CHECK(ShowsGpuBlock(text, r) == expected);
   }
-  std::string flat = text;
-  for (size_t at; (at = flat.find("\n    ")) != std::string::npos;) flat.replace(at, 5, " ");
+  const std::string flat = Unwrapped(text);
   CHECK(flat.find("40 processes with GPU capture, 4 shown below") != std::string::npos);
   CHECK(flat.find("did not run (2)") != std::string::npos);
   CHECK(flat.find("least 4.00 s, median 4.01 s, most 4.01 s") != std::string::npos);
@@ -119,15 +120,15 @@ TEST_CASE("a few ranks: step notes for each; many: the first and those that lost
   for (int r = 3; r < 60; r += 3) lost.push_back(r);  // 19 ranks
   std::ostringstream many;
   WriteStepsText(StepsReportOf(60, lost), many);
-  std::string text = many.str();
+  const std::string text = many.str();
   // Rank 0, then the first 16 that lost records (ranks 3 to 48).
   CHECK(RankNotes(text) == 17);
   CHECK(text.find("\n  rank 48 streams:") != std::string::npos);
   CHECK(text.find("\n  rank 51 streams:") == std::string::npos);
   CHECK(text.find("\n  rank 1 streams:") == std::string::npos);
-  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
-  CHECK(text.find("notes of 43 more ranks") != std::string::npos);
-  CHECK(text.find("19 ranks lost records, the first 16 of them shown above") != std::string::npos);
+  const std::string flat = Unwrapped(text);
+  CHECK(flat.find("notes of 43 more ranks") != std::string::npos);
+  CHECK(flat.find("19 ranks lost records, the first 16 of them shown above") != std::string::npos);
 }
 
 // `ranks` NVTX processes: backward totals (10 + (r * 5) % 7) ms in each,

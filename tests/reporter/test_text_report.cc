@@ -8,6 +8,7 @@
 #include "reporter/text_report.h"
 #include "reporter/trace_directory.h"
 #include "scratch_dir.h"
+#include "unwrapped.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
@@ -153,10 +154,7 @@ TEST_CASE("large values still fit 100 columns") {
     INFO(line);
     CHECK(DisplayWidth(line) <= 100);
   }
-  std::string unwrapped = out.str();
-  for (size_t at; (at = unwrapped.find("\n    ")) != std::string::npos;) {
-    unwrapped.replace(at, 5, " ");
-  }
+  const std::string unwrapped = Unwrapped(out.str());
   CHECK(unwrapped.find("missing comm ranks: 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, "
                        "28, 30 and 8176 more") != std::string::npos);
 }

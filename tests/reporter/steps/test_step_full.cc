@@ -8,8 +8,10 @@
 
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/step_text_report.h"
+#include "unwrapped.h"
 
 using namespace vprof::reporter;
+using vprof::reporter::testing::Unwrapped;
 
 namespace {
 
@@ -77,8 +79,7 @@ TEST_CASE("the text report sums up a long run's full steps and lists its slowest
   std::ostringstream out;
   WriteStepsText(report, out);
   const std::string raw = out.str();
-  std::string text = raw;  // the sentence, its line breaks taken out
-  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  const std::string text = Unwrapped(raw);  // the sentence, its line breaks taken out
   CHECK(text.find("500 steps: shortest 1.00 ms, median ") != std::string::npos);
   CHECK(text.find("longest 1.10 ms; slowest rank 2 in 400 steps, 0 in 100; the 20 slowest "
                   "listed, slowest first (the JSON report has every step):") != std::string::npos);

@@ -11,6 +11,7 @@
 #include "reporter/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"
+#include "unwrapped.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
@@ -129,9 +130,8 @@ TEST_CASE("records in no step and steps short of phase ranges are reported") {
   CHECK(json["steps"]["ranks"][0]["steps_missing_phase_ranges"].number() == 2);
   std::ostringstream text_out;
   WriteTextReport(report, text_out);
-  std::string text = text_out.str();
   // The rank line wraps; compare with its breaks taken out.
-  for (size_t at; (at = text.find("\n    ")) != std::string::npos;) text.replace(at, 5, " ");
+  const std::string text = Unwrapped(text_out.str());
   CHECK(text.find("3 GPU records without their launch record, in no step") != std::string::npos);
   CHECK(text.find("phases of 2 steps may be short (phase ranges dropped for room)") !=
         std::string::npos);

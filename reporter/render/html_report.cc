@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "reporter/render/chart_palette.h"
+#include "reporter/render/chart_ranks.h"
 #include "reporter/render/report_tables.h"
 #include "reporter/render/svg_charts.h"
 #include "reporter/render/text_escape.h"
@@ -85,6 +86,13 @@ void WriteLegend(const std::vector<std::pair<std::string, std::string_view>>& en
   out << "</div>\n";
 }
 
+// Which ranks a folded chart draws, and why those; nothing when it draws all.
+void WriteChartCaption(const ChartRanks& ranks, std::ostream& out) {
+  if (!ranks.caption.empty()) {
+    out << "<p class=\"note\">" << HtmlEscape(ranks.caption) << "</p>\n";
+  }
+}
+
 void WriteSegmentLegend(std::ostream& out) {
   std::vector<std::pair<std::string, std::string_view>> entries;
   for (const SegmentStyle& style : kSegmentStyles) {
@@ -118,16 +126,20 @@ void WriteSteps(const Report& report, std::ostream& out) {
     WriteChartSection(
         *timeline,
         [&] {
+          const ChartRanks ranks = TimelineRanks(steps, step);
+          WriteChartCaption(ranks, out);
           WriteSegmentLegend(out);
-          WriteTimelineSvg(steps, step, out);
+          WriteTimelineSvg(steps, step, ranks.shown.indices, out);
         },
         out);
   }
   WriteChartSection(
       *StepSegmentsTable(report),
       [&] {
+        const ChartRanks ranks = SegmentBarRanks(steps);
+        WriteChartCaption(ranks, out);
         WriteSegmentLegend(out);
-        WriteSegmentBarsSvg(steps, out);
+        WriteSegmentBarsSvg(steps, ranks.shown.indices, out);
       },
       out);
   if (const std::optional<ReportTable> full = FullStepsTable(steps)) WriteSection(*full, out);
@@ -143,8 +155,10 @@ void WritePhases(const Report& report, std::ostream& out) {
           entries.push_back({names[i], kPhaseColours[i % kPhaseColours.size()]});
         }
         entries.push_back({"outside phases", kOutsidePhasesColour});
+        const ChartRanks ranks = PhaseBarRanks(report.phases);
+        WriteChartCaption(ranks, out);
         WriteLegend(entries, out);
-        WritePhaseBarsSvg(report.phases, out);
+        WritePhaseBarsSvg(report.phases, ranks.shown.indices, out);
       },
       out);
 }

@@ -7,9 +7,12 @@
 #include "reporter/candidates/audit_links.h"
 #include "reporter/clock_description.h"
 #include "reporter/render/chart_palette.h"
+#include "reporter/render/folded_tables.h"
+#include "reporter/render/ranks_shown.h"
 #include "reporter/render/timeline_step.h"
 #include "reporter/short_kernel_name.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/text_layout.h"
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -118,7 +121,19 @@ ReportTable ProcessesTable(const Report& report) {
                                 {"problem"}},
                     .rows = {},
                     .empty_text = "no trace files"};
+  std::vector<RankFigure> figures;
   for (const ProcessReport& process : report.processes) {
+    figures.push_back({static_cast<int64_t>(process.nccl_events),
+                       process.dropped_events > 0 || process.failed_calls > 0 ||
+                           process.state != InputState::kWhole || !process.problem.empty()});
+  }
+  const RanksShown shown = RanksThatStandOut(figures);
+  if (Folded(shown)) {
+    table.note += "; " + RanksShownCaption(shown, "processes", "events",
+                                           "dropped events, had failed calls or a trace not whole");
+  }
+  for (const size_t index : shown.indices) {
+    const ProcessReport& process = report.processes[index];
     std::string end = process.end_reason == "signal"
                           ? "signal " + std::to_string(process.signal)
                           : Underscores(process.end_reason.empty() ? "-" : process.end_reason);
@@ -155,9 +170,16 @@ std::optional<ReportTable> TimelineTable(const StepsReport& steps) {
   Append(table.columns, SegmentColumns());
   table.columns.push_back({"file"});
   int64_t earliest = INT64_MAX;
+  size_t with_step = 0;
   for (const RankStepsReport& rank : steps.ranks) {
-    if (const RankStepReport* own = RankStep(rank, *step))
+    if (const RankStepReport* own = RankStep(rank, *step)) {
       earliest = std::min(earliest, own->start_ns);
+      ++with_step;
+    }
+  }
+  if (with_step > kFoldAbove) {
+    FoldTimelineTable(steps, *step, earliest, table);
+    return table;
   }
   for (const RankStepsReport& rank : steps.ranks) {
     const RankStepReport* own = RankStep(rank, *step);
@@ -184,6 +206,10 @@ std::optional<ReportTable> StepSegmentsTable(const Report& report) {
       .columns = {{"rank", true}, {"steps", true}, {"window", true}},
       .rows = {},
       .empty_text = "no rank has measured steps"};
+  if (report.steps->ranks.size() > kFoldAbove) {
+    FoldSegmentsTable(*report.steps, table);
+    return table;
+  }
   Append(table.columns, SegmentColumns());
   table.columns.push_back({"file"});
   for (const RankStepsReport& rank : report.steps->ranks) {
@@ -240,6 +266,10 @@ ReportTable PhasesTable(const Report& report) {
       .empty_text = report.any_nvtx_ranges
                         ? "only NCCL's own NVTX ranges (communication, not phases)"
                         : "no NVTX ranges in any trace"};
+  if (report.phases.size() > kFoldAbove) {
+    FoldPhasesTable(report.phases, table);
+    return table;
+  }
   for (const ProcessPhasesReport& process : report.phases) {
     for (const PhaseReport& phase : process.phases) {
       table.rows.push_back(
@@ -344,6 +374,10 @@ ReportTable GpuKernelsTable(const Report& report) {
                   {"file"}},
       .rows = {},
       .empty_text = "no GPU capture in any process"};
+  if (report.processes.size() > kFoldAbove) {
+    FoldGpuKernelsTable(report.processes, table);
+    return table;
+  }
   for (const ProcessReport& process : report.processes) {
     for (const KernelReport& kernel : process.gpu.top_kernels) {
       table.rows.push_back({{process.is_rank ? RankText(process.rank) : "-"},
@@ -376,7 +410,19 @@ std::optional<ReportTable> CoverageTable(const Report& report) {
                   {"gap"}},
       .rows = {},
       .empty_text = "no process took part in communication"};
+  std::vector<RankFigure> figures;
   for (const CoverageProcess& row : report.coverage->processes) {
+    const bool gap = std::any_of(report.coverage->gaps.begin(), report.coverage->gaps.end(),
+                                 [&](const CoverageGap& gap) { return gap.file == row.file; });
+    figures.push_back({static_cast<int64_t>(row.wrapper_collectives), gap});
+  }
+  const RanksShown shown = RanksThatStandOut(figures);
+  if (Folded(shown)) {
+    table.note += "; " + RanksShownCaption(shown, "processes", "collectives (w)", "have a gap") +
+                  "; every gap is listed";
+  }
+  for (const size_t index : shown.indices) {
+    const CoverageProcess& row = report.coverage->processes[index];
     const std::string plugin = row.plugin_attached ? std::to_string(row.plugin_collectives) : "-";
     const std::string p2p = row.plugin_attached ? std::to_string(row.plugin_p2p) : "-";
     table.rows.push_back(

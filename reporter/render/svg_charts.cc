@@ -87,22 +87,21 @@ void SegmentRow(std::ostream& out, int row, const SegmentTimes& times, int64_t o
 
 }  // namespace
 
-void WriteTimelineSvg(const StepsReport& steps, uint32_t step, std::ostream& out) {
+void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector<size_t>& shown,
+                      std::ostream& out) {
   int64_t earliest = INT64_MAX, latest = INT64_MIN;
-  int rows = 0;
   for (const RankStepsReport& rank : steps.ranks) {
     if (const RankStepReport* own = RankStep(rank, step)) {
       earliest = std::min(earliest, own->start_ns);
       latest = std::max(latest, own->end_ns);
-      ++rows;
     }
   }
-  if (rows == 0) return;
-  OpenSvg(out, rows, "timeline of step " + std::to_string(step));
+  if (shown.empty()) return;
+  OpenSvg(out, static_cast<int>(shown.size()), "timeline of step " + std::to_string(step));
   int row = 0;
-  for (const RankStepsReport& rank : steps.ranks) {
+  for (const size_t index : shown) {
+    const RankStepsReport& rank = steps.ranks[index];
     const RankStepReport* own = RankStep(rank, step);
-    if (!own) continue;
     RowLabel(out, row, RankLabel(rank.rank, rank.file));
     SegmentRow(out, row, own->times, own->start_ns - earliest, latest - earliest);
     RowValue(out, row,
@@ -113,11 +112,13 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, std::ostream& out
   out << "</svg>\n";
 }
 
-void WriteSegmentBarsSvg(const StepsReport& steps, std::ostream& out) {
-  if (steps.ranks.empty()) return;
-  OpenSvg(out, static_cast<int>(steps.ranks.size()), "measured steps per rank");
+void WriteSegmentBarsSvg(const StepsReport& steps, const std::vector<size_t>& shown,
+                         std::ostream& out) {
+  if (shown.empty()) return;
+  OpenSvg(out, static_cast<int>(shown.size()), "measured steps per rank");
   int row = 0;
-  for (const RankStepsReport& rank : steps.ranks) {
+  for (const size_t index : shown) {
+    const RankStepsReport& rank = steps.ranks[index];
     RowLabel(out, row, RankLabel(rank.rank, rank.file));
     SegmentRow(out, row, rank.total, 0, rank.total.window_ns);
     RowValue(out, row,
@@ -140,12 +141,14 @@ std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phas
   return names;
 }
 
-void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases, std::ostream& out) {
-  if (phases.empty()) return;
+void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
+                       const std::vector<size_t>& shown, std::ostream& out) {
+  if (shown.empty()) return;
   const std::vector<std::string> names = PhaseNames(phases);
-  OpenSvg(out, static_cast<int>(phases.size()), "NVTX phases per rank");
+  OpenSvg(out, static_cast<int>(shown.size()), "NVTX phases per rank");
   int row = 0;
-  for (const ProcessPhasesReport& process : phases) {
+  for (const size_t index : shown) {
+    const ProcessPhasesReport& process = phases[index];
     std::vector<double> values;
     std::vector<std::string_view> colours;
     std::vector<std::string> titles;

@@ -20,15 +20,21 @@ inline constexpr int kChartRowPx = 28;
 inline constexpr int kChartBarHeightPx = 16;
 inline constexpr int kChartThinBarHeightPx = 5;  // overlapped comm, under its rank's bar
 
+// The per-rank charts draw the ranks in `shown` (indices into their input,
+// ascending; chart_ranks.h chooses them), a row each.
+
 // Per rank, the step's window placed on the step's common time axis (earliest
-// rank start to latest end), split into compute, exposed comm, copy and idle
-// in that order, with overlapped comm as a thin bar under it. Proportions,
-// not kernel order: the report keeps per-step totals.
-void WriteTimelineSvg(const StepsReport& steps, uint32_t step, std::ostream& out);
+// start to latest end over all the ranks, drawn or not), split into compute,
+// exposed comm, copy and idle in that order, with overlapped comm as a thin
+// bar under it. Proportions, not kernel order: the report keeps per-step
+// totals. `shown` are ranks that have the step.
+void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector<size_t>& shown,
+                      std::ostream& out);
 
 // Per rank, its measured steps' summed window as one full-width bar split
 // into compute, exposed comm, copy and idle; overlapped comm thin under it.
-void WriteSegmentBarsSvg(const StepsReport& steps, std::ostream& out);
+void WriteSegmentBarsSvg(const StepsReport& steps, const std::vector<size_t>& shown,
+                         std::ostream& out);
 
 // The matched NVTX phases in first-seen order, which is their colour order.
 std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phases);
@@ -36,7 +42,8 @@ std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phas
 // Per process, its NVTX span as one full-width bar with each matched phase's
 // total stacked in it and the rest of the span in grey. Phases nest: where
 // their totals exceed the span, the bar stands for their sum instead.
-void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases, std::ostream& out);
+void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
+                       const std::vector<size_t>& shown, std::ostream& out);
 
 // Per communicator, function and size: max arrival skew (light) with the
 // mean (dark) over it, all on one scale.

@@ -135,6 +135,12 @@ struct RankStepsReport {
   // work that ended it) in the measured steps.
   std::optional<SpanRef> longest_exposed_comm;
   std::optional<SpanRef> longest_idle_gap;
+
+  // Some GPU records or phase ranges did not make it into its steps: late,
+  // without a launch record, or dropped for room.
+  bool lost_records() const {
+    return late_records > 0 || unlaunched_records > 0 || steps_missing_phase_ranges > 0;
+  }
 };
 
 // One step across ranks.

@@ -14,11 +14,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-bool LostRecords(const RankStepsReport& rank) {
-  return rank.late_records > 0 || rank.unlaunched_records > 0 ||
-         rank.steps_missing_phase_ranges > 0;
-}
-
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
@@ -334,7 +329,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
   size_t written = 0;
   size_t lost = 0;
   for (size_t i = 0; i < steps.ranks.size(); ++i) {
-    const bool lost_records = LostRecords(steps.ranks[i]);
+    const bool lost_records = steps.ranks[i].lost_records();
     lost += lost_records;
     if (i == 0 || (lost_records && lost <= kFoldAbove)) {
       WriteRankNotes(steps.ranks[i], out);

@@ -64,6 +64,7 @@ ProcessPhasesReport Phases(int32_t rank, int64_t span, std::vector<PhaseReport> 
 PhaseReport Phase(const std::string& name, int64_t total, double share) {
   PhaseReport phase;
   phase.name = name;
+  phase.source = "nvtx";
   phase.count = 2;
   phase.total_ns = total;
   phase.mean_ns = total / 2;
@@ -179,6 +180,56 @@ Report SampleReport() {
       Candidate(3, "weight_sync", "Fuse weight sync", CandidateScope::kOperator, 500 * kUs, 0.05,
                 StrictTag::kNotEligible, "R7: changes reduction order"),
   };
+  return report;
+}
+
+Report ManyRanksReport(int ranks) {
+  Report report;
+  report.directory = "/runs/many";
+  StepsReport steps;
+  steps.steps_found = 3;
+  steps.warmup_steps = 2;
+  steps.first_measured = 2;
+  steps.last_measured = 2;
+  steps.window = "step 2 of 3 (warmup 0-1 excluded)";
+  report.any_nvtx_ranges = true;
+  KernelReport gemm;
+  gemm.name = "gemm";
+  gemm.kernel_class = "gemm";
+  gemm.count = 4;
+  for (int32_t rank = 0; rank < ranks; ++rank) {
+    const int64_t window = 10 * kMs + ((7 * rank + 5) % 40) * 10 * kUs;
+    ProcessReport process = Process(rank, "node-" + std::to_string(rank / 8));
+    process.nccl_events = 1000 + static_cast<uint64_t>(rank);
+    if (rank == 31) process.dropped_events = 5;
+    gemm.total_ns = window / 2;
+    gemm.mean_ns = window / 8;
+    process.gpu.top_kernels = {gemm};
+    report.processes.push_back(process);
+
+    RankStepsReport rank_steps;
+    rank_steps.rank = rank;
+    rank_steps.file = process.file;
+    // Compute 60%, exposed 20%, copy 10%, idle 10%; overlapped 30%.
+    const SegmentTimes times =
+        Times(window, window * 6 / 10, window * 2 / 10, window / 10,
+              window - window * 6 / 10 - window * 2 / 10 - window / 10, window * 3 / 10);
+    const int64_t start = kMs + rank * kUs;
+    rank_steps.steps = {Step(2, start, start + window, times)};
+    rank_steps.total = times;
+    if (rank == 12 || rank == 31) rank_steps.late_records = 3;
+    steps.ranks.push_back(rank_steps);
+
+    ProcessPhasesReport phases =
+        Phases(rank, window,
+               {Phase("forward", window * 6 / 10, 0.6), Phase("backward", window * 4 / 10, 0.4)});
+    if (rank == 7 || rank == 12) phases.dropped = 2;
+    report.phases.push_back(phases);
+  }
+  // Only the earliest start (rank 0's, 1 ms) and the latest end (rank 22's) matter here.
+  steps.full_steps = {FullStep(2, kMs, 10 * kMs + 39 * 10 * kUs + 22 * kUs, 22, 0)};
+  steps.median_step_ns = steps.full_steps.front().duration_ns;
+  report.steps = steps;
   return report;
 }
 

@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "reporter/render/html_report.h"
+#include "rendered_report.h"
 #include "reporter/render/svg_charts.h"
 #include "sample_report.h"
 
@@ -13,12 +13,6 @@ using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
 
 namespace {
-
-std::string HtmlOf(const Report& report) {
-  std::ostringstream out;
-  WriteHtmlReport(report, out);
-  return out.str();
-}
 
 // The text of <section id="id">…</section>.
 std::string Section(const std::string& html, const std::string& id) {

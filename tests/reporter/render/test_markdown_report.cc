@@ -3,19 +3,13 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "reporter/render/markdown_report.h"
+#include "rendered_report.h"
 #include "sample_report.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;
 
 namespace {
-
-std::string MarkdownOf(const Report& report) {
-  std::ostringstream out;
-  WriteMarkdownReport(report, out);
-  return out.str();
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -1,0 +1,22 @@
+#include "rendered_report.h"
+
+#include <sstream>
+
+#include "reporter/render/html_report.h"
+#include "reporter/render/markdown_report.h"
+
+namespace vprof::reporter::testing {
+
+std::string MarkdownOf(const Report& report) {
+  std::ostringstream out;
+  WriteMarkdownReport(report, out);
+  return out.str();
+}
+
+std::string HtmlOf(const Report& report) {
+  std::ostringstream out;
+  WriteHtmlReport(report, out);
+  return out.str();
+}
+
+}  // namespace vprof::reporter::testing

@@ -12,6 +12,7 @@
 #include "reporter/inferred_phase.h"
 #include "reporter/phases_across_ranks.h"
 #include "reporter/rank_list.h"
+#include "reporter/ranks_shown.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -60,6 +61,10 @@ void WriteProcesses(const Report& report, std::ostream& out) {
   for (const ProcessReport& process : report.processes) {
     if (process.is_rank) ++ranks;
     if (process.state != InputState::kWhole) ++not_whole;
+  }
+  const ProcessesShown listed = ProcessesThatStandOut(report.processes);
+  for (const size_t index : listed.shown.indices) {
+    const ProcessReport& process = report.processes[index];
     std::string state(InputStateName(process.state));
     std::replace(state.begin(), state.end(), '_', ' ');
     table.AddRow({process.is_rank ? RankText(process.rank) : "-", process.host,
@@ -69,7 +74,9 @@ void WriteProcesses(const Report& report, std::ostream& out) {
   }
   out << "\nProcesses: " << report.processes.size() << " (" << ranks << " ranks, "
       << report.processes.size() - ranks << " other); " << not_whole << " not whole\n";
+  if (!listed.caption.empty()) WriteWrapped(out, listed.caption, "  ", "    ");
   table.Write(out, "  ");
+  // Every problem, of the processes listed or not: trouble is never folded away.
   for (const ProcessReport& process : report.processes) {
     if (!process.problem.empty())
       WriteWrapped(out, process.file + ": " + process.problem, "  ! ", "    ");

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/render/ranks_shown.h"
+#include "reporter/ranks_shown.h"
 #include "reporter/report.h"
 
 namespace vprof::reporter {

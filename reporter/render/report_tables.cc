@@ -6,9 +6,9 @@
 
 #include "reporter/candidates/audit_links.h"
 #include "reporter/clock_description.h"
+#include "reporter/ranks_shown.h"
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/folded_tables.h"
-#include "reporter/render/ranks_shown.h"
 #include "reporter/render/timeline_step.h"
 #include "reporter/short_kernel_name.h"
 #include "reporter/steps/full_steps.h"
@@ -121,18 +121,9 @@ ReportTable ProcessesTable(const Report& report) {
                                 {"problem"}},
                     .rows = {},
                     .empty_text = "no trace files"};
-  std::vector<RankFigure> figures;
-  for (const ProcessReport& process : report.processes) {
-    figures.push_back({static_cast<int64_t>(process.nccl_events),
-                       process.dropped_events > 0 || process.failed_calls > 0 ||
-                           process.state != InputState::kWhole || !process.problem.empty()});
-  }
-  const RanksShown shown = RanksThatStandOut(figures);
-  if (Folded(shown)) {
-    table.note += "; " + RanksShownCaption(shown, "processes", "events",
-                                           "dropped events, had failed calls or a trace not whole");
-  }
-  for (const size_t index : shown.indices) {
+  const ProcessesShown listed = ProcessesThatStandOut(report.processes);
+  if (!listed.caption.empty()) table.note += "; " + listed.caption;
+  for (const size_t index : listed.shown.indices) {
     const ProcessReport& process = report.processes[index];
     std::string end = process.end_reason == "signal"
                           ? "signal " + std::to_string(process.signal)

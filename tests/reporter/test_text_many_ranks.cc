@@ -4,6 +4,7 @@
 // in memory.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -326,6 +327,60 @@ TEST_CASE("a mangled kernel name in a rank's notes is demangled and shortened to
     });
     CHECK(width <= 100);
   }
+}
+
+// The text report's Processes section: from its heading to the blank line,
+// each line with its line break.
+std::string ProcessesSection(const Report& report) {
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  const std::string text = out.str();
+  const size_t start = text.find("\nProcesses: ");
+  REQUIRE(start != std::string::npos);
+  return text.substr(start, text.find("\n\n", start + 1) + 1 - start);
+}
+
+TEST_CASE("many processes: the Processes table lists the first, the extremes and the troubled") {
+  constexpr int kRanks = 40;
+  Report report;
+  for (int r = 0; r < kRanks; ++r) {
+    ProcessReport& process = report.processes.emplace_back();
+    process.is_rank = true;
+    process.rank = r;
+    process.pid = 100 + r;
+    process.file = "node.r" + std::to_string(r) + ".vtrace";
+    process.nccl_events = 1000 + (r * 11 + 7) % kRanks;  // each count once
+  }
+  report.processes[10].dropped_events = 2;
+  report.processes[17].state = InputState::kCut;
+  report.processes[17].problem = "cut at byte 5";
+  // Independently: the least, the most and the upper median of the counts.
+  std::vector<std::pair<uint64_t, int>> by_events;
+  for (int r = 0; r < kRanks; ++r) by_events.emplace_back(report.processes[r].nccl_events, r);
+  std::sort(by_events.begin(), by_events.end());
+  const std::set<int> expected = {
+      0, 10, 17, by_events.front().second, by_events[kRanks / 2].second, by_events.back().second};
+  const std::string section = ProcessesSection(report);
+  for (int r = 0; r < kRanks; ++r) {
+    INFO("rank " << r);
+    CHECK((section.find(" node.r" + std::to_string(r) + ".vtrace\n") != std::string::npos) ==
+          expected.contains(r));
+  }
+  const std::string flat = Unwrapped(section);
+  CHECK(flat.find(std::to_string(expected.size()) + " of 40 processes shown") != std::string::npos);
+  CHECK(flat.find("node.r17.vtrace: cut at byte 5") != std::string::npos);
+}
+
+TEST_CASE("16 processes: the Processes table lists every one") {
+  Report report;
+  for (int r = 0; r < 16; ++r) {
+    ProcessReport& process = report.processes.emplace_back();
+    process.file = "p" + std::to_string(r) + ".vtrace";
+  }
+  const std::string section = ProcessesSection(report);
+  for (int r = 0; r < 16; ++r)
+    CHECK(section.find(" p" + std::to_string(r) + ".vtrace (non-rank)\n") != std::string::npos);
+  CHECK(section.find("shown") == std::string::npos);
 }
 
 }  // namespace

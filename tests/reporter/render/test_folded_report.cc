@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "rendered_report.h"
-#include "reporter/render/ranks_shown.h"
+#include "reporter/ranks_shown.h"
 #include "reporter/text_layout.h"
 #include "sample_report.h"
 
@@ -151,6 +151,19 @@ TEST_CASE("RanksThatStandOut picks SpreadOver's extremes: the first of equals") 
   CHECK(shown.of == 20);
   CHECK(shown.troubled == 1);
   CHECK(shown.troubled_shown == 1);
+}
+
+TEST_CASE("RanksThatStandOut of equal figures: the first stands for them, and says so") {
+  std::vector<RankFigure> figures(20, RankFigure{.value = 644, .trouble = false});
+  figures[11].trouble = true;
+  const RanksShown shown = RanksThatStandOut(figures);
+  CHECK(shown.indices == std::vector<size_t>{0, 11});
+  CHECK(shown.all_equal);
+  CHECK(RanksShownCaption(shown, "processes", "events", "dropped events") ==
+        "2 of 20 processes shown: the first (all have the same events) and those that dropped "
+        "events (1 of 1); the JSON report has every one");
+  figures[6].value = 645;
+  CHECK_FALSE(RanksThatStandOut(figures).all_equal);
 }
 
 TEST_CASE("16 ranks keep a row and a bar per rank") {

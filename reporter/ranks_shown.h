@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/report.h"
+
 namespace vprof::reporter {
 
 struct RankFigure {
@@ -23,6 +25,7 @@ struct RanksShown {
   size_t of = 0;                // how many there were
   size_t troubled = 0;          // of them, in trouble
   size_t troubled_shown = 0;
+  bool all_equal = false;  // every figure the same: the first stands for them
 };
 
 // All of them when there are at most kFoldAbove. Otherwise at most kFoldAbove:
@@ -36,8 +39,19 @@ inline bool Folded(const RanksShown& shown) { return shown.indices.size() < show
 
 // "5 of 40 ranks shown: the first, those with the least and the most window,
 // the median, and those that lost records (2 of 2); the JSON report has every
-// rank". `noun` is plural ("ranks", "processes").
+// rank". When all figures are equal: "the first (all have the same window)
+// and those that …". `noun` is plural ("ranks", "processes").
 std::string RanksShownCaption(const RanksShown& shown, std::string_view noun,
                               std::string_view figure, std::string_view trouble);
+
+// The processes a Processes table lists, by NCCL events; trouble: dropped
+// events, failed calls, a trace not whole or any other problem. Its caption
+// when some are left out, else empty. The text, Markdown and HTML tables list
+// the same ones.
+struct ProcessesShown {
+  RanksShown shown;
+  std::string caption;
+};
+ProcessesShown ProcessesThatStandOut(const std::vector<ProcessReport>& processes);
 
 }  // namespace vprof::reporter

@@ -1,4 +1,4 @@
-#include "reporter/render/ranks_shown.h"
+#include "reporter/ranks_shown.h"
 
 #include <algorithm>
 
@@ -21,6 +21,7 @@ RanksShown RanksThatStandOut(const std::vector<RankFigure>& figures) {
     values.emplace_back(figures[i].value, static_cast<int32_t>(i));
   }
   const SpreadOverRanks spread = *SpreadOver(std::move(values));
+  shown.all_equal = spread.least == spread.most;
   const auto median = std::find_if(figures.begin(), figures.end(), [&](const RankFigure& figure) {
     return figure.value == spread.median;
   });
@@ -42,13 +43,32 @@ RanksShown RanksThatStandOut(const std::vector<RankFigure>& figures) {
 
 std::string RanksShownCaption(const RanksShown& shown, std::string_view noun,
                               std::string_view figure, std::string_view trouble) {
+  const std::string chosen =
+      shown.all_equal
+          ? "the first (all have the same " + std::string(figure) + ")"
+          : "the first, those with the least and the most " + std::string(figure) + ", the median,";
   return std::to_string(shown.indices.size()) + " of " + std::to_string(shown.of) + " " +
-         std::string(noun) + " shown: the first, those with the least and the most " +
-         std::string(figure) + ", the median, and those that " + std::string(trouble) + " (" +
+         std::string(noun) + " shown: " + chosen + " and those that " + std::string(trouble) +
+         " (" +
          (shown.troubled == 0
               ? std::string("none")
               : std::to_string(shown.troubled_shown) + " of " + std::to_string(shown.troubled)) +
          "); the JSON report has every one";
+}
+
+ProcessesShown ProcessesThatStandOut(const std::vector<ProcessReport>& processes) {
+  std::vector<RankFigure> figures;
+  for (const ProcessReport& process : processes) {
+    figures.push_back({static_cast<int64_t>(process.nccl_events),
+                       process.dropped_events > 0 || process.failed_calls > 0 ||
+                           process.state != InputState::kWhole || !process.problem.empty()});
+  }
+  ProcessesShown result{.shown = RanksThatStandOut(figures), .caption = ""};
+  if (Folded(result.shown)) {
+    result.caption = RanksShownCaption(result.shown, "processes", "events",
+                                       "dropped events, had failed calls or a trace not whole");
+  }
+  return result;
 }
 
 }  // namespace vprof::reporter

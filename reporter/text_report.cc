@@ -10,6 +10,7 @@
 #include "reporter/consistency_text_report.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/inferred_phase.h"
+#include "reporter/like_communicators.h"
 #include "reporter/phases_across_ranks.h"
 #include "reporter/rank_list.h"
 #include "reporter/ranks_shown.h"
@@ -182,6 +183,21 @@ void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
                      std::to_string(run.expected_ranks) +
                      " ranks; missing comm ranks: " + RankList(run.missing_comm_ranks),
                  "  incomplete: ", "    ");
+  }
+}
+
+// With more than kFoldAbove communicators, those alike (like_communicators.h)
+// are written once, in full for the first, with one line for the rest.
+void WriteCommunicators(const std::vector<CommunicatorReport>& communicators, std::ostream& out) {
+  if (communicators.size() <= kFoldAbove) {
+    for (const CommunicatorReport& comm : communicators) WriteCommunicator(comm, out);
+    return;
+  }
+  for (const LikeCommunicators& group : GroupLikeCommunicators(communicators)) {
+    WriteCommunicator(communicators[group.first], out);
+    if (!group.others.empty()) {
+      WriteWrapped(out, LikeCommunicatorsText(communicators, group), "  + ", "    ");
+    }
   }
 }
 
@@ -402,7 +418,7 @@ void WriteTextReport(const Report& report, std::ostream& out) {
   WriteHeader(report, out);
   WriteProcesses(report, out);
   if (report.communicators.empty()) out << "\nNo communicators.\n";
-  for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(comm, out);
+  WriteCommunicators(report.communicators, out);
   WriteRanks(report, out);
   WriteGpuSection(report, out);
   WriteConsistencySections(report, out);

@@ -11,6 +11,7 @@
 
 #include "reporter/gpu_text_report.h"
 #include "reporter/phases_across_ranks.h"
+#include "reporter/size_bucket.h"
 #include "reporter/spread_over_ranks.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_report.h"
@@ -381,6 +382,79 @@ TEST_CASE("16 processes: the Processes table lists every one") {
   for (int r = 0; r < 16; ++r)
     CHECK(section.find(" p" + std::to_string(r) + ".vtrace (non-rank)\n") != std::string::npos);
   CHECK(section.find("shown") == std::string::npos);
+}
+
+// A communicator of `size` ranks, all seen, created by ncclCommInitRank, with
+// one row of 92 all-reduces of [16MiB,32MiB) that took `time_ns` in all.
+CommunicatorReport CommunicatorOf(uint64_t comm_id, uint32_t size, int64_t time_ns) {
+  CommunicatorReport comm;
+  comm.comm_id = comm_id;
+  comm.size = size;
+  for (uint32_t r = 0; r < size; ++r) comm.ranks_seen.push_back(r);
+  comm.created_by = "ncclCommInitRank";
+  comm.lifecycle.push_back({"ncclCommInitRank", size, 2'000'000, 1'000'000});
+  OpReport& op = comm.ops.emplace_back();
+  op.op = "ncclAllReduce";
+  op.bucket = BucketOf(uint64_t{20} << 20);
+  op.count = 92;
+  op.total_time_ns = time_ns;
+  return comm;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST_CASE("many communicators: those alike are one section and a line; trouble stays whole") {
+  Report report;
+  // 0x100-0x111: 18 alike, 10 ms + (i * 7 % 18) µs each, every time once:
+  // the least at 0x100, the most (+17 µs) at 0x105 (7 * 5 = 35 = 18 + 17).
+  std::vector<std::pair<int64_t, uint64_t>> times;  // (time, comm id), to check independently
+  for (uint64_t i = 0; i < 18; ++i) {
+    const int64_t ns = 10'000'000 + static_cast<int64_t>(i * 7 % 18) * 1'000;
+    report.communicators.push_back(CommunicatorOf(0x100 + i, 8, ns));
+    times.emplace_back(ns, 0x100 + i);
+  }
+  // Alike but for an incomplete all-reduce: shown in full.
+  report.communicators.push_back(CommunicatorOf(0x200, 8, 10'000'000));
+  report.communicators.back().incomplete.push_back({"ncclAllReduce", 5, 5, 1, 8, {0}, {1}});
+  // Another size, another count: groups of their own.
+  report.communicators.push_back(CommunicatorOf(0x300, 16, 10'000'000));
+  report.communicators.push_back(CommunicatorOf(0x301, 8, 10'000'000));
+  report.communicators.back().ops[0].count = 93;
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  const std::string flat = Unwrapped(out.str());
+  CHECK(Count(flat, "\nCommunicator 0x") == 4);
+  for (const char* shown : {"0x100:", "0x200:", "0x300:", "0x301:"}) {
+    CHECK(flat.find(std::string("\nCommunicator ") + shown) != std::string::npos);
+  }
+  std::stable_sort(times.begin(), times.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto most = std::find_if(times.begin(), times.end(),
+                                 [&](const auto& t) { return t.first == times.back().first; });
+  const std::string expected =
+      "+ 17 more communicators like it (size 8, the same calls and collective counts), 0x101 to "
+      "0x111; collective time over all 18: least " +
+      FormatDuration(static_cast<double>(times.front().first)) + " (" +
+      FormatHexId(times.front().second) + "), median " +
+      FormatDuration(static_cast<double>(times[9].first)) + ", most " +
+      FormatDuration(static_cast<double>(most->first)) + " (" + FormatHexId(most->second) + ")";
+  INFO(flat);
+  CHECK(flat.find(expected) != std::string::npos);
+  CHECK(Count(flat, "more communicators like it") == 1);
+  CHECK(flat.find("incomplete: ncclAllReduce seq 5") != std::string::npos);
+}
+
+TEST_CASE("16 communicators alike: each has its section") {
+  Report report;
+  for (uint64_t i = 0; i < 16; ++i) report.communicators.push_back(CommunicatorOf(0x100 + i, 8, 1));
+  std::ostringstream out;
+  WriteTextReport(report, out);
+  CHECK(Count(out.str(), "\nCommunicator 0x") == 16);
+  CHECK(out.str().find("like it") == std::string::npos);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 #include "reporter/like_communicators.h"
 
-#include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
+#include "reporter/spread_over_ranks.h"
 #include "reporter/units.h"
 
 namespace vprof::reporter {
@@ -54,27 +55,27 @@ std::vector<LikeCommunicators> GroupLikeCommunicators(
 
 std::string LikeCommunicatorsText(const std::vector<CommunicatorReport>& communicators,
                                   const LikeCommunicators& group) {
-  // (total collective time, index); sorted, ties by report order.
-  std::vector<std::pair<int64_t, size_t>> times = {
-      {CollectiveTimeOf(communicators[group.first]), group.first}};
-  for (const size_t i : group.others) times.emplace_back(CollectiveTimeOf(communicators[i]), i);
-  std::stable_sort(times.begin(), times.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  // The most: the first in report order of those with the largest time.
-  const auto most = std::find_if(times.begin(), times.end(),
-                                 [&](const auto& t) { return t.first == times.back().first; });
-  const auto named = [&](const std::pair<int64_t, size_t>& t) {
-    return FormatDuration(static_cast<double>(t.first)) + " (" +
-           FormatHexId(communicators[t.second].comm_id) + ")";
+  // SpreadOver names the first of equals at each extreme; given indices into
+  // the communicators in report order, it names the index.
+  RankValues times = {
+      {CollectiveTimeOf(communicators[group.first]), static_cast<int32_t>(group.first)}};
+  for (const size_t i : group.others) {
+    times.emplace_back(CollectiveTimeOf(communicators[i]), static_cast<int32_t>(i));
+  }
+  const size_t count = times.size();
+  const SpreadOverRanks spread = *SpreadOver(std::move(times));
+  const auto named = [&](int64_t ns, const std::optional<int32_t>& index) {
+    return FormatDuration(static_cast<double>(ns)) + " (" +
+           FormatHexId(communicators[static_cast<size_t>(*index)].comm_id) + ")";
   };
   return std::to_string(group.others.size()) + " more communicators like it (size " +
          std::to_string(communicators[group.first].size) +
          ", the same calls and collective counts), " +
          FormatHexId(communicators[group.others.front()].comm_id) + " to " +
          FormatHexId(communicators[group.others.back()].comm_id) + "; collective time over all " +
-         std::to_string(times.size()) + ": least " + named(times.front()) + ", median " +
-         FormatDuration(static_cast<double>(times[times.size() / 2].first)) + ", most " +
-         named(*most) + "; the JSON report has each";
+         std::to_string(count) + ": least " + named(spread.least, spread.least_rank) + ", median " +
+         FormatDuration(static_cast<double>(spread.median)) + ", most " +
+         named(spread.most, spread.most_rank) + "; the JSON report has each";
 }
 
 }  // namespace vprof::reporter

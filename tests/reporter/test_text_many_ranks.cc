@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report_of.h"
 #include "reporter/gpu_text_report.h"
 #include "reporter/phases_across_ranks.h"
 #include "reporter/size_bucket.h"
@@ -19,6 +20,7 @@
 #include "unwrapped.h"
 
 using namespace vprof::reporter;
+using vprof::reporter::testing::TextOf;
 using vprof::reporter::testing::Unwrapped;
 
 namespace {
@@ -189,9 +191,7 @@ TEST_CASE("phases of many processes fold into a row per phase") {
   CHECK(forward.total.least_rank == 0);
   CHECK(forward.total.most_rank == 0);
 
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  const std::string text = out.str();
+  const std::string text = TextOf(report);
   // (r * 5) % 7: 0 at rank 0 (10 ms), 6 first at rank 4 (16 ms).
   CHECK(text.find("  backward     20     40  10.0 ms (rank 0)  " + FormatDurationNs(sorted[10]) +
                   "  16.0 ms (rank 4)  10.0%") != std::string::npos);
@@ -227,15 +227,13 @@ std::vector<uint32_t> ListedMembers(const std::string& text, uint32_t size) {
 }
 
 TEST_CASE("a large communicator lists its first and last members, a small one all") {
-  std::ostringstream small;
-  WriteTextReport(CommunicatorReportOf(16), small);
-  CHECK(ListedMembers(small.str(), 16).size() == 16);
-  CHECK(small.str().find("  members:\n") != std::string::npos);
+  const std::string small = TextOf(CommunicatorReportOf(16));
+  CHECK(ListedMembers(small, 16).size() == 16);
+  CHECK(small.find("  members:\n") != std::string::npos);
 
-  std::ostringstream large;
-  WriteTextReport(CommunicatorReportOf(40), large);
-  CHECK(ListedMembers(large.str(), 40) == std::vector<uint32_t>{0, 1, 2, 3, 36, 37, 38, 39});
-  CHECK(large.str().find("  members: 40 on 5 hosts; the first and last 4") != std::string::npos);
+  const std::string large = TextOf(CommunicatorReportOf(40));
+  CHECK(ListedMembers(large, 40) == std::vector<uint32_t>{0, 1, 2, 3, 36, 37, 38, 39});
+  CHECK(large.find("  members: 40 on 5 hosts; the first and last 4") != std::string::npos);
 }
 
 TEST_CASE("many ranks: the Ranks table lists those that arrived last most often") {
@@ -249,9 +247,7 @@ TEST_CASE("many ranks: the Ranks table lists those that arrived last most often"
     by_last.emplace_back(last, r);
   }
   std::sort(by_last.rbegin(), by_last.rend());
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  const std::string text = out.str();
+  const std::string text = TextOf(report);
   CHECK(text.find("the 16 of 20 ranks that arrived last most often") != std::string::npos);
   // The rows in order: the 16 with the most, most first.
   size_t at = text.find("rank  collectives");
@@ -333,9 +329,7 @@ TEST_CASE("a mangled kernel name in a rank's notes is demangled and shortened to
 // The text report's Processes section: from its heading to the blank line,
 // each line with its line break.
 std::string ProcessesSection(const Report& report) {
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  const std::string text = out.str();
+  const std::string text = TextOf(report);
   const size_t start = text.find("\nProcesses: ");
   REQUIRE(start != std::string::npos);
   return text.substr(start, text.find("\n\n", start + 1) + 1 - start);
@@ -424,9 +418,7 @@ TEST_CASE("many communicators: those alike are one section and a line; trouble s
   report.communicators.push_back(CommunicatorOf(0x300, 16, 10'000'000));
   report.communicators.push_back(CommunicatorOf(0x301, 8, 10'000'000));
   report.communicators.back().ops[0].count = 93;
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  const std::string flat = Unwrapped(out.str());
+  const std::string flat = Unwrapped(TextOf(report));
   CHECK(Count(flat, "\nCommunicator 0x") == 4);
   for (const char* shown : {"0x100:", "0x200:", "0x300:", "0x301:"}) {
     CHECK(flat.find(std::string("\nCommunicator ") + shown) != std::string::npos);
@@ -451,10 +443,9 @@ TEST_CASE("many communicators: those alike are one section and a line; trouble s
 TEST_CASE("16 communicators alike: each has its section") {
   Report report;
   for (uint64_t i = 0; i < 16; ++i) report.communicators.push_back(CommunicatorOf(0x100 + i, 8, 1));
-  std::ostringstream out;
-  WriteTextReport(report, out);
-  CHECK(Count(out.str(), "\nCommunicator 0x") == 16);
-  CHECK(out.str().find("like it") == std::string::npos);
+  const std::string text = TextOf(report);
+  CHECK(Count(text, "\nCommunicator 0x") == 16);
+  CHECK(text.find("like it") == std::string::npos);
 }
 
 }  // namespace

@@ -8,11 +8,9 @@ namespace {
 
 // A copy that moved data between two GPUs: a MEMCPY2 record whose two devices
 // differ, or a MEMCPY record of kind PtoP.
-bool IsPeerCopy(const vprof::trace::GpuMemcpy& copy) {
-  if (copy.has_src_device() && copy.has_dst_device()) {
-    return copy.src_device() != copy.dst_device();
-  }
-  return copy.copy_kind() == kPeerToPeerCopyKind;
+bool IsPeerCopy(const CopyRow& copy) {
+  if (copy.has_devices) return copy.src_device != copy.dst_device;
+  return copy.copy_kind == kPeerToPeerCopyKind;
 }
 
 }  // namespace
@@ -35,43 +33,41 @@ std::string FormatGpuUuid(std::string_view bytes) {
 // A batch holds its records grouped by kind, not in CUPTI's order, so the
 // kinds others refer to go first: correlations before the API calls and
 // kernels that close them, event records before the waits on them.
-void GpuActivityReader::AddBatch(const vprof::trace::GpuBatch& batch) {
+void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   ++record_.batches;
-  record_.dropped_records += batch.dropped();
-  for (const auto& external : batch.external()) {
-    linker_.AddExternalCorrelation(external.external_id(), external.correlation_id());
+  record_.dropped_records += batch.dropped;
+  for (const ExternalRow& external : batch.externals) {
+    linker_.AddExternalCorrelation(external.external_id, external.correlation_id);
   }
-  for (const auto& kernel : batch.kernel()) {
-    record_.kernels.Add(0, kernel.duration_ns());
-    KernelName& name = KernelNamed(kernel.name_iid());
-    name.totals.Add(0, kernel.duration_ns());
-    if (name.nccl_class && kernel.graph_id() != 0) ++record_.nccl_graph_kernels;
-    linker_.AddKernel(kernel.correlation_id(), kernel.start_ns(), kernel.duration_ns(),
-                      name.nccl_class);
+  for (const KernelRow& kernel : batch.kernels) {
+    record_.kernels.Add(0, kernel.duration_ns);
+    KernelName& name = KernelNamed(kernel.name_iid);
+    name.totals.Add(0, kernel.duration_ns);
+    if (name.nccl_class && kernel.graph_id != 0) ++record_.nccl_graph_kernels;
+    linker_.AddKernel(kernel.correlation_id, kernel.start_ns, kernel.duration_ns, name.nccl_class);
   }
-  for (const auto& api : batch.api()) {
+  for (const ApiRow& api : batch.apis) {
     ++record_.api_calls;
-    ApiName& name = ApiNamed(api.name_iid());
-    if (name.ipc) name.ipc_totals.Add(0, api.duration_ns());
-    linker_.AddApiCall(api.correlation_id(), name.launches_kernel);
+    ApiName& name = ApiNamed(api.name_iid);
+    if (name.ipc) name.ipc_totals.Add(0, api.duration_ns);
+    linker_.AddApiCall(api.correlation_id, name.launches_kernel);
   }
-  for (const auto& copy : batch.memcpy()) {
-    record_.memcpy.Add(copy.bytes(), copy.duration_ns());
-    if (IsPeerCopy(copy)) {
-      record_.peer_copies.Add(copy.bytes(), copy.duration_ns());
-    }
+  for (const CopyRow& copy : batch.memcpys) {
+    record_.memcpy.Add(copy.bytes, copy.duration_ns);
+    if (IsPeerCopy(copy)) record_.peer_copies.Add(copy.bytes, copy.duration_ns);
   }
-  for (const auto& set : batch.memset()) record_.memset.Add(set.bytes(), set.duration_ns());
-  for (const auto& record : batch.event_record()) stream_waits_.AddRecord(record);
-  for (const auto& sync : batch.sync()) {
+  for (const CopyRow& set : batch.memsets) record_.memset.Add(set.bytes, set.duration_ns);
+  const vprof::trace::GpuBatch& others = batch.others;
+  for (const auto& record : others.event_record()) stream_waits_.AddRecord(record);
+  for (const auto& sync : others.sync()) {
     record_.syncs.Add(0, sync.duration_ns());
     stream_waits_.AddSync(sync);
   }
-  for (const auto& overhead : batch.overhead()) {
+  for (const auto& overhead : others.overhead()) {
     record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
   }
   // CUPTI describes each GPU once per enable; the last description holds.
-  for (const auto& device : batch.device()) {
+  for (const auto& device : others.device()) {
     record_.devices[device.id()] = {FormatGpuUuid(device.uuid()), device.name()};
   }
 }

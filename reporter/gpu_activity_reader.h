@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "reporter/gpu_batch_records.h"
 #include "reporter/gpu_record.h"
 #include "reporter/iid_table.h"
 #include "reporter/nccl_function.h"
@@ -36,7 +37,7 @@ class GpuActivityReader {
 
   // The last status read holds.
   void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) { record_.capture = status; }
-  void AddBatch(const vprof::trace::GpuBatch& batch);
+  void AddBatch(const GpuBatchRecords& batch);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
     linker_.AddCall(event, function);
   }

@@ -28,9 +28,9 @@ void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
   input_.role = ProcessRoleOf(argv, environment);
 }
 
-void InferredPhaseReader::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
-  for (const auto& kernel : batch.kernel()) {
-    AddKernel(kernel.start_ns(), kernel.start_ns() + kernel.duration_ns());
+void InferredPhaseReader::AddGpuBatch(const GpuBatchRecords& batch) {
+  for (const KernelRow& kernel : batch.kernels) {
+    AddKernel(kernel.start_ns, kernel.start_ns + kernel.duration_ns);
   }
 }
 

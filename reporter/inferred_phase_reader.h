@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "reporter/gpu_batch_records.h"
 #include "reporter/inferred_phase_record.h"
 #include "reporter/trimmed_vector.h"
 #include "vprof_trace.pb.h"
@@ -16,7 +17,7 @@ class InferredPhaseReader {
   InferredPhaseReader();
 
   void AddHeader(const vprof::trace::RunHeader& header);
-  void AddGpuBatch(const vprof::trace::GpuBatch& batch);
+  void AddGpuBatch(const GpuBatchRecords& batch);
   // The input as read so far.
   InferredPhaseInput Result() const;
 

@@ -46,6 +46,19 @@ TraceReader::~TraceReader() {
 }
 
 bool TraceReader::Next(vprof::trace::TracePacket* packet) {
+  class MessageParser final : public PacketParser {
+   public:
+    explicit MessageParser(vprof::trace::TracePacket* packet) : packet_(packet) {}
+    bool Parse(const void* data, int size) override { return packet_->ParseFromArray(data, size); }
+
+   private:
+    vprof::trace::TracePacket* packet_;
+  };
+  MessageParser parser(packet);
+  return Next(parser);
+}
+
+bool TraceReader::Next(PacketParser& parser) {
   if (stopped_) return false;
   offset_ = static_cast<uint64_t>(stream_->ByteCount());
   if (offset_ >= file_size_) return Stop(ReadProblem::kNone, "");
@@ -97,8 +110,8 @@ bool TraceReader::Next(vprof::trace::TracePacket* packet) {
   if (!in_place && !in.ReadString(&packet_bytes_, packet_bytes)) {
     return Stop(ReadProblem::kUnreadable, "read error inside a packet");
   }
-  const bool parsed = in_place ? packet->ParseFromArray(buffered, packet_bytes)
-                               : packet->ParseFromString(packet_bytes_);
+  const bool parsed = in_place ? parser.Parse(buffered, packet_bytes)
+                               : parser.Parse(packet_bytes_.data(), packet_bytes);
   if (!parsed) {
     return Stop(ReadProblem::kCorrupt,
                 "packet of " + std::to_string(length) + " bytes does not parse as a TracePacket");

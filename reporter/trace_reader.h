@@ -23,6 +23,17 @@ enum class ReadProblem : uint8_t {
   kUnreadable,  // the file could not be opened or read
 };
 
+// What TraceReader::Next does with a packet's bytes, which are valid only
+// during the call.
+class PacketParser {
+ public:
+  // False when the bytes are not a TracePacket.
+  virtual bool Parse(const void* data, int size) = 0;
+
+ protected:
+  ~PacketParser() = default;
+};
+
 class TraceReader {
  public:
   explicit TraceReader(const std::string& path);
@@ -33,6 +44,8 @@ class TraceReader {
   // Reads the next packet into *packet. False at the end of the file or at
   // the first bad packet; problem() then says which.
   bool Next(vprof::trace::TracePacket* packet);
+  // The same, the packet's bytes going to `parser`.
+  bool Next(PacketParser& parser);
 
   // Byte offset of the packet Next() last returned or, once reading stopped,
   // of the first byte that did not form a whole packet (the file size at a

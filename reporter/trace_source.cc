@@ -21,6 +21,14 @@ std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view d
   return text;
 }
 
+// The GpuBatch just read, decoded. Every source of a report reads on this
+// thread and hands a batch to its readers before reading the next packet, so
+// they share one set of rows, kept as large as the largest batch.
+GpuBatchRecords& GpuRecords() {
+  thread_local GpuBatchRecords records;
+  return records;
+}
+
 }  // namespace
 
 TraceSource::TraceSource(std::string path, const StepPatterns& step_patterns)
@@ -62,6 +70,10 @@ bool TraceSource::Open() {
 bool TraceSource::ReadNextBatch() {
   if (!record_.opened) return false;
   while (ReadPacket()) {
+    if (gpu_packet_) {
+      AbsorbGpuBatch(GpuRecords());
+      continue;
+    }
     if (packet_->has_event_batch()) {
       CountBatch(packet_->event_batch());
       return true;
@@ -134,11 +146,6 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
     }
     case vprof::trace::TracePacket::kClockSample:
       if (const auto offset = ClockOffsetIn(packet)) record_.clock_samples.Add(*offset);
-      break;
-    case vprof::trace::TracePacket::kGpuBatch:
-      gpu_.AddBatch(packet.gpu_batch());
-      steps_.AddGpuBatch(packet.gpu_batch());
-      inferred_phases_.AddGpuBatch(packet.gpu_batch());
       break;
     case vprof::trace::TracePacket::kGpuCapture:
       gpu_.AddCaptureStatus(packet.gpu_capture());
@@ -232,7 +239,28 @@ google::protobuf::ArenaOptions TraceSource::PacketArenaOptions(char* first_block
 bool TraceSource::ReadPacket() {
   arena_.Reset();
   packet_ = google::protobuf::Arena::CreateMessage<vprof::trace::TracePacket>(&arena_);
-  return reader_.Next(packet_);
+  return reader_.Next(*this);
+}
+
+// A GpuBatch leaves packet_ empty: Open() then finds no RunHeader in it.
+bool TraceSource::Parse(const void* data, int size) {
+  switch (DecodeGpuBatchPacket(data, static_cast<size_t>(size), &GpuRecords())) {
+    case PacketDecode::kGpuBatch:
+      gpu_packet_ = true;
+      return true;
+    case PacketDecode::kOther:
+      gpu_packet_ = false;
+      return packet_->ParseFromArray(data, size);
+    case PacketDecode::kCorrupt:
+      return false;
+  }
+  return false;
+}
+
+void TraceSource::AbsorbGpuBatch(const GpuBatchRecords& batch) {
+  gpu_.AddBatch(batch);
+  steps_.AddGpuBatch(batch);
+  inferred_phases_.AddGpuBatch(batch);
 }
 
 std::string TraceSource::NameOf(uint64_t iid) const {

@@ -13,6 +13,7 @@
 
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/gpu_activity_reader.h"
+#include "reporter/gpu_batch_records.h"
 #include "reporter/iid_table.h"
 #include "reporter/inferred_phase_reader.h"
 #include "reporter/nccl_function.h"
@@ -26,7 +27,7 @@
 
 namespace vprof::reporter {
 
-class TraceSource {
+class TraceSource : private PacketParser {
  public:
   // `step_patterns`: which NVTX ranges are steps; it must outlive the source.
   explicit TraceSource(std::string path, const StepPatterns& step_patterns = DefaultStepMatcher());
@@ -63,8 +64,11 @@ class TraceSource {
   void CountBatch(const vprof::trace::EventBatch& batch);
   void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   void RecordStop();
-  // Reads the next packet into a fresh packet_ on arena_.
+  // Reads the next packet: a GpuBatch into GpuRecords() (gpu_packet_ set),
+  // any other into a fresh packet_ on arena_.
   bool ReadPacket();
+  bool Parse(const void* data, int size) override;
+  void AbsorbGpuBatch(const GpuBatchRecords& batch);
   std::string NameOf(uint64_t iid) const;
   void AddCollectiveSpan(CollectiveKernelSpan span) const;
 
@@ -87,6 +91,7 @@ class TraceSource {
   std::unique_ptr<char[]> packet_block_ = std::make_unique<char[]>(kPacketBlockBytes);
   google::protobuf::Arena arena_{PacketArenaOptions(packet_block_.get())};
   vprof::trace::TracePacket* packet_ = nullptr;
+  bool gpu_packet_ = false;
   IidTable<InternedName> interned_;
   bool footer_seen_ = false;
 

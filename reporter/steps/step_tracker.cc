@@ -95,58 +95,58 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
 
 // As in GpuActivityReader: correlations first, then the API calls, then the
 // work that refers to both.
-void StepTracker::AddGpuBatch(const vprof::trace::GpuBatch& batch) {
-  for (const auto& external : batch.external()) {
-    if (external.external_id() != 0) {
-      call_of_correlation_.Put(external.correlation_id(), external.external_id());
+void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
+  for (const ExternalRow& external : batch.externals) {
+    if (external.external_id != 0) {
+      call_of_correlation_.Put(external.correlation_id, external.external_id);
     }
   }
-  for (const auto& api : batch.api()) {
-    const ApiInfo& info = ApiNamed(api.name_iid());
+  for (const ApiRow& api : batch.apis) {
+    const ApiInfo& info = ApiNamed(api.name_iid);
     if (info.profiler_start && !result_.profiler_start_ns) {
-      result_.profiler_start_ns = Signed(api.start_ns());
+      result_.profiler_start_ns = Signed(api.start_ns);
     }
-    if (!info.launches_work || api.correlation_id() == 0) continue;
-    const auto waiting = unlaunched_.equal_range(api.correlation_id());
+    if (!info.launches_work || api.correlation_id == 0) continue;
+    const auto waiting = unlaunched_.equal_range(api.correlation_id);
     if (waiting.first == waiting.second) {
-      launches_.Put(api.correlation_id(), {Signed(api.start_ns()), api.tid()});
+      launches_.Put(api.correlation_id, {Signed(api.start_ns), api.tid});
       continue;
     }
     std::vector<GpuWork> ready;
     for (auto it = waiting.first; it != waiting.second; ++it) ready.push_back(it->second);
     unlaunched_.erase(waiting.first, waiting.second);
     for (GpuWork& work : ready) {
-      work.launch_ns = Signed(api.start_ns());
-      work.tid = api.tid();
+      work.launch_ns = Signed(api.start_ns);
+      work.tid = api.tid;
       Dispatch(work);
     }
   }
 
-  for (const auto& kernel : batch.kernel()) {
+  for (const KernelRow& kernel : batch.kernels) {
     result_.any_kernels = true;
-    const KernelInfo& info = KernelNamed(kernel.name_iid());
+    const KernelInfo& info = KernelNamed(kernel.name_iid);
     GpuWork work;
-    work.start_ns = Signed(kernel.start_ns());
-    work.end_ns = Signed(kernel.start_ns() + kernel.duration_ns());
-    work.stream = kernel.stream();
-    work.correlation_id = kernel.correlation_id();
+    work.start_ns = Signed(kernel.start_ns);
+    work.end_ns = Signed(kernel.start_ns + kernel.duration_ns);
+    work.stream = kernel.stream;
+    work.correlation_id = kernel.correlation_id;
     work.kind = info.kind;
     work.optimizer = info.optimizer;
-    work.name_iid = kernel.name_iid();
+    work.name_iid = kernel.name_iid;
     work.function = info.named_function;
-    AddWork(work, kernel.graph_id() != 0);
+    AddWork(work, kernel.graph_id != 0);
   }
-  const auto add_copy = [this](const auto& record) {
+  const auto add_copy = [this](const CopyRow& copy) {
     GpuWork work;
-    work.start_ns = Signed(record.start_ns());
-    work.end_ns = Signed(record.start_ns() + record.duration_ns());
-    work.stream = record.stream();
-    work.correlation_id = record.correlation_id();
+    work.start_ns = Signed(copy.start_ns);
+    work.end_ns = Signed(copy.start_ns + copy.duration_ns);
+    work.stream = copy.stream;
+    work.correlation_id = copy.correlation_id;
     work.kind = WorkKind::kCopy;
-    AddWork(work, record.graph_id() != 0);
+    AddWork(work, copy.graph_id != 0);
   };
-  for (const auto& copy : batch.memcpy()) add_copy(copy);
-  for (const auto& set : batch.memset()) add_copy(set);
+  for (const CopyRow& copy : batch.memcpys) add_copy(copy);
+  for (const CopyRow& set : batch.memsets) add_copy(set);
 }
 
 void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {

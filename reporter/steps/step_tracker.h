@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "reporter/gpu_batch_records.h"
 #include "reporter/gpu_record.h"
 #include "reporter/iid_table.h"
 #include "reporter/in_flight_table.h"
@@ -38,7 +39,7 @@ class StepTracker {
 
   void AddEnvironment(const vprof::trace::RunHeader& header);
   void AddNvtxBatch(const vprof::trace::NvtxBatch& batch);
-  void AddGpuBatch(const vprof::trace::GpuBatch& batch);
+  void AddGpuBatch(const GpuBatchRecords& batch);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   // How much GPU work the open NVTX steps may hold (HeldWorksPerProcess),
   // and as many NCCL calls: a step's calls are no more than its work, and a

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mini_json.h"
+#include "records_of.h"
 #include "report_of.h"
 #include "reporter/build_report.h"
 #include "reporter/communication_class.h"
@@ -119,8 +120,8 @@ TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
   reader.AddHeader(header);
   // Out of order across batches, overlapping, one inside another, one
   // bridging two intervals, and one of zero length.
-  reader.AddGpuBatch(KernelsAt({{500, 700}, {100, 300}}));
-  reader.AddGpuBatch(KernelsAt({{150, 250}, {900, 1000}, {650, 950}, {1200, 1200}}));
+  reader.AddGpuBatch(RecordsOf(KernelsAt({{500, 700}, {100, 300}})));
+  reader.AddGpuBatch(RecordsOf(KernelsAt({{150, 250}, {900, 1000}, {650, 950}, {1200, 1200}})));
   const InferredPhaseInput input = reader.Result();
   CHECK(input.role.role == ProcessRole::kRollout);
   CHECK(input.role.rule == "argv[2] contains 'vllm'");
@@ -142,7 +143,7 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
   std::mt19937 shuffle(7);
   std::shuffle(kernels.begin(), kernels.end(), shuffle);
   InferredPhaseReader reader;
-  for (const auto& kernel : kernels) reader.AddGpuBatch(KernelsAt({kernel}));
+  for (const auto& kernel : kernels) reader.AddGpuBatch(RecordsOf(KernelsAt({kernel})));
 
   // The union computed apart: sorted by start, merged in one pass.
   std::sort(kernels.begin(), kernels.end());
@@ -198,9 +199,10 @@ TEST_CASE("step tracker: kernels launched off the main thread, by name") {
   // Thread 7 launches the first kernel: it is the main thread. Thread 9's
   // kernels are counted whether their call comes before them (2, 3) or after
   // (4); a kernel whose call never comes (6) is in no count.
-  tracker.AddGpuBatch(LaunchesOf({{1, 7}, {2, 9}, {3, 9}}, {{2, 1, 100}}));
-  tracker.AddGpuBatch(LaunchesOf({{5, 7}}, {{2, 2, 30}, {3, 3, 40}, {3, 4, 50}, {3, 5, 60}}));
-  tracker.AddGpuBatch(LaunchesOf({{4, 9}}, {{3, 6, 70}}));
+  tracker.AddGpuBatch(RecordsOf(LaunchesOf({{1, 7}, {2, 9}, {3, 9}}, {{2, 1, 100}})));
+  tracker.AddGpuBatch(
+      RecordsOf(LaunchesOf({{5, 7}}, {{2, 2, 30}, {3, 3, 40}, {3, 4, 50}, {3, 5, 60}})));
+  tracker.AddGpuBatch(RecordsOf(LaunchesOf({{4, 9}}, {{3, 6, 70}})));
   const std::map<std::string, ActivityTotals> off_main = tracker.OffMainThreadKernels();
   REQUIRE(off_main.size() == 2);
   CHECK(off_main.at("gemm_a").count == 1);
@@ -229,7 +231,7 @@ std::map<std::string, ActivityTotals> ForwardOnlyOf(
       kernels.push_back({name_iid, correlation, 10 * uint64_t{correlation}});
     }
   }
-  tracker.AddGpuBatch(LaunchesOf(calls, kernels));
+  tracker.AddGpuBatch(RecordsOf(LaunchesOf(calls, kernels)));
   vprof::trace::NvtxBatch nvtx;
   vprof::trace::NvtxRange& step = *nvtx.add_range();
   step.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
@@ -343,10 +345,10 @@ TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum e
   // intervals kept open, so most are closed as they age.
   constexpr uint64_t kKernels = 100000;
   for (uint64_t i = 0; i < kKernels; ++i) {
-    reader.AddGpuBatch(KernelsAt({{i * 20, i * 20 + 10}}));
+    reader.AddGpuBatch(RecordsOf(KernelsAt({{i * 20, i * 20 + 10}})));
   }
   // A late kernel reaching back before the closed intervals counts only after them.
-  reader.AddGpuBatch(KernelsAt({{0, 30}}));
+  reader.AddGpuBatch(RecordsOf(KernelsAt({{0, 30}})));
   const InferredPhaseInput input = reader.Result();
   CHECK(input.kernel_busy_ns == static_cast<int64_t>(kKernels * 10));
   CHECK(input.kernel_span_ns() == static_cast<int64_t>((kKernels - 1) * 20 + 10));

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "records_of.h"
 #include "reporter/steps/step_tracker.h"
 
 using namespace vprof::reporter;
@@ -85,7 +86,7 @@ ProcessSteps TrackSteps(int phases, bool lose_launch) {
   AddRange(ranges, kStep, kFirstStepEnd + 1000, kFirstStepEnd + 9000);
   AddKernel(work, 1'000'000, kFirstStepEnd + 2000, kFirstStepEnd + 3000, !lose_launch);
   tracker.AddNvtxBatch(ranges);
-  tracker.AddGpuBatch(work);
+  tracker.AddGpuBatch(vprof::reporter::testing::RecordsOf(work));
   return tracker.Finish();
 }
 

@@ -1,0 +1,385 @@
+#include "reporter/gpu_batch_records.h"
+
+#include <cstring>
+
+#include "vprof_trace_fields.h"
+
+namespace vprof::reporter {
+namespace {
+
+namespace fields = vprof::schema;
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+constexpr int kMaxVarintBytes = 10;
+
+// The readers below walk a message's bytes, [p, end), with plain pointers:
+// `readable` (at or past `end`) is the end of the packet the message lies
+// in, so a read may look past `end` but never past `readable`. Each returns
+// the byte after what it read, or null when the bytes are not what the wire
+// format allows; a read that ends past `end` is caught by the field loop.
+
+// A varint. When 8 bytes are readable: one load, the first byte without its
+// continuation bit found at once, and the 7-bit groups packed in three
+// steps, with no branch per byte. Most values of a GPU record are times, 6
+// to 8 bytes long, and a loop over their bytes was the decoder's main cost.
+inline const uint8_t* ReadVarint(const uint8_t* p, const uint8_t* readable, uint64_t* value) {
+  if (p < readable && *p < 0x80) {
+    *value = *p;
+    return p + 1;
+  }
+  if (readable - p >= 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, p, sizeof word);  // little-endian, as x86 and Arm are
+    const uint64_t stops = ~word & 0x8080808080808080ULL;
+    if (stops != 0) {
+      const int bits = __builtin_ctzll(stops) + 1;  // through the last byte's bit 7
+      uint64_t v = bits == 64 ? word : word & ((uint64_t{1} << bits) - 1);
+      v = ((v & 0x7f007f007f007f00ULL) >> 1) | (v & 0x007f007f007f007fULL);
+      v = ((v & 0x3fff00003fff0000ULL) >> 2) | (v & 0x00003fff00003fffULL);
+      v = ((v & 0x0fffffff00000000ULL) >> 4) | (v & 0x000000000fffffffULL);
+      *value = v;
+      return p + bits / 8;
+    }
+  }
+  // Near the packet's end, or 9 or 10 bytes long: byte by byte.
+  uint64_t v = 0;
+  for (int i = 0; i < kMaxVarintBytes && p < readable; ++i) {
+    const uint8_t byte = *p++;
+    v |= static_cast<uint64_t>(byte & 0x7f) << (7 * i);
+    if (byte < 0x80) {
+      *value = v;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+// A length-delimited field's payload, [p, *payload_end), which must end by `end`.
+inline const uint8_t* ReadLength(const uint8_t* p, const uint8_t* end, const uint8_t* readable,
+                                 const uint8_t** payload_end) {
+  uint64_t length = 0;
+  p = ReadVarint(p, readable, &length);
+  if (!p || p > end || length > static_cast<uint64_t>(end - p)) return nullptr;
+  *payload_end = p + length;
+  return p;
+}
+
+// Past the value of a field of `wire_type`.
+inline const uint8_t* SkipValue(const uint8_t* p, const uint8_t* end, const uint8_t* readable,
+                                uint32_t wire_type) {
+  switch (wire_type) {
+    case kVarint: {
+      uint64_t ignored = 0;
+      return ReadVarint(p, readable, &ignored);
+    }
+    case kFixed64:
+      return end - p >= 8 ? p + 8 : nullptr;
+    case kFixed32:
+      return end - p >= 4 ? p + 4 : nullptr;
+    case kLengthDelimited: {
+      const uint8_t* payload_end = nullptr;
+      return ReadLength(p, end, readable, &payload_end) ? payload_end : nullptr;
+    }
+    default:  // groups (3, 4) and the reserved 6 and 7: not in this schema
+      return nullptr;
+  }
+}
+
+// A field's tag: false for field 0, which no message has.
+inline const uint8_t* ReadTag(const uint8_t* p, const uint8_t* readable, uint32_t* field,
+                              uint32_t* wire_type) {
+  uint64_t tag = 0;
+  p = ReadVarint(p, readable, &tag);
+  *field = static_cast<uint32_t>(tag >> 3);
+  *wire_type = static_cast<uint32_t>(tag & 7);
+  return p && *field != 0 ? p : nullptr;
+}
+
+// Calls set(field, value) for each varint field of the message in [p, end)
+// and skips the others; false when its bytes do not parse.
+template <typename Set>
+bool DecodeVarints(const uint8_t* p, const uint8_t* end, const uint8_t* readable, Set set) {
+  while (p < end) {
+    uint32_t field = 0;
+    uint32_t wire_type = 0;
+    p = ReadTag(p, readable, &field, &wire_type);
+    if (!p || p >= end) return false;
+    if (wire_type == kVarint) {
+      uint64_t value = 0;
+      p = ReadVarint(p, readable, &value);
+      if (!p) return false;
+      set(field, value);
+    } else {
+      p = SkipValue(p, end, readable, wire_type);
+      if (!p) return false;
+    }
+  }
+  return p == end;
+}
+
+uint32_t U32(uint64_t value) { return static_cast<uint32_t>(value); }
+
+bool DecodeKernel(const uint8_t* begin, const uint8_t* end, const uint8_t* readable,
+                  KernelRow& row) {
+  namespace f = fields::GpuKernel;
+  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
+    switch (field) {
+      case f::kNameIid:
+        row.name_iid = value;
+        break;
+      case f::kStartNs:
+        row.start_ns = value;
+        break;
+      case f::kDurationNs:
+        row.duration_ns = value;
+        break;
+      case f::kStream:
+        row.stream = U32(value);
+        break;
+      case f::kCorrelationId:
+        row.correlation_id = U32(value);
+        break;
+      case f::kGraphId:
+        row.graph_id = U32(value);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+bool DecodeApi(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, ApiRow& row) {
+  namespace f = fields::ApiCall;
+  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
+    switch (field) {
+      case f::kNameIid:
+        row.name_iid = value;
+        break;
+      case f::kStartNs:
+        row.start_ns = value;
+        break;
+      case f::kDurationNs:
+        row.duration_ns = value;
+        break;
+      case f::kTid:
+        row.tid = U32(value);
+        break;
+      case f::kCorrelationId:
+        row.correlation_id = U32(value);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+bool DecodeMemcpy(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, CopyRow& row) {
+  namespace f = fields::GpuMemcpy;
+  bool src = false;
+  bool dst = false;
+  const bool ok = DecodeVarints(begin, end, readable, [&](uint32_t field, uint64_t value) {
+    switch (field) {
+      case f::kCopyKind:
+        row.copy_kind = U32(value);
+        break;
+      case f::kBytes:
+        row.bytes = value;
+        break;
+      case f::kStartNs:
+        row.start_ns = value;
+        break;
+      case f::kDurationNs:
+        row.duration_ns = value;
+        break;
+      case f::kStream:
+        row.stream = U32(value);
+        break;
+      case f::kCorrelationId:
+        row.correlation_id = U32(value);
+        break;
+      case f::kGraphId:
+        row.graph_id = U32(value);
+        break;
+      case f::kSrcDevice:
+        row.src_device = U32(value);
+        src = true;
+        break;
+      case f::kDstDevice:
+        row.dst_device = U32(value);
+        dst = true;
+        break;
+      default:
+        break;
+    }
+  });
+  row.has_devices = src && dst;
+  return ok;
+}
+
+bool DecodeMemset(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, CopyRow& row) {
+  namespace f = fields::GpuMemset;
+  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
+    switch (field) {
+      case f::kBytes:
+        row.bytes = value;
+        break;
+      case f::kStartNs:
+        row.start_ns = value;
+        break;
+      case f::kDurationNs:
+        row.duration_ns = value;
+        break;
+      case f::kStream:
+        row.stream = U32(value);
+        break;
+      case f::kCorrelationId:
+        row.correlation_id = U32(value);
+        break;
+      case f::kGraphId:
+        row.graph_id = U32(value);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+bool DecodeExternal(const uint8_t* begin, const uint8_t* end, const uint8_t* readable,
+                    ExternalRow& row) {
+  namespace f = fields::ExternalCorrelation;
+  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
+    switch (field) {
+      case f::kExternalId:
+        row.external_id = value;
+        break;
+      case f::kCorrelationId:
+        row.correlation_id = U32(value);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+// Appends a row to `rows` and decodes the payload into it.
+template <typename Row, typename Decode>
+bool DecodeInto(std::vector<Row>& rows, const uint8_t* begin, const uint8_t* end,
+                const uint8_t* readable, Decode decode) {
+  return decode(begin, end, readable, rows.emplace_back());
+}
+
+void Clear(GpuBatchRecords& records) {
+  records.kernels.clear();
+  records.apis.clear();
+  records.memcpys.clear();
+  records.memsets.clear();
+  records.externals.clear();
+  records.dropped = 0;
+  records.others.Clear();
+}
+
+// Adds the fields of the GpuBatch in [begin, end) to `records`, as protobuf
+// merges a message into one it holds. `readable`: as for the readers above.
+bool AppendGpuBatch(const uint8_t* begin, const uint8_t* end, const uint8_t* readable,
+                    GpuBatchRecords& records) {
+  namespace f = fields::GpuBatch;
+  // The fields left to protobuf, as they were on the wire: their
+  // concatenation is a GpuBatch holding just them. Reused, as the rows are.
+  thread_local std::string others;
+  others.clear();
+  const uint8_t* p = begin;
+  while (p < end) {
+    const uint8_t* field_start = p;
+    uint32_t field = 0;
+    uint32_t wire_type = 0;
+    p = ReadTag(p, readable, &field, &wire_type);
+    if (!p || p >= end) return false;
+    if (field == f::kDropped && wire_type == kVarint) {
+      p = ReadVarint(p, readable, &records.dropped);
+      if (!p) return false;
+      continue;
+    }
+    if (wire_type != kLengthDelimited) {
+      p = SkipValue(p, end, readable, wire_type);
+      if (!p) return false;
+      continue;
+    }
+    const uint8_t* payload_end = nullptr;
+    const uint8_t* payload = ReadLength(p, end, readable, &payload_end);
+    if (!payload) return false;
+    p = payload_end;
+    bool ok = true;
+    switch (field) {
+      case f::kKernel:
+        ok = DecodeInto(records.kernels, payload, payload_end, readable, DecodeKernel);
+        break;
+      case f::kApi:
+        ok = DecodeInto(records.apis, payload, payload_end, readable, DecodeApi);
+        break;
+      case f::kMemcpy:
+        ok = DecodeInto(records.memcpys, payload, payload_end, readable, DecodeMemcpy);
+        break;
+      case f::kMemset:
+        ok = DecodeInto(records.memsets, payload, payload_end, readable, DecodeMemset);
+        break;
+      case f::kExternal:
+        ok = DecodeInto(records.externals, payload, payload_end, readable, DecodeExternal);
+        break;
+      case f::kSync:
+      case f::kEventRecord:
+      case f::kOverhead:
+      case f::kDevice:
+        others.append(reinterpret_cast<const char*>(field_start),
+                      static_cast<size_t>(payload_end - field_start));
+        break;
+      default:  // a field this vprof does not know
+        break;
+    }
+    if (!ok) return false;
+  }
+  if (p != end) return false;
+  return others.empty() || records.others.MergeFromString(others);
+}
+
+}  // namespace
+
+bool DecodeGpuBatch(const void* data, size_t size, GpuBatchRecords* records) {
+  Clear(*records);
+  const auto* begin = static_cast<const uint8_t*>(data);
+  return AppendGpuBatch(begin, begin + size, begin + size, *records);
+}
+
+PacketDecode DecodeGpuBatchPacket(const void* data, size_t size, GpuBatchRecords* records) {
+  namespace f = fields::TracePacket;
+  const auto* begin = static_cast<const uint8_t*>(data);
+  const uint8_t* end = begin + size;
+  const uint8_t* p = begin;
+  bool gpu_batch = false;
+  while (p < end) {
+    uint32_t field = 0;
+    uint32_t wire_type = 0;
+    p = ReadTag(p, end, &field, &wire_type);
+    if (!p || p >= end) return PacketDecode::kCorrupt;
+    if (wire_type != kLengthDelimited || field < f::kRunHeader || field > f::kInjection) {
+      // The sequence, or a field this vprof does not know.
+      p = SkipValue(p, end, end, wire_type);
+      if (!p) return PacketDecode::kCorrupt;
+      continue;
+    }
+    const uint8_t* payload_end = nullptr;
+    const uint8_t* payload = ReadLength(p, end, end, &payload_end);
+    if (!payload) return PacketDecode::kCorrupt;
+    p = payload_end;
+    if (field != f::kGpuBatch) {
+      gpu_batch = false;
+      continue;
+    }
+    if (!gpu_batch) Clear(*records);
+    gpu_batch = true;
+    if (!AppendGpuBatch(payload, payload_end, end, *records)) return PacketDecode::kCorrupt;
+  }
+  if (p != end) return PacketDecode::kCorrupt;
+  return gpu_batch ? PacketDecode::kGpuBatch : PacketDecode::kOther;
+}
+
+}  // namespace vprof::reporter

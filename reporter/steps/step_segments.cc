@@ -4,6 +4,8 @@
 #include <optional>
 #include <tuple>
 
+#include "reporter/steps/sort_runs.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -14,6 +16,12 @@ struct Edge {
   bool opens;
   uint32_t work;  // index into the works
 };
+
+// By time; then, for one order whichever way the edges were sorted, closing
+// before opening and by work.
+bool EdgeBefore(const Edge& a, const Edge& b) {
+  return std::tie(a.at_ns, a.opens, a.work) < std::tie(b.at_ns, b.opens, b.work);
+}
 
 struct StreamPiece {
   uint32_t stream;
@@ -29,6 +37,8 @@ struct StreamPiece {
 struct Scratch {
   std::vector<Interval> clipped;  // each work clipped to the window
   std::vector<Edge> edges;
+  std::vector<Edge> spare_edges;
+  std::vector<size_t> run_bounds;
   std::vector<uint32_t> compute_streams;
   std::vector<const GpuWork*> compute_by_launch;
   std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
@@ -140,8 +150,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   std::sort(compute_streams.begin(), compute_streams.end());
   compute_streams.erase(std::unique(compute_streams.begin(), compute_streams.end()),
                         compute_streams.end());
-  std::sort(edges.begin(), edges.end(),
-            [](const Edge& a, const Edge& b) { return a.at_ns < b.at_ns; });
+  SortRuns(edges, scratch.spare_edges, scratch.run_bounds, EdgeBefore);
   std::sort(compute_by_launch.begin(), compute_by_launch.end(),
             [](const GpuWork* a, const GpuWork* b) { return a->launch_ns < b->launch_ns; });
   // The launch of the first compute kernel that starts at or after `at`:

@@ -1,6 +1,7 @@
 #include "reporter/steps/step_segments.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <tuple>
 
@@ -41,11 +42,14 @@ struct Scratch {
   std::vector<size_t> run_bounds;
   std::vector<uint32_t> compute_streams;
   std::vector<const GpuWork*> compute_by_launch;
+  std::vector<const GpuWork*> spare_compute;
   std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
+  std::vector<std::pair<int64_t, int64_t>> spare_first_launch;
   std::vector<std::pair<int64_t, uint32_t>> running_comm;  // (clipped start, work), sorted
   std::vector<int64_t> exposed_of;
   std::vector<uint32_t> reductions;
   std::vector<StreamPiece> pieces;
+  std::vector<StreamPiece> spare_pieces;
 };
 
 Scratch& ScratchSpace() {
@@ -88,9 +92,12 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
     const auto [start, end] = scratch.clipped[i];
     if (end > start) pieces.push_back({works[i].stream, start, end, works[i].kind});
   }
-  std::sort(pieces.begin(), pieces.end(), [](const StreamPiece& a, const StreamPiece& b) {
-    return std::tie(a.stream, a.start_ns, a.end_ns) < std::tie(b.stream, b.start_ns, b.end_ns);
-  });
+  // Pieces equal in all three count alike whichever comes first.
+  SortRuns(pieces, scratch.spare_pieces, scratch.run_bounds,
+           [](const StreamPiece& a, const StreamPiece& b) {
+             return std::tie(a.stream, a.start_ns, a.end_ns) <
+                    std::tie(b.stream, b.start_ns, b.end_ns);
+           });
   std::vector<StepStreamUse> uses;
   int64_t covered_until = 0;
   for (const StreamPiece& piece : pieces) {
@@ -143,7 +150,9 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     edges.push_back({start, true, i});
     edges.push_back({end, false, i});
     if (works[i].kind == WorkKind::kCompute) {
-      compute_streams.push_back(works[i].stream);
+      if (compute_streams.empty() || compute_streams.back() != works[i].stream) {
+        compute_streams.push_back(works[i].stream);
+      }
       compute_by_launch.push_back(&works[i]);
     }
   }
@@ -151,8 +160,11 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   compute_streams.erase(std::unique(compute_streams.begin(), compute_streams.end()),
                         compute_streams.end());
   SortRuns(edges, scratch.spare_edges, scratch.run_bounds, EdgeBefore);
-  std::sort(compute_by_launch.begin(), compute_by_launch.end(),
-            [](const GpuWork* a, const GpuWork* b) { return a->launch_ns < b->launch_ns; });
+  // Kernels launched together (one graph launch) in works order.
+  SortRuns(compute_by_launch, scratch.spare_compute, scratch.run_bounds,
+           [](const GpuWork* a, const GpuWork* b) {
+             return a->launch_ns < b->launch_ns || (a->launch_ns == b->launch_ns && a < b);
+           });
   // The launch of the first compute kernel that starts at or after `at`:
   // (start, earliest launch of the kernels starting then), by start.
   std::vector<std::pair<int64_t, int64_t>>& first_launch_starting_at =
@@ -162,7 +174,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     first_launch_starting_at.emplace_back(std::max(work->start_ns, result.start_ns),
                                           work->launch_ns);
   }
-  std::sort(first_launch_starting_at.begin(), first_launch_starting_at.end());
+  SortRuns(first_launch_starting_at, scratch.spare_first_launch, scratch.run_bounds, std::less<>());
   first_launch_starting_at.erase(
       std::unique(first_launch_starting_at.begin(), first_launch_starting_at.end(),
                   [](const auto& a, const auto& b) { return a.first == b.first; }),

@@ -71,3 +71,26 @@ TEST_CASE("non-finite doubles become null") {
   json.EndArray();
   CHECK(JsonValue::Parse(out.str())[0].is_null());
 }
+
+TEST_CASE("keys, plain or escaped, are laid out with commas and two-space indents") {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Field("a", 1);
+  json.Key("inner");
+  json.BeginObject();
+  json.Field("tab\there", 2);
+  json.Field("b", 3);
+  json.EndObject();
+  json.Field("say \"hi\"", 4);
+  json.EndObject();
+  CHECK(out.str() ==
+        "{\n"
+        "  \"a\": 1,\n"
+        "  \"inner\": {\n"
+        "    \"tab\\there\": 2,\n"
+        "    \"b\": 3\n"
+        "  },\n"
+        "  \"say \\\"hi\\\"\": 4\n"
+        "}");
+}

@@ -79,6 +79,8 @@ class InFlightTable {
   };
 
   typename TrimmedVector<Entry>::iterator LowerBound(uint64_t id) {
+    // Records are mostly matched oldest first: the front, without a search.
+    if (entries_.empty() || entries_.begin()->id >= id) return entries_.begin();
     return std::lower_bound(entries_.begin(), entries_.end(), id,
                             [](const Entry& entry, uint64_t key) { return entry.id < key; });
   }

@@ -132,23 +132,27 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   // `works` answer the questions about whole kernels (when a collective
   // ended, where a bucket starts); their clipped intervals feed the sweep.
   std::vector<Interval>& clipped = scratch.clipped;
-  clipped.clear();
-  for (const GpuWork& work : works) {
-    clipped.emplace_back(std::max(work.start_ns, result.start_ns),
-                         std::min(work.end_ns, result.end_ns));
+  // Sized first and written in place: these loops run for every work of
+  // every step and phase, and a push_back's capacity check was a good part
+  // of them.
+  clipped.resize(works.size());
+  for (size_t i = 0; i < works.size(); ++i) {
+    clipped[i] = {std::max(works[i].start_ns, result.start_ns),
+                  std::min(works[i].end_ns, result.end_ns)};
   }
 
   std::vector<Edge>& edges = scratch.edges;
   std::vector<uint32_t>& compute_streams = scratch.compute_streams;  // sorted, once each
   std::vector<const GpuWork*>& compute_by_launch = scratch.compute_by_launch;
-  edges.clear();
+  edges.resize(2 * works.size());
+  size_t edge_count = 0;
   compute_streams.clear();
   compute_by_launch.clear();
   for (uint32_t i = 0; i < works.size(); ++i) {
     const auto [start, end] = clipped[i];
     if (end <= start) continue;
-    edges.push_back({start, true, i});
-    edges.push_back({end, false, i});
+    edges[edge_count++] = {start, true, i};
+    edges[edge_count++] = {end, false, i};
     if (works[i].kind == WorkKind::kCompute) {
       if (compute_streams.empty() || compute_streams.back() != works[i].stream) {
         compute_streams.push_back(works[i].stream);
@@ -156,6 +160,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       compute_by_launch.push_back(&works[i]);
     }
   }
+  edges.resize(edge_count);
   std::sort(compute_streams.begin(), compute_streams.end());
   compute_streams.erase(std::unique(compute_streams.begin(), compute_streams.end()),
                         compute_streams.end());

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Two reporters on the same real traces (device tool, one or two H200s):
+# device_phases_clock.sh records ddp_step.py under vprof (with and without NVTX,
+# logprob passes, 3,000 steps), then each trace folder is reported by both and
+# the text and JSON reports compared byte for byte; the long run's report is
+# timed three times each, alternating (user + sys CPU seconds).
+# Usage: device_reporter_check.sh LIB NEW_VPROF BASE_VPROF; NPROC as for
+# device_phases_clock.sh (default here 1). The runs' log goes to $OUT; the
+# comparisons and timings are printed.
+set -uo pipefail
+lib="$1" new="$(realpath "$2")" base="$(realpath "$3")"
+out="${OUT:-device-out}"
+mkdir -p "$out"
+# The phases script's own reports stay in /tmp: only this script's log comes back.
+OUT=/tmp/phases-out NPROC="${NPROC:-1}" bash "$(dirname "$0")/device_phases_clock.sh" "$lib" "$new" \
+  > "$out/runs.log" 2>&1
+tail -5 "$out/runs.log"
+for dir in /tmp/vp-*; do
+  name="$(basename "$dir")"
+  for format in text json; do
+    "$new" report "$dir" --format "$format" --output "/tmp/$name.new.$format"
+    "$base" report "$dir" --format "$format" --output "/tmp/$name.base.$format"
+    if cmp -s "/tmp/$name.new.$format" "/tmp/$name.base.$format"; then
+      echo "$name $format: identical ($(wc -c < "/tmp/$name.new.$format") bytes)"
+    else
+      echo "$name $format: DIFFERENT"
+    fi
+  done
+done
+echo "trace bytes of vp-long: $(cat /tmp/vp-long/*.vtrace | wc -c)"
+TIMEFORMAT='%U %S'
+for round in 1 2 3; do
+  for which in new base; do
+    vprof="$new"
+    [[ $which == base ]] && vprof="$base"
+    seconds=$( { time "$vprof" report /tmp/vp-long --format json --output /dev/null; } 2>&1 )
+    echo "round $round $which user_sys_s $seconds"
+  done
+done

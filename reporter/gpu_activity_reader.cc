@@ -9,7 +9,7 @@ namespace {
 // A copy that moved data between two GPUs: a MEMCPY2 record whose two devices
 // differ, or a MEMCPY record of kind PtoP.
 bool IsPeerCopy(const CopyRow& copy) {
-  if (copy.has_devices) return copy.src_device != copy.dst_device;
+  if (copy.has_src_device && copy.has_dst_device) return copy.src_device != copy.dst_device;
   return copy.copy_kind == kPeerToPeerCopyKind;
 }
 

@@ -1,5 +1,6 @@
 #include "reporter/gpu_batch_records.h"
 
+#include <array>
 #include <cstring>
 
 #include "vprof_trace_fields.h"
@@ -117,155 +118,101 @@ bool DecodeVarints(const uint8_t* p, const uint8_t* end, const uint8_t* readable
   return p == end;
 }
 
-uint32_t U32(uint64_t value) { return static_cast<uint32_t>(value); }
+// Where a varint field of a message goes in its row: a 64-bit or a 32-bit
+// member (a uint32 field keeps the low 32 bits, as protobuf does), and for a
+// proto3 `optional` uint32 field the member that says it was written.
+template <typename Row>
+struct VarintField {
+  uint32_t number = 0;
+  uint64_t Row::*wide = nullptr;
+  uint32_t Row::*narrow = nullptr;
+  bool Row::*present = nullptr;
+};
 
-bool DecodeKernel(const uint8_t* begin, const uint8_t* end, const uint8_t* readable,
-                  KernelRow& row) {
-  namespace f = fields::GpuKernel;
-  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
-    switch (field) {
-      case f::kNameIid:
-        row.name_iid = value;
-        break;
-      case f::kStartNs:
-        row.start_ns = value;
-        break;
-      case f::kDurationNs:
-        row.duration_ns = value;
-        break;
-      case f::kStream:
-        row.stream = U32(value);
-        break;
-      case f::kCorrelationId:
-        row.correlation_id = U32(value);
-        break;
-      case f::kGraphId:
-        row.graph_id = U32(value);
-        break;
-      default:
-        break;
-    }
-  });
+template <typename Row>
+constexpr VarintField<Row> Field(uint32_t number, uint64_t Row::*member) {
+  return {number, member, nullptr, nullptr};
+}
+template <typename Row>
+constexpr VarintField<Row> Field(uint32_t number, uint32_t Row::*member,
+                                 bool Row::*present = nullptr) {
+  return {number, nullptr, member, present};
 }
 
-bool DecodeApi(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, ApiRow& row) {
-  namespace f = fields::ApiCall;
-  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
-    switch (field) {
-      case f::kNameIid:
-        row.name_iid = value;
-        break;
-      case f::kStartNs:
-        row.start_ns = value;
-        break;
-      case f::kDurationNs:
-        row.duration_ns = value;
-        break;
-      case f::kTid:
-        row.tid = U32(value);
-        break;
-      case f::kCorrelationId:
-        row.correlation_id = U32(value);
-        break;
-      default:
-        break;
-    }
-  });
+// A row's fields by field number. Fields not listed, and numbers past the
+// table, are read and dropped; a listed number past the table does not
+// compile (std::array::at in a constant expression).
+constexpr uint32_t kMaxFieldNumber = 15;
+template <typename Row>
+using FieldTable = std::array<VarintField<Row>, kMaxFieldNumber + 1>;
+
+template <typename Row, size_t N>
+constexpr FieldTable<Row> ByNumber(const VarintField<Row> (&fields)[N]) {
+  FieldTable<Row> table{};
+  for (const VarintField<Row>& field : fields) table.at(field.number) = field;
+  return table;
 }
 
-bool DecodeMemcpy(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, CopyRow& row) {
-  namespace f = fields::GpuMemcpy;
-  bool src = false;
-  bool dst = false;
-  const bool ok = DecodeVarints(begin, end, readable, [&](uint32_t field, uint64_t value) {
-    switch (field) {
-      case f::kCopyKind:
-        row.copy_kind = U32(value);
-        break;
-      case f::kBytes:
-        row.bytes = value;
-        break;
-      case f::kStartNs:
-        row.start_ns = value;
-        break;
-      case f::kDurationNs:
-        row.duration_ns = value;
-        break;
-      case f::kStream:
-        row.stream = U32(value);
-        break;
-      case f::kCorrelationId:
-        row.correlation_id = U32(value);
-        break;
-      case f::kGraphId:
-        row.graph_id = U32(value);
-        break;
-      case f::kSrcDevice:
-        row.src_device = U32(value);
-        src = true;
-        break;
-      case f::kDstDevice:
-        row.dst_device = U32(value);
-        dst = true;
-        break;
-      default:
-        break;
+// What each row takes from its message; the rest of the message is skipped.
+namespace kernel = fields::GpuKernel;
+constexpr FieldTable<KernelRow> kKernelFields = ByNumber<KernelRow>({
+    Field(kernel::kNameIid, &KernelRow::name_iid),
+    Field(kernel::kStartNs, &KernelRow::start_ns),
+    Field(kernel::kDurationNs, &KernelRow::duration_ns),
+    Field(kernel::kStream, &KernelRow::stream),
+    Field(kernel::kCorrelationId, &KernelRow::correlation_id),
+    Field(kernel::kGraphId, &KernelRow::graph_id),
+});
+namespace api = fields::ApiCall;
+constexpr FieldTable<ApiRow> kApiFields = ByNumber<ApiRow>({
+    Field(api::kNameIid, &ApiRow::name_iid),
+    Field(api::kStartNs, &ApiRow::start_ns),
+    Field(api::kDurationNs, &ApiRow::duration_ns),
+    Field(api::kTid, &ApiRow::tid),
+    Field(api::kCorrelationId, &ApiRow::correlation_id),
+});
+namespace memcpy_field = fields::GpuMemcpy;
+constexpr FieldTable<CopyRow> kMemcpyFields = ByNumber<CopyRow>({
+    Field(memcpy_field::kCopyKind, &CopyRow::copy_kind),
+    Field(memcpy_field::kBytes, &CopyRow::bytes),
+    Field(memcpy_field::kStartNs, &CopyRow::start_ns),
+    Field(memcpy_field::kDurationNs, &CopyRow::duration_ns),
+    Field(memcpy_field::kStream, &CopyRow::stream),
+    Field(memcpy_field::kCorrelationId, &CopyRow::correlation_id),
+    Field(memcpy_field::kGraphId, &CopyRow::graph_id),
+    Field(memcpy_field::kSrcDevice, &CopyRow::src_device, &CopyRow::has_src_device),
+    Field(memcpy_field::kDstDevice, &CopyRow::dst_device, &CopyRow::has_dst_device),
+});
+namespace memset_field = fields::GpuMemset;
+constexpr FieldTable<CopyRow> kMemsetFields = ByNumber<CopyRow>({
+    Field(memset_field::kBytes, &CopyRow::bytes),
+    Field(memset_field::kStartNs, &CopyRow::start_ns),
+    Field(memset_field::kDurationNs, &CopyRow::duration_ns),
+    Field(memset_field::kStream, &CopyRow::stream),
+    Field(memset_field::kCorrelationId, &CopyRow::correlation_id),
+    Field(memset_field::kGraphId, &CopyRow::graph_id),
+});
+namespace external = fields::ExternalCorrelation;
+constexpr FieldTable<ExternalRow> kExternalFields = ByNumber<ExternalRow>({
+    Field(external::kExternalId, &ExternalRow::external_id),
+    Field(external::kCorrelationId, &ExternalRow::correlation_id),
+});
+
+// Appends a row to `rows` and decodes the message in [begin, end) into it.
+template <typename Row>
+bool DecodeInto(std::vector<Row>& rows, const FieldTable<Row>& table, const uint8_t* begin,
+                const uint8_t* end, const uint8_t* readable) {
+  Row& row = rows.emplace_back();
+  return DecodeVarints(begin, end, readable, [&](uint32_t number, uint64_t value) {
+    if (number > kMaxFieldNumber) return;
+    const VarintField<Row>& field = table[number];
+    if (field.wide) {
+      row.*field.wide = value;
+    } else if (field.narrow) {
+      row.*field.narrow = static_cast<uint32_t>(value);
+      if (field.present) row.*field.present = true;
     }
   });
-  row.has_devices = src && dst;
-  return ok;
-}
-
-bool DecodeMemset(const uint8_t* begin, const uint8_t* end, const uint8_t* readable, CopyRow& row) {
-  namespace f = fields::GpuMemset;
-  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
-    switch (field) {
-      case f::kBytes:
-        row.bytes = value;
-        break;
-      case f::kStartNs:
-        row.start_ns = value;
-        break;
-      case f::kDurationNs:
-        row.duration_ns = value;
-        break;
-      case f::kStream:
-        row.stream = U32(value);
-        break;
-      case f::kCorrelationId:
-        row.correlation_id = U32(value);
-        break;
-      case f::kGraphId:
-        row.graph_id = U32(value);
-        break;
-      default:
-        break;
-    }
-  });
-}
-
-bool DecodeExternal(const uint8_t* begin, const uint8_t* end, const uint8_t* readable,
-                    ExternalRow& row) {
-  namespace f = fields::ExternalCorrelation;
-  return DecodeVarints(begin, end, readable, [&row](uint32_t field, uint64_t value) {
-    switch (field) {
-      case f::kExternalId:
-        row.external_id = value;
-        break;
-      case f::kCorrelationId:
-        row.correlation_id = U32(value);
-        break;
-      default:
-        break;
-    }
-  });
-}
-
-// Appends a row to `rows` and decodes the payload into it.
-template <typename Row, typename Decode>
-bool DecodeInto(std::vector<Row>& rows, const uint8_t* begin, const uint8_t* end,
-                const uint8_t* readable, Decode decode) {
-  return decode(begin, end, readable, rows.emplace_back());
 }
 
 void Clear(GpuBatchRecords& records) {
@@ -311,19 +258,19 @@ bool AppendGpuBatch(const uint8_t* begin, const uint8_t* end, const uint8_t* rea
     bool ok = true;
     switch (field) {
       case f::kKernel:
-        ok = DecodeInto(records.kernels, payload, payload_end, readable, DecodeKernel);
+        ok = DecodeInto(records.kernels, kKernelFields, payload, payload_end, readable);
         break;
       case f::kApi:
-        ok = DecodeInto(records.apis, payload, payload_end, readable, DecodeApi);
+        ok = DecodeInto(records.apis, kApiFields, payload, payload_end, readable);
         break;
       case f::kMemcpy:
-        ok = DecodeInto(records.memcpys, payload, payload_end, readable, DecodeMemcpy);
+        ok = DecodeInto(records.memcpys, kMemcpyFields, payload, payload_end, readable);
         break;
       case f::kMemset:
-        ok = DecodeInto(records.memsets, payload, payload_end, readable, DecodeMemset);
+        ok = DecodeInto(records.memsets, kMemsetFields, payload, payload_end, readable);
         break;
       case f::kExternal:
-        ok = DecodeInto(records.externals, payload, payload_end, readable, DecodeExternal);
+        ok = DecodeInto(records.externals, kExternalFields, payload, payload_end, readable);
         break;
       case f::kSync:
       case f::kEventRecord:

@@ -47,9 +47,10 @@ struct CopyRow {
   uint32_t graph_id = 0;
   // Memcpy only: CUpti_ActivityMemcpyKind, and MEMCPY2's devices when given.
   uint32_t copy_kind = 0;
-  bool has_devices = false;  // both src_device and dst_device were written
   uint32_t src_device = 0;
   uint32_t dst_device = 0;
+  bool has_src_device = false;
+  bool has_dst_device = false;
 };
 
 struct ExternalRow {

@@ -146,11 +146,10 @@ void CheckSame(const pb::GpuBatch& batch, const GpuBatchRecords& records) {
     const CopyRow& got = records.memcpys[i];
     CheckCopy(want, got);
     CHECK(got.copy_kind == want.copy_kind());
-    CHECK(got.has_devices == (want.has_src_device() && want.has_dst_device()));
-    if (got.has_devices) {
-      CHECK(got.src_device == want.src_device());
-      CHECK(got.dst_device == want.dst_device());
-    }
+    CHECK(got.has_src_device == want.has_src_device());
+    CHECK(got.has_dst_device == want.has_dst_device());
+    CHECK(got.src_device == want.src_device());
+    CHECK(got.dst_device == want.dst_device());
   }
   REQUIRE(records.memsets.size() == static_cast<size_t>(batch.memset_size()));
   for (size_t i = 0; i < records.memsets.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "reporter/gpu_batch_records.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 
 #include "vprof_trace_fields.h"
@@ -9,6 +10,9 @@ namespace vprof::reporter {
 namespace {
 
 namespace fields = vprof::schema;
+
+// ReadVarint loads 8 wire bytes as one little-endian word.
+static_assert(std::endian::native == std::endian::little);
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 constexpr int kMaxVarintBytes = 10;
@@ -30,7 +34,7 @@ inline const uint8_t* ReadVarint(const uint8_t* p, const uint8_t* readable, uint
   }
   if (readable - p >= 8) {
     uint64_t word = 0;
-    std::memcpy(&word, p, sizeof word);  // little-endian, as x86 and Arm are
+    std::memcpy(&word, p, sizeof word);
     const uint64_t stops = ~word & 0x8080808080808080ULL;
     if (stops != 0) {
       const int bits = __builtin_ctzll(stops) + 1;  // through the last byte's bit 7

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -98,10 +99,13 @@ double SimulatedNs(const LoggedCall& call) {
 
 TEST_CASE("four ranks of sim_train log every collective they make", "[sim]") {
   constexpr int kRanks = 4;
+  // Rank 3 (the default --slow-rank) sleeps this long before each bucket's all-reduce: long
+  // enough that a loaded machine rarely delays another rank by as much.
+  constexpr unsigned long long kSlowMs = 20;
   TempDir logs;
-  const CommandResult result =
-      Run("FAKE_NCCL_BUSBW_GBPS=2 '" + Env("SIM_LAUNCH") + "' -n 4 '" + Env("SIM_TRAIN") +
-          "' --steps 3 --sync-every 2 --log-dir '" + logs.path() + "'");
+  const CommandResult result = Run("FAKE_NCCL_BUSBW_GBPS=2 '" + Env("SIM_LAUNCH") + "' -n 4 '" +
+                                   Env("SIM_TRAIN") + "' --steps 3 --sync-every 2 --slow-ms " +
+                                   std::to_string(kSlowMs) + " --log-dir '" + logs.path() + "'");
   REQUIRE(result.exit_code == 0);
   CHECK(result.out ==
         "sim_train: 4 ranks, 3 steps, 12 all-reduce, 3 all-gather, 1 broadcast, ok\n");
@@ -156,8 +160,17 @@ TEST_CASE("four ranks of sim_train log every collective they make", "[sim]") {
     }
     if (ranks[0][i].op == "ncclAllReduce" && last_rank == 3) ++straggler_last;
   }
-  // Rank 3 (the default --slow-rank) sleeps 2 ms before each bucket's all-reduce.
+  // The straggler is usually the last to enter; scheduling may make another rank later.
   CHECK(straggler_last >= 9);
+
+  // Its own delay does not depend on scheduling: one thread runs the buckets' all-reduces in
+  // turn, and sleeps between one's exit and the next one's entry.
+  std::vector<LoggedCall> straggler_reduces;
+  std::copy_if(ranks[3].begin(), ranks[3].end(), std::back_inserter(straggler_reduces),
+               [](const LoggedCall& call) { return call.op == "ncclAllReduce"; });
+  for (size_t i = 1; i < straggler_reduces.size(); ++i) {
+    CHECK(straggler_reduces[i].enter_ns >= straggler_reduces[i - 1].exit_ns + kSlowMs * 1000000);
+  }
 }
 
 TEST_CASE("sim_launch gives each rank its place and removes the rendezvous directory", "[sim]") {

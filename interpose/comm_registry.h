@@ -56,6 +56,9 @@ class CommRegistry {
     }
   }
 
+  // How many communicators were registered so far (the end of the log).
+  size_t registered() const { return log_count_.load(std::memory_order_acquire); }
+
   void reset_in_child();
 
  private:

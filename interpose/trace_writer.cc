@@ -59,6 +59,7 @@ void mkdir_p(const char* dir) {
 bool TraceWriter::init(const Settings& settings, RunInfo* run) {
   settings_ = settings;
   run_ = run;
+  comms_before_ = comm_registry().registered();
   auto* buf = new (std::nothrow) uint8_t[kEncodeBufferBytes];
   if (!buf) return fail("cannot allocate the encode buffer");
   enc_ = ProtoEncoder(buf, kEncodeBufferBytes);
@@ -96,6 +97,7 @@ bool TraceWriter::ensure_room(size_t bytes) {
 }
 
 bool TraceWriter::write_out() {
+  if (!open_file()) return false;
   const uint8_t* p = enc_.data();
   size_t left = enc_.size();
   while (left > 0) {
@@ -129,13 +131,26 @@ bool TraceWriter::open_file() {
       return fail_path("cannot create trace file", std::strerror(errno));
     }
   }
-  if (fd_ < 0) return fail("no free trace file name in VPROF_OUTPUT_DIR");
+  return fd_ >= 0 || fail("no free trace file name in VPROF_OUTPUT_DIR");
+}
+
+bool TraceWriter::begin() {
+  if (begun_) return true;
+  begun_ = true;
   // Libraries load late (Python imports torch after start): ask now.
   run_->versions = detect_versions();
-  // The buffer is empty here: nothing is encoded before the file is open.
+  // The buffer is empty here: nothing is encoded before the trace begins.
   put_header();
   put_function_names();
   return !enc_.overflow() || fail("run header larger than the encode buffer");
+}
+
+bool TraceWriter::recorded_anything() const {
+  if (recorded_ || dropped_ || comm_cursor_ > comms_before_) return true;
+  for (const Totals& totals : source_totals_) {
+    if (totals.recorded || totals.dropped) return true;
+  }
+  return false;
 }
 
 void TraceWriter::put_header() {
@@ -326,7 +341,7 @@ void TraceWriter::drain_nccl(ThreadBuffer& b) {
 }
 
 bool TraceWriter::drain_sources(bool may_allocate) {
-  if (fd_ < 0 || finished_) return true;
+  if (!begun_ || finished_) return true;
   error_[0] = '\0';
   put_new_communicators();
   if (!put_injection_status(*this)) return false;
@@ -349,11 +364,16 @@ uint64_t TraceWriter::intern(std::string_view s) {
 
 bool TraceWriter::flush(bool in_signal_handler) {
   if (finished_) return true;
-  if (!open_file()) return false;
+  if (!begin()) return false;
   if (!drain_sources(!in_signal_handler)) return false;
   if (!in_signal_handler && !drain_gpu_activity(*this)) return false;
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
+  // A process that recorded nothing yet keeps its header and clock samples
+  // in the buffer: one that then execs (a forked child, a shell's exec, a
+  // launcher's wrapper) leaves no file that never ends. The buffer holds
+  // hours of clock samples; when it fills, ensure_room() writes them out.
+  if (fd_ < 0 && !recorded_anything()) return true;
   return write_out();
 }
 
@@ -395,10 +415,12 @@ void TraceWriter::reset_in_child(RunInfo* run) {
   if (fd_ >= 0) close(fd_);  // the parent's file: the child must not append to it
   fd_ = -1;
   finished_ = false;
+  begun_ = false;
   path_[0] = '\0';
   enc_.clear();
   packet_seq_ = 0;
   comm_cursor_ = 0;
+  comms_before_ = comm_registry().registered();
   recorded_ = 0;
   dropped_ = 0;
   for (Totals& totals : source_totals_) totals = {};

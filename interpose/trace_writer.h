@@ -27,15 +27,19 @@ class TraceWriter {
 
   // Moves every thread's records, new communicators and thread names into
   // packets, writing to the file whenever the buffer fills. Does nothing
-  // until the file is open, so a forked child that execs at once leaves no
-  // file behind. False when the trace could not be written (vprof then
-  // disables itself).
+  // until the first flush() began the trace. False when the trace could not
+  // be written (vprof then disables itself).
   bool drain() { return drain_sources(/*may_allocate=*/true); }
-  // Opens the file if needed (header first), drain(), a clock sample, then
-  // everything to the file. in_signal_handler: skip sources that allocate
-  // (GPU activity buffers stay queued for a later flush, or are lost).
+  // Begins the trace if needed (its header first in the buffer), drain(), a
+  // clock sample, then everything to the file, which the first write
+  // creates. Until something is recorded (a call, a new communicator, a
+  // range, GPU activity, or a drop) nothing is written: a process that execs
+  // before then leaves no file behind. in_signal_handler: skip sources that
+  // allocate (GPU activity buffers stay queued for a later flush, or are
+  // lost).
   bool flush(bool in_signal_handler = false);
-  // flush(), then the footer. The trace is whole afterwards, and later
+  // flush(), then the footer, creating the file if nothing was written
+  // before. The trace is whole afterwards, and later
   // drain() and flush() calls do nothing (a writer tick that was waiting for
   // the flush lock while the trace ended must not start a second file).
   bool finish(EndReason reason, int signal, bool in_signal_handler = false);
@@ -74,6 +78,8 @@ class TraceWriter {
 
  private:
   bool open_file();
+  bool begin();
+  bool recorded_anything() const;
   void put_header();
   void put_function_names();
   void put_interned_string(uint64_t iid, std::string_view s);
@@ -89,9 +95,13 @@ class TraceWriter {
   RunInfo* run_ = nullptr;
   ProtoEncoder enc_{nullptr, 0};
   int fd_ = -1;
+  bool begun_ = false;  // the header is in the buffer or the file
   bool finished_ = false;
   uint64_t packet_seq_ = 0;
   size_t comm_cursor_ = 0;
+  // Communicators registered before this writer began (a forked child's
+  // parent's): described in the file, but no reason on their own to write it.
+  size_t comms_before_ = 0;
   uint64_t recorded_ = 0;
   uint64_t dropped_ = 0;
   struct Totals {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -78,6 +79,33 @@ void drain_leftovers() {
   });
   vprof::thread_buffers().take_lost_without_buffer();
 }
+
+// One NCCL record from a thread of its own (a thread buffer per thread).
+void record_one_call(uint64_t seq) {
+  std::thread producer([seq] { vprof::thread_buffers().current()->nccl.push(allreduce(seq)); });
+  producer.join();
+}
+
+size_t clock_samples(const std::vector<vprof::trace::TracePacket>& packets) {
+  return std::count_if(packets.begin(), packets.end(),
+                       [](const auto& packet) { return packet.has_clock_sample(); });
+}
+
+// A writer of sample_run() into a new folder, removed afterwards; the thread
+// buffers start empty.
+struct WriterInTempDir {
+  WriterInTempDir() {
+    drain_leftovers();
+    settings.output_dir = dir;
+    REQUIRE(writer.init(settings, &run));
+  }
+  ~WriterInTempDir() { fs::remove_all(dir); }
+
+  std::string dir = temp_dir();
+  vprof::Settings settings;
+  vprof::RunInfo run = sample_run();
+  vprof::TraceWriter writer;
+};
 
 }  // namespace
 
@@ -259,15 +287,9 @@ TEST_CASE("every packet type is written and reads back field by field") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("a taken file name gets a numbered suffix instead of being overwritten") {
-  drain_leftovers();
-  std::string dir = temp_dir();
-  vprof::Settings settings;
-  settings.output_dir = dir;
-  vprof::RunInfo run = sample_run();
+TEST_CASE_METHOD(WriterInTempDir,
+                 "a taken file name gets a numbered suffix instead of being overwritten") {
   { std::ofstream(dir + "/testhost.4242.vtrace") << "earlier image"; }
-  vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
   REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
   CHECK(std::string(writer.path()) == dir + "/testhost.4242.1.vtrace");
   std::ifstream earlier(dir + "/testhost.4242.vtrace");
@@ -276,17 +298,10 @@ TEST_CASE("a taken file name gets a numbered suffix instead of being overwritten
   auto packets = read_trace_file(writer.path());
   REQUIRE(packets.size() >= 3);
   CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
-  fs::remove_all(dir);
 }
 
-TEST_CASE("once the trace has ended, later flushes leave the folder as it is") {
-  drain_leftovers();
-  std::string dir = temp_dir();
-  vprof::Settings settings;
-  settings.output_dir = dir;
-  vprof::RunInfo run = sample_run();
-  vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
+TEST_CASE_METHOD(WriterInTempDir,
+                 "once the trace has ended, later flushes leave the folder as it is") {
   REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
   const std::string whole = writer.path();
   // A writer tick or a signal handler that was waiting for the flush lock.
@@ -301,17 +316,12 @@ TEST_CASE("once the trace has ended, later flushes leave the folder as it is") {
   auto packets = read_trace_file(whole);
   REQUIRE_FALSE(packets.empty());
   CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
-  fs::remove_all(dir);
 }
 
-TEST_CASE("nothing is written before the first flush, and a forked child starts its own file") {
-  drain_leftovers();
-  std::string dir = temp_dir();
-  vprof::Settings settings;
-  settings.output_dir = dir;
-  vprof::RunInfo run = sample_run();
-  vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
+TEST_CASE_METHOD(
+    WriterInTempDir,
+    "nothing is written before the first flush, and a forked child starts its own file") {
+  record_one_call(1);
   REQUIRE(writer.drain());
   CHECK(fs::is_empty(dir));
   REQUIRE(writer.flush());
@@ -328,7 +338,51 @@ TEST_CASE("nothing is written before the first flush, and a forked child starts 
   auto parent = read_trace_file(dir + "/testhost.4242.vtrace");
   REQUIRE_FALSE(parent.empty());
   CHECK_FALSE(parent.back().has_footer());
-  fs::remove_all(dir);
+}
+
+TEST_CASE_METHOD(
+    WriterInTempDir,
+    "until something is recorded nothing is written, so a process that execs leaves no "
+    "file") {
+  REQUIRE(writer.flush());
+  REQUIRE(writer.flush());
+  CHECK(fs::is_empty(dir));
+
+  // A forked child that flushes, then execs: its writer is gone without an end.
+  {
+    vprof::RunInfo child_run = sample_run();
+    child_run.pid = 5555;
+    child_run.forked_child = true;
+    vprof::TraceWriter child;
+    REQUIRE(child.init(settings, &child_run));
+    REQUIRE(child.flush());
+    CHECK(fs::is_empty(dir));
+  }
+  // The image it became keeps its pid and, with the name free, takes the plain name.
+  vprof::RunInfo exec_run = sample_run();
+  exec_run.pid = 5555;
+  vprof::TraceWriter exec_image;
+  REQUIRE(exec_image.init(settings, &exec_run));
+  REQUIRE(exec_image.finish(vprof::EndReason::kExit, 0));
+  CHECK(std::string(exec_image.path()) == dir + "/testhost.5555.vtrace");
+  auto image = read_trace_file(exec_image.path());
+  REQUIRE(image.size() >= 3);
+  CHECK(image[0].run_header().pid() == 5555);
+  CHECK_FALSE(image[0].run_header().forked_child());
+  CHECK(image.back().footer().reason() == vprof::trace::END_REASON_EXIT);
+
+  // The first record makes the parent write, with the clock samples it held, header first.
+  record_one_call(7);
+  REQUIRE(writer.flush());
+  auto parent = read_trace_file(dir + "/testhost.4242.vtrace");
+  REQUIRE_FALSE(parent.empty());
+  CHECK(parent[0].run_header().pid() == 4242);
+  CHECK(clock_samples(parent) == 3);
+  const auto batch = std::find_if(parent.begin(), parent.end(),
+                                  [](const auto& packet) { return packet.has_event_batch(); });
+  REQUIRE(batch != parent.end());
+  REQUIRE(batch->event_batch().nccl_size() == 1);
+  CHECK(batch->event_batch().nccl(0).seq() == 7);
 }
 
 TEST_CASE("an unwritable folder is reported by path") {
@@ -337,7 +391,7 @@ TEST_CASE("an unwritable folder is reported by path") {
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
   REQUIRE(writer.init(settings, &run));
-  CHECK_FALSE(writer.flush());
+  CHECK_FALSE(writer.finish(vprof::EndReason::kExit, 0));
   CHECK(std::string(writer.error()).find("/proc/vprof-cannot-write-here/testhost.4242.vtrace") !=
         std::string::npos);
 }
@@ -354,7 +408,7 @@ TEST_CASE("a write that fails (full disk, here a file size limit) is reported, n
     settings.output_dir = dir;
     vprof::RunInfo run = sample_run();
     vprof::TraceWriter writer;
-    bool ok = writer.init(settings, &run) && !writer.flush() &&
+    bool ok = writer.init(settings, &run) && !writer.finish(vprof::EndReason::kExit, 0) &&
               std::string(writer.error()).find("cannot write trace file " + dir) == 0;
     _exit(ok ? 0 : 1);
   }

@@ -1,16 +1,20 @@
 // Forks N children (default 100) that each make one NCCL-free exit; the
 // parent waits for all. Under the preload this must finish and leave N + 1
 // traces: a forked child must never deadlock on state inherited mid-flight.
+// With a second argument MS, each child instead waits MS milliseconds (long
+// enough for its writer to flush) and then execs `true`, as a launcher does.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
 int main(int argc, char** argv) {
   int n = argc > 1 ? std::atoi(argv[1]) : 100;
+  int exec_after_ms = argc > 2 ? std::atoi(argv[2]) : -1;
   // A busy second thread while forking: the state it holds is what a child
   // inherits half-way.
   volatile bool stop = false;
@@ -27,7 +31,12 @@ int main(int argc, char** argv) {
       std::perror("fork");
       return 2;
     }
-    if (pid == 0) std::exit(0);  // exit(), not _exit(): atexit handlers run
+    if (pid == 0) {
+      if (exec_after_ms < 0) std::exit(0);  // exit(), not _exit(): atexit handlers run
+      std::this_thread::sleep_for(std::chrono::milliseconds(exec_after_ms));
+      execlp("true", "true", static_cast<char*>(nullptr));
+      _exit(127);
+    }
     children.push_back(pid);
   }
   int failed = 0;

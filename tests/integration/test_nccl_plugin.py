@@ -42,7 +42,7 @@ def run_ranks(program, **env):
     for name in traces(trace_dir):
         out = subprocess.run([DUMP, os.path.join(trace_dir, name)], capture_output=True,
                              text=True, timeout=60)
-        check(out.returncode == 0, f"{name} is not a whole trace")
+        check(out.returncode == 0, f"{name} is not a whole trace: {out.stderr.strip()}")
         rows = [json.loads(line) for line in out.stdout.splitlines()]
         kinds = collections.defaultdict(list)
         for row in rows:

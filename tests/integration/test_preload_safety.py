@@ -20,9 +20,8 @@ for cmd in cases:
     check(bare.stdout == traced.stdout, f"{cmd}: stdout differs")
     check(bare.stderr == traced.stderr, f"{cmd}: stderr differs: {traced.stderr!r}")
 
-# ls and python end with exit(): each leaves a whole trace. dash ends with
-# _exit(), skipping exit handlers, so a run shorter than one flush interval
-# leaves none.
+# ls and python end with exit(): each leaves a whole trace. dash records
+# nothing and ends with _exit(), skipping exit handlers: it leaves none.
 n = len(traces(trace_dir))
 check(n == len(cases) - 1, f"expected {len(cases) - 1} traces, found {n}")
 rep = report_json(trace_dir)

@@ -1,5 +1,7 @@
 """SIGTERM ends the trace whole and the process still dies of SIGTERM;
-SIGKILL leaves a trace readable up to its last periodic flush."""
+SIGKILL leaves a trace readable up to its last periodic flush. The process
+makes a few NCCL calls and then sleeps: until a process records something,
+vprof creates no file."""
 import os
 import signal
 import subprocess
@@ -7,13 +9,15 @@ import time
 
 from harness import BUILD, LIBVPROF, VPROF, base_env, check, report_json, temp_dir, traces
 
+PROGRAM = os.path.join(BUILD, "tests", "integration", "nccl_single_rank")
+
 
 def start(trace_dir, flush_ms=50):
     env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_FLUSH_MS=flush_ms, LD_PRELOAD=LIBVPROF)
-    p = subprocess.Popen(["sleep", "30"], env=env)
+    p = subprocess.Popen([PROGRAM, "3", "30"], env=env, stdout=subprocess.DEVNULL)
     deadline = time.time() + 10
     while not traces(trace_dir) and time.time() < deadline:
-        time.sleep(0.02)  # the first flush creates the file
+        time.sleep(0.02)  # the first flush after the calls creates the file
     check(traces(trace_dir), "no trace file appeared")
     return p
 

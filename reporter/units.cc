@@ -1,7 +1,9 @@
 #include "reporter/units.h"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
+#include <iterator>
 #include <string_view>
 
 namespace vprof::reporter {
@@ -63,9 +65,10 @@ std::string FormatPowerOfTwoBytes(int log2) {
 }
 
 std::string FormatHexId(uint64_t id) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(id));
-  return text;
+  // to_chars, not snprintf: the steps' JSON names a communicator per bucket
+  // of every step, and formatting them was 2% of a 1,024-rank report.
+  char text[2 + 16] = {'0', 'x'};
+  return std::string(text, std::to_chars(text + 2, std::end(text), id, 16).ptr);
 }
 
 }  // namespace vprof::reporter

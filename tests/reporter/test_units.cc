@@ -49,4 +49,6 @@ TEST_CASE("bytes use IEC units") {
 TEST_CASE("bandwidth and ids") {
   CHECK(FormatGBps(15.72864) == "15.73");
   CHECK(FormatHexId(0xab12) == "0xab12");
+  CHECK(FormatHexId(0) == "0x0");
+  CHECK(FormatHexId(UINT64_MAX) == "0xffffffffffffffff");
 }

@@ -7,8 +7,7 @@
 # Usage: device_exec_wrapper.sh [LIB] [VPROF]
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
-vprof="$(realpath "${2:-.device/vprof}")"
-export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_reporter "${2:-}"
 dir=/tmp/vp-exec
 rm -rf "$dir"
 LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="$dir" timeout 200 sh -c \

@@ -11,8 +11,7 @@
 # SKIP_LONG=1 stops before the 3,000-step run; NPROC (default 2) sets the ranks (GPUs).
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
-vprof="$(realpath "${2:-.device/vprof}")"
-export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_reporter "${2:-}"
 out="${OUT:-device-out}"
 mkdir -p "$out"
 lp=(--logprob-passes 2 --micro-batches 3)

@@ -13,8 +13,7 @@
 # and traces.tgz under $OUT.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
-vprof="$(realpath "${2:-.device/vprof}")"
-export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_reporter "${2:-}"
 out="${OUT:-device-out}"
 work=/tmp/steps
 mkdir -p "$out" "$work/reports"

@@ -67,7 +67,7 @@ class CollectiveClockCheck {
   // Collectives waiting for the reference's span, and other processes' spans
   // held until it comes, at most: beyond either the oldest are given up.
   static constexpr size_t kMaxPending = 1 << 14;
-  static constexpr size_t kMaxWaitingSpans = 1 << 16;
+  static constexpr size_t kMaxWaitingSpans = 1 << 20;
 
   // `processes`: how many sources send spans (indexes 0..processes−1);
   // `reference`: the one the others are compared with.

@@ -219,17 +219,24 @@ TEST_CASE("collectives the reference never sends are given up beyond the cap") {
 }
 
 TEST_CASE("spans held for a reference that never comes are capped in number") {
-  CollectiveClockCheck check(8, 0);
-  // 7 processes of an 8-rank communicator send 10000 collectives each, the
-  // reference none: 70000 spans would wait, over the cap of 65536, so the
-  // oldest collectives are given up (65536 / 7 = 9362 fit).
-  for (uint64_t seq = 0; seq < 10'000; ++seq) {
-    for (uint32_t rank = 1; rank < 8; ++rank) check.Add(rank, SpanOf(4, seq, rank, 8, 500));
+  // 127 processes of a 128-rank communicator send collectives, the reference
+  // none: beyond the cap the oldest collectives are given up, so of `n` only
+  // the newest `fit` still wait. The communicator is large so that the spans'
+  // cap, not the collectives' (kMaxPending), is the one reached.
+  constexpr uint32_t kRanks = 128;
+  const uint64_t fit = CollectiveClockCheck::kMaxWaitingSpans / (kRanks - 1);
+  REQUIRE(fit < CollectiveClockCheck::kMaxPending);
+  const uint64_t n = fit + 100;
+  CollectiveClockCheck check(kRanks, 0);
+  for (uint64_t seq = 0; seq < n; ++seq) {
+    for (uint32_t rank = 1; rank < kRanks; ++rank) {
+      check.Add(rank, SpanOf(4, seq, rank, kRanks, 500));
+    }
   }
-  check.Add(0, SpanOf(4, 0, 0, 8, 100));      // given up: no match
-  check.Add(0, SpanOf(4, 9'999, 0, 8, 200));  // still held: all 7 match
+  check.Add(0, SpanOf(4, n - fit - 1, 0, kRanks, 100));  // given up: no match
+  check.Add(0, SpanOf(4, n - fit, 0, kRanks, 200));      // the oldest still held
   const auto estimates = check.Estimates();
-  for (size_t process = 1; process < 8; ++process) {
+  for (size_t process = 1; process < kRanks; ++process) {
     REQUIRE(estimates[process]);
     CHECK(estimates[process]->collectives == 1);
     CHECK(estimates[process]->offset_ns == 500 - 200);

@@ -41,14 +41,14 @@ std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
                   [](const RankStepReport& step) { return step.buckets.empty(); })) {
     return std::nullopt;
   }
-  const auto plan = [](const RankStepReport& step) {
-    std::vector<std::pair<NcclFunction, uint64_t>> sizes;
-    for (const BucketReport& bucket : step.buckets) sizes.emplace_back(bucket.op, bucket.bytes);
-    return sizes;
+  const std::vector<BucketReport>& first = steps.front().buckets;
+  const auto same_bucket = [](const BucketReport& a, const BucketReport& b) {
+    return a.op == b.op && a.bytes == b.bytes;
   };
-  const auto first = plan(steps.front());
-  return std::all_of(steps.begin(), steps.end(),
-                     [&](const RankStepReport& step) { return plan(step) == first; });
+  return std::all_of(steps.begin(), steps.end(), [&](const RankStepReport& step) {
+    return std::equal(step.buckets.begin(), step.buckets.end(), first.begin(), first.end(),
+                      same_bucket);
+  });
 }
 
 // Moves the ledger's rows from `first_measured` on into the rank's report.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
@@ -37,6 +38,8 @@ class NsByKey {
   const_iterator begin() const { return entries_.begin(); }
   const_iterator end() const { return entries_.end(); }
   bool empty() const { return entries_.empty(); }
+  // Room for `keys` keys: a step's analysis knows how many it will add.
+  void reserve(size_t keys) { entries_.reserve(keys); }
   size_t size() const { return entries_.size(); }
   bool operator==(const NsByKey&) const = default;
 

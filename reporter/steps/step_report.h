@@ -11,6 +11,7 @@
 // communicator and GPU tables, never here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ enum class ExposureReason : uint8_t {
   kSameStream,    // the collective ran on a stream that also runs the step's compute
   kWaitedAtOnce,  // compute waited on the collective's stream right after launching it
 };
+// The reasons are 0 to this − 1 (step_segments.cc sums time in an array of them).
+inline constexpr size_t kExposureReasons = static_cast<size_t>(ExposureReason::kWaitedAtOnce) + 1;
 
 // How the step boundaries were found.
 enum class StepSource : uint8_t {

@@ -48,6 +48,7 @@ struct Scratch {
   std::vector<std::pair<int64_t, uint32_t>> running_comm;  // (clipped start, work), sorted
   std::vector<int64_t> exposed_of;
   std::vector<uint32_t> reductions;
+  std::vector<std::pair<uint64_t, int64_t>> exposed_by_comm;  // (comm_id, ns), one per kernel
   std::vector<StreamPiece> pieces;
   std::vector<StreamPiece> spare_pieces;
 };
@@ -83,6 +84,16 @@ ExposureReason ReasonFor(const GpuWork& comm, const std::vector<uint32_t>& compu
   return ExposureReason::kOther;
 }
 
+// How many distinct keys `sorted` (sorted by key) holds.
+template <typename T, typename KeyOf>
+size_t DistinctKeys(const std::vector<T>& sorted, KeyOf key_of) {
+  size_t keys = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    keys += i == 0 || key_of(sorted[i]) != key_of(sorted[i - 1]);
+  }
+  return keys;
+}
+
 // Each stream's work counts and busy time (the union of its work's clipped
 // intervals), in stream order; work clipped away is left out.
 std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& scratch) {
@@ -99,6 +110,8 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
                     std::tie(b.stream, b.start_ns, b.end_ns);
            });
   std::vector<StepStreamUse> uses;
+  // Kept with the step: no spare room.
+  uses.reserve(DistinctKeys(pieces, [](const StreamPiece& piece) { return piece.stream; }));
   int64_t covered_until = 0;
   for (const StreamPiece& piece : pieces) {
     if (uses.empty() || uses.back().stream != piece.stream) {
@@ -254,14 +267,21 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     at = until;
   }
 
+  // The exposed time by reason and by communicator, summed here first so
+  // that each map is sized once: every step and phase window fills two.
   int64_t longest_exposed = 0;
+  int64_t by_reason[kExposureReasons] = {};
+  bool reason_seen[kExposureReasons] = {};
+  std::vector<std::pair<uint64_t, int64_t>>& by_comm = scratch.exposed_by_comm;
+  by_comm.clear();
   for (size_t i = 0; i < works.size(); ++i) {
     if (exposed_of[i] == 0) continue;
     const GpuWork& comm = works[i];
-    const ExposureReason reason =
-        ReasonFor(comm, compute_streams, compute_by_launch, context.max_connections_one);
-    times.exposed_by_reason_ns[reason] += exposed_of[i];
-    times.exposed_by_comm_ns[comm.comm_id] += exposed_of[i];
+    const auto reason = static_cast<size_t>(
+        ReasonFor(comm, compute_streams, compute_by_launch, context.max_connections_one));
+    by_reason[reason] += exposed_of[i];
+    reason_seen[reason] = true;
+    by_comm.emplace_back(comm.comm_id, exposed_of[i]);
     if (exposed_of[i] > longest_exposed) {
       longest_exposed = exposed_of[i];
       result.longest_exposed_comm =
@@ -269,6 +289,18 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
                    comm.end_ns - comm.start_ns, exposed_of[i]};
     }
   }
+  times.exposed_by_reason_ns.reserve(
+      static_cast<size_t>(std::count(std::begin(reason_seen), std::end(reason_seen), true)));
+  for (size_t reason = 0; reason < kExposureReasons; ++reason) {
+    if (reason_seen[reason]) {
+      times.exposed_by_reason_ns[static_cast<ExposureReason>(reason)] = by_reason[reason];
+    }
+  }
+  std::sort(by_comm.begin(), by_comm.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  times.exposed_by_comm_ns.reserve(
+      DistinctKeys(by_comm, [](const auto& entry) { return entry.first; }));
+  for (const auto& [comm_id, ns] : by_comm) times.exposed_by_comm_ns[comm_id] += ns;
 
   if (depth == StepAnalysis::kTimesOnly) return result;
 

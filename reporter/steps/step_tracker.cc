@@ -272,6 +272,7 @@ std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(
                                names.begin());
   }
   std::vector<std::pair<std::string, SegmentTimes>> phases;
+  phases.reserve(names.size());
   // Each work's phases as bits, 64 names at a time: one pass over the
   // works and ranges for (nearly always) every phase of the step. A work
   // launched in two ranges of one phase counts once.

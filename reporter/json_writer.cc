@@ -109,21 +109,20 @@ void WriteJsonString(std::ostream& out, std::string_view value) {
   out << text;
 }
 
-void JsonWriter::BeginObject() {
-  BeforeValue();
-  buffer_ += '{';
-  levels_.push_back({});
-}
+void JsonWriter::BeginObject(Layout layout) { Open('{', layout); }
 
 void JsonWriter::EndObject() { Close('}'); }
 
-void JsonWriter::BeginArray() {
-  BeforeValue();
-  buffer_ += '[';
-  levels_.push_back({});
-}
+void JsonWriter::BeginArray(Layout layout) { Open('[', layout); }
 
 void JsonWriter::EndArray() { Close(']'); }
+
+void JsonWriter::Open(char bracket, Layout layout) {
+  BeforeValue();
+  buffer_ += bracket;
+  const bool in_one_line = !levels_.empty() && levels_.back().one_line;
+  levels_.push_back({.one_line = in_one_line || layout == Layout::kOneLine});
+}
 
 void JsonWriter::Key(std::string_view key) {
   Level& level = levels_.back();
@@ -133,22 +132,27 @@ void JsonWriter::Key(std::string_view key) {
   const bool plain = std::none_of(
       key.begin(), key.end(), [](char c) { return kEndsPlainRun[static_cast<unsigned char>(c)]; });
   if (!plain) {
-    if (comma) buffer_ += ',';
-    Newline();
+    Separate(comma);
     AppendJsonString(buffer_, key);
     buffer_ += ": ";
     return;
   }
-  // Keys are nearly always plain: `,\n<indent>"key": ` in one piece. A
-  // report writes millions of them, and appending a character at a time
-  // took one in twenty of a report's instructions.
-  const size_t indent = 2 * levels_.size();
+  // Keys are nearly always plain: `,\n<indent>"key": ` (or `, "key": `) in
+  // one piece. A report writes millions of them, and appending a character
+  // at a time took one in twenty of a report's instructions.
+  const bool one_line = level.one_line;
+  const size_t indent = one_line ? 0 : 2 * levels_.size();
+  const size_t separator = one_line ? (comma ? 2 : 0) : (comma ? 1 : 0) + 1 + indent;
   const size_t at = buffer_.size();
-  buffer_.resize(at + (comma ? 1 : 0) + 1 + indent + key.size() + 4);
+  buffer_.resize(at + separator + key.size() + 4);
   char* out = buffer_.data() + at;
   if (comma) *out++ = ',';
-  *out++ = '\n';
-  out = std::fill_n(out, indent, ' ');
+  if (!one_line) {
+    *out++ = '\n';
+    out = std::fill_n(out, indent, ' ');
+  } else if (comma) {
+    *out++ = ' ';
+  }
   *out++ = '"';
   out = std::copy(key.begin(), key.end(), out);
   *out++ = '"';
@@ -198,17 +202,26 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (levels_.empty()) return;  // the top-level value
-  if (!levels_.back().empty) buffer_ += ',';
+  const bool comma = !levels_.back().empty;
   levels_.back().empty = false;
-  Newline();
+  Separate(comma);
 }
 
 void JsonWriter::Close(char bracket) {
-  const bool empty = levels_.back().empty;
+  const Level closed = levels_.back();
   levels_.pop_back();
-  if (!empty) Newline();
+  if (!closed.empty && !closed.one_line) Newline();
   buffer_ += bracket;
   Spill();
+}
+
+void JsonWriter::Separate(bool comma) {
+  if (comma) buffer_ += ',';
+  if (!levels_.back().one_line) {
+    Newline();
+  } else if (comma) {
+    buffer_ += ' ';
+  }
 }
 
 void JsonWriter::Newline() {

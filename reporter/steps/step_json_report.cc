@@ -71,10 +71,11 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("max_connections_one", rank.max_connections_one);
   json.Field("bucket_plan_stable", rank.bucket_plan_stable);
   WriteTimes(json, "total", rank.total);
+  // A row per step, each on one line: a job of 1,024 ranks has a million.
   json.Key("steps");
   json.BeginArray();
   for (const RankStepReport& step : rank.steps) {
-    json.BeginObject();
+    json.BeginObject(JsonWriter::Layout::kOneLine);
     json.Field("step", step.step);
     json.Field("start_ns", step.start_ns);
     json.Field("end_ns", step.end_ns);
@@ -135,7 +136,7 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Key("full_steps");
   json.BeginArray();
   for (const FullStepReport& step : steps.full_steps) {
-    json.BeginObject();
+    json.BeginObject(JsonWriter::Layout::kOneLine);
     json.Field("step", step.step);
     json.Field("start_ns", step.start_ns);
     json.Field("duration_ns", step.duration_ns);

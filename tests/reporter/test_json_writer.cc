@@ -94,3 +94,50 @@ TEST_CASE("keys, plain or escaped, are laid out with commas and two-space indent
         "  \"say \\\"hi\\\"\": 4\n"
         "}");
 }
+
+TEST_CASE("an object or array begun on one line holds all it contains on that line") {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Key("rows");
+  json.BeginArray();
+  for (int row = 1; row <= 2; ++row) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("row", row);
+    json.Key("inner");
+    json.BeginObject();  // inside a one-line level: one line too
+    json.Field("tab\there", 2);
+    json.Field("b", row * 10);
+    json.EndObject();
+    json.Key("list");
+    json.BeginArray();
+    json.Int(1);
+    json.BeginArray();
+    json.EndArray();
+    json.Null();
+    json.EndArray();
+    json.Key("none");
+    json.BeginObject();
+    json.EndObject();
+    json.EndObject();
+  }
+  json.BeginArray(JsonWriter::Layout::kOneLine);
+  json.Int(7);
+  json.String("x");
+  json.EndArray();
+  json.EndArray();
+  json.Field("after", 3);  // indented again
+  json.EndObject();
+  CHECK(out.str() ==
+        "{\n"
+        "  \"rows\": [\n"
+        "    {\"row\": 1, \"inner\": {\"tab\\there\": 2, \"b\": 10}, \"list\": [1, [], null], "
+        "\"none\": {}},\n"
+        "    {\"row\": 2, \"inner\": {\"tab\\there\": 2, \"b\": 20}, \"list\": [1, [], null], "
+        "\"none\": {}},\n"
+        "    [7, \"x\"]\n"
+        "  ],\n"
+        "  \"after\": 3\n"
+        "}");
+  CHECK(JsonValue::Parse(out.str())["rows"][1]["inner"]["b"].number() == 20);
+}

@@ -18,7 +18,7 @@ namespace {
 // visits must be long: with 1,024 generated ranks, reading 3 s per visit took
 // a fifth less CPU time than 0.5 s. The matcher holds the half-seen
 // collectives of one visit's span, so a run that calls NCCL thousands of
-// times a second ends its visits at the call cap instead, as early in events.
+// times a second ends its visits at the call cap, long before 3 s.
 constexpr int64_t kReadAheadNs = 3'000'000'000;
 constexpr size_t kMostCallsPerVisit = 4096;
 

@@ -2,7 +2,8 @@
 # Two reporters on the same real traces (device tool, one or two H200s):
 # device_phases_clock.sh records ddp_step.py under vprof (with and without NVTX,
 # logprob passes, 3,000 steps), then each trace folder is reported by both and
-# the text and JSON reports compared byte for byte; the long run's report is
+# the text and JSON reports compared byte for byte (JSON reports that differ,
+# value for value); the long run's report is
 # timed three times each, alternating (user + sys CPU seconds).
 # Usage: device_reporter_check.sh LIB NEW_VPROF BASE_VPROF; NPROC as for
 # device_phases_clock.sh (default here 1). The runs' log goes to $OUT; the
@@ -22,6 +23,12 @@ for dir in /tmp/vp-*; do
     "$base" report "$dir" --format "$format" --output "/tmp/$name.base.$format"
     if cmp -s "/tmp/$name.new.$format" "/tmp/$name.base.$format"; then
       echo "$name $format: identical ($(wc -c < "/tmp/$name.new.$format") bytes)"
+    elif [[ $format == json ]] && python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+      "/tmp/$name.new.$format" "/tmp/$name.base.$format"; then
+      # A change of layout only (the JSON report's step rows became one line each).
+      echo "$name $format: same values, laid out differently ($(wc -c < "/tmp/$name.new.$format")" \
+        "bytes against $(wc -c < "/tmp/$name.base.$format"))"
     else
       echo "$name $format: DIFFERENT"
     fi

@@ -270,8 +270,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   // The exposed time by reason and by communicator, summed here first so
   // that each map is sized once: every step and phase window fills two.
   int64_t longest_exposed = 0;
-  int64_t by_reason[kExposureReasons] = {};
-  bool reason_seen[kExposureReasons] = {};
+  int64_t by_reason[kExposureReasons] = {};  // above 0 for each reason that holds
   std::vector<std::pair<uint64_t, int64_t>>& by_comm = scratch.exposed_by_comm;
   by_comm.clear();
   for (size_t i = 0; i < works.size(); ++i) {
@@ -280,7 +279,6 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     const auto reason = static_cast<size_t>(
         ReasonFor(comm, compute_streams, compute_by_launch, context.max_connections_one));
     by_reason[reason] += exposed_of[i];
-    reason_seen[reason] = true;
     by_comm.emplace_back(comm.comm_id, exposed_of[i]);
     if (exposed_of[i] > longest_exposed) {
       longest_exposed = exposed_of[i];
@@ -289,10 +287,10 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
                    comm.end_ns - comm.start_ns, exposed_of[i]};
     }
   }
-  times.exposed_by_reason_ns.reserve(
-      static_cast<size_t>(std::count(std::begin(reason_seen), std::end(reason_seen), true)));
+  times.exposed_by_reason_ns.reserve(static_cast<size_t>(std::count_if(
+      std::begin(by_reason), std::end(by_reason), [](int64_t ns) { return ns > 0; })));
   for (size_t reason = 0; reason < kExposureReasons; ++reason) {
-    if (reason_seen[reason]) {
+    if (by_reason[reason] > 0) {
       times.exposed_by_reason_ns[static_cast<ExposureReason>(reason)] = by_reason[reason];
     }
   }

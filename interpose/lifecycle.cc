@@ -1,13 +1,19 @@
-// Initialisation, the writer thread, and the ends of a process: exit,
-// SIGTERM/SIGINT, fork.
+// Initialisation, the writer thread, and the ends of a process: exit, the
+// capture window's end, fork.
+//
+// Signals: vprof installs no handler. A handler is something the program can
+// see (Python then keeps its own SIGINT handler away, and KeyboardInterrupt
+// with it), so a process that a signal kills ends its trace at its last flush
+// instead: every write leaves a Footer that the next write replaces
+// (trace_writer.h).
 //
 // Locks: the flush lock (g_flushing) is the only lock on the write path. It is
-// a spin flag rather than a mutex so that a signal handler can try it with a
+// a spin flag rather than a mutex so that an exit handler can try it with a
 // timeout, and so a forked child can simply reset it. It is never held across
 // a call into the host program or a library other than libc.
 #include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
+#include <signal.h>  // pthread_sigmask
 #include <time.h>
 #include <unistd.h>
 
@@ -43,9 +49,6 @@ TraceWriter* g_writer = nullptr;
 uint64_t g_window_origin_ns = 0;
 
 std::atomic<bool> g_flushing{false};
-thread_local bool t_is_writer = false;
-
-struct sigaction g_previous_term, g_previous_int;
 
 void sleep_ns(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
@@ -53,7 +56,6 @@ void sleep_ns(uint64_t ns) {
   }
 }
 
-// Async-signal-safe: atomics and nanosleep only.
 bool lock_flush(uint64_t timeout_ns) {
   uint64_t deadline = now_ns() + timeout_ns;
   while (g_flushing.exchange(true, std::memory_order_acquire)) {
@@ -71,18 +73,14 @@ void disable(const char* why) {
   }
 }
 
-void end_trace(EndReason reason, int signal, uint64_t timeout_ns) {
-  bool in_signal_handler = reason == EndReason::kSignal;
-  if (!in_signal_handler) request_gpu_flush(true);  // CUPTI is not async-signal-safe
-  if (!lock_flush(timeout_ns)) return;              // the writer is stuck: leave what was flushed
-  if (!g_writer->finish(reason, signal, in_signal_handler) && !in_signal_handler) {
-    disable(g_writer->error());
-  }
+void end_trace(EndReason reason, uint64_t timeout_ns) {
+  request_gpu_flush(true);
+  if (!lock_flush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
+  if (!g_writer->finish(reason)) disable(g_writer->error());
   unlock_flush();
 }
 
 void* writer_main(void*) {
-  t_is_writer = true;
   const uint64_t flush_ns = uint64_t{g_settings->flush_interval_ms} * 1000000ull;
   const uint64_t tick_ns = flush_ns < 10000000ull ? flush_ns : 10000000ull;
   const uint64_t start_ns =
@@ -105,7 +103,7 @@ void* writer_main(void*) {
     if (stop_ns && now >= stop_ns) {
       RunState expected = RunState::kRecording;
       if (g_run_state.compare_exchange_strong(expected, RunState::kFinished)) {
-        end_trace(EndReason::kWindowEnd, 0, 2000000000ull);
+        end_trace(EndReason::kWindowEnd, 2000000000ull);
       }
       return nullptr;
     }
@@ -148,52 +146,7 @@ void on_exit() {
   RunState s = g_run_state.load();
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_run_state.store(RunState::kFinished);
-  end_trace(EndReason::kExit, 0, 2000000000ull);
-}
-
-void chain_signal(int sig, const struct sigaction& previous, siginfo_t* info, void* ctx) {
-  if (previous.sa_flags & SA_SIGINFO) {
-    previous.sa_sigaction(sig, info, ctx);
-  } else {
-    previous.sa_handler(sig);
-  }
-}
-
-void on_signal(int sig, siginfo_t* info, void* ctx) {
-  const struct sigaction& previous = sig == SIGTERM ? g_previous_term : g_previous_int;
-  if (previous.sa_handler == SIG_DFL && !(previous.sa_flags & SA_SIGINFO)) {
-    // The signal would end the process: end the trace, then die of it.
-    RunState s = g_run_state.load();
-    if (!t_is_writer && (s == RunState::kWaiting || s == RunState::kRecording)) {
-      g_run_state.store(RunState::kFinished);
-      end_trace(EndReason::kSignal, sig, 500000000ull);
-    }
-    signal(sig, SIG_DFL);
-    raise(sig);  // delivered when this handler returns
-    return;
-  }
-  // The program handles the signal itself and may well carry on: flush what
-  // is buffered, leave the trace open, and let its handler run. Once the trace
-  // has ended (exit handlers ran; a launcher's SIGTERM often comes then) there
-  // is nothing to flush, and flushing would start a second, empty file.
-  RunState s = g_run_state.load();
-  if (!t_is_writer && (s == RunState::kWaiting || s == RunState::kRecording) &&
-      lock_flush(500000000ull)) {
-    g_writer->flush(/*in_signal_handler=*/true);
-    unlock_flush();
-  }
-  chain_signal(sig, previous, info, ctx);
-}
-
-void install_signal(int sig, struct sigaction* previous) {
-  struct sigaction now {};
-  if (sigaction(sig, nullptr, &now) != 0) return;
-  if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN) return;  // nohup & co.
-  struct sigaction ours {};
-  ours.sa_sigaction = on_signal;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&ours.sa_mask);
-  sigaction(sig, &ours, previous);
+  end_trace(EndReason::kExit, 2000000000ull);
 }
 
 // A forked child has one thread (the forker) and copies of every lock, some
@@ -276,8 +229,6 @@ void initialise() {
   claim_injection_hooks(g_settings->gpu_capture);
   configure_nccl_plugin(*g_settings, self_path());
   std::atexit(on_exit);
-  install_signal(SIGTERM, &g_previous_term);
-  install_signal(SIGINT, &g_previous_int);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   log().debug("recording to {} (flush every {} ms)", g_settings->output_dir,
               g_settings->flush_interval_ms);

@@ -54,6 +54,22 @@ void mkdir_p(const char* dir) {
   }
 }
 
+// pwrite(2) until every byte is written; false with errno set otherwise.
+bool write_all_at(int fd, const uint8_t* p, size_t size, uint64_t offset) {
+  while (size > 0) {
+    ssize_t n = pwrite(fd, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool TraceWriter::init(const Settings& settings, RunInfo* run) {
@@ -96,28 +112,46 @@ bool TraceWriter::ensure_room(size_t bytes) {
   return write_out();
 }
 
-bool TraceWriter::write_out() {
-  if (!open_file()) return false;
-  const uint8_t* p = enc_.data();
-  size_t left = enc_.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      enc_.clear();
-      return fail_path("cannot write trace file", n < 0 ? std::strerror(errno) : "no progress");
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
+bool TraceWriter::write_file(EndReason reason) {
+  ProtoEncoder footer(footer_buf_, sizeof footer_buf_);
+  put_footer(footer, reason);
+  const size_t packets = enc_.size();
+  const uint64_t end = packets_end_ + packets + footer.size();
+  const int fd = open_file();
+  bool ok = fd >= 0;
+  if (ok) {
+    ok = write_all_at(fd, enc_.data(), packets, packets_end_) &&
+         write_all_at(fd, footer.data(), footer.size(), packets_end_ + packets);
+    // A Footer is rarely shorter than the one it replaces (counts only grow).
+    if (ok && end < file_end_ && ftruncate(fd, static_cast<off_t>(end)) != 0) ok = false;
+    if (!ok) fail_path("cannot write trace file", std::strerror(errno));
+    close(fd);
   }
   enc_.clear();
+  if (!ok) return false;
+  packets_end_ += packets;
+  file_end_ = end;
   return true;
 }
 
-bool TraceWriter::open_file() {
-  if (fd_ >= 0) return true;
+int TraceWriter::open_file() {
+  if (created_) {
+    int fd = open(path_, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      fail_path("cannot reopen trace file", std::strerror(errno));
+      return -1;
+    }
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || st.st_dev != file_dev_ || st.st_ino != file_ino_) {
+      close(fd);
+      fail_path("cannot reopen trace file", "another file took its name");
+      return -1;
+    }
+    return fd;
+  }
   mkdir_p(settings_.output_dir.c_str());
-  for (int n = 0; n < 1000 && fd_ < 0; ++n) {
+  int fd = -1;
+  for (int n = 0; n < 1000 && fd < 0; ++n) {
     if (n == 0) {
       std::snprintf(path_, sizeof path_, "%s/%s.%d.vtrace", settings_.output_dir.c_str(),
                     run_->host.c_str(), static_cast<int>(run_->pid));
@@ -126,12 +160,26 @@ bool TraceWriter::open_file() {
       std::snprintf(path_, sizeof path_, "%s/%s.%d.%d.vtrace", settings_.output_dir.c_str(),
                     run_->host.c_str(), static_cast<int>(run_->pid), n);
     }
-    fd_ = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0 && errno != EEXIST) {
-      return fail_path("cannot create trace file", std::strerror(errno));
+    fd = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) {
+      fail_path("cannot create trace file", std::strerror(errno));
+      return -1;
     }
   }
-  return fd_ >= 0 || fail("no free trace file name in VPROF_OUTPUT_DIR");
+  if (fd < 0) {
+    fail("no free trace file name in VPROF_OUTPUT_DIR");
+    return -1;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    fail_path("cannot stat trace file", std::strerror(errno));
+    close(fd);
+    return -1;
+  }
+  created_ = true;
+  file_dev_ = st.st_dev;
+  file_ino_ = st.st_ino;
+  return fd;
 }
 
 bool TraceWriter::begin() {
@@ -263,7 +311,7 @@ void TraceWriter::put_new_communicators() {
   });
 }
 
-void TraceWriter::drain_thread(ThreadBuffer& b, bool may_allocate) {
+void TraceWriter::drain_thread(ThreadBuffer& b) {
   if (b.described_tid != b.tid) {
     if (!ensure_room(kSmallPacketRoom)) return;
     auto t = begin_packet(sf::TracePacket::kThread);
@@ -274,8 +322,7 @@ void TraceWriter::drain_thread(ThreadBuffer& b, bool may_allocate) {
     b.described_tid = b.tid;
   }
   drain_nccl(b);
-  // NVTX range names are interned (allocation): not from a signal handler.
-  if (may_allocate && !write_nvtx_batches(*this, b) && error_[0] == '\0') {
+  if (!write_nvtx_batches(*this, b) && error_[0] == '\0') {
     fail("cannot write NVTX ranges");
   }
 }
@@ -340,16 +387,15 @@ void TraceWriter::drain_nccl(ThreadBuffer& b) {
   close_batch();
 }
 
-bool TraceWriter::drain_sources(bool may_allocate) {
+bool TraceWriter::drain_sources() {
   if (!begun_ || finished_) return true;
   error_[0] = '\0';
   put_new_communicators();
   if (!put_injection_status(*this)) return false;
-  thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b, may_allocate); });
+  thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b); });
   if (NvtxOpenRanges* open = nvtx_open_ranges()) count(Source::kNvtx, 0, open->take_lost());
   // Every writer tick, so the plugin's per-communicator pools stay small.
-  // Interns NCCL's strings (allocation): not from a signal handler.
-  if (may_allocate && !drain_nccl_plugin(*this)) return false;
+  if (!drain_nccl_plugin(*this)) return false;
   dropped_ += thread_buffers().take_lost_without_buffer();
   return error_[0] == '\0';
 }
@@ -362,58 +408,63 @@ uint64_t TraceWriter::intern(std::string_view s) {
   return iid;
 }
 
-bool TraceWriter::flush(bool in_signal_handler) {
+bool TraceWriter::flush() {
   if (finished_) return true;
   if (!begin()) return false;
-  if (!drain_sources(!in_signal_handler)) return false;
-  if (!in_signal_handler && !drain_gpu_activity(*this)) return false;
+  if (!drain_sources()) return false;
+  if (!drain_gpu_activity(*this)) return false;
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
   // A process that recorded nothing yet keeps its header and clock samples
   // in the buffer: one that then execs (a forked child, a shell's exec, a
-  // launcher's wrapper) leaves no file that never ends. The buffer holds
-  // hours of clock samples; when it fills, ensure_room() writes them out.
-  if (fd_ < 0 && !recorded_anything()) return true;
+  // launcher's wrapper) leaves no file behind. The buffer holds hours of
+  // clock samples; when it fills, ensure_room() writes them out.
+  if (!created_ && !recorded_anything()) return true;
   return write_out();
 }
 
-bool TraceWriter::finish(EndReason reason, int signal, bool in_signal_handler) {
+bool TraceWriter::finish(EndReason reason) {
   if (finished_) return true;
-  if (!flush(in_signal_handler)) return false;
+  if (!flush()) return false;
+  bool ok = write_file(reason);
+  finished_ = true;
+  return ok;
+}
+
+void TraceWriter::put_footer(ProtoEncoder& e, EndReason reason) {
+  // Not counted in packet_seq_: the next write's first packet takes its place.
+  size_t packet = e.begin_nested(sf::Trace::kPacket);
+  e.add_varint(sf::TracePacket::kSequence, packet_seq_ + 1);
   namespace k = sf::Footer;
-  auto t = begin_packet(sf::TracePacket::kFooter);
-  enc_.add_varint(k::kReason, static_cast<uint64_t>(reason));
-  if (signal) enc_.add_int32(k::kSignal, signal);
-  enc_.add_varint(k::kEndNs, now_ns());
-  size_t m = enc_.begin_nested(k::kCounts);
-  enc_.add_string(sf::KindCount::kKind, "nccl");
-  enc_.add_varint(sf::KindCount::kRecorded, recorded_);
-  enc_.add_varint(sf::KindCount::kDropped, dropped_);
-  enc_.end_nested(m);
+  size_t footer = e.begin_nested(sf::TracePacket::kFooter);
+  e.add_varint(k::kReason, static_cast<uint64_t>(reason));
+  e.add_varint(k::kEndNs, now_ns());
+  size_t m = e.begin_nested(k::kCounts);
+  e.add_string(sf::KindCount::kKind, "nccl");
+  e.add_varint(sf::KindCount::kRecorded, recorded_);
+  e.add_varint(sf::KindCount::kDropped, dropped_);
+  e.end_nested(m);
   // Sources that recorded nothing (no CUDA, no NVTX in this process) are left out.
   static constexpr const char* kSourceKinds[] = {"cupti", "nvtx", "nccl_plugin"};
   static_assert(std::size(kSourceKinds) == static_cast<size_t>(Source::kCount));
   for (size_t i = 0; i < std::size(kSourceKinds); ++i) {
     const Totals& totals = source_totals_[i];
     if (!totals.recorded && !totals.dropped) continue;
-    m = enc_.begin_nested(k::kCounts);
-    enc_.add_string(sf::KindCount::kKind, kSourceKinds[i]);
-    enc_.add_varint(sf::KindCount::kRecorded, totals.recorded);
-    enc_.add_varint(sf::KindCount::kDropped, totals.dropped);
-    enc_.end_nested(m);
+    m = e.begin_nested(k::kCounts);
+    e.add_string(sf::KindCount::kKind, kSourceKinds[i]);
+    e.add_varint(sf::KindCount::kRecorded, totals.recorded);
+    e.add_varint(sf::KindCount::kDropped, totals.dropped);
+    e.end_nested(m);
   }
-  end_packet(t);
-  bool ok = write_out();
-  close(fd_);
-  fd_ = -1;
-  finished_ = true;
-  return ok;
+  e.end_nested(footer);
+  e.end_nested(packet);
 }
 
 void TraceWriter::reset_in_child(RunInfo* run) {
   run_ = run;
-  if (fd_ >= 0) close(fd_);  // the parent's file: the child must not append to it
-  fd_ = -1;
+  created_ = false;  // the parent's file: the child must not write to it
+  packets_end_ = 0;
+  file_end_ = 0;
   finished_ = false;
   begun_ = false;
   path_[0] = '\0';

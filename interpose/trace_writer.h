@@ -2,9 +2,18 @@
 // process's trace file.
 //
 // Only the holder of the flush lock (lifecycle.cc) calls into a TraceWriter:
-// the writer thread normally, an exit or signal handler at the end. Nothing
-// here allocates after init(), so a signal handler may call it.
+// the writer thread normally, an exit handler at the end.
+//
+// The file on disk is whole after every write: each write puts the packets
+// where the previous write's Footer began and a Footer (reason UNOBSERVED)
+// after them, so a process that ends without vprof seeing it (a fatal signal,
+// _exit, exec) leaves a readable trace up to its last flush. finish() writes
+// the Footer that stays. The file is opened by name for each write and
+// closed after it: a program that closes every descriptor, or opens its own
+// file under a number vprof once held, never receives vprof's bytes.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
@@ -18,7 +27,13 @@
 
 namespace vprof {
 
-enum class EndReason : int32_t { kExit = 1, kSignal = 2, kWindowEnd = 3, kInternalError = 4 };
+// Footer.reason values (schema EndReason) that the capture side writes.
+enum class EndReason : int32_t {
+  kExit = 1,
+  kWindowEnd = 3,
+  kInternalError = 4,
+  kUnobserved = 5,  // the provisional Footer of every write
+};
 
 class TraceWriter {
  public:
@@ -29,20 +44,18 @@ class TraceWriter {
   // packets, writing to the file whenever the buffer fills. Does nothing
   // until the first flush() began the trace. False when the trace could not
   // be written (vprof then disables itself).
-  bool drain() { return drain_sources(/*may_allocate=*/true); }
+  bool drain() { return drain_sources(); }
   // Begins the trace if needed (its header first in the buffer), drain(), a
   // clock sample, then everything to the file, which the first write
   // creates. Until something is recorded (a call, a new communicator, a
   // range, GPU activity, or a drop) nothing is written: a process that execs
-  // before then leaves no file behind. in_signal_handler: skip sources that
-  // allocate (GPU activity buffers stay queued for a later flush, or are
-  // lost).
-  bool flush(bool in_signal_handler = false);
-  // flush(), then the footer, creating the file if nothing was written
-  // before. The trace is whole afterwards, and later
-  // drain() and flush() calls do nothing (a writer tick that was waiting for
-  // the flush lock while the trace ended must not start a second file).
-  bool finish(EndReason reason, int signal, bool in_signal_handler = false);
+  // before then leaves no file behind.
+  bool flush();
+  // flush(), then the final footer, creating the file if nothing was written
+  // before. Later drain() and flush() calls do nothing (a writer tick that
+  // was waiting for the flush lock while the trace ended must not start a
+  // second file).
+  bool finish(EndReason reason);
 
   // For other capture sources (cupti/), called while draining, with the flush
   // lock held. A packet is begun and ended around the encoder's contents;
@@ -54,7 +67,7 @@ class TraceWriter {
   PacketTokens begin_packet(uint32_t field);
   void end_packet(PacketTokens t);
   bool ensure_room(size_t bytes);
-  bool write_out();
+  bool write_out() { return write_file(EndReason::kUnobserved); }
   ProtoEncoder& encoder() { return enc_; }
   // The id of a string, writing its InternedString packet first when new.
   // Allocates (writer thread only); never call with a packet open.
@@ -67,7 +80,7 @@ class TraceWriter {
     source_totals_[static_cast<size_t>(source)].dropped += dropped;
   }
 
-  // The file, once opened ("" before).
+  // The file, once created ("" before).
   const char* path() const { return path_; }
   // Why the last call returned false.
   const char* error() const { return error_; }
@@ -77,7 +90,11 @@ class TraceWriter {
   void reset_in_child(RunInfo* run);
 
  private:
-  bool open_file();
+  // The buffered packets, then a Footer with `reason`, to the file.
+  bool write_file(EndReason reason);
+  // A descriptor of this trace's file, created on first use; -1 on failure.
+  int open_file();
+  void put_footer(ProtoEncoder& e, EndReason reason);
   bool begin();
   bool recorded_anything() const;
   void put_header();
@@ -85,8 +102,8 @@ class TraceWriter {
   void put_interned_string(uint64_t iid, std::string_view s);
   void put_clock_sample();
   void put_new_communicators();
-  bool drain_sources(bool may_allocate);
-  void drain_thread(struct ThreadBuffer& b, bool may_allocate);
+  bool drain_sources();
+  void drain_thread(struct ThreadBuffer& b);
   void drain_nccl(struct ThreadBuffer& b);
   bool fail(const char* what);
   bool fail_path(const char* what, const char* why);
@@ -94,7 +111,15 @@ class TraceWriter {
   Settings settings_;
   RunInfo* run_ = nullptr;
   ProtoEncoder enc_{nullptr, 0};
-  int fd_ = -1;
+  // Where the next write goes: the end of the packets written, where the
+  // provisional Footer begins; file_end_ is the end of that Footer.
+  uint64_t packets_end_ = 0;
+  uint64_t file_end_ = 0;
+  // The file this trace created: a later open that finds another file under
+  // the name (removed and made again by someone else) fails the trace.
+  bool created_ = false;
+  dev_t file_dev_ = 0;
+  ino_t file_ino_ = 0;
   bool begun_ = false;  // the header is in the buffer or the file
   bool finished_ = false;
   uint64_t packet_seq_ = 0;
@@ -119,6 +144,9 @@ class TraceWriter {
   static constexpr uint64_t kFirstDynamicIid = 1 << 16;
   std::unordered_map<std::string, uint64_t, NameHash, std::equal_to<>> interned_;
   uint64_t next_iid_ = kFirstDynamicIid;
+  // Room for the Footer packet: four KindCounts and a handful of varints.
+  static constexpr size_t kFooterRoom = 512;
+  uint8_t footer_buf_[kFooterRoom] = {};
   char path_[4096] = {};
   char error_[4400] = {};
 };

@@ -26,6 +26,8 @@ std::string EndReasonName(const std::optional<vprof::trace::EndReason>& reason) 
       return "window_end";
     case vprof::trace::END_REASON_INTERNAL_ERROR:
       return "internal_error";
+    case vprof::trace::END_REASON_UNOBSERVED:
+      return "unobserved";
     default:
       return "unspecified";
   }
@@ -48,6 +50,11 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.end_reason = EndReasonName(record.end_reason);
   process.signal = record.signal;
   process.problem = record.problem;
+  if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_UNOBSERVED) {
+    process.problem =
+        "ended unobserved (a fatal signal, _exit or exec): records after its last flush are "
+        "missing";
+  }
   process.clock_offset_ns = record.clock_offset_ns;
   process.clock_samples = record.clock_samples;
   process.gpu = ToGpuReport(record.gpu);

@@ -75,7 +75,7 @@ class TraceFile {
   vprof::TraceWriter& writer() { return writer_; }
 
   Decoded finish() {
-    REQUIRE(writer_.finish(vprof::EndReason::kExit, 0));
+    REQUIRE(writer_.finish(vprof::EndReason::kExit));
     Decoded d;
     d.packets = read_trace_file(writer_.path());
     REQUIRE_FALSE(d.packets.empty());

@@ -168,7 +168,7 @@ TEST_CASE("every packet type is written and reads back field by field") {
     vprof::thread_buffers().current()->nccl.push(send);
   });
   second.join();
-  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
 
   auto packets = read_trace_file(writer.path());
   REQUIRE(packets.size() > 5);
@@ -290,7 +290,7 @@ TEST_CASE("every packet type is written and reads back field by field") {
 TEST_CASE_METHOD(WriterInTempDir,
                  "a taken file name gets a numbered suffix instead of being overwritten") {
   { std::ofstream(dir + "/testhost.4242.vtrace") << "earlier image"; }
-  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.path()) == dir + "/testhost.4242.1.vtrace");
   std::ifstream earlier(dir + "/testhost.4242.vtrace");
   std::string content((std::istreambuf_iterator<char>(earlier)), {});
@@ -302,13 +302,12 @@ TEST_CASE_METHOD(WriterInTempDir,
 
 TEST_CASE_METHOD(WriterInTempDir,
                  "once the trace has ended, later flushes leave the folder as it is") {
-  REQUIRE(writer.finish(vprof::EndReason::kExit, 0));
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
   const std::string whole = writer.path();
-  // A writer tick or a signal handler that was waiting for the flush lock.
+  // A writer tick or a window's end that was waiting for the flush lock.
   CHECK(writer.flush());
   CHECK(writer.drain());
-  CHECK(writer.flush(/*in_signal_handler=*/true));
-  CHECK(writer.finish(vprof::EndReason::kSignal, 15));
+  CHECK(writer.finish(vprof::EndReason::kWindowEnd));
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path().string());
   REQUIRE(files.size() == 1);
@@ -328,16 +327,16 @@ TEST_CASE_METHOD(
   run.pid = 5555;
   run.forked_child = true;
   writer.reset_in_child(&run);
-  REQUIRE(writer.finish(vprof::EndReason::kSignal, 15));
+  REQUIRE(writer.finish(vprof::EndReason::kWindowEnd));
   auto child = read_trace_file(dir + "/testhost.5555.vtrace");
   REQUIRE(child.size() >= 3);
   CHECK(child[0].run_header().forked_child());
-  CHECK(child.back().footer().reason() == vprof::trace::END_REASON_SIGNAL);
-  CHECK(child.back().footer().signal() == 15);
-  // The parent's file is still open in the parent's writer, not finished here.
+  CHECK(child.back().footer().reason() == vprof::trace::END_REASON_WINDOW_END);
+  // The parent's file is the parent writer's, not finished here: it still
+  // ends in the provisional Footer of its last write.
   auto parent = read_trace_file(dir + "/testhost.4242.vtrace");
   REQUIRE_FALSE(parent.empty());
-  CHECK_FALSE(parent.back().has_footer());
+  CHECK(parent.back().footer().reason() == vprof::trace::END_REASON_UNOBSERVED);
 }
 
 TEST_CASE_METHOD(
@@ -363,7 +362,7 @@ TEST_CASE_METHOD(
   exec_run.pid = 5555;
   vprof::TraceWriter exec_image;
   REQUIRE(exec_image.init(settings, &exec_run));
-  REQUIRE(exec_image.finish(vprof::EndReason::kExit, 0));
+  REQUIRE(exec_image.finish(vprof::EndReason::kExit));
   CHECK(std::string(exec_image.path()) == dir + "/testhost.5555.vtrace");
   auto image = read_trace_file(exec_image.path());
   REQUIRE(image.size() >= 3);
@@ -385,13 +384,120 @@ TEST_CASE_METHOD(
   CHECK(batch->event_batch().nccl(0).seq() == 7);
 }
 
+namespace {
+
+// The footers of a trace, and whether its sequence numbers count 1, 2, ...
+struct FooterCheck {
+  std::vector<vprof::trace::Footer> footers;
+  bool footer_last = false;
+  bool sequence_unbroken = true;
+  size_t events = 0;
+};
+FooterCheck footers_of(const std::string& path) {
+  FooterCheck check;
+  auto packets = read_trace_file(path);
+  for (size_t i = 0; i < packets.size(); ++i) {
+    if (packets[i].sequence() != i + 1) check.sequence_unbroken = false;
+    if (packets[i].has_footer()) check.footers.push_back(packets[i].footer());
+    if (packets[i].has_event_batch()) check.events += packets[i].event_batch().nccl_size();
+  }
+  check.footer_last = !packets.empty() && packets.back().has_footer();
+  return check;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(WriterInTempDir,
+                 "every write leaves a whole trace whose provisional Footer the next replaces") {
+  record_one_call(1);
+  REQUIRE(writer.flush());
+  FooterCheck first = footers_of(writer.path());
+  REQUIRE(first.footers.size() == 1);
+  CHECK(first.footer_last);
+  CHECK(first.sequence_unbroken);
+  CHECK(first.footers[0].reason() == vprof::trace::END_REASON_UNOBSERVED);
+  REQUIRE(first.footers[0].counts_size() == 1);
+  CHECK(first.footers[0].counts(0).recorded() == 1);
+  CHECK(first.events == 1);
+
+  record_one_call(2);
+  record_one_call(3);
+  REQUIRE(writer.flush());
+  FooterCheck second = footers_of(writer.path());
+  REQUIRE(second.footers.size() == 1);
+  CHECK(second.footer_last);
+  CHECK(second.sequence_unbroken);
+  CHECK(second.footers[0].counts(0).recorded() == 3);
+  CHECK(second.footers[0].end_ns() >= first.footers[0].end_ns());
+  CHECK(second.events == 3);
+
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  FooterCheck last = footers_of(writer.path());
+  REQUIRE(last.footers.size() == 1);
+  CHECK(last.footer_last);
+  CHECK(last.sequence_unbroken);
+  CHECK(last.footers[0].reason() == vprof::trace::END_REASON_EXIT);
+  CHECK(last.events == 3);
+}
+
+TEST_CASE_METHOD(WriterInTempDir,
+                 "a program that closes every descriptor and opens its own file gets no trace "
+                 "bytes in it") {
+  record_one_call(1);
+  REQUIRE(writer.flush());
+  const std::string trace = writer.path();
+  const std::string mine = dir + "/program-output.txt";
+  pid_t child = fork();
+  if (child == 0) {
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    int own = open(mine.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    bool ok = own >= 0 && write(own, "program output\n", 15) == 15;
+    record_one_call(2);
+    ok = ok && writer.flush();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(fs::file_size(mine) == 15);
+  FooterCheck after = footers_of(trace);
+  CHECK(after.footer_last);
+  CHECK(after.events == 2);  // the child's write went to the trace, by name
+}
+
+TEST_CASE_METHOD(WriterInTempDir, "a file that took the trace's name is never written to") {
+  record_one_call(1);
+  REQUIRE(writer.flush());
+  const std::string trace = writer.path();
+  // Made while the trace still exists (so with an inode of its own), then
+  // renamed into its place.
+  { std::ofstream(dir + "/other") << "someone else's"; }
+  fs::rename(dir + "/other", trace);
+  record_one_call(2);
+  CHECK_FALSE(writer.flush());
+  CHECK(std::string(writer.error()).find("another file took its name") != std::string::npos);
+  std::ifstream in(trace);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), {}) == "someone else's");
+
+  // A symbolic link planted under the name is not followed.
+  const std::string target = dir + "/target";
+  { std::ofstream(target) << "target"; }
+  fs::remove(trace);
+  fs::create_symlink(target, trace);
+  record_one_call(3);
+  CHECK_FALSE(writer.flush());
+  std::ifstream t(target);
+  CHECK(std::string((std::istreambuf_iterator<char>(t)), {}) == "target");
+}
+
 TEST_CASE("an unwritable folder is reported by path") {
   vprof::Settings settings;
   settings.output_dir = "/proc/vprof-cannot-write-here";
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
   REQUIRE(writer.init(settings, &run));
-  CHECK_FALSE(writer.finish(vprof::EndReason::kExit, 0));
+  CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.error()).find("/proc/vprof-cannot-write-here/testhost.4242.vtrace") !=
         std::string::npos);
 }
@@ -408,7 +514,7 @@ TEST_CASE("a write that fails (full disk, here a file size limit) is reported, n
     settings.output_dir = dir;
     vprof::RunInfo run = sample_run();
     vprof::TraceWriter writer;
-    bool ok = writer.init(settings, &run) && !writer.finish(vprof::EndReason::kExit, 0) &&
+    bool ok = writer.init(settings, &run) && !writer.finish(vprof::EndReason::kExit) &&
               std::string(writer.error()).find("cannot write trace file " + dir) == 0;
     _exit(ok ? 0 : 1);
   }

@@ -245,6 +245,21 @@ TEST_CASE("dropped events and failed calls are counted per process") {
   CHECK(ReportOf(dir.path()).processes[0].dropped_events == 3 + 4);
 }
 
+TEST_CASE("a trace ending in the provisional Footer is whole, its end named unobserved") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 9, 0);
+  trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, 1, 64, 10, 20)}, 0);
+  trace.AddFooter(vprof::trace::END_REASON_UNOBSERVED, 0);
+  trace.WriteTo(dir.File("node1.9.vtrace"));
+  const Report report = ReportOf(dir.path());
+  const ProcessReport& process = report.processes[0];
+  CHECK(process.state == InputState::kWhole);
+  CHECK(report.all_inputs_whole());
+  CHECK(process.end_reason == "unobserved");
+  CHECK(process.problem.find("ended unobserved") == 0);
+  CHECK(process.nccl_events == 1);
+}
+
 TEST_CASE("clock samples are counted on one host too, without shifting times") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 5, 0);

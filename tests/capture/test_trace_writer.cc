@@ -392,6 +392,10 @@ struct FooterCheck {
   bool footer_last = false;
   bool sequence_unbroken = true;
   size_t events = 0;
+  // One Footer, the last packet, after packets numbered 1, 2, ...
+  bool whole_with_one_footer() const {
+    return footers.size() == 1 && footer_last && sequence_unbroken;
+  }
 };
 FooterCheck footers_of(const std::string& path) {
   FooterCheck check;
@@ -412,9 +416,7 @@ TEST_CASE_METHOD(WriterInTempDir,
   record_one_call(1);
   REQUIRE(writer.flush());
   FooterCheck first = footers_of(writer.path());
-  REQUIRE(first.footers.size() == 1);
-  CHECK(first.footer_last);
-  CHECK(first.sequence_unbroken);
+  REQUIRE(first.whole_with_one_footer());
   CHECK(first.footers[0].reason() == vprof::trace::END_REASON_UNOBSERVED);
   REQUIRE(first.footers[0].counts_size() == 1);
   CHECK(first.footers[0].counts(0).recorded() == 1);
@@ -424,18 +426,14 @@ TEST_CASE_METHOD(WriterInTempDir,
   record_one_call(3);
   REQUIRE(writer.flush());
   FooterCheck second = footers_of(writer.path());
-  REQUIRE(second.footers.size() == 1);
-  CHECK(second.footer_last);
-  CHECK(second.sequence_unbroken);
+  REQUIRE(second.whole_with_one_footer());
   CHECK(second.footers[0].counts(0).recorded() == 3);
   CHECK(second.footers[0].end_ns() >= first.footers[0].end_ns());
   CHECK(second.events == 3);
 
   REQUIRE(writer.finish(vprof::EndReason::kExit));
   FooterCheck last = footers_of(writer.path());
-  REQUIRE(last.footers.size() == 1);
-  CHECK(last.footer_last);
-  CHECK(last.sequence_unbroken);
+  REQUIRE(last.whole_with_one_footer());
   CHECK(last.footers[0].reason() == vprof::trace::END_REASON_EXIT);
   CHECK(last.events == 3);
 }

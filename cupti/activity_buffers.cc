@@ -1,8 +1,9 @@
 #include "activity_buffers.h"
-#include "load_order.h"
 
 #include <cstdlib>
 #include <mutex>
+
+#include "load_order.h"
 
 namespace vprof {
 namespace {

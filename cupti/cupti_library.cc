@@ -12,8 +12,9 @@ namespace vprof {
 namespace {
 
 // The table's parameter lists must be the header's.
-#define VPROF_CUPTI_FN(name, ret, params)                                            \
-  static_assert(std::is_same_v<decltype(&::name), ret(CUPTIAPI*) params>, #name " " \
+#define VPROF_CUPTI_FN(name, ret, params)                                       \
+  static_assert(std::is_same_v<decltype(&::name), ret(CUPTIAPI*) params>, #name \
+                " "                                                             \
                 "in cupti_functions.def differs from cupti.h");
 #include "cupti_functions.def"
 #undef VPROF_CUPTI_FN
@@ -53,8 +54,10 @@ bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* er
   }
   CuptiLibrary loaded;
   std::string missing;
-#define VPROF_CUPTI_FN(name, ret, params)                                   \
-  loaded.name = reinterpret_cast<ret(CUPTIAPI*) params>(dlsym(h, #name));   \
+#define VPROF_CUPTI_OPTIONAL_FN(name, ret, params) \
+  loaded.name = reinterpret_cast<ret(CUPTIAPI*) params>(dlsym(h, #name));
+#define VPROF_CUPTI_FN(name, ret, params)    \
+  VPROF_CUPTI_OPTIONAL_FN(name, ret, params) \
   if (!loaded.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
 #include "cupti_functions.def"
 #undef VPROF_CUPTI_FN
@@ -71,8 +74,9 @@ bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* er
 bool load_cupti(CuptiLibrary* lib, std::string* error) {
   const char* home = std::getenv("CUDA_HOME");
   std::string tried;
-  for (const std::string& path : cupti_candidates(loaded_cudart_dir(), std::getenv("VPROF_CUPTI_PATH"),
-                                                  home && *home ? home : "/usr/local/cuda")) {
+  for (const std::string& path :
+       cupti_candidates(loaded_cudart_dir(), std::getenv("VPROF_CUPTI_PATH"),
+                        home && *home ? home : "/usr/local/cuda")) {
     std::string why;
     if (load_cupti_from(path, lib, &why)) return true;
     tried += (tried.empty() ? "" : "; ") + why;

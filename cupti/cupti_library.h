@@ -21,7 +21,8 @@ struct CuptiLibrary {
 // has loaded (PyTorch's wheel keeps them together), VPROF_CUPTI_PATH, then
 // under the CUDA toolkit (cuda_home: CUDA_HOME or /usr/local/cuda).
 std::vector<std::string> cupti_candidates(const std::string& cudart_dir,
-                                          const char* vprof_cupti_path, const std::string& cuda_home);
+                                          const char* vprof_cupti_path,
+                                          const std::string& cuda_home);
 
 // Opens the first candidate that loads and defines every row of the table.
 // On failure, *error says what was tried and why each failed.

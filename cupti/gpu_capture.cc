@@ -2,13 +2,14 @@
 
 #include <cupti.h>
 
-#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "activity_buffers.h"
 #include "activity_encoder.h"
+#include "api_selection.h"
+#include "capture_plan.h"
 #include "clock.h"
 #include "cupti_library.h"
 #include "load_order.h"
@@ -24,37 +25,6 @@ namespace {
 
 namespace sf = schema;
 
-// The activity kinds vprof enables, in order. CONCURRENT_KERNEL rather than
-// KERNEL: it does not serialise kernels. CUDA_EVENT and SYNCHRONIZATION give
-// the stream/event plan (which stream waits on which record) without a
-// callback subscription. MEMCPY2: copies between two GPUs, which CUPTI
-// reports under this kind only, never as MEMCPY. DEVICE: one record per GPU (its UUID), which CUPTI
-// writes when the kind is enabled.
-struct Kind {
-  CUpti_ActivityKind kind;
-  const char* name;
-};
-constexpr Kind kKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
-    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
-    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
-    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
-    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
-    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
-    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
-    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
-};
-
-// "CONCURRENT_KERNEL, MEMCPY, ...": the names VPROF_CUPTI_KINDS accepts.
-std::string kind_names() {
-  std::string names;
-  for (const Kind& k : kKinds) names += (names.empty() ? "" : ", ") + std::string(k.name);
-  return names;
-}
-
 // Everything the writer reports about capture; changed under g_status_lock
 // (never held across a CUPTI call), written out when generation moves.
 struct Status {
@@ -62,6 +32,11 @@ struct Status {
   std::string detail, cupti_path, cuda_injection_found;
   uint32_t cupti_version = 0;
   std::vector<std::string> kinds;
+  std::string mode;
+  int32_t api_records = 0;
+  uint32_t selected_runtime_apis = 0, selected_driver_apis = 0;
+  int32_t hw_trace = 0;
+  std::string hw_trace_detail;
   uint64_t generation = 0;
 };
 LoadFirst<std::mutex> g_status_lock VPROF_LOAD_FIRST;
@@ -102,51 +77,61 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffe
   queue_filled_buffer({buffer, valid, dropped});
 }
 
+int32_t api_records_value(ApiRecords records) {
+  switch (records) {
+    case ApiRecords::kAll:
+      return sf::ApiRecords::API_RECORDS_ALL;
+    case ApiRecords::kSelected:
+      return sf::ApiRecords::API_RECORDS_SELECTED;
+    case ApiRecords::kNone:
+      break;
+  }
+  return sf::ApiRecords::API_RECORDS_NONE;
+}
+
+struct HwTraceResult {
+  int32_t state = 0;
+  std::string detail;
+};
+
+// Set when CUPTI answered that the driver is not initialised yet; the writer
+// thread asks again (retry_hw_trace).
+std::atomic<bool> g_hw_trace_retry{false};
+
+// Hardware-event kernel timestamps where the GPU has them (Blackwell); CUPTI
+// refuses elsewhere, and kernels keep its usual timestamps. Asked before any
+// kernel kind is enabled. Inside InitializeInjection the driver is still in
+// cuInit, and CUPTI 13 answers NOT_INITIALIZED there (seen on an H200): then
+// the writer thread asks again once the program runs.
+HwTraceResult enable_hw_trace() {
+  if (!g_cupti->cuptiActivityEnableHWTrace) {
+    return {sf::HwTrace::HW_TRACE_UNAVAILABLE, "this libcupti has no cuptiActivityEnableHWTrace"};
+  }
+  const CUptiResult r = g_cupti->cuptiActivityEnableHWTrace(1);
+  g_hw_trace_retry.store(r == CUPTI_ERROR_NOT_INITIALIZED, std::memory_order_relaxed);
+  if (r == CUPTI_SUCCESS) return {sf::HwTrace::HW_TRACE_ON, ""};
+  return {sf::HwTrace::HW_TRACE_NOT_SUPPORTED, result_string(r)};
+}
+
+// Writer thread: the second and last request for hardware timestamps.
+void retry_hw_trace() {
+  if (!g_hw_trace_retry.exchange(false, std::memory_order_relaxed)) return;
+  HwTraceResult hw = enable_hw_trace();
+  g_hw_trace_retry.store(false, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(*g_status_lock);
+  g_status->hw_trace = hw.state;
+  g_status->hw_trace_detail = hw.detail;
+  ++g_status->generation;
+}
+
 // A subscription only claims CUPTI, so that a second tool is told, and vprof
 // learns when it is the second; the callback is never enabled.
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-// The kinds named in a VPROF_CUPTI_KINDS list, in kKinds order; false (with
-// the bad name in *bad) for a name vprof does not know.
-bool select_kinds(const std::string& list, std::vector<Kind>* out, std::string* bad) {
-  if (list.empty()) {
-    out->assign(std::begin(kKinds), std::end(kKinds));
-    return true;
-  }
-  std::vector<std::string> names;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    names.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
-  for (const std::string& n : names) {
-    bool known = false;
-    for (const Kind& k : kKinds) known = known || n == k.name;
-    if (!known) {
-      *bad = n;
-      return false;
-    }
-  }
-  for (const Kind& k : kKinds) {
-    for (const std::string& n : names) {
-      if (n == k.name) out->push_back(k);
-    }
-  }
-  return true;
-}
-
 void start(const std::string& kind_list) {
-  std::vector<Kind> kinds;
   std::string bad;
-  if (!select_kinds(kind_list, &kinds, &bad)) {
-    std::string why = "VPROF_CUPTI_KINDS='" + kind_list + "' is invalid: '" + bad +
-                      "' is not one of " + kind_names();
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, why);
-    VPROF_WARN_ONCE("{}; GPU capture is off, NCCL capture on", why);
-    return;
-  }
+  CapturePlan plan = plan_capture(kind_list, &bad);
+  if (!bad.empty()) VPROF_WARN_ONCE("{}", bad);
   std::string error;
   if (!load_cupti(&*g_cupti, &error)) {
     set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, error);
@@ -179,8 +164,21 @@ void start(const std::string& kind_list) {
   if (r == CUPTI_SUCCESS) {
     r = g_cupti->cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
   }
+  ApiSelection selection;
+  if (r == CUPTI_SUCCESS && plan.api_records == ApiRecords::kSelected) {
+    if (g_cupti->cuptiActivityEnableRuntimeApi && g_cupti->cuptiActivityEnableDriverApi) {
+      selection = enable_selected_apis(*g_cupti);
+      if (!selection.error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection.error);
+    } else {
+      // A libcupti that cannot select APIs: every call, as before the light plan.
+      plan.kinds.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"});
+      plan.kinds.push_back({CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"});
+      plan.api_records = ApiRecords::kAll;
+    }
+  }
+  const HwTraceResult hw = r == CUPTI_SUCCESS ? enable_hw_trace() : HwTraceResult{};
   std::vector<std::string> enabled;
-  for (const Kind& k : kinds) {
+  for (const ActivityKind& k : plan.kinds) {
     if (r != CUPTI_SUCCESS) break;
     r = g_cupti->cuptiActivityEnable(k.kind);
     if (r == CUPTI_SUCCESS) enabled.emplace_back(k.name);
@@ -194,6 +192,12 @@ void start(const std::string& kind_list) {
   {
     std::lock_guard<std::mutex> lock(*g_status_lock);
     g_status->kinds = enabled;
+    g_status->mode = plan.mode;
+    g_status->api_records = api_records_value(plan.api_records);
+    g_status->selected_runtime_apis = selection.runtime;
+    g_status->selected_driver_apis = selection.driver;
+    g_status->hw_trace = hw.state;
+    g_status->hw_trace_detail = hw.detail;
   }
   set_state(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true, std::memory_order_release);
@@ -215,6 +219,12 @@ void put_status(TraceWriter& w, const Status& s) {
     enc.add_string(f::kCudaInjectionFound, s.cuda_injection_found);
   }
   for (const auto& k : s.kinds) enc.add_string(f::kActivityKinds, k);
+  if (s.api_records) enc.add_varint(f::kApiRecords, static_cast<uint64_t>(s.api_records));
+  if (s.selected_runtime_apis) enc.add_varint(f::kSelectedRuntimeApis, s.selected_runtime_apis);
+  if (s.selected_driver_apis) enc.add_varint(f::kSelectedDriverApis, s.selected_driver_apis);
+  if (!s.mode.empty()) enc.add_string(f::kCaptureMode, s.mode);
+  if (s.hw_trace) enc.add_varint(f::kHwTrace, static_cast<uint64_t>(s.hw_trace));
+  if (!s.hw_trace_detail.empty()) enc.add_string(f::kHwTraceDetail, s.hw_trace_detail);
   w.end_packet(t);
 }
 
@@ -305,6 +315,7 @@ void request_gpu_flush(bool forced) {
 }
 
 bool drain_gpu_activity(TraceWriter& w) {
+  if (g_gpu_capture_active.load(std::memory_order_acquire)) retry_hw_trace();
   Status status;
   bool changed = false;
   {

@@ -24,7 +24,7 @@ class TraceWriter;
 extern std::atomic<bool> g_gpu_capture_active;
 
 // Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
-// kinds: VPROF_CUPTI_KINDS (comma-separated names of kKinds; empty: all).
+// kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it).
 void start_gpu_capture(const std::string& kinds);
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool gpu_capture_wanted();

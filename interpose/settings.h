@@ -17,8 +17,8 @@ struct Settings {
   double stop_after_s = 0;                  // VPROF_STOP_AFTER_S (0: never)
   LogLevel log_level = LogLevel::kWarn;     // VPROF_LOG_LEVEL
   bool gpu_capture = true;                  // VPROF_GPU (CUPTI activity)
-  // VPROF_CUPTI_KINDS: comma-separated CUPTI activity kinds; empty: defaults.
-  // Checked against the kinds vprof knows when GPU capture starts.
+  // VPROF_CUPTI_KINDS: "light" (empty: the same), "all", or a list of kinds;
+  // read by cupti/capture_plan.h when GPU capture starts.
   std::string cupti_kinds;
   // NCCL's profiler plugin interface (nccl_plugin.h).
   bool nccl_plugin = true;  // VPROF_NCCL_PLUGIN: claim NCCL_PROFILER_PLUGIN, enable events

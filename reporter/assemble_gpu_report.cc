@@ -24,10 +24,54 @@ std::string CaptureStateName(vprof::trace::GpuCaptureState state) {
   }
 }
 
+// A trace from before api_records was written: the RUNTIME and DRIVER kinds
+// were then the only way to have API records, and every kind was enabled
+// unless activity_kinds says otherwise.
+std::string ApiRecordsName(const vprof::trace::GpuCaptureStatus& status) {
+  switch (status.api_records()) {
+    case vprof::trace::API_RECORDS_ALL:
+      return "all";
+    case vprof::trace::API_RECORDS_SELECTED:
+      return "selected";
+    case vprof::trace::API_RECORDS_NONE:
+      return "none";
+    default:
+      break;
+  }
+  for (const std::string& kind : status.activity_kinds()) {
+    if (kind == "RUNTIME" || kind == "DRIVER") return "all";
+  }
+  return status.activity_kinds().empty() ? "all" : "none";
+}
+
+std::string HwTraceName(vprof::trace::HwTrace hw_trace) {
+  switch (hw_trace) {
+    case vprof::trace::HW_TRACE_ON:
+      return "on";
+    case vprof::trace::HW_TRACE_NOT_SUPPORTED:
+      return "not_supported";
+    case vprof::trace::HW_TRACE_UNAVAILABLE:
+      return "unavailable";
+    default:
+      return "";
+  }
+}
+
 GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
-  return {
-      CaptureStateName(status.state()), status.detail(),           status.cupti_path(),
-      status.cupti_version(),           status.timestamp_source(), status.cuda_injection_found()};
+  GpuCaptureReport capture;
+  capture.state = CaptureStateName(status.state());
+  capture.detail = status.detail();
+  capture.cupti_path = status.cupti_path();
+  capture.cupti_version = status.cupti_version();
+  capture.timestamp_source = status.timestamp_source();
+  capture.cuda_injection_found = status.cuda_injection_found();
+  capture.mode = status.capture_mode();
+  capture.api_records = ApiRecordsName(status);
+  capture.selected_runtime_apis = status.selected_runtime_apis();
+  capture.selected_driver_apis = status.selected_driver_apis();
+  capture.hw_trace = HwTraceName(status.hw_trace());
+  capture.hw_trace_detail = status.hw_trace_detail();
+  return capture;
 }
 
 // Most time first, then by name; the first `keep`.

@@ -23,6 +23,13 @@ struct GpuCaptureReport {
   uint32_t cupti_version = 0;
   std::string timestamp_source;
   std::string cuda_injection_found;
+  std::string mode;         // VPROF_CUPTI_KINDS as read: "light", "all", or a list
+  std::string api_records;  // which API calls have records: "all", "selected", "none"
+  uint32_t selected_runtime_apis = 0;
+  uint32_t selected_driver_apis = 0;
+  // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
+  std::string hw_trace;
+  std::string hw_trace_detail;
 };
 
 struct KernelClassReport {

@@ -31,6 +31,25 @@ std::string CaptureText(const GpuReport& gpu) {
   if (!capture.cuda_injection_found.empty()) {
     text += "; CUDA_INJECTION64_PATH was " + capture.cuda_injection_found;
   }
+  if (!capture.mode.empty()) text += "; VPROF_CUPTI_KINDS " + capture.mode;
+  if (capture.api_records == "selected") {
+    text += " (API records of launches, copies, memsets, events, waits, syncs and CUDA IPC only: " +
+            std::to_string(capture.selected_runtime_apis) + " runtime and " +
+            std::to_string(capture.selected_driver_apis) + " driver APIs)";
+  }
+  if (capture.hw_trace == "on") text += "; kernel timestamps from hardware events";
+  if (capture.hw_trace == "not_supported") {
+    text += "; hardware kernel timestamps not supported here (" + capture.hw_trace_detail + ")";
+  }
+  return text;
+}
+
+// "API calls 12" with what the count covers when not every call was recorded.
+std::string ApiCallsText(const GpuReport& gpu) {
+  std::string text = "API calls " + std::to_string(gpu.api_calls);
+  if (!gpu.capture) return text;
+  if (gpu.capture->api_records == "selected") return text + " (selected APIs only)";
+  if (gpu.capture->api_records == "none") return "API calls not recorded";
   return text;
 }
 
@@ -43,17 +62,17 @@ std::string PeerCopiesText(const ActivityTotals& peer) {
 }
 
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
-  WriteWrapped(
-      out,
-      "kernels " + std::to_string(gpu.kernels.count) + ", " +
-          FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " + std::to_string(gpu.memcpy.count) +
-          ", " + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
-          PeerCopiesText(gpu.peer_copies) + "; memset " + std::to_string(gpu.memset.count) + ", " +
-          FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) + ", " +
-          FormatDurationNs(gpu.syncs.total_ns) + "; API calls " + std::to_string(gpu.api_calls) +
-          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
-          FormatDurationNs(gpu.cupti_overhead_ns),
-      "    ", "      ");
+  WriteWrapped(out,
+               "kernels " + std::to_string(gpu.kernels.count) + ", " +
+                   FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " +
+                   std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) + ", " +
+                   FormatDurationNs(gpu.memcpy.total_ns) + PeerCopiesText(gpu.peer_copies) +
+                   "; memset " + std::to_string(gpu.memset.count) + ", " +
+                   FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) +
+                   ", " + FormatDurationNs(gpu.syncs.total_ns) + "; " + ApiCallsText(gpu) +
+                   "; CUPTI dropped records " + std::to_string(gpu.dropped_records) +
+                   ", overhead " + FormatDurationNs(gpu.cupti_overhead_ns),
+               "    ", "      ");
 }
 
 void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {

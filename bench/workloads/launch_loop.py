@@ -8,6 +8,8 @@ import time
 
 import torch
 
+import torch_profiler_option
+
 KERNELS, REPS = 5000, 7
 
 
@@ -30,12 +32,7 @@ def main():
     x = torch.zeros(1, device="cuda")
     for _ in range(1000):  # warm-up
         x.add_(1.0)
-    if args.torch_profiler:
-        from torch.profiler import ProfilerActivity, profile
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-            ms = loop(x)
-    else:
-        ms = loop(x)
+    ms = torch_profiler_option.run(args.torch_profiler, lambda: loop(x))
     print(f"launch_loop_ms {ms:.2f}")
 
 

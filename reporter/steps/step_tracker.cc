@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reporter/communication_class.h"
+#include "reporter/export_names.h"
 #include "reporter/kernel_class.h"
 #include "reporter/nccl_kernel_linker.h"
 #include "reporter/phase_rules.h"
@@ -387,9 +388,10 @@ const StepTracker::ApiInfo& StepTracker::ApiNamed(uint64_t name_iid) {
   auto [api, inserted] = apis_by_iid_.try_emplace(name_iid);
   if (inserted) {
     const std::string name = name_of_(name_iid);
-    api.launches_work = LaunchesKernel(name) || name.find("Memcpy") != std::string::npos ||
-                        name.find("Memset") != std::string::npos;
-    api.profiler_start = name == "cudaProfilerStart" || name == "cuProfilerStart";
+    api.launches_work = LaunchesGpuWork(name);
+    // CUPTI names the runtime call "cudaProfilerStart_v4000".
+    const std::string_view function = ApiNameWithoutVersion(name);
+    api.profiler_start = function == "cudaProfilerStart" || function == "cuProfilerStart";
   }
   return api;
 }

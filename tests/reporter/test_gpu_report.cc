@@ -570,3 +570,62 @@ TEST_CASE("a node summary carries each member's device and the GPUs of each proc
   CHECK(json["communicators"][1]["members"][0]["cuda_device"].is_null());
   CHECK(json["processes"][0]["gpu"]["devices"][0]["uuid"].string() == kUuidAText);
 }
+
+namespace {
+
+// An active capture status in `packet`, for the test to fill in.
+vprof::trace::GpuCaptureStatus& ActiveStatus(vprof::trace::TracePacket& packet) {
+  vprof::trace::GpuCaptureStatus& status = *packet.mutable_gpu_capture();
+  status.set_state(vprof::trace::GPU_CAPTURE_ACTIVE);
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("the light capture's status: selected API records, hardware timestamps refused") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 500, 0);
+  vprof::trace::TracePacket packet;
+  vprof::trace::GpuCaptureStatus& status = ActiveStatus(packet);
+  status.set_capture_mode("light");
+  status.set_api_records(vprof::trace::API_RECORDS_SELECTED);
+  status.set_selected_runtime_apis(99);
+  status.set_selected_driver_apis(163);
+  status.set_hw_trace(vprof::trace::HW_TRACE_NOT_SUPPORTED);
+  status.set_hw_trace_detail("CUPTI_ERROR_NOT_SUPPORTED");
+  trace.AddPacket(std::move(packet));
+  GpuBatchBuilder(trace).Api("cudaLaunchKernel_v7000", 1).Write();
+  trace.AddFooter();
+  trace.WriteTo(dir.File("node1.500.vtrace"));
+  const Report report = ReportOf(dir.path());
+  const GpuCaptureReport& capture = *report.processes.at(0).gpu.capture;
+  CHECK(capture.mode == "light");
+  CHECK(capture.api_records == "selected");
+  CHECK(capture.selected_runtime_apis == 99);
+  CHECK(capture.selected_driver_apis == 163);
+  CHECK(capture.hw_trace == "not_supported");
+  const std::string text = Unwrapped(TextOf(report));
+  INFO(text);
+  CHECK(Contains(text,
+                 "VPROF_CUPTI_KINDS light (API records of launches, copies, memsets, "
+                 "events, waits, syncs and CUDA IPC only: 99 runtime and 163 driver APIs)"));
+  CHECK(
+      Contains(text, "hardware kernel timestamps not supported here (CUPTI_ERROR_NOT_SUPPORTED)"));
+  CHECK(Contains(text, "API calls 1 (selected APIs only)"));
+}
+
+TEST_CASE("a capture status from before api_records: RUNTIME among the kinds means every call") {
+  for (const bool runtime : {true, false}) {
+    ScratchDir dir;
+    TraceFileBuilder trace("node1", 600, 0);
+    vprof::trace::TracePacket packet;
+    vprof::trace::GpuCaptureStatus& status = ActiveStatus(packet);
+    status.add_activity_kinds("CONCURRENT_KERNEL");
+    if (runtime) status.add_activity_kinds("RUNTIME");
+    trace.AddPacket(std::move(packet));
+    trace.AddFooter();
+    trace.WriteTo(dir.File("node1.600.vtrace"));
+    const Report report = ReportOf(dir.path());
+    CHECK(report.processes.at(0).gpu.capture->api_records == (runtime ? "all" : "none"));
+  }
+}

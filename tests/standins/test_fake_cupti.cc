@@ -146,15 +146,17 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(RecordsOfKind<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY).empty());
 
   // One RUNTIME record per call that queued work, in the order of the calls, carrying the
-  // correlation id of the work it queued; the failed peer copy queued nothing.
+  // correlation id of the work it queued (the failed peer copy queued nothing), then the
+  // synchronisation's own.
   const auto calls = RecordsOfKind<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
-  REQUIRE(calls.size() == 6);
+  REQUIRE(calls.size() == 7);
   const uint32_t expected_cbids[] = {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
                                      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
                                      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
                                      CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
                                      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                                     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000};
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+                                     CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020};
   for (size_t i = 0; i < calls.size(); ++i) {
     INFO("call " << i);
     CHECK(calls[i].cbid == expected_cbids[i]);
@@ -169,7 +171,18 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(calls[4].start <= kernels[2].start);
   const char* name = nullptr;
   REQUIRE(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, calls[5].cbid, &name) == CUPTI_SUCCESS);
-  CHECK(std::string(name) == "cudaMemcpyPeerAsync");
+  CHECK(std::string(name) == "cudaMemcpyPeerAsync_v4000");  // CUPTI's names carry the version
+  REQUIRE(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                               &name) == CUPTI_SUCCESS);
+  CHECK(std::string(name) == "cuLaunchKernel");
+  CHECK(calls[6].correlationId > calls[5].correlationId);
+  // Ids outside the header's are refused, as by CUPTI.
+  CHECK(cuptiActivityEnableRuntimeApi(0, 1) == CUPTI_ERROR_INVALID_PARAMETER);
+  CHECK(cuptiActivityEnableRuntimeApi(CUPTI_RUNTIME_TRACE_CBID_SIZE, 1) ==
+        CUPTI_ERROR_INVALID_PARAMETER);
+  CHECK(cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 1) == CUPTI_SUCCESS);
+  CHECK(cuptiActivityEnableHWTrace(1) == CUPTI_ERROR_NOT_INITIALIZED);  // too early, once
+  CHECK(cuptiActivityEnableHWTrace(1) == CUPTI_ERROR_NOT_SUPPORTED);    // a Hopper
 
   const auto external =
       RecordsOfKind<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
@@ -213,13 +226,13 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(dropped == 0);
 
   // Without a buffer from the client, records are dropped and counted: each launch loses its
-  // RUNTIME record and its kernel record, 2 x 2.
+  // RUNTIME record and its kernel record, 2 x 2, and the synchronisation its RUNTIME record.
   g_give_no_buffer = true;
   REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
   REQUIRE(Launch(cupti_test_kernel_a, 0, compute) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
-  CHECK(dropped == 4);
+  CHECK(dropped == 5);
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
   CHECK(dropped == 0);  // reset when read, as in CUPTI
 }

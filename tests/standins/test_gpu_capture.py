@@ -1,11 +1,16 @@
 """GPU capture end to end over the stand-ins: a 2-rank simulated training run under the preload
 with VPROF_GPU=1, where vprof loads the fake libcupti.so.13 beside the fake libcudart.so.13,
 then `vprof report`, compared with the kernels the simulator launches."""
+import collections
+import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir  # noqa: E402
+from harness import LIBVPROF, STANDINS, VPROF, base_env, check, report_json, run, temp_dir  # noqa: E402
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
 
 RANKS, STEPS, LAYERS, BUCKET_LAYERS, OPT_KERNELS, PEER_COPY_BYTES = 2, 3, 8, 2, 3, 65536
 # trainer.cc: per step, LAYERS forward and LAYERS backward kernels, then OPT_KERNELS optimizer
@@ -82,5 +87,69 @@ for comm in world:
         check(m["cuda_device"] == m["rank"] and m["gpu_uuid"] == fake_uuid(m["rank"]),
               f"communicator {comm['comm_id']}: rank {m['rank']} is {m}, expected device "
               f"{m['rank']} ({fake_uuid(m['rank'])})")
+# The light default (above) against full capture of the same run: the report must be the same on
+# every count, name and label, while the light trace holds only the selected API records.
+all_dir = temp_dir("gpu-capture-all")
+full = run(cmd, preload=[LIBVPROF],
+           env=base_env(VPROF_OUTPUT_DIR=all_dir, VPROF_GPU=1, VPROF_CUPTI_KINDS=" all ",
+                        FAKE_CUPTI_HW_TRACE="1"))
+check(full.returncode == 0, f"full-capture run failed: {full.stderr}")
+rep_all = report_json(all_dir)
+for p in ranks:
+    capture = p["gpu"]["capture"]
+    check(capture["mode"] == "light" and capture["api_records"] == "selected",
+          f"rank {p['rank']}: default capture {capture}")
+    check(capture["selected_runtime_apis"] > 0 and capture["selected_driver_apis"] > 0,
+          f"rank {p['rank']}: no API selected: {capture}")
+    check(capture["hw_trace"] == "not_supported"
+          and capture["hw_trace_detail"] == "CUPTI_ERROR_NOT_SUPPORTED",
+          f"rank {p['rank']}: hardware timestamps on a GPU without them: {capture}")
+for p in (q for q in rep_all["processes"] if q["is_rank"]):
+    capture = p["gpu"]["capture"]
+    check(capture["mode"] == "all" and capture["api_records"] == "all"
+          and capture["hw_trace"] == "on", f"rank {p['rank']}: full capture {capture}")
+
+
+def api_calls(trace_dir):
+    """API records per rank and name (version suffix dropped), from the Chrome export."""
+    out = os.path.join(trace_dir, "export.json")
+    r = subprocess.run([VPROF, "export", "--format", "chrome", "-o", out, trace_dir],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"vprof export failed: {r.stderr}")
+    calls = collections.Counter()
+    for e in json.load(open(out))["traceEvents"]:
+        if e.get("cat") == "cuda_runtime" and e.get("ph") == "X":
+            calls[(e["pid"], e["name"].rsplit("_v", 1)[0])] += 1
+    return calls
+
+
+light_calls, all_calls = api_calls(trace_dir), api_calls(all_dir)
+selected = {"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemcpyPeerAsync", "cudaMemsetAsync",
+            "cudaEventRecord", "cudaStreamWaitEvent", "cudaStreamSynchronize",
+            "cudaDeviceSynchronize", "cudaEventSynchronize"}
+light_names = {name for _, name in light_calls}
+check(light_names and light_names <= selected, f"light capture recorded {sorted(light_names)}")
+check({"cudaLaunchKernel", "cudaStreamSynchronize"} <= light_names,
+      f"light capture lacks launches or syncs: {sorted(light_names)}")
+check(any(name == "cudaGetDevice" for _, name in all_calls),
+      f"full capture has no cudaGetDevice record: {sorted(set(n for _, n in all_calls))}")
+by_name = collections.Counter()
+for (_, name), count in light_calls.items():
+    by_name[name] += count
+all_by_name = collections.Counter()
+for (_, name), count in all_calls.items():
+    all_by_name[name] += count
+check(all(all_by_name[name] == count for name, count in by_name.items()),
+      f"a selected API has fewer records than under full capture: {by_name} vs {all_by_name}")
+
+light_json, all_json = os.path.join(trace_dir, "light.json"), os.path.join(all_dir, "all.json")
+json.dump(rep, open(light_json, "w"))
+json.dump(rep_all, open(all_json, "w"))
+same = subprocess.run([sys.executable, os.path.join(BENCH, "compare_capture_reports.py"),
+                       light_json, all_json], capture_output=True, text=True)
+check(same.returncode == 0, f"light and full capture reports differ:\n{same.stdout}")
+compared = int(same.stdout.split("compared ")[1].split()[0])
+check(compared > 40, f"only {compared} report values compared: {same.stdout}")
+
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
       "each member's GPU UUID, one peer copy per step")

@@ -18,6 +18,10 @@ uint32_t ReportQueued(uint32_t cbid) {
   return sink != nullptr ? sink->queued(cbid) : 0;
 }
 
+void ReportCalled(uint32_t cbid) {
+  if (const FakeActivitySink* sink = Sink()) sink->called(cbid);
+}
+
 void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                   uint64_t end_ns) {
   const FakeActivitySink* sink = Sink();

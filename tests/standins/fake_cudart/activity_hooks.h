@@ -18,6 +18,8 @@ struct FakeActivitySink {
   // callback id is `cbid`, a CUpti_runtime_api_trace_cbid): returns the operation's
   // correlation id. The caller's external correlation ids are read here.
   uint32_t (*queued)(uint32_t cbid);
+  // On the calling thread, for a call that queues nothing (device queries, synchronisations).
+  void (*called)(uint32_t cbid);
   // On the stream's worker thread, once the operation has run.
   void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                  uint64_t end_ns);
@@ -43,6 +45,7 @@ void fakeCudartSetActivitySink(const FakeActivitySink* sink);
 namespace fake_cudart {
 
 uint32_t ReportQueued(uint32_t cbid);
+void ReportCalled(uint32_t cbid);
 void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                   uint64_t end_ns);
 void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,

@@ -1,11 +1,13 @@
 // The exported CUDA runtime entry points, with the signatures of the real cuda_runtime_api.h.
 // "Device" memory is host memory and kernels are timed sleeps on the stream's worker thread.
 #include <cuda_runtime_api.h>
+#include <cupti_runtime_cbid.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
+#include "activity_hooks.h"
 #include "fake_cudart.h"
 #include "injection.h"
 #include "runtime.h"
@@ -108,6 +110,7 @@ cudaError_t cudaSetDevice(int device) {
 
 cudaError_t cudaGetDevice(int* device) {
   fake_cudart::InitializeOnce();
+  fake_cudart::ReportCalled(CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020);
   if (device == nullptr) return Fail(cudaErrorInvalidValue);
   *device = t_current_device;
   return cudaSuccess;
@@ -175,6 +178,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  fake_cudart::ReportCalled(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
   return fake_cudart::SynchronizeStream(stream);
 }
 
@@ -215,6 +219,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  fake_cudart::ReportCalled(CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020);
   const auto waited = Runtime::Get().FindEvent(event);
   if (!waited) return Fail(cudaErrorInvalidResourceHandle);
   if (const auto record = waited->Latest()) record->Wait();
@@ -244,6 +249,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  fake_cudart::ReportCalled(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020);
   Runtime::Get().SynchronizeDevice();
   return cudaSuccess;
 }

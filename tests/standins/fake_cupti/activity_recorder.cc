@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "activity_hooks.h"
+#include "callback_names.h"
 #include "monotonic_clock.h"
 
 namespace fake_cupti {
 namespace {
 
 std::array<std::atomic<bool>, CUPTI_ACTIVITY_KIND_COUNT> g_enabled{};
+std::array<std::atomic<bool>, CUPTI_RUNTIME_TRACE_CBID_SIZE> g_runtime_apis{};
+std::array<std::atomic<bool>, CUPTI_DRIVER_TRACE_CBID_SIZE> g_driver_apis{};
 std::atomic<CUpti_TimestampCallbackFunc> g_timestamp{nullptr};
 std::atomic<uint32_t> g_last_correlation_id{0};
 // Per thread and kind, as CUPTI keeps them: the ids pushed and not yet popped.
@@ -42,7 +45,9 @@ void Write(const Record& record) {
 // The RUNTIME record of the API call that queued an operation. The stand-in's calls take no
 // measurable time, so the call starts and ends at once, now.
 void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
-  if (!Enabled(CUPTI_ACTIVITY_KIND_RUNTIME)) return;
+  const bool selected =
+      cbid < g_runtime_apis.size() && g_runtime_apis[cbid].load(std::memory_order_relaxed);
+  if (!Enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !selected) return;
   CUpti_ActivityAPI record{};
   record.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   record.cbid = static_cast<CUpti_CallbackId>(cbid);
@@ -69,6 +74,10 @@ uint32_t OnQueued(uint32_t cbid) {
   }
   return correlation_id;
 }
+
+// A call that queues nothing (cudaGetDevice, cudaStreamSynchronize): its record alone, with a
+// correlation id of its own.
+void OnCalled(uint32_t cbid) { WriteRuntimeCall(cbid, g_last_correlation_id.fetch_add(1) + 1); }
 
 void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
               uint64_t end_ns) {
@@ -159,7 +168,7 @@ void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint3
   Write(record);
 }
 
-const FakeActivitySink kSink = {OnQueued,     OnKernel,      OnMemcpy,
+const FakeActivitySink kSink = {OnQueued,     OnCalled,      OnKernel,    OnMemcpy,
                                 OnPeerMemcpy, OnEventRecord, OnStreamWait};
 
 void RegisterSink() {
@@ -232,6 +241,25 @@ CUptiResult EnableKind(CUpti_ActivityKind kind) {
   const bool was_enabled = g_enabled[kind].exchange(true, std::memory_order_relaxed);
   if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) WriteDeviceRecords();
   return CUPTI_SUCCESS;
+}
+
+CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable) {
+  if (CallbackName(domain, cbid) == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  auto& apis = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_apis[cbid] : g_driver_apis[cbid];
+  apis.store(enable, std::memory_order_relaxed);
+  return CUPTI_SUCCESS;
+}
+
+const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid) {
+  const auto find = [cbid](const auto& table) -> const char* {
+    for (const auto& row : table) {
+      if (row.cbid == cbid) return row.name;
+    }
+    return nullptr;
+  };
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return find(kRuntimeCallbackNames);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return find(kDriverCallbackNames);
+  return nullptr;
 }
 
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback) {

@@ -19,6 +19,13 @@ ActivityBuffers& Buffers();
 CUptiResult EnableKind(CUpti_ActivityKind kind);
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
 
+// The record of one API (cuptiActivityEnableRuntimeApi/DriverApi): written for that API even
+// while its domain's kind is off. Enabling RUNTIME records every runtime call, whatever was
+// selected; the fake runtime makes no driver calls.
+CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable);
+// CUPTI's name of an API (cupti_*_cbid.h), or nullptr for an id it does not know.
+const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid);
+
 CUptiResult PushExternalId(CUpti_ExternalCorrelationKind kind, uint64_t id);
 CUptiResult PopExternalId(CUpti_ExternalCorrelationKind kind, uint64_t* last_id);
 

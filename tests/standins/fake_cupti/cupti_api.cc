@@ -3,6 +3,8 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 
 #include "activity_recorder.h"
 
@@ -44,41 +46,24 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
       *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
       return CUPTI_SUCCESS;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+      *str = "CUPTI_ERROR_NOT_SUPPORTED";
+      return CUPTI_SUCCESS;
+    case CUPTI_ERROR_NOT_INITIALIZED:
+      *str = "CUPTI_ERROR_NOT_INITIALIZED";
+      return CUPTI_SUCCESS;
     default:
       *str = "CUPTI_ERROR_UNKNOWN";
       return CUPTI_SUCCESS;
   }
 }
 
-// The fake writes RUNTIME records only for the calls that queue the work it reports, so only
-// those are named.
+// CUPTI's names for every API of the toolkit's headers, in both domains.
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
                                           const char** name) {
-  if (name == nullptr || domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
-    return CUPTI_ERROR_INVALID_PARAMETER;
-  }
-  switch (cbid) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-      *name = "cudaLaunchKernel";
-      return CUPTI_SUCCESS;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-      *name = "cudaMemcpyAsync";
-      return CUPTI_SUCCESS;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
-      *name = "cudaMemcpyPeerAsync";
-      return CUPTI_SUCCESS;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-      *name = "cudaMemsetAsync";
-      return CUPTI_SUCCESS;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-      *name = "cudaEventRecord";
-      return CUPTI_SUCCESS;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-      *name = "cudaStreamWaitEvent";
-      return CUPTI_SUCCESS;
-    default:
-      return CUPTI_ERROR_INVALID_PARAMETER;
-  }
+  if (name == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  *name = fake_cupti::CallbackName(domain, cbid);
+  return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
 // The callback is never called: the fake has no callback API, only the subscriber slot.
@@ -91,6 +76,24 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_Ca
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   return fake_cupti::EnableKind(kind);
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  return fake_cupti::EnableApi(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, enable != 0);
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
+  return fake_cupti::EnableApi(CUPTI_CB_DOMAIN_DRIVER_API, cbid, enable != 0);
+}
+
+// As on every GPU before Blackwell, unless FAKE_CUPTI_HW_TRACE=1 plays a Blackwell one. Like
+// CUPTI 13, the first request (made while the driver initialises) is refused as too early.
+CUptiResult CUPTIAPI cuptiActivityEnableHWTrace(uint8_t) {
+  static std::atomic<bool> asked{false};
+  if (!asked.exchange(true)) return CUPTI_ERROR_NOT_INITIALIZED;
+  const char* blackwell = std::getenv("FAKE_CUPTI_HW_TRACE");
+  return blackwell != nullptr && std::string_view(blackwell) == "1" ? CUPTI_SUCCESS
+                                                                    : CUPTI_ERROR_NOT_SUPPORTED;
 }
 
 CUptiResult CUPTIAPI

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Cost of each capture mode against no profiler and torch.profiler, on one GPU: fresh
+# processes, modes interleaved within each round, every run printed as
+#   round R <workload> <mode> <ms>
+# Usage: bench/device_capture_modes.sh LIB ROUNDS WORKLOAD... (launch_loop, llama_step,
+# graph_step: bench/workloads/*.py). Summarise with bench/capture_modes_summary.py.
+# Modes: bare; light (the default); kernels (CONCURRENT_KERNEL records only); all
+# (VPROF_CUPTI_KINDS=all, every kind and every API record); nogpu (VPROF_GPU=0: NCCL and NVTX
+# capture only); torchprof (torch.profiler, CPU + CUDA activities).
+set -uo pipefail
+source "$(dirname "$0")/device_env.sh"
+rounds="$2"
+shift 2
+for round in $(seq 1 "$rounds"); do
+  for workload in "$@"; do
+    for mode in bare light kernels all nogpu torchprof; do
+      pre="$lib" flag="" env=()
+      case $mode in
+        bare) pre="" ;;
+        kernels) env=(VPROF_CUPTI_KINDS=CONCURRENT_KERNEL) ;;
+        all) env=(VPROF_CUPTI_KINDS=all) ;;
+        nogpu) env=(VPROF_GPU=0) ;;
+        torchprof) pre="" flag="--torch-profiler" ;;
+      esac
+      out=/tmp/cm-$workload-$mode
+      rm -rf "$out"
+      v=$(env "${env[@]}" LD_PRELOAD="$pre" VPROF_OUTPUT_DIR="$out" \
+            python3 "bench/workloads/$workload.py" $flag 2>/dev/null | awk '/_ms / {print $2}')
+      echo "round $round $workload $mode ${v:-failed}"
+    done
+  done
+done

@@ -1,0 +1,55 @@
+"""A small Llama training step as users write it: a transformers LlamaForCausalLM built from a
+config with random weights (6 layers, hidden 1024), bf16 autocast, fused AdamW, batch 4 x 512
+tokens. Prints the median step time over --steps timed steps (after 5 warm-up steps), each step
+synchronised and timed with host clocks. --torch-profiler wraps the timed steps in
+torch.profiler (CPU + CUDA activities)."""
+import argparse
+import statistics
+import time
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+import torch_profiler_option
+
+WARMUP = 5
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--torch-profiler", action="store_true")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=6,
+                         num_attention_heads=16, num_key_value_heads=16, vocab_size=32000,
+                         max_position_embeddings=1024)
+    model = LlamaForCausalLM(config).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(0, config.vocab_size, (4, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=tokens, labels=tokens).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    def timed():
+        times = []
+        for _ in range(args.steps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
+
+    for _ in range(WARMUP):
+        step()
+    ms = torch_profiler_option.run(args.torch_profiler, timed)
+    print(f"llama_step_ms {ms:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+#include "capture_plan.h"
+
+#include <cctype>
+
+namespace vprof {
+namespace {
+
+// Every kind vprof can enable, in enable order, and whether the light plan
+// has it. CONCURRENT_KERNEL rather than KERNEL: it does not serialise kernels.
+// CUDA_EVENT and SYNCHRONIZATION give the stream/event plan (which stream
+// waits on which record) without a callback subscription. MEMCPY2: copies
+// between two GPUs, which CUPTI reports under this kind only, never as MEMCPY.
+// DEVICE: one record per GPU (its UUID), written when the kind is enabled.
+// RUNTIME and DRIVER record every API call; the light plan has its selection
+// instead.
+struct KnownKind {
+  ActivityKind kind;
+  bool light;
+};
+constexpr KnownKind kKinds[] = {
+    {{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"}, true},
+    {{CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"}, true},
+    {{CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"}, true},
+    {{CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"}, true},
+    {{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"}, true},
+    {{CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"}, true},
+    {{CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"}, false},
+    {{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"}, false},
+    {{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"}, true},
+    {{CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"}, true},
+    {{CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"}, true},
+};
+constexpr std::string_view kSelectedApi = "SELECTED_API";
+
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) !=
+        std::toupper(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+CapturePlan light_plan() {
+  CapturePlan plan;
+  for (const KnownKind& k : kKinds) {
+    if (k.light) plan.kinds.push_back(k.kind);
+  }
+  plan.api_records = ApiRecords::kSelected;
+  plan.mode = "light";
+  return plan;
+}
+
+CapturePlan full_plan() {
+  CapturePlan plan;
+  for (const KnownKind& k : kKinds) plan.kinds.push_back(k.kind);
+  plan.api_records = ApiRecords::kAll;
+  plan.mode = "all";
+  return plan;
+}
+
+std::string expected_names() {
+  std::string names = "light, all, or a comma-separated list of ";
+  for (const KnownKind& k : kKinds) names += std::string(k.kind.name) + ", ";
+  return names + std::string(kSelectedApi);
+}
+
+}  // namespace
+
+CapturePlan plan_capture(std::string_view setting, std::string* error) {
+  const std::string_view whole = trimmed(setting);
+  if (whole.empty() || same_name(whole, "light")) return light_plan();
+  if (same_name(whole, "all")) return full_plan();
+
+  std::vector<std::string_view> names;
+  for (size_t start = 0; start <= whole.size();) {
+    size_t comma = whole.find(',', start);
+    if (comma == std::string_view::npos) comma = whole.size();
+    names.push_back(trimmed(whole.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  CapturePlan plan;
+  plan.mode = std::string(whole);
+  for (std::string_view name : names) {
+    bool known = same_name(name, kSelectedApi);
+    for (const KnownKind& k : kKinds) known = known || same_name(name, k.kind.name);
+    if (!known) {
+      *error = "VPROF_CUPTI_KINDS='" + std::string(setting) + "': '" + std::string(name) +
+               "' is not one of " + expected_names() + "; using the light default";
+      return light_plan();
+    }
+    if (same_name(name, kSelectedApi)) plan.api_records = ApiRecords::kSelected;
+  }
+  for (const KnownKind& k : kKinds) {
+    for (std::string_view name : names) {
+      if (!same_name(name, k.kind.name)) continue;
+      plan.kinds.push_back(k.kind);
+      if (k.kind.kind == CUPTI_ACTIVITY_KIND_RUNTIME || k.kind.kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+        plan.api_records = ApiRecords::kAll;
+      }
+      break;
+    }
+  }
+  return plan;
+}
+
+}  // namespace vprof

@@ -1,0 +1,39 @@
+// What GPU capture records, decided once from VPROF_CUPTI_KINDS: the CUPTI
+// activity kinds to enable and which CUDA API calls get records.
+//
+// The light default records what the report's analyses read and nothing else.
+// PyTorch makes ~17 runtime and driver calls per kernel it launches, and a
+// record of each costs the program host time on the launching thread, so the
+// light plan keeps API records only for the calls the analyses use
+// (api_selection.h) instead of the whole RUNTIME and DRIVER kinds.
+#pragma once
+
+#include <cupti.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vprof {
+
+enum class ApiRecords { kNone, kSelected, kAll };
+
+struct ActivityKind {
+  CUpti_ActivityKind kind;
+  const char* name;  // CUPTI's name without CUPTI_ACTIVITY_KIND_
+};
+
+struct CapturePlan {
+  std::vector<ActivityKind> kinds;  // in the order they are enabled
+  ApiRecords api_records = ApiRecords::kNone;
+  std::string mode;  // "light", "all", or the list as given (spaces trimmed)
+};
+
+// setting: "" or "light": the light default; "all": every kind vprof knows,
+// with every API call recorded; otherwise a comma-separated list of kind names
+// (any case, spaces ignored), where SELECTED_API stands for the light plan's
+// API records. A bad setting gives the light plan and *error one line naming
+// VPROF_CUPTI_KINDS and what was expected.
+CapturePlan plan_capture(std::string_view setting, std::string* error);
+
+}  // namespace vprof

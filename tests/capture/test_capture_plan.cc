@@ -1,0 +1,77 @@
+// VPROF_CUPTI_KINDS read into a capture plan: the light default, full capture, lists, and bad
+// values (one error naming the variable, the light plan kept).
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "capture_plan.h"
+
+namespace {
+
+std::vector<std::string> kind_names(const vprof::CapturePlan& plan) {
+  std::vector<std::string> names;
+  for (const vprof::ActivityKind& k : plan.kinds) names.emplace_back(k.name);
+  return names;
+}
+
+// What the report reads: work on the GPU, the stream/event plan, NCCL correlation, CUPTI's own
+// overhead and the GPUs, with selected API records instead of the RUNTIME and DRIVER kinds.
+const std::vector<std::string> kLightKinds = {
+    "CONCURRENT_KERNEL",    "MEMCPY",   "MEMCPY2", "MEMSET", "SYNCHRONIZATION", "CUDA_EVENT",
+    "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE"};
+
+}  // namespace
+
+TEST_CASE("unset, empty and 'light' give the light plan with selected API records") {
+  for (const char* setting : {"", "light", " LIGHT "}) {
+    std::string error;
+    const vprof::CapturePlan plan = vprof::plan_capture(setting, &error);
+    CHECK(error.empty());
+    CHECK(kind_names(plan) == kLightKinds);
+    CHECK(plan.api_records == vprof::ApiRecords::kSelected);
+    CHECK(plan.mode == "light");
+  }
+}
+
+TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included") {
+  std::string error;
+  const vprof::CapturePlan plan = vprof::plan_capture("all", &error);
+  CHECK(error.empty());
+  CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMCPY", "MEMCPY2",
+                                                     "MEMSET", "SYNCHRONIZATION", "CUDA_EVENT",
+                                                     "RUNTIME", "DRIVER", "EXTERNAL_CORRELATION",
+                                                     "OVERHEAD", "DEVICE"});
+  CHECK(plan.api_records == vprof::ApiRecords::kAll);
+  CHECK(plan.mode == "all");
+}
+
+TEST_CASE("a list names kinds in any case and order, with spaces; SELECTED_API adds API records") {
+  std::string error;
+  vprof::CapturePlan plan = vprof::plan_capture(" memset , concurrent_kernel ", &error);
+  CHECK(error.empty());
+  CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMSET"});
+  CHECK(plan.api_records == vprof::ApiRecords::kNone);
+  CHECK(plan.mode == "memset , concurrent_kernel");
+
+  plan = vprof::plan_capture("CONCURRENT_KERNEL,SELECTED_API,CONCURRENT_KERNEL", &error);
+  CHECK(error.empty());
+  CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL"});
+  CHECK(plan.api_records == vprof::ApiRecords::kSelected);
+
+  plan = vprof::plan_capture("DRIVER,CONCURRENT_KERNEL", &error);
+  CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER"});
+  CHECK(plan.api_records == vprof::ApiRecords::kAll);
+}
+
+TEST_CASE("an unknown or empty name keeps the light plan and names the variable and the choices") {
+  for (const char* setting : {"CONCURRENT_KERNEL,BOGUS", "CONCURRENT_KERNEL,", "ful"}) {
+    std::string error;
+    const vprof::CapturePlan plan = vprof::plan_capture(setting, &error);
+    CHECK(kind_names(plan) == kLightKinds);
+    CHECK(plan.api_records == vprof::ApiRecords::kSelected);
+    CHECK(error.find("VPROF_CUPTI_KINDS='" + std::string(setting) + "'") == 0);
+    CHECK(error.find("light, all, or a comma-separated list of CONCURRENT_KERNEL") !=
+          std::string::npos);
+    CHECK(error.find("using the light default") != std::string::npos);
+  }
+}

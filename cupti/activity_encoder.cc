@@ -144,8 +144,8 @@ void encode_overhead(ProtoEncoder& enc, const CUpti_ActivityOverhead3& o) {
   enc.end_nested(m);
 }
 
-// Device names are short ("NVIDIA H200"); the cap keeps one record within
-// kMaxEncodedActivityBytes.
+// Device names are short ("NVIDIA H200"); the cap, on the name as written
+// (repaired to UTF-8), keeps one record within kMaxEncodedActivityBytes.
 constexpr size_t kMaxDeviceNameBytes = 96;
 
 // CUPTI allocates the name and leaves freeing it to the client; vprof leaves
@@ -155,11 +155,8 @@ void encode_device(ProtoEncoder& enc, const CUpti_ActivityDevice5& d) {
   namespace f = sf::GpuDevice;
   size_t m = enc.begin_nested(sf::GpuBatch::kDevice);
   enc.add_varint(f::kId, d.id);
-  enc.add_string(f::kUuid, std::string_view(d.uuid.bytes, sizeof(d.uuid.bytes)));
-  if (d.name) {
-    std::string_view name(d.name);
-    enc.add_string(f::kName, name.substr(0, kMaxDeviceNameBytes));
-  }
+  enc.add_bytes(f::kUuid, std::string_view(d.uuid.bytes, sizeof(d.uuid.bytes)));
+  if (d.name) enc.add_string(f::kName, d.name, kMaxDeviceNameBytes);
   enc.add_varint(f::kComputeCapabilityMajor, d.computeCapabilityMajor);
   enc.add_varint(f::kComputeCapabilityMinor, d.computeCapabilityMinor);
   enc.add_varint(f::kGlobalMemoryBytes, d.globalMemorySize);

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "nccl_plugin_pool.h"
 #include "runtime.h"
+#include "utf8_repair.h"
 
 namespace vprof {
 namespace {
@@ -60,7 +61,7 @@ ncclResult_t init(uint32_t version, void** context, int* mask, const char* comm_
     }
     c->id = g_next_context_id.fetch_add(1, std::memory_order_relaxed) + 1;
     c->comm_hash = comm_hash;
-    if (comm_name) std::strncpy(c->name, comm_name, sizeof c->name - 1);
+    if (comm_name) utf8_copy_cut(comm_name, c->name, sizeof c->name);
     c->nnodes = static_cast<uint32_t>(nnodes);
     c->nranks = static_cast<uint32_t>(nranks);
     c->rank = static_cast<uint32_t>(rank);

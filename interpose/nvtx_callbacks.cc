@@ -14,6 +14,7 @@
 #include "nvtx_open_ranges.h"
 #include "runtime.h"
 #include "thread_buffers.h"
+#include "utf8_repair.h"
 
 namespace vprof {
 namespace {
@@ -23,11 +24,7 @@ namespace {
 constexpr int kNoPushPopTracking = -2;
 
 void copy_text(const char* from, NvtxMessage* to) {
-  size_t i = 0;
-  if (from) {
-    for (; i + 1 < NvtxMessage::kTextBytes && from[i]; ++i) to->text[i] = from[i];
-  }
-  to->text[i] = '\0';
+  utf8_copy_cut(from ? from : "", to->text, NvtxMessage::kTextBytes);
   to->registered = nullptr;
 }
 

@@ -12,7 +12,8 @@ struct NvtxRegisteredString;
 
 // The message of a range. NVTX hands over either a registered string (kept by
 // vprof for the life of the process) or text that may be gone once the call
-// returns, so text is copied, cut at kTextBytes - 1 bytes.
+// returns, so text is copied, cut between characters to at most kTextBytes - 1
+// bytes.
 struct NvtxMessage {
   static constexpr size_t kTextBytes = 96;
 

@@ -9,12 +9,17 @@
 //
 // Running out of space sets a sticky overflow flag instead of writing past the
 // end; the caller rolls back to a mark and retries after flushing.
+//
+// Text goes through add_string, which writes valid UTF-8 whatever it is given
+// (utf8_repair.h); binary values (UUIDs) through add_bytes, unchanged.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+
+#include "utf8_repair.h"
 
 namespace vprof {
 
@@ -55,10 +60,18 @@ class ProtoEncoder {
     for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(bits >> (8 * i));
     put_bytes(le, 8);
   }
-  void add_string(uint32_t field, std::string_view s) {
+  // Text, repaired to valid UTF-8 and cut between characters to at most
+  // max_bytes once repaired.
+  void add_string(uint32_t field, std::string_view s, size_t max_bytes = SIZE_MAX) {
+    const Utf8Fit fit = utf8_fit(s, max_bytes);
     put_tag(field, kLengthDelimited);
-    put_varint(s.size());
-    put_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    put_varint(fit.bytes);
+    if (uint8_t* at = reserve(fit.bytes)) utf8_repair(s, fit, at);
+  }
+  void add_bytes(uint32_t field, std::string_view b) {
+    put_tag(field, kLengthDelimited);
+    put_varint(b.size());
+    put_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
   }
 
   // Starts a nested message; returns the token end_nested() needs.
@@ -95,12 +108,18 @@ class ProtoEncoder {
     put_bytes(tmp, n);
   }
   void put_bytes(const uint8_t* p, size_t n) {
+    if (uint8_t* at = reserve(n); at && n > 0) std::memcpy(at, p, n);
+  }
+  // The next n bytes of the buffer, to be written by the caller; null (and
+  // overflow set) when they do not fit.
+  uint8_t* reserve(size_t n) {
     if (overflow_ || n > cap_ - len_) {
       overflow_ = true;
-      return;
+      return nullptr;
     }
-    std::memcpy(buf_ + len_, p, n);
+    uint8_t* at = buf_ + len_;
     len_ += n;
+    return at;
   }
 
   uint8_t* buf_;

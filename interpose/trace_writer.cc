@@ -19,6 +19,7 @@
 #include "nvtx_batch_writer.h"
 #include "nvtx_open_ranges.h"
 #include "thread_buffers.h"
+#include "utf8_repair.h"
 #include "vprof_build_info.h"
 #include "vprof_trace_fields.h"
 
@@ -404,7 +405,7 @@ uint64_t TraceWriter::intern(std::string_view s) {
   if (auto it = interned_.find(s); it != interned_.end()) return it->second;
   uint64_t iid = next_iid_++;
   interned_.emplace(s, iid);
-  if (ensure_room(s.size() + 32)) put_interned_string(iid, s);
+  if (ensure_room(utf8_repaired_bound(s.size()) + 32)) put_interned_string(iid, s);
   return iid;
 }
 

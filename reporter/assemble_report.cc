@@ -50,6 +50,7 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.end_reason = EndReasonName(record.end_reason);
   process.signal = record.signal;
   process.problem = record.problem;
+  process.unreadable_packets = record.unreadable_packets;
   if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_UNOBSERVED) {
     process.problem =
         "ended unobserved (a fatal signal, _exit or exec): records after its last flush are "

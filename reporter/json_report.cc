@@ -56,6 +56,7 @@ void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.Field("end_reason", UnlessEmpty(process.end_reason));
   json.Field("signal", process.signal);
   json.Field("problem", UnlessEmpty(process.problem));
+  json.Field("unreadable_packets", process.unreadable_packets);
   json.Field("clock_offset_ns", process.clock_offset_ns);
   json.Field("clock_spread_ns", process.clock_samples.spread_ns());
   json.Field("clock_samples", process.clock_samples.count);

@@ -6,36 +6,10 @@
 #include <cmath>
 #include <string>
 
+#include "interpose/utf8_repair.h"
+
 namespace vprof::reporter {
 namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i], or 0 if there is none
-// (stray continuation byte, overlong form, surrogate, beyond U+10FFFF, cut).
-size_t Utf8SequenceLength(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  unsigned char second_min = 0x80, second_max = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) second_min = 0xA0;  // overlong
-    if (lead == 0xED) second_max = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) second_min = 0x90;  // overlong
-    if (lead == 0xF4) second_max = 0x8F;  // beyond U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < second_min || byte(i + 1) > second_max) return 0;
-  for (size_t k = i + 2; k < i + length; ++k) {
-    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
-  }
-  return length;
-}
 
 // Bytes that need a closer look than "copy as is": controls, '"', '\\'
 // (escaped) and bytes of 0x80 and up (kept when well-formed UTF-8). One
@@ -63,14 +37,15 @@ void AppendJsonString(std::string& out, std::string_view value) {
       continue;
     }
     if (c >= 0x80) {
-      const size_t length = Utf8SequenceLength(value, i);
-      if (length > 0) {  // valid UTF-8 stays in the run
-        i += length;
+      const Utf8Char character = utf8_next(value.substr(i));
+      if (character.valid) {  // stays in the run
+        i += character.bytes;
         continue;
       }
       flush_plain(i);
       out += "\\ufffd";
-      plain_from = ++i;
+      i += character.bytes;
+      plain_from = i;
       continue;
     }
     flush_plain(i);

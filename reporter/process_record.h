@@ -17,9 +17,11 @@
 namespace vprof::reporter {
 
 enum class InputState : uint8_t {
-  kWhole,        // every packet read, Footer present
-  kCut,          // ends inside a packet or without a Footer; the packets before it are used
-  kCorrupt,      // a packet that does not parse; the packets before it are used
+  kWhole,  // every packet read, Footer present
+  kCut,    // ends inside a packet or without a Footer; the packets before it are used
+  // Bytes that do not frame a packet (the packets before them are used), or
+  // framed packets that do not parse (skipped; the others are used).
+  kCorrupt,
   kUnreadable,   // could not be opened or read
   kNewerFormat,  // written by a newer vprof; skipped
 };
@@ -67,7 +69,8 @@ struct ProcessRecord {
   std::optional<vprof::trace::EndReason> end_reason;  // absent without a Footer
   int32_t signal = 0;
   InputState state = InputState::kWhole;
-  std::string problem;  // for people; empty when state is kWhole
+  std::string problem;              // for people; empty when state is kWhole
+  uint64_t unreadable_packets = 0;  // framed packets that did not parse, skipped
   std::map<uint64_t, CommunicatorMembership> communicators;  // by comm_id
   ClockSamples clock_samples;
   // Added to every time of this process: the median clock-pair offset when

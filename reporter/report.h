@@ -85,7 +85,8 @@ struct ProcessReport {
   // "exit", "signal", "window_end", "internal_error", "unspecified"; "" without a Footer.
   std::string end_reason;
   int32_t signal = 0;
-  std::string problem;          // empty when whole
+  std::string problem;  // empty when whole
+  uint64_t unreadable_packets = 0;
   int64_t clock_offset_ns = 0;  // added to this process's times; 0 on one host
   ClockSamples clock_samples;
   GpuReport gpu;

@@ -4,12 +4,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "reporter/exit_status.h"
 #include "reporter/json_report.h"
 #include "reporter/render/html_report.h"
 #include "reporter/render/markdown_report.h"
 #include "reporter/text_report.h"
+#include "reporter/valid_utf8.h"
 
 namespace vprof::reporter {
 namespace {
@@ -64,10 +66,18 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
                std::ostream& err) {
   for (const ProcessReport& process : report.processes) {
     if (process.problem.empty()) continue;
-    err << "vprof: " << (std::filesystem::path(report.directory) / process.file).string() << ": "
-        << process.problem << '\n';
+    err << "vprof: "
+        << ValidUtf8((std::filesystem::path(report.directory) / process.file).string() + ": " +
+                     process.problem)
+        << '\n';
   }
-  const auto write = [&](std::ostream& to) { WriteReport(report, output.format, to); };
+  // Every format is written through here: the one place its text, names from
+  // traces included, is made valid UTF-8.
+  const auto write = [&](std::ostream& to) {
+    std::ostringstream text;
+    WriteReport(report, output.format, text);
+    to << ValidUtf8(text.view());
+  };
   if (output.file) {
     std::ofstream file(*output.file, std::ios::out | std::ios::trunc);
     if (file) write(file);

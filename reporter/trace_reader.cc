@@ -59,7 +59,22 @@ bool TraceReader::Next(vprof::trace::TracePacket* packet) {
 }
 
 bool TraceReader::Next(PacketParser& parser) {
-  if (stopped_) return false;
+  while (!stopped_) {
+    switch (ReadFrame(parser)) {
+      case Frame::kParsed:
+        ++packets_read_;
+        return true;
+      case Frame::kUnparsed:
+        if (unreadable_packets_++ == 0) first_unreadable_offset_ = offset_;
+        break;
+      case Frame::kStopped:
+        return false;
+    }
+  }
+  return false;
+}
+
+TraceReader::Frame TraceReader::ReadFrame(PacketParser& parser) {
   offset_ = static_cast<uint64_t>(stream_->ByteCount());
   if (offset_ >= file_size_) return Stop(ReadProblem::kNone, "");
 
@@ -112,20 +127,17 @@ bool TraceReader::Next(PacketParser& parser) {
   }
   const bool parsed = in_place ? parser.Parse(buffered, packet_bytes)
                                : parser.Parse(packet_bytes_.data(), packet_bytes);
-  if (!parsed) {
-    return Stop(ReadProblem::kCorrupt,
-                "packet of " + std::to_string(length) + " bytes does not parse as a TracePacket");
-  }
   if (in_place) in.Skip(packet_bytes);
-  ++packets_read_;
-  return true;
+  // The frame's length says where the next packet starts, whatever is wrong
+  // inside this one: reading goes on there.
+  return parsed ? Frame::kParsed : Frame::kUnparsed;
 }
 
-bool TraceReader::Stop(ReadProblem problem, std::string detail) {
+TraceReader::Frame TraceReader::Stop(ReadProblem problem, std::string detail) {
   stopped_ = true;
   problem_ = problem;
   problem_detail_ = std::move(detail);
-  return false;
+  return Frame::kStopped;
 }
 
 }  // namespace vprof::reporter

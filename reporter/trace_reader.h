@@ -19,7 +19,7 @@ namespace vprof::reporter {
 enum class ReadProblem : uint8_t {
   kNone,        // every byte formed whole packets
   kTruncated,   // the last packet is incomplete: the file was cut short
-  kCorrupt,     // bytes that are not a packet, or a packet that does not parse
+  kCorrupt,     // bytes that are not a packet (a wrong tag or length)
   kUnreadable,  // the file could not be opened or read
 };
 
@@ -42,7 +42,9 @@ class TraceReader {
   TraceReader& operator=(const TraceReader&) = delete;
 
   // Reads the next packet into *packet. False at the end of the file or at
-  // the first bad packet; problem() then says which.
+  // the first bytes that do not frame a packet; problem() then says which. A
+  // framed packet that does not parse is skipped and counted
+  // (unreadable_packets()): its length still says where the next one starts.
   bool Next(vprof::trace::TracePacket* packet);
   // The same, the packet's bytes going to `parser`.
   bool Next(PacketParser& parser);
@@ -52,12 +54,17 @@ class TraceReader {
   // clean end).
   uint64_t offset() const { return offset_; }
   uint64_t packets_read() const { return packets_read_; }
+  uint64_t unreadable_packets() const { return unreadable_packets_; }
+  // Byte offset of the first of them; 0 when there is none.
+  uint64_t first_unreadable_offset() const { return first_unreadable_offset_; }
   ReadProblem problem() const { return problem_; }
   // What went wrong, for people; empty when problem() is kNone.
   const std::string& problem_detail() const { return problem_detail_; }
 
  private:
-  bool Stop(ReadProblem problem, std::string detail);
+  enum class Frame : uint8_t { kParsed, kUnparsed, kStopped };
+  Frame ReadFrame(PacketParser& parser);
+  Frame Stop(ReadProblem problem, std::string detail);
 
   int fd_ = -1;
   uint64_t file_size_ = 0;
@@ -65,6 +72,8 @@ class TraceReader {
   std::string packet_bytes_;  // a packet that straddles two buffers, reused
   uint64_t offset_ = 0;
   uint64_t packets_read_ = 0;
+  uint64_t unreadable_packets_ = 0;
+  uint64_t first_unreadable_offset_ = 0;
   bool stopped_ = false;
   ReadProblem problem_ = ReadProblem::kNone;
   std::string problem_detail_;

@@ -43,7 +43,9 @@ bool TraceSource::Open() {
   }
   if (!packet_->has_run_header()) {
     record_.state = InputState::kCorrupt;
-    record_.problem = "the first packet is not a RunHeader; file skipped";
+    record_.problem = reader_.unreadable_packets() > 0
+                          ? "the first packet does not parse (no RunHeader); file skipped"
+                          : "the first packet is not a RunHeader; file skipped";
     return false;
   }
   const vprof::trace::RunHeader& header = packet_->run_header();
@@ -200,6 +202,20 @@ void TraceSource::CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFun
 }
 
 void TraceSource::RecordStop() {
+  RecordReadProblem();
+  record_.unreadable_packets = reader_.unreadable_packets();
+  if (record_.unreadable_packets == 0) return;
+  if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
+  const bool one = record_.unreadable_packets == 1;
+  const std::string skipped = std::to_string(record_.unreadable_packets) +
+                              (one ? " packet does" : " packets do") +
+                              " not parse as a TracePacket (" + (one ? "at" : "the first at") +
+                              " byte " + std::to_string(reader_.first_unreadable_offset()) +
+                              "): skipped, the packets after " + (one ? "it" : "them") + " used";
+  record_.problem = record_.problem.empty() ? skipped : record_.problem + "; " + skipped;
+}
+
+void TraceSource::RecordReadProblem() {
   const uint64_t offset = reader_.offset();
   const uint64_t packets = reader_.packets_read();
   switch (reader_.problem()) {

@@ -63,7 +63,10 @@ class TraceSource : private PacketParser {
   void AbsorbMetadata(const vprof::trace::TracePacket& packet);
   void CountBatch(const vprof::trace::EventBatch& batch);
   void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
+  // The file's verdict, once reading stopped: RecordReadProblem's, and the
+  // packets skipped.
   void RecordStop();
+  void RecordReadProblem();
   // Reads the next packet: a GpuBatch into GpuRecords() (gpu_packet_ set),
   // any other into a fresh packet_ on arena_.
   bool ReadPacket();

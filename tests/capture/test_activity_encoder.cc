@@ -1,7 +1,10 @@
 // Real CUPTI activity records, built in memory, encoded into a GpuBatch and
 // read back with libprotobuf field by field.
+#include <google/protobuf/stubs/common.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "activity_encoder.h"
@@ -251,4 +254,33 @@ TEST_CASE("kinds vprof does not record write nothing") {
   vprof::ProtoEncoder enc(buf.data(), buf.size());
   CHECK_FALSE(vprof::encode_activity(enc, reinterpret_cast<CUpti_Activity*>(&m), 0));
   CHECK(enc.size() == 0);
+}
+
+TEST_CASE("a device keeps its UUID bytes as they are and its name valid UTF-8, within the cap") {
+  auto d = zeroed<CUpti_ActivityDevice5>();
+  d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+  d.id = 3;
+  d.isCudaVisible = 1;
+  const char uuid[16] = {'\xff', '\x00', '\xc3', '\x80', '\xed', '\xa0', '\x80', '\x01',
+                         '\x02', '\x03', '\x04', '\x05', '\x06', '\x07', '\x08', '\x09'};
+  std::memcpy(d.uuid.bytes, uuid, sizeof uuid);
+  // 47 two-byte characters and 60 bytes that are not UTF-8: repaired, that
+  // would be 274 bytes, more than a record may take.
+  std::string name;
+  for (int i = 0; i < 47; ++i) name += "\xc3\xa9";
+  name += std::string(60, '\xff');
+  d.name = name.c_str();
+  std::vector<uint8_t> buf(1024);
+  vprof::ProtoEncoder enc(buf.data(), buf.size());
+  REQUIRE(vprof::encode_activity(enc, reinterpret_cast<const CUpti_Activity*>(&d), 0));
+  CHECK(enc.size() <= vprof::kMaxEncodedActivityBytes);
+  vprof::trace::GpuBatch batch;
+  REQUIRE(batch.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  REQUIRE(batch.device_size() == 1);
+  CHECK(batch.device(0).uuid() == std::string(uuid, sizeof uuid));
+  const std::string& written = batch.device(0).name();
+  CHECK(written.size() <= 96);
+  CHECK(written.substr(0, 94) == name.substr(0, 94));  // the 47 characters whole
+  CHECK(google::protobuf::internal::IsStructurallyValidUTF8(written.data(),
+                                                            static_cast<int>(written.size())));
 }

@@ -1,7 +1,10 @@
 // The hand encoder's bytes, decoded by libprotobuf's generated classes.
+#include <google/protobuf/stubs/common.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "proto_encoder.h"
@@ -95,4 +98,40 @@ TEST_CASE("running out of room sets overflow, writes nothing past the end, and r
   vprof::trace::InternedString s;
   REQUIRE(s.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
   CHECK(s.iid() == 5);
+}
+
+TEST_CASE("text is written as valid UTF-8; bytes go out unchanged") {
+  std::vector<uint8_t> buf(512);
+  ProtoEncoder enc(buf.data(), buf.size());
+  size_t header = enc.begin_nested(sf::TracePacket::kRunHeader);
+  // A byte of 0xff in an argument, and a name cut inside "é" (C3 A9).
+  enc.add_string(sf::RunHeader::kArgv, "--tag=\xff");
+  enc.add_string(sf::RunHeader::kHost, "caf\xc3");
+  enc.end_nested(header);
+  size_t batch = enc.begin_nested(sf::TracePacket::kGpuBatch);
+  size_t device = enc.begin_nested(sf::GpuBatch::kDevice);
+  const std::string uuid("\xff\x00\xc3\x80\xed\xa0\x80\x01\x02\x03\x04\x05\x06\x07\x08\x09", 16);
+  enc.add_bytes(sf::GpuDevice::kUuid, uuid);
+  // Capped on what is written: "ü" (2 bytes) would pass the cap of 5.
+  enc.add_string(sf::GpuDevice::kName, "GPU\xc3\xbc\xc3\xbc", 5);
+  enc.end_nested(device);
+  enc.end_nested(batch);
+  REQUIRE_FALSE(enc.overflow());
+
+  // Two oneof members in one buffer: the whole parses as the last, the first
+  // alone as the header.
+  vprof::trace::TracePacket p;
+  REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
+  REQUIRE(p.has_gpu_batch());
+  CHECK(p.gpu_batch().device(0).uuid() == uuid);
+  CHECK(p.gpu_batch().device(0).name() == "GPU\xc3\xbc");
+  const size_t header_bytes = 1 + 4 + 1 + 1 + 9 + 1 + 1 + 6;  // tags, lengths, text
+  REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(header_bytes)));
+  REQUIRE(p.has_run_header());
+  CHECK(p.run_header().argv(0) == "--tag=\xef\xbf\xbd");
+  CHECK(p.run_header().host() == "caf\xef\xbf\xbd");
+  for (const std::string& s : {p.run_header().argv(0), p.run_header().host()}) {
+    CHECK(
+        google::protobuf::internal::IsStructurallyValidUTF8(s.data(), static_cast<int>(s.size())));
+  }
 }

@@ -1,8 +1,10 @@
 // TraceWriter end to end: records in thread buffers and communicators in the
 // registry go in, a file comes out, libprotobuf reads it back field by field.
 #include <fcntl.h>
+#include <google/protobuf/stubs/common.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -298,6 +300,50 @@ TEST_CASE_METHOD(WriterInTempDir,
   auto packets = read_trace_file(writer.path());
   REQUIRE(packets.size() >= 3);
   CHECK(packets.back().footer().reason() == vprof::trace::END_REASON_EXIT);
+}
+
+TEST_CASE_METHOD(WriterInTempDir,
+                 "text from the program and the kernel is written as valid UTF-8") {
+  // One byte of 0xff in an argument or an NCCL_* value, and a host name cut
+  // inside a character.
+  run.argv = {"train.py", "--tag=\xff"};
+  run.env = {{"NCCL_SOCKET_IFNAME", "eth\xff", false}};
+  run.host = "caf\xc3";
+  // The kernel keeps 15 bytes of a thread name: here the first byte of "€".
+  pid_t tid = 0;
+  std::thread named([&] {
+    prctl(PR_SET_NAME, "abcdefghijklmn\xe2\x82\xac");
+    vprof::ThreadBuffer* b = vprof::thread_buffers().current();
+    tid = b->tid;
+    b->nccl.push(allreduce(1));
+  });
+  named.join();
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
+
+  const auto packets = read_trace_file(writer.path());
+  REQUIRE_FALSE(packets.empty());
+  const std::string fffd = "\xef\xbf\xbd";
+  const auto& h = packets[0].run_header();
+  CHECK(h.argv(1) == "--tag=" + fffd);
+  CHECK(h.env(0).value() == "eth" + fffd);
+  CHECK(h.host() == "caf" + fffd);
+  std::vector<std::string> text = {h.host(), h.vprof_version(), h.build_id()};
+  text.insert(text.end(), h.argv().begin(), h.argv().end());
+  for (const auto& e : h.env()) text.insert(text.end(), {e.name(), e.value()});
+  std::string thread_name;
+  for (const auto& p : packets) {
+    if (p.has_thread() && p.thread().tid() == static_cast<uint32_t>(tid)) {
+      thread_name = p.thread().name();
+    }
+    if (p.has_thread()) text.push_back(p.thread().name());
+    if (p.has_interned_string()) text.push_back(p.interned_string().str());
+  }
+  CHECK(thread_name == "abcdefghijklmn" + fffd);
+  for (const std::string& s : text) {
+    INFO(s);
+    CHECK(
+        google::protobuf::internal::IsStructurallyValidUTF8(s.data(), static_cast<int>(s.size())));
+  }
 }
 
 TEST_CASE_METHOD(WriterInTempDir,

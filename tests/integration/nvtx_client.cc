@@ -107,6 +107,17 @@ int main(int argc, char** argv) {
   int cut = nvtxRangePushA(long_name.c_str());
   nvtxRangePop();
   truth("push", "-", cut, t0, now_ns(), std::string(95, 'x'));
+  // The cut falls inside a character: it moves back before it. Bytes that are
+  // not UTF-8 become U+FFFD.
+  const std::string cut_inside = std::string(94, 'y') + "\xc3\xa9" + std::string(10, 'z');
+  t0 = now_ns();
+  int cut_char = nvtxRangePushA(cut_inside.c_str());
+  nvtxRangePop();
+  truth("push", "-", cut_char, t0, now_ns(), std::string(94, 'y'));
+  t0 = now_ns();
+  int invalid = nvtxRangePushA("bad-\xff-name");
+  nvtxRangePop();
+  truth("push", "-", invalid, t0, now_ns(), "bad-\xef\xbf\xbd-name");
 
   // Volume: each loop is one range.
   t0 = now_ns();

@@ -1,6 +1,7 @@
 // NVTX capture end to end: nvtx_client (the real NVTX3 loader compiled in)
 // runs under vprof, and its trace is held against what the client says it did.
 #include <dirent.h>
+#include <google/protobuf/stubs/common.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,9 @@
 namespace {
 
 namespace vt = vprof::trace;
+
+// The ranges and marks nvtx_client makes besides its loop.
+constexpr size_t kRangesBesideLoops = 11;
 
 const std::string kBuild = std::getenv("VPROF_BUILD_ROOT") ? std::getenv("VPROF_BUILD_ROOT") : ".";
 const std::string kLibvprof = kBuild + "/interpose/libvprof.so";
@@ -153,7 +157,7 @@ TEST_CASE("NVTX ranges of a preloaded process are captured whole") {
   REQUIRE(run_client(s, kLoops, {"LD_PRELOAD=" + kLibvprof, "VPROF_GPU=0"}) == 0);
   const Captured c = decode(only_trace(s));
   const std::vector<Truth> truth = read_truth(s);
-  REQUIRE(truth.size() == 10);
+  REQUIRE(truth.size() == kRangesBesideLoops + 1);  // and the loop's line
 
   REQUIRE(c.hooks.count(vt::INJECTION_HOOK_NVTX));
   const vt::InjectionStatus& hook = c.hooks.at(vt::INJECTION_HOOK_NVTX);
@@ -206,7 +210,12 @@ TEST_CASE("NVTX ranges of a preloaded process are captured whole") {
   CHECK(cross->tid != main_tid);
   CHECK(cross->range.start_tid() == main_tid);
 
-  CHECK(c.ranges.size() == 9 + kLoops);
+  CHECK(c.ranges.size() == kRangesBesideLoops + kLoops);
+  for (const Range& r : c.ranges) {
+    INFO("range " << r.name);
+    CHECK(google::protobuf::internal::IsStructurallyValidUTF8(r.name.data(),
+                                                              static_cast<int>(r.name.size())));
+  }
   CHECK(c.dropped == 0);
   CHECK(c.footer_recorded == c.ranges.size());
 }
@@ -219,7 +228,7 @@ TEST_CASE("a full NVTX buffer drops ranges and counts them") {
           0);
   const Captured c = decode(only_trace(s));
   CHECK(c.dropped > 0);
-  CHECK(c.ranges.size() + c.dropped == 9 + kLoops);
+  CHECK(c.ranges.size() + c.dropped == kRangesBesideLoops + kLoops);
   CHECK(c.footer_recorded == c.ranges.size());
 }
 
@@ -227,7 +236,7 @@ TEST_CASE("NVTX alone brings vprof in when a launcher dropped LD_PRELOAD") {
   Scratch s;
   REQUIRE(run_client(s, 10, {"NVTX_INJECTION64_PATH=" + kLibvprof, "VPROF_GPU=0"}) == 0);
   const Captured c = decode(only_trace(s));
-  CHECK(c.ranges.size() == 9 + 10);
+  CHECK(c.ranges.size() == kRangesBesideLoops + 10);
   REQUIRE(find(c, "inner") != nullptr);
   CHECK(find(c, "inner")->range.depth() == 1);
   CHECK(c.hooks.at(vt::INJECTION_HOOK_NVTX).attached());

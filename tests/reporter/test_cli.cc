@@ -30,6 +30,20 @@ uint64_t CutRankOne(const std::string& directory, uint64_t bytes_into) {
   return batch_start;
 }
 
+// Rewrites rank 1's trace of the four-rank run with `raw` after its
+// communicator, then two all-reduces and the Footer; returns where `raw` starts.
+uint64_t DamageRankOne(const std::string& directory, std::string_view raw) {
+  TraceFileBuilder trace("node1", 102);
+  trace.AddCommunicator(kFourRankComm, 4, 1, "ncclCommInitRank");
+  const uint64_t raw_start = trace.bytes().size();
+  trace.AddRawBytes(raw);
+  trace.AddBatch({trace.Event("ncclAllReduce", kFourRankComm, 4, 1, 1, 1 << 20, 1100, 101300),
+                  trace.Event("ncclAllReduce", kFourRankComm, 4, 1, 2, 1 << 20, 200100, 250400)});
+  trace.AddFooter();
+  trace.WriteTo(directory + "/" + FourRankFile(1));
+  return raw_start;
+}
+
 }  // namespace
 
 TEST_CASE("help and usage errors") {
@@ -125,18 +139,36 @@ TEST_CASE("a file without a footer is cut at its end") {
                                  ": no Footer packet"));
 }
 
-TEST_CASE("a corrupt packet is named with its byte, exit 3") {
+TEST_CASE("bytes that frame no packet are named with their byte, exit 3") {
   ScratchDir dir;
   WriteFourRankRun(dir.path());
-  TraceFileBuilder trace("node1", 102);
-  trace.AddCommunicator(kFourRankComm, 4, 1, "ncclCommInitRank");
-  const uint64_t bad = trace.bytes().size();
-  trace.AddRawBytes(std::string("\x0a\x02\xff\xff", 4));  // a varint that never ends
-  trace.AddFooter();
-  trace.WriteTo(dir.File(FourRankFile(1)));
+  const uint64_t bad = DamageRankOne(dir.path(), std::string("\x12\x02\x08\x01", 4));  // field 2
   const CliResult result = Run({"report", dir.path()});
   CHECK(result.status == kExitInputNotWhole);
   CHECK(Contains(result.err, FourRankFile(1) + ": corrupt packet at byte " + std::to_string(bad)));
+}
+
+TEST_CASE("a damaged packet is skipped and counted; the packets after it are used, exit 3") {
+  ScratchDir dir;
+  WriteFourRankRun(dir.path());
+  // A framed packet holding a varint that never ends.
+  const uint64_t bad = DamageRankOne(dir.path(), std::string("\x0a\x02\xff\xff", 4));
+  const CliResult result = Run({"report", dir.path(), "--format=json"});
+  CHECK(result.status == kExitInputNotWhole);
+  CHECK(Contains(result.err, FourRankFile(1) +
+                                 ": 1 packet does not parse as a TracePacket (at byte " +
+                                 std::to_string(bad) + "): skipped"));
+  const JsonValue report = JsonValue::Parse(result.out);
+  const JsonValue* rank_one = nullptr;
+  for (const JsonValue& process : report["processes"].array()) {
+    if (process["file"].string() == FourRankFile(1)) rank_one = &process;
+  }
+  REQUIRE(rank_one != nullptr);
+  CHECK((*rank_one)["unreadable_packets"].number() == 1);
+  CHECK((*rank_one)["state"].string() == "corrupt");
+  CHECK((*rank_one)["end_reason"].string() == "exit");  // the Footer after it was read
+  CHECK((*rank_one)["nccl_events"].number() == 2);
+  CHECK(Run({"report", dir.path()}).out.find("1 packet does not parse") != std::string::npos);
 }
 
 TEST_CASE("a newer format_version is skipped with a message, exit 3") {

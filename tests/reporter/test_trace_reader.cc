@@ -1,6 +1,7 @@
-// Reading trace files packet by packet, and stopping at the right byte when
-// a file is cut or corrupt.
+// Reading trace files packet by packet, stopping at the right byte when a
+// file is cut or corrupt, and skipping framed packets that do not parse.
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "reporter/trace_reader.h"
 #include "scratch_dir.h"
@@ -19,6 +20,19 @@ TraceFileBuilder FourPackets() {
   trace.AddBatch({trace.Event("ncclAllReduce", 7, 1, 0, 1, 4096, 100, 200)});
   trace.AddFooter();
   return trace;
+}
+
+// Writes `trace`, a RunHeader and then bytes that are not a whole packet,
+// and reads it: the header comes back, then nothing more.
+std::unique_ptr<TraceReader> ReadHeaderThenStop(const ScratchDir& dir,
+                                                const TraceFileBuilder& trace) {
+  trace.WriteTo(dir.File("t.vtrace"));
+  auto reader = std::make_unique<TraceReader>(dir.File("t.vtrace"));
+  vprof::trace::TracePacket packet;
+  CHECK(reader->Next(&packet));
+  CHECK(packet.has_run_header());
+  CHECK_FALSE(reader->Next(&packet));
+  return reader;
 }
 
 }  // namespace
@@ -59,45 +73,64 @@ TEST_CASE("a file cut inside a packet stops at that packet's first byte") {
   }
 }
 
-TEST_CASE("a packet that does not parse is corrupt") {
+TEST_CASE("a framed packet that does not parse is skipped and counted; the rest are read") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 42, 0);
   // Length 3, then a tag with wire type 7, which does not exist.
   trace.AddRawBytes(std::string("\x0a\x03\x0f\x01\x02", 5));
+  trace.AddBatch({trace.Event("ncclAllReduce", 7, 1, 0, 1, 4096, 100, 200)});
   trace.AddFooter();
   trace.WriteTo(dir.File("bad.vtrace"));
   TraceReader reader(dir.File("bad.vtrace"));
   vprof::trace::TracePacket packet;
-  CHECK(reader.Next(&packet));
-  CHECK_FALSE(reader.Next(&packet));
-  CHECK(reader.problem() == ReadProblem::kCorrupt);
-  CHECK(reader.offset() == trace.packet_offsets()[1]);
+  std::vector<uint64_t> offsets;
+  bool batch = false, footer = false;
+  while (reader.Next(&packet)) {
+    offsets.push_back(reader.offset());
+    batch = batch || packet.has_event_batch();
+    footer = footer || packet.has_footer();
+  }
+  std::vector<uint64_t> whole = trace.packet_offsets();
+  const uint64_t bad = whole[1];
+  whole.erase(whole.begin() + 1);
+  CHECK(offsets == whole);
+  CHECK(batch);
+  CHECK(footer);
+  CHECK(reader.problem() == ReadProblem::kNone);
+  CHECK(reader.unreadable_packets() == 1);
+  CHECK(reader.first_unreadable_offset() == bad);
+  CHECK(reader.packets_read() == whole.size());
 }
 
-TEST_CASE("a packet that ends early (a zero tag inside it) is corrupt") {
+TEST_CASE("a packet that ends early (a zero tag inside it) is skipped") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 42, 0);
   trace.AddRawBytes(FramePacket(std::string("\x08\x05\x00\x00", 4)));
-  trace.WriteTo(dir.File("zero.vtrace"));
-  TraceReader reader(dir.File("zero.vtrace"));
-  vprof::trace::TracePacket packet;
-  CHECK(reader.Next(&packet));
-  CHECK_FALSE(reader.Next(&packet));
-  CHECK(reader.problem() == ReadProblem::kCorrupt);
+  trace.AddRawBytes(FramePacket(std::string("\x08\x05\x00\x00", 4)));
+  const auto reader = ReadHeaderThenStop(dir, trace);
+  CHECK(reader->problem() == ReadProblem::kNone);
+  CHECK(reader->unreadable_packets() == 2);
+  CHECK(reader->first_unreadable_offset() == trace.packet_offsets()[1]);
+}
+
+TEST_CASE("a frame that runs past the end of the file is still a cut") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  trace.AddRawBytes(std::string("\x0a\x7f\x0f\x01\x02", 5));  // declares 127 bytes
+  const auto reader = ReadHeaderThenStop(dir, trace);
+  CHECK(reader->problem() == ReadProblem::kTruncated);
+  CHECK(reader->unreadable_packets() == 0);
+  CHECK(reader->offset() == trace.packet_offsets()[1]);
 }
 
 TEST_CASE("bytes that are not a packet tag are corrupt") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 42, 0);
   trace.AddRawBytes("garbage that is long enough");
-  trace.WriteTo(dir.File("junk.vtrace"));
-  TraceReader reader(dir.File("junk.vtrace"));
-  vprof::trace::TracePacket packet;
-  CHECK(reader.Next(&packet));
-  CHECK_FALSE(reader.Next(&packet));
-  CHECK(reader.problem() == ReadProblem::kCorrupt);
-  CHECK(reader.problem_detail().find("tag") != std::string::npos);
-  CHECK(reader.offset() == trace.packet_offsets()[1]);
+  const auto reader = ReadHeaderThenStop(dir, trace);
+  CHECK(reader->problem() == ReadProblem::kCorrupt);
+  CHECK(reader->problem_detail().find("tag") != std::string::npos);
+  CHECK(reader->offset() == trace.packet_offsets()[1]);
 }
 
 TEST_CASE("a missing file is unreadable") {
@@ -119,9 +152,9 @@ TEST_CASE("packets larger than the read buffer, and ones that straddle it, read 
     names.push_back(std::string(bytes, static_cast<char>('a' + names.size())));
     trace.Intern(names.back());
   }
-  trace.AddFooter();
-  // A packet that ends early, after them: still corrupt when copied out.
+  // A packet that ends early, among them: skipped when copied out too.
   trace.AddRawBytes(FramePacket(std::string(30u << 10, '\0')));
+  trace.AddFooter();
   trace.WriteTo(dir.File("big.vtrace"));
   TraceReader reader(dir.File("big.vtrace"));
   vprof::trace::TracePacket packet;
@@ -133,9 +166,11 @@ TEST_CASE("packets larger than the read buffer, and ones that straddle it, read 
   }
   CHECK(read == names);
   std::vector<uint64_t> whole = trace.packet_offsets();
-  const uint64_t corrupt_at = whole.back();
-  whole.pop_back();
+  const uint64_t skipped_at = whole[whole.size() - 2];
+  whole.erase(whole.end() - 2);
   CHECK(offsets == whole);
-  CHECK(reader.problem() == ReadProblem::kCorrupt);
-  CHECK(reader.offset() == corrupt_at);
+  CHECK(reader.problem() == ReadProblem::kNone);
+  CHECK(reader.unreadable_packets() == 1);
+  CHECK(reader.first_unreadable_offset() == skipped_at);
+  CHECK(reader.offset() == trace.bytes().size());
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "clock.h"
+#include "secret_text.h"
 #include "symbol_resolver.h"
 
 extern char** environ;
@@ -36,15 +37,6 @@ std::string str_var(EnvLookup lookup, const char* name) {
 }
 
 bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-bool looks_secret(std::string_view name) {
-  static constexpr std::string_view kMarks[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",
-                                                "CREDENTIAL", "AUTH",   "KEY"};
-  for (auto m : kMarks) {
-    if (name.find(m) != std::string_view::npos) return true;
-  }
-  return false;
-}
 
 bool kept(std::string_view name) {
   // TORCHELASTIC_: torchrun sets these in its workers, whose own command
@@ -126,8 +118,8 @@ std::vector<EnvEntry> select_env(char** env) {
     if (!kept(name)) continue;
     EnvEntry entry;
     entry.name = std::string(name);
-    entry.redacted = looks_secret(name);
-    if (!entry.redacted) entry.value = std::string(kv.substr(eq + 1));
+    entry.redacted = name_looks_secret(name);
+    if (!entry.redacted) entry.value = redact_url_credentials(kv.substr(eq + 1));
     out.push_back(std::move(entry));
   }
   std::sort(out.begin(), out.end(),
@@ -142,7 +134,7 @@ RunInfo collect_run_info() {
   info.host = host;
   info.pid = getpid();
   info.ppid = getppid();
-  info.argv = read_cmdline();
+  info.argv = redact_argv(read_cmdline());
   info.rank = read_rank_vars(getenv_lookup);
   info.slurm = read_slurm_vars(getenv_lookup);
   info.env = select_env(environ);

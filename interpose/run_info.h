@@ -35,7 +35,7 @@ struct RunInfo {
   pid_t pid = 0;
   pid_t ppid = 0;
   bool forked_child = false;
-  std::vector<std::string> argv;
+  std::vector<std::string> argv;  // secret option values and URL passwords redacted
   RankVars rank;
   SlurmVars slurm;
   std::vector<EnvEntry> env;
@@ -54,8 +54,8 @@ SlurmVars read_slurm_vars(EnvLookup lookup);
 
 // The variables worth keeping from environ ("NAME=value" strings): the
 // NCCL_, CUDA_, VPROF_, TORCH_, VIME_, SLURM_ and OMPI_ families and the rank
-// variables, with values of names that look secret (TOKEN, SECRET, PASSWORD,
-// PASSWD, CREDENTIAL, AUTH, KEY) redacted. Sorted by name.
+// variables, with values of names that look secret and URL passwords in the
+// others redacted (secret_text.h). Sorted by name.
 std::vector<EnvEntry> select_env(char** environ_strings);
 
 // Fills everything from the live process but the versions.

@@ -161,7 +161,9 @@ int TraceWriter::open_file() {
       std::snprintf(path_, sizeof path_, "%s/%s.%d.%d.vtrace", settings_.output_dir.c_str(),
                     run_->host.c_str(), static_cast<int>(run_->pid), n);
     }
-    fd = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    // 0600: a trace holds the program's command line, environment and names,
+    // which other users of a shared node have no business reading.
+    fd = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) {
       fail_path("cannot create trace file", std::strerror(errno));
       return -1;

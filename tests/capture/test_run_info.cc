@@ -80,3 +80,23 @@ TEST_CASE("the environment is filtered by family, sorted, and secrets are redact
   CHECK(out[5].redacted);
   CHECK(out[5].value.empty());
 }
+
+TEST_CASE("secret names in any case and URL passwords in kept values are redacted") {
+  char e1[] = "VIME_db_password=hunter2";
+  char e2[] = "VIME_DB_URL=postgres://trainer:s3cret@db.internal:5432/runs";
+  char e3[] = "NCCL_SOCKET_IFNAME=eth0";
+  char e4[] = "MASTER_ADDR=node-1";
+  char* env[] = {e1, e2, e3, e4, nullptr};
+  const auto out = vprof::select_env(env);
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].name == "MASTER_ADDR");
+  CHECK(out[0].value == "node-1");
+  CHECK(out[1].name == "NCCL_SOCKET_IFNAME");
+  CHECK(out[1].value == "eth0");
+  CHECK(out[2].name == "VIME_DB_URL");
+  CHECK_FALSE(out[2].redacted);
+  CHECK(out[2].value == "postgres://trainer:<redacted>@db.internal:5432/runs");
+  CHECK(out[3].name == "VIME_db_password");
+  CHECK(out[3].redacted);
+  CHECK(out[3].value.empty());
+}

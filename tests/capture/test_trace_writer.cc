@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,6 +288,15 @@ TEST_CASE("every packet type is written and reads back field by field") {
   CHECK(f.counts(0).recorded() == 9);
   CHECK(f.counts(0).dropped() == 3);
   fs::remove_all(dir);
+}
+
+TEST_CASE_METHOD(WriterInTempDir, "the trace file is readable by its owner alone") {
+  const mode_t before = umask(0);  // so the mode is the one vprof asks for, not the umask's
+  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  umask(before);
+  struct stat st {};
+  REQUIRE(stat(writer.path(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
 }
 
 TEST_CASE_METHOD(WriterInTempDir,

@@ -1,0 +1,96 @@
+#include "secret_text.h"
+
+#include <cctype>
+
+namespace vprof {
+namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view upper_mark) {
+  if (upper_mark.size() > text.size()) return false;
+  for (size_t at = 0; at + upper_mark.size() <= text.size(); ++at) {
+    size_t i = 0;
+    while (i < upper_mark.size() &&
+           std::toupper(static_cast<unsigned char>(text[at + i])) == upper_mark[i]) {
+      ++i;
+    }
+    if (i == upper_mark.size()) return true;
+  }
+  return false;
+}
+
+// Where a URL's authority ends: the first '/', '?', '#' or space after it.
+size_t authority_end(std::string_view text, size_t start) {
+  size_t end = start;
+  while (end < text.size() && text[end] != '/' && text[end] != '?' && text[end] != '#' &&
+         !std::isspace(static_cast<unsigned char>(text[end]))) {
+    ++end;
+  }
+  return end;
+}
+
+// "--api-key=v" → "api-key"; "" for an argument that is not an option.
+std::string_view option_name(std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-') return {};
+  arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+  return arg.substr(0, arg.find('='));
+}
+
+}  // namespace
+
+bool name_looks_secret(std::string_view name) {
+  static constexpr std::string_view kMarks[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",
+                                                "CREDENTIAL", "AUTH",   "KEY"};
+  for (std::string_view mark : kMarks) {
+    if (contains_ignoring_case(name, mark)) return true;
+  }
+  return false;
+}
+
+std::string redact_url_credentials(std::string_view text) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t scheme = text.find("://"); scheme != std::string_view::npos;
+       scheme = text.find("://", scheme + 3)) {
+    const size_t start = scheme + 3;
+    const size_t end = authority_end(text, start);
+    const std::string_view authority = text.substr(start, end - start);
+    const size_t at = authority.rfind('@');
+    if (at == std::string_view::npos) continue;
+    const size_t colon = authority.substr(0, at).find(':');
+    if (colon == std::string_view::npos) continue;  // a user name alone
+    out.append(text.substr(copied, start + colon + 1 - copied));
+    out.append(kRedactedMark);
+    copied = start + at;
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  bool value_is_secret = false;  // the previous argument was a secret option without '='
+  for (const std::string& arg : argv) {
+    if (value_is_secret && option_name(arg).empty()) {
+      out.emplace_back(kRedactedMark);
+      value_is_secret = false;
+      continue;
+    }
+    const std::string_view name = option_name(arg);
+    value_is_secret = false;
+    if (!name.empty() && name_looks_secret(name)) {
+      const size_t eq = arg.find('=');
+      if (eq == std::string::npos) {
+        value_is_secret = true;
+        out.push_back(arg);
+      } else {
+        out.push_back(arg.substr(0, eq + 1) + std::string(kRedactedMark));
+      }
+      continue;
+    }
+    out.push_back(redact_url_credentials(arg));
+  }
+  return out;
+}
+
+}  // namespace vprof

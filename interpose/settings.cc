@@ -2,14 +2,32 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
 namespace vprof {
 namespace {
 
+// The value as the warning shows it: control characters as \xNN, so that the
+// warning stays one line whatever the variable holds.
+std::string shown(const char* value) {
+  std::string out;
+  for (const char* c = value; *c; ++c) {
+    const auto byte = static_cast<unsigned char>(*c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += *c;
+      continue;
+    }
+    char escaped[5];
+    std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+    out += escaped;
+  }
+  return out;
+}
+
 std::string describe(const char* name, const char* value, const char* expected) {
-  return std::string(name) + "='" + value + "' is invalid: expected " + expected;
+  return std::string(name) + "='" + shown(value) + "' is invalid: expected " + expected;
 }
 
 // Parses a whole string as an unsigned integer in [lo, hi].

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -152,14 +153,25 @@ int TraceWriter::open_file() {
   }
   mkdir_p(settings_.output_dir.c_str());
   int fd = -1;
+  // The host as a file name: a '/' in it would put the trace outside the folder.
+  std::string host = run_->host.empty() ? "unknown-host" : run_->host;
+  std::replace(host.begin(), host.end(), '/', '_');
   for (int n = 0; n < 1000 && fd < 0; ++n) {
+    int length;
     if (n == 0) {
-      std::snprintf(path_, sizeof path_, "%s/%s.%d.vtrace", settings_.output_dir.c_str(),
-                    run_->host.c_str(), static_cast<int>(run_->pid));
+      length = std::snprintf(path_, sizeof path_, "%s/%s.%d.vtrace", settings_.output_dir.c_str(),
+                             host.c_str(), static_cast<int>(run_->pid));
     } else {
       // The name is taken: an exec'd image keeps its pid.
-      std::snprintf(path_, sizeof path_, "%s/%s.%d.%d.vtrace", settings_.output_dir.c_str(),
-                    run_->host.c_str(), static_cast<int>(run_->pid), n);
+      length =
+          std::snprintf(path_, sizeof path_, "%s/%s.%d.%d.vtrace", settings_.output_dir.c_str(),
+                        host.c_str(), static_cast<int>(run_->pid), n);
+    }
+    if (length < 0 || static_cast<size_t>(length) >= sizeof path_) {
+      // A cut path names another file (a 4,094-byte folder name became "v").
+      path_[0] = '\0';
+      fail("VPROF_OUTPUT_DIR is too long: the trace file's path would exceed 4,095 bytes");
+      return -1;
     }
     // 0600: a trace holds the program's command line, environment and names,
     // which other users of a shared node have no business reading.

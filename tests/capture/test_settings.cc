@@ -87,6 +87,13 @@ TEST_CASE("a malformed setting is named with what was expected") {
   }
 }
 
+TEST_CASE("a control character in a bad value keeps the warning on one line") {
+  auto r = parse({{"VPROF_FLUSH_MS", "100\nVPROF: all good\x1b]0;x\x07"}});
+  CHECK(r.error ==
+        "VPROF_FLUSH_MS='100\\x0aVPROF: all good\\x1b]0;x\\x07' is invalid: "
+        "expected milliseconds, an integer from 10 to 600000");
+}
+
 TEST_CASE("the capture window must end after it starts") {
   auto r = parse({{"VPROF_START_AFTER_S", "10"}, {"VPROF_STOP_AFTER_S", "5"}});
   CHECK(r.error.find("VPROF_STOP_AFTER_S") == 0);

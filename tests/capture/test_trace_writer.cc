@@ -290,6 +290,43 @@ TEST_CASE("every packet type is written and reads back field by field") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, cut nowhere") {
+  drain_leftovers();
+  const std::string dir = temp_dir();
+  vprof::Settings settings;
+  settings.output_dir = dir;
+  vprof::RunInfo run = sample_run();
+  run.host = "../evil/host";
+  {
+    vprof::TraceWriter writer;
+    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.finish(vprof::EndReason::kExit));
+    CHECK(std::string(writer.path()) == dir + "/.._evil_host.4242.vtrace");
+    CHECK(fs::exists(dir + "/.._evil_host.4242.vtrace"));
+  }
+  drain_leftovers();
+  // A 4,090-byte folder (of 100-byte names): cut at the buffer, the trace's path would name a
+  // file "test" in it, the start of "testhost.4242.vtrace".
+  std::string deep = dir;
+  while (deep.size() + 101 < 4090) deep += "/" + std::string(100, 'd');
+  deep += "/" + std::string(4090 - deep.size() - 1, 'e');
+  REQUIRE(deep.size() == 4090);
+  settings.output_dir = deep;
+  vprof::TraceWriter writer;
+  REQUIRE(writer.init(settings, &run));
+  CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
+  CHECK(std::string(writer.error()).find("VPROF_OUTPUT_DIR is too long") != std::string::npos);
+  size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) {
+      ++files;
+      INFO(entry.path());
+    }
+  }
+  CHECK(files == 1);  // the first writer's trace, and no file of a cut name
+  fs::remove_all(dir);
+}
+
 TEST_CASE_METHOD(WriterInTempDir, "the trace file is readable by its owner alone") {
   const mode_t before = umask(0);  // so the mode is the one vprof asks for, not the umask's
   REQUIRE(writer.finish(vprof::EndReason::kExit));

@@ -20,6 +20,7 @@ constexpr uint32_t kPacketTag = (1 << 3) | 2;
 // 16 KiB each keeps that to 16 MiB, and reads stay few per packet.
 constexpr int kReadBlockBytes = 1 << 14;
 constexpr uint64_t kMaxVarint32Bytes = 5;
+constexpr uint64_t kMaxVarint64Bytes = 10;
 
 }  // namespace
 
@@ -96,9 +97,10 @@ TraceReader::Frame TraceReader::ReadFrame(PacketParser& parser) {
     std::snprintf(detail, sizeof detail, "expected a packet (tag 0x0a), found tag 0x%x", tag);
     return Stop(ReadProblem::kCorrupt, detail);
   }
-  uint32_t length = 0;
-  if (!in.ReadVarint32(&length)) {
-    if (left <= 1 + kMaxVarint32Bytes) {
+  // Read as 64 bits, so that a hostile length is reported as written, not cut.
+  uint64_t length = 0;
+  if (!in.ReadVarint64(&length)) {
+    if (left <= 1 + kMaxVarint64Bytes) {
       return Stop(ReadProblem::kTruncated, "incomplete packet length");
     }
     return Stop(ReadProblem::kCorrupt, "packet length is not a varint");
@@ -109,7 +111,7 @@ TraceReader::Frame TraceReader::ReadFrame(PacketParser& parser) {
                                              std::to_string(length) + " bytes, " +
                                              std::to_string(after_header) + " remain");
   }
-  if (length > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
+  if (length > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
     return Stop(ReadProblem::kCorrupt,
                 "packet length " + std::to_string(length) + " is over 2 GiB");
   }

@@ -72,6 +72,12 @@ bool TraceSource::Open() {
 bool TraceSource::ReadNextBatch() {
   if (!record_.opened) return false;
   while (ReadPacket()) {
+    // A writer ends its file with the Footer: what follows is another's bytes
+    // (two traces joined, an append), not this process's records.
+    if (footer_seen_) {
+      if (packets_after_footer_++ == 0) first_after_footer_offset_ = reader_.offset();
+      continue;
+    }
     if (gpu_packet_) {
       AbsorbGpuBatch(GpuRecords());
       continue;
@@ -203,6 +209,14 @@ void TraceSource::CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFun
 
 void TraceSource::RecordStop() {
   RecordReadProblem();
+  if (packets_after_footer_ > 0) {
+    if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
+    const std::string after = std::to_string(packets_after_footer_) + " packet" +
+                              (packets_after_footer_ == 1 ? "" : "s") +
+                              " after the Footer (the first at byte " +
+                              std::to_string(first_after_footer_offset_) + "): not used";
+    record_.problem = record_.problem.empty() ? after : record_.problem + "; " + after;
+  }
   record_.unreadable_packets = reader_.unreadable_packets();
   if (record_.unreadable_packets == 0) return;
   if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;

@@ -97,6 +97,8 @@ class TraceSource : private PacketParser {
   bool gpu_packet_ = false;
   IidTable<InternedName> interned_;
   bool footer_seen_ = false;
+  uint64_t packets_after_footer_ = 0;
+  uint64_t first_after_footer_offset_ = 0;
 
   static google::protobuf::ArenaOptions PacketArenaOptions(char* first_block);
 };

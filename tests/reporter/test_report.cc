@@ -260,6 +260,23 @@ TEST_CASE("a trace ending in the provisional Footer is whole, its end named unob
   CHECK(process.nccl_events == 1);
 }
 
+TEST_CASE("packets after the Footer are not used, and the file is not whole") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 9, 0);
+  trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, 1, 64, 10, 20)}, 0);
+  trace.AddFooter();
+  trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 2, 0, 1, 64, 30, 40)}, 0);
+  const uint64_t after = trace.packet_offsets().back();  // where that batch starts
+  trace.WriteTo(dir.File("node1.9.vtrace"));
+  const Report report = ReportOf(dir.path());
+  const ProcessReport& process = report.processes[0];
+  CHECK(process.state == InputState::kCorrupt);
+  CHECK_FALSE(report.all_inputs_whole());
+  CHECK(process.nccl_events == 1);
+  CHECK(process.problem ==
+        "1 packet after the Footer (the first at byte " + std::to_string(after) + "): not used");
+}
+
 TEST_CASE("clock samples are counted on one host too, without shifting times") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 5, 0);

@@ -123,6 +123,16 @@ TEST_CASE("a frame that runs past the end of the file is still a cut") {
   CHECK(reader->offset() == trace.packet_offsets()[1]);
 }
 
+TEST_CASE("a 64-bit frame length is reported as written") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  // Tag, then 2^64 - 1 as a 10-byte varint, then bytes enough not to look cut in the length.
+  trace.AddRawBytes(std::string("\x0a", 1) + std::string(9, '\xff') + "\x01" + "padding");
+  const auto reader = ReadHeaderThenStop(dir, trace);
+  CHECK(reader->problem() == ReadProblem::kTruncated);
+  CHECK(reader->problem_detail().find("declares 18446744073709551615 bytes") != std::string::npos);
+}
+
 TEST_CASE("bytes that are not a packet tag are corrupt") {
   ScratchDir dir;
   TraceFileBuilder trace("node1", 42, 0);

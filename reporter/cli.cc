@@ -10,6 +10,7 @@
 #include "reporter/candidates/audit_links.h"
 #include "reporter/diff/diff_command.h"
 #include "reporter/export_command.h"
+#include "reporter/protobuf_log.h"
 #include "reporter/report_output.h"
 #include "reporter/run_command.h"
 #include "reporter/run_contract.h"
@@ -206,6 +207,7 @@ bool AsksForHelp(const std::vector<std::string>& args) {
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ScopedProtobufLog protobuf_log(err);
   if (args.empty()) {
     err << kUsage;
     return kExitUsage;

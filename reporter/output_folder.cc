@@ -24,8 +24,10 @@ std::string ClaimOutputFolder(const std::string& directory, const std::string& r
   if (error || !fs::is_directory(directory)) {
     return "cannot create the folder " + directory + ": " + error.message();
   }
+  std::string unreadable;
   const std::optional<std::string> owner =
-      ReadManifestRunId((fs::path(directory) / kManifestName).string());
+      ReadManifestRunId((fs::path(directory) / kManifestName).string(), &unreadable);
+  if (!unreadable.empty()) return unreadable;
   if (owner && *owner != run_id && !force) {
     return directory + " holds the traces of " + DescribeRun(*owner) + " (its " + kManifestName +
            "): choose another --output, remove it, or pass --force";

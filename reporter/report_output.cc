@@ -10,6 +10,7 @@
 #include "reporter/json_report.h"
 #include "reporter/render/html_report.h"
 #include "reporter/render/markdown_report.h"
+#include "reporter/safe_file.h"
 #include "reporter/text_report.h"
 #include "reporter/valid_utf8.h"
 
@@ -73,21 +74,27 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
   }
   // Every format is written through here: the one place its text, names from
   // traces included, is made valid UTF-8.
-  const auto write = [&](std::ostream& to) {
+  const auto render = [&] {
     std::ostringstream text;
     WriteReport(report, output.format, text);
-    to << ValidUtf8(text.view());
+    return ValidUtf8(text.view());
   };
-  if (output.file) {
+  if (output.file && output.private_file) {
+    std::string error;
+    if (!WriteFilePrivately(*output.file, render(), &error)) {
+      err << "vprof: " << error << '\n';
+      return kExitFailure;
+    }
+  } else if (output.file) {
     std::ofstream file(*output.file, std::ios::out | std::ios::trunc);
-    if (file) write(file);
+    if (file) file << render();
     file.close();
     if (!file) {
       err << "vprof: cannot write " << *output.file << ": " << std::strerror(errno) << '\n';
       return kExitFailure;
     }
   } else {
-    write(out);
+    out << render();
     if (!out.flush()) {
       err << "vprof: cannot write the report to standard output\n";
       return kExitFailure;
@@ -105,7 +112,7 @@ void SayStrictFailure(const Report& report, std::ostream& err) {
 int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
                          std::ostream& out, std::ostream& err) {
   const ReportOutput output{json ? ReportFormat::kJson : ReportFormat::kText,
-                            ReportFileIn(folder, json)};
+                            ReportFileIn(folder, json), true};
   const int status = EmitReport(report, output, out, err);
   if (status != kExitFailure) err << "vprof: report written to " << *output.file << '\n';
   return status;

@@ -16,6 +16,10 @@ enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
 struct ReportOutput {
   ReportFormat format = ReportFormat::kText;
   std::optional<std::string> file;  // standard output when none
+  // A file in a run's folder, which others may write into: created private
+  // and never through a link (reporter/safe_file.h). A file the user names is
+  // written as named, through a link too (/dev/stdout, say).
+  bool private_file = false;
 };
 
 enum class OptionUse { kNotMine, kTaken, kBad };
@@ -35,8 +39,8 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
 // The line saying a strict run failed (report.strict_failed()), on `err`.
 void SayStrictFailure(const Report& report, std::ostream& err);
 
-// A launcher's --report: EmitReport into ReportFileIn(folder, json), and a
-// line on `err` saying where it went.
+// A launcher's --report: EmitReport into ReportFileIn(folder, json), a
+// private file, and a line on `err` saying where it went.
 int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
                          std::ostream& out, std::ostream& err);
 

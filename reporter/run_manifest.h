@@ -51,11 +51,14 @@ struct Manifest {
 };
 
 // Written aside and renamed into place, so that a reader never sees half of
-// one. False with `error` set when it cannot be written.
+// one, private (0600) and never through a link (reporter/safe_file.h). False
+// with `error` set when it cannot be written.
 bool WriteManifest(const std::string& path, const Manifest& manifest, std::string* error);
 
-// The run_id of the manifest at `path`; none when there is no readable one.
-std::optional<std::string> ReadManifestRunId(const std::string& path);
+// The run_id of the manifest at `path`; none when there is none, and then
+// `error` says why when something other than a regular file is there or it
+// cannot be read ("" when absent or holding no run_id).
+std::optional<std::string> ReadManifestRunId(const std::string& path, std::string* error);
 
 // "2026-11-30T05:40:01.123Z".
 std::string IsoUtc(std::chrono::system_clock::time_point time);

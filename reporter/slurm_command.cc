@@ -40,7 +40,11 @@ int ProfileTask(const LaunchOptions& options, std::ostream& err) {
   if (!launch) return kExitFailure;
   const fs::path folder = launch->manifest.output_directory;
   const fs::path manifest_path = folder / kManifestName;
-  if (*job->proc_id == 0 && ReadManifestRunId(manifest_path.string()) != launch->manifest.run_id) {
+  // PrepareLaunch refused a manifest it cannot read; one that became so since
+  // is refused by SaveManifest.
+  std::string unreadable;
+  if (*job->proc_id == 0 &&
+      ReadManifestRunId(manifest_path.string(), &unreadable) != launch->manifest.run_id) {
     Manifest job_manifest = launch->manifest;
     job_manifest.hosts.clear();  // each task's is in its record; the job's are slurm.node_list
     job_manifest.slurm = *job;

@@ -30,7 +30,9 @@ TEST_CASE("a new folder is made, with its parents") {
 TEST_CASE("a folder of another Slurm job is refused, naming it and the job") {
   ScratchDir dir;
   WriteOwner(dir.path(), "slurm-41");
-  CHECK(ReadManifestRunId(dir.File(kManifestName)) == "slurm-41");
+  std::string error;
+  CHECK(ReadManifestRunId(dir.File(kManifestName), &error) == "slurm-41");
+  CHECK(error.empty());
   const std::string refused = ClaimOutputFolder(dir.path(), "slurm-42", false);
   CHECK(refused.find(dir.path()) != std::string::npos);
   CHECK(refused.find("Slurm job 41") != std::string::npos);

@@ -1,0 +1,30 @@
+// Files vprof's launchers create and read in a run's folder, which others may
+// be able to write into: created private (0600) and never through a link
+// planted there, read only when they are regular files of a bounded size, so
+// that a symbolic link, FIFO or device there cannot be overwritten, hang
+// vprof or exhaust its memory.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vprof::reporter {
+
+// Writes `contents` to a new private file beside `path` and renames it into
+// place, so a reader never sees half of it and a link at `path` is not
+// followed. Refuses, with `error` naming the file, when something other than
+// a regular file is at `path`.
+bool WriteFilePrivately(const std::string& path, std::string_view contents, std::string* error);
+
+struct RegularFileRead {
+  std::optional<std::string> contents;  // none when absent or refused
+  std::string error;                    // set when refused; "" when absent
+};
+
+// The contents of the regular file at `path`, not through a link, never
+// waiting on a FIFO or device; refused when larger than `max_bytes`.
+RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes);
+
+}  // namespace vprof::reporter

@@ -73,7 +73,21 @@ std::string expected_names() {
   return names + std::string(kSelectedApi);
 }
 
+bool records_api_calls(CUpti_ActivityKind kind) {
+  return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER;
+}
+
 }  // namespace
+
+void record_every_api(CapturePlan* plan) {
+  for (const KnownKind& k : kKinds) {
+    if (!records_api_calls(k.kind.kind)) continue;
+    bool present = false;
+    for (const ActivityKind& had : plan->kinds) present = present || had.kind == k.kind.kind;
+    if (!present) plan->kinds.push_back(k.kind);
+  }
+  plan->api_records = ApiRecords::kAll;
+}
 
 CapturePlan plan_capture(std::string_view setting, std::string* error) {
   const std::string_view whole = trimmed(setting);
@@ -103,9 +117,7 @@ CapturePlan plan_capture(std::string_view setting, std::string* error) {
     for (std::string_view name : names) {
       if (!same_name(name, k.kind.name)) continue;
       plan.kinds.push_back(k.kind);
-      if (k.kind.kind == CUPTI_ACTIVITY_KIND_RUNTIME || k.kind.kind == CUPTI_ACTIVITY_KIND_DRIVER) {
-        plan.api_records = ApiRecords::kAll;
-      }
+      if (records_api_calls(k.kind.kind)) plan.api_records = ApiRecords::kAll;
       break;
     }
   }

@@ -36,4 +36,8 @@ struct CapturePlan {
 // VPROF_CUPTI_KINDS and what was expected.
 CapturePlan plan_capture(std::string_view setting, std::string* error);
 
+// Adds the RUNTIME and DRIVER kinds (every API call recorded) to a plan that
+// lacks them, for a libcupti that cannot record selected APIs.
+void record_every_api(CapturePlan* plan);
+
 }  // namespace vprof

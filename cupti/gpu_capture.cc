@@ -92,6 +92,7 @@ int32_t api_records_value(ApiRecords records) {
 struct HwTraceResult {
   int32_t state = 0;
   std::string detail;
+  bool too_early = false;  // CUPTI answered NOT_INITIALIZED: worth asking again
 };
 
 // Set when CUPTI answered that the driver is not initialised yet; the writer
@@ -108,16 +109,14 @@ HwTraceResult enable_hw_trace() {
     return {sf::HwTrace::HW_TRACE_UNAVAILABLE, "this libcupti has no cuptiActivityEnableHWTrace"};
   }
   const CUptiResult r = g_cupti->cuptiActivityEnableHWTrace(1);
-  g_hw_trace_retry.store(r == CUPTI_ERROR_NOT_INITIALIZED, std::memory_order_relaxed);
   if (r == CUPTI_SUCCESS) return {sf::HwTrace::HW_TRACE_ON, ""};
-  return {sf::HwTrace::HW_TRACE_NOT_SUPPORTED, result_string(r)};
+  return {sf::HwTrace::HW_TRACE_NOT_SUPPORTED, result_string(r), r == CUPTI_ERROR_NOT_INITIALIZED};
 }
 
 // Writer thread: the second and last request for hardware timestamps.
 void retry_hw_trace() {
   if (!g_hw_trace_retry.exchange(false, std::memory_order_relaxed)) return;
-  HwTraceResult hw = enable_hw_trace();
-  g_hw_trace_retry.store(false, std::memory_order_relaxed);
+  const HwTraceResult hw = enable_hw_trace();
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->hw_trace = hw.state;
   g_status->hw_trace_detail = hw.detail;
@@ -171,12 +170,11 @@ void start(const std::string& kind_list) {
       if (!selection.error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection.error);
     } else {
       // A libcupti that cannot select APIs: every call, as before the light plan.
-      plan.kinds.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"});
-      plan.kinds.push_back({CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"});
-      plan.api_records = ApiRecords::kAll;
+      record_every_api(&plan);
     }
   }
   const HwTraceResult hw = r == CUPTI_SUCCESS ? enable_hw_trace() : HwTraceResult{};
+  g_hw_trace_retry.store(hw.too_early, std::memory_order_relaxed);
   std::vector<std::string> enabled;
   for (const ActivityKind& k : plan.kinds) {
     if (r != CUPTI_SUCCESS) break;

@@ -75,3 +75,17 @@ TEST_CASE("an unknown or empty name keeps the light plan and names the variable 
     CHECK(error.find("using the light default") != std::string::npos);
   }
 }
+
+TEST_CASE("a libcupti that cannot select APIs gets the RUNTIME and DRIVER kinds, once") {
+  std::string error;
+  vprof::CapturePlan plan = vprof::plan_capture("", &error);
+  vprof::record_every_api(&plan);
+  std::vector<std::string> expected = kLightKinds;
+  expected.insert(expected.end(), {"RUNTIME", "DRIVER"});
+  CHECK(kind_names(plan) == expected);
+  CHECK(plan.api_records == vprof::ApiRecords::kAll);
+
+  plan = vprof::plan_capture("CONCURRENT_KERNEL,DRIVER,SELECTED_API", &error);
+  vprof::record_every_api(&plan);
+  CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER", "RUNTIME"});
+}

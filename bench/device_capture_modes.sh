@@ -6,18 +6,27 @@
 # graph_step: bench/workloads/*.py). Summarise with bench/capture_modes_summary.py.
 # Modes: bare; light (the default); kernels (CONCURRENT_KERNEL records only); all
 # (VPROF_CUPTI_KINDS=all, every kind and every API record); nogpu (VPROF_GPU=0: NCCL and NVTX
-# capture only); torchprof (torch.profiler, CPU + CUDA activities).
+# capture only); torchprof (torch.profiler, CPU + CUDA activities). The levers of the light
+# default, each a VPROF_CUPTI_KINDS list: gpuwork (kernels, copies, memsets, NCCL links, CUPTI
+# overhead, devices: no API, sync or event records), gpuwork_api (gpuwork and the selected API
+# records), gpuwork_sync (gpuwork and SYNCHRONIZATION, CUDA_EVENT); between (VPROF_DEEP=trigger
+# with no trigger: always-on capture between deep windows). MODES="..." picks and orders them.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 rounds="$2"
 shift 2
+gpuwork=CONCURRENT_KERNEL,MEMCPY,MEMCPY2,MEMSET,EXTERNAL_CORRELATION,OVERHEAD,DEVICE
 for round in $(seq 1 "$rounds"); do
   for workload in "$@"; do
-    for mode in bare light kernels all nogpu torchprof; do
+    for mode in ${MODES:-bare light kernels all nogpu torchprof}; do
       pre="$lib" flag="" env=()
       case $mode in
         bare) pre="" ;;
         kernels) env=(VPROF_CUPTI_KINDS=CONCURRENT_KERNEL) ;;
+        gpuwork) env=(VPROF_CUPTI_KINDS=$gpuwork) ;;
+        gpuwork_api) env=(VPROF_CUPTI_KINDS=$gpuwork,SELECTED_API) ;;
+        gpuwork_sync) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT) ;;
+        between) env=(VPROF_DEEP=trigger) ;;
         all) env=(VPROF_CUPTI_KINDS=all) ;;
         nogpu) env=(VPROF_GPU=0) ;;
         torchprof) pre="" flag="--torch-profiler" ;;

@@ -19,18 +19,18 @@ constexpr ApiRule kSelectedApis[] = {
 using EnableApiFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);
 
 uint32_t enable_domain(const CuptiLibrary& cupti, CUpti_CallbackDomain domain, uint32_t size,
-                       EnableApiFn enable, std::string* error) {
+                       EnableApiFn enable, bool on, std::string* error) {
   uint32_t enabled = 0;
   for (uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (cupti.cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) continue;
     if (!is_selected_api(name)) continue;
-    const CUptiResult r = enable(cbid, 1);
+    const CUptiResult r = enable(cbid, on ? 1 : 0);
     if (r == CUPTI_SUCCESS) {
       ++enabled;
     } else if (error->empty()) {
-      *error = std::string("enabling the record of ") + name + ": CUPTI error " +
-               std::to_string(static_cast<int>(r));
+      *error = std::string(on ? "enabling" : "disabling") + " the record of " + name +
+               ": CUPTI error " + std::to_string(static_cast<int>(r));
     }
   }
   return enabled;
@@ -47,13 +47,13 @@ bool is_selected_api(std::string_view callback_name) {
   return false;
 }
 
-ApiSelection enable_selected_apis(const CuptiLibrary& cupti) {
+ApiSelection enable_selected_apis(const CuptiLibrary& cupti, bool on) {
   ApiSelection selection;
   selection.runtime =
       enable_domain(cupti, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                    cupti.cuptiActivityEnableRuntimeApi, &selection.error);
+                    cupti.cuptiActivityEnableRuntimeApi, on, &selection.error);
   selection.driver = enable_domain(cupti, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-                                   cupti.cuptiActivityEnableDriverApi, &selection.error);
+                                   cupti.cuptiActivityEnableDriverApi, on, &selection.error);
   return selection;
 }
 

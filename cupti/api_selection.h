@@ -26,11 +26,11 @@ struct ApiSelection {
   std::string error;     // the first refusal, when CUPTI refused one
 };
 
-// Enables the record of every selected API in both domains, walking the
-// callback ids of the cupti.h vprof was built with (an API newer than that
-// header is not recorded). Needs cuptiActivityEnableRuntimeApi and
+// Enables (on) or disables the record of every selected API in both domains,
+// walking the callback ids of the cupti.h vprof was built with (an API newer
+// than that header is not recorded). Needs cuptiActivityEnableRuntimeApi and
 // cuptiActivityEnableDriverApi; RUNTIME and DRIVER must stay disabled, since
 // enabling either kind afterwards records every call of its domain.
-ApiSelection enable_selected_apis(const CuptiLibrary& cupti);
+ApiSelection enable_selected_apis(const CuptiLibrary& cupti, bool on);
 
 }  // namespace vprof

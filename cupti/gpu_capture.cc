@@ -12,6 +12,7 @@
 #include "capture_plan.h"
 #include "clock.h"
 #include "cupti_library.h"
+#include "deep_schedule.h"
 #include "load_order.h"
 #include "log.h"
 #include "trace_writer.h"
@@ -45,6 +46,13 @@ uint64_t g_status_written = 0;  // writer thread only
 
 LoadFirst<CuptiLibrary> g_cupti VPROF_LOAD_FIRST;
 std::atomic<uint64_t> g_next_call_id{0};
+
+// What deep windows enable and disable (record_gpu_activity): the capture
+// plan, set once by start(). Under VPROF_DEEP=always the plan is enabled at
+// start and stays on.
+LoadFirst<CapturePlan> g_plan VPROF_LOAD_FIRST;
+bool g_windowed = false;                 // set by start(), then read only
+std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 
 void set_state(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -123,11 +131,30 @@ void retry_hw_trace() {
   ++g_status->generation;
 }
 
+// Enables (on) or disables every kind of the capture plan and its selected
+// API records. Under a deep schedule DEVICE is left as it is (see start()).
+// Returns CUPTI's first refusal of a kind; a refused API record only warns.
+CUptiResult set_plan_enabled(bool on, ApiSelection* selection) {
+  const CapturePlan& plan = *g_plan;
+  if (plan.api_records == ApiRecords::kSelected) {
+    *selection = enable_selected_apis(*g_cupti, on);
+    if (!selection->error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection->error);
+  }
+  for (const ActivityKind& k : plan.kinds) {
+    if (g_windowed && k.kind == CUPTI_ACTIVITY_KIND_DEVICE) continue;
+    const CUptiResult r =
+        on ? g_cupti->cuptiActivityEnable(k.kind) : g_cupti->cuptiActivityDisable(k.kind);
+    if (r != CUPTI_SUCCESS) return r;
+  }
+  g_activity_on.store(on, std::memory_order_release);
+  return CUPTI_SUCCESS;
+}
+
 // A subscription only claims CUPTI, so that a second tool is told, and vprof
 // learns when it is the second; the callback is never enabled.
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-void start(const std::string& kind_list) {
+void start(const std::string& kind_list, const DeepSchedule& deep) {
   std::string bad;
   CapturePlan plan = plan_capture(kind_list, &bad);
   if (!bad.empty()) VPROF_WARN_ONCE("{}", bad);
@@ -163,24 +190,23 @@ void start(const std::string& kind_list) {
   if (r == CUPTI_SUCCESS) {
     r = g_cupti->cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
   }
-  ApiSelection selection;
-  if (r == CUPTI_SUCCESS && plan.api_records == ApiRecords::kSelected) {
-    if (g_cupti->cuptiActivityEnableRuntimeApi && g_cupti->cuptiActivityEnableDriverApi) {
-      selection = enable_selected_apis(*g_cupti);
-      if (!selection.error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection.error);
-    } else {
-      // A libcupti that cannot select APIs: every call, as before the light plan.
-      record_every_api(&plan);
-    }
+  if (plan.api_records == ApiRecords::kSelected &&
+      (!g_cupti->cuptiActivityEnableRuntimeApi || !g_cupti->cuptiActivityEnableDriverApi)) {
+    // A libcupti that cannot select APIs: every call, as before the light plan.
+    record_every_api(&plan);
   }
   const HwTraceResult hw = r == CUPTI_SUCCESS ? enable_hw_trace() : HwTraceResult{};
   g_hw_trace_retry.store(hw.too_early, std::memory_order_relaxed);
+  *g_plan = plan;
+  g_windowed = deep.mode != DeepSchedule::Mode::kAlways;
+  // DEVICE stays on in every window and outside: CUPTI writes its records
+  // when the kind is enabled, once per GPU, at no cost after that.
+  if (r == CUPTI_SUCCESS && g_windowed)
+    r = g_cupti->cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+  ApiSelection selection;
+  if (r == CUPTI_SUCCESS && !g_windowed) r = set_plan_enabled(true, &selection);
   std::vector<std::string> enabled;
-  for (const ActivityKind& k : plan.kinds) {
-    if (r != CUPTI_SUCCESS) break;
-    r = g_cupti->cuptiActivityEnable(k.kind);
-    if (r == CUPTI_SUCCESS) enabled.emplace_back(k.name);
-  }
+  for (const ActivityKind& k : plan.kinds) enabled.emplace_back(k.name);
   if (r != CUPTI_SUCCESS) {
     set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
               "enabling CUPTI activity: " + result_string(r));
@@ -267,9 +293,37 @@ bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
 
 }  // namespace
 
-void start_gpu_capture(const std::string& kinds) {
+void start_gpu_capture(const std::string& kinds, const DeepSchedule& deep) {
   static std::once_flag once;
-  std::call_once(once, [&kinds] { start(kinds); });
+  std::call_once(once, [&] { start(kinds, deep); });
+}
+
+bool record_gpu_activity(bool on) {
+  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
+  if (g_activity_on.load(std::memory_order_acquire) == on) return true;
+  ApiSelection selection;
+  const CUptiResult r = set_plan_enabled(on, &selection);
+  if (r != CUPTI_SUCCESS) {
+    g_gpu_capture_active.store(false, std::memory_order_release);
+    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
+              std::string(on ? "opening" : "closing") + " a deep window: " + result_string(r));
+    VPROF_WARN_ONCE("GPU capture off: {} a deep window: {}", on ? "opening" : "closing",
+                    result_string(r));
+    return false;
+  }
+  if (on) {
+    std::lock_guard<std::mutex> lock(*g_status_lock);
+    if (g_status->selected_runtime_apis != selection.runtime ||
+        g_status->selected_driver_apis != selection.driver) {
+      g_status->selected_runtime_apis = selection.runtime;
+      g_status->selected_driver_apis = selection.driver;
+      ++g_status->generation;
+    }
+  } else {
+    // Records of the window's last work are in CUPTI's buffers until flushed.
+    g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  return true;
 }
 
 void note_cuda_injection(const char* found_value) {

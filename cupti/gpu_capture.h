@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 
+#include "deep_schedule.h"
+
 namespace vprof {
 
 class TraceWriter;
@@ -24,8 +26,16 @@ class TraceWriter;
 extern std::atomic<bool> g_gpu_capture_active;
 
 // Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
-// kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it).
-void start_gpu_capture(const std::string& kinds);
+// kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it). Under a `deep`
+// schedule other than always, the plan's kinds wait for a deep window
+// (record_gpu_activity); only DEVICE is enabled at start.
+void start_gpu_capture(const std::string& kinds, const DeepSchedule& deep);
+// Writer thread, flush lock not held (disabling flushes CUPTI's buffers, and
+// their completion callback queues them for the writer): enables (on) or
+// disables the capture plan's kinds and API records. False while GPU capture
+// is not active (CUDA not initialised yet, or off); a CUPTI refusal turns GPU
+// capture off, recorded in its status.
+bool record_gpu_activity(bool on);
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool gpu_capture_wanted();
 // In a forked child: CUPTI is the parent's (a flush there can hang), and the

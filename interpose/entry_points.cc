@@ -11,7 +11,7 @@
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   vprof::ensure_initialized();
   if (vprof::runtime_tracking() && vprof::gpu_capture_wanted())
-    vprof::start_gpu_capture(vprof::cupti_kinds_setting());
+    vprof::start_gpu_capture(vprof::cupti_kinds_setting(), vprof::deep_schedule_setting());
   return 1;
 }
 

@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "comm_registry.h"
+#include "deep_windows.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
 #include "log.h"
@@ -109,6 +110,7 @@ void* writer_main(void*) {
     }
     bool flush_now = now >= next_flush;
     // Outside the flush lock: CUPTI may call back into the buffer queue.
+    if (state == RunState::kRecording) update_deep_windows(now, realtime_ns());
     if (flush_now) request_gpu_flush(false);
     if (!lock_flush(tick_ns)) continue;
     bool ok = true;
@@ -156,6 +158,7 @@ void on_fork_child() {
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_flushing.store(false);
   reset_gpu_capture_in_child();
+  reset_deep_windows_in_child();
   reset_nccl_plugin_in_child();
   if (NvtxOpenRanges* open = nvtx_open_ranges()) open->reset_in_child();
   rewrite_injection_status_in_child();
@@ -222,6 +225,9 @@ void initialise() {
   const size_t ring_bytes = size_t{g_settings->buffer_kib} * 1024;
   thread_buffers().configure(ring_bytes / sizeof(NcclRecord), ring_bytes / sizeof(NvtxRecord));
   g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
+  // Before the writer thread, which alone uses it after this.
+  configure_deep_windows(g_settings->deep, g_settings->output_dir,
+                         uint64_t{g_settings->flush_interval_ms} * 1000000ull);
   if (!start_writer()) {
     disable("cannot start the writer thread");
     return;
@@ -251,6 +257,8 @@ void ensure_initialized() {
 }
 
 std::string cupti_kinds_setting() { return g_settings ? g_settings->cupti_kinds : ""; }
+
+DeepSchedule deep_schedule_setting() { return g_settings ? g_settings->deep : DeepSchedule{}; }
 
 void submit(const NcclRecord& r) {
   ThreadBuffer* b = thread_buffers().current();

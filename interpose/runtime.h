@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "deep_schedule.h"
 #include "nccl_record.h"
 
 namespace vprof {
@@ -36,6 +37,8 @@ inline bool runtime_recording() {
 
 // VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
 std::string cupti_kinds_setting();
+// VPROF_DEEP as read at initialisation (always when unset or disabled).
+DeepSchedule deep_schedule_setting();
 
 // Hot path: hands a finished record to this thread's buffer; never blocks.
 void submit(const NcclRecord& r);

@@ -88,6 +88,10 @@ SettingsResult parse_settings(EnvLookup lookup) {
     return r;
   }
   if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
+  if (const char* v = lookup("VPROF_DEEP"); v && !parse_deep_schedule(v, &s.deep)) {
+    r.error = describe("VPROF_DEEP", v, kDeepScheduleExpected);
+    return r;
+  }
   static constexpr struct {
     const char* name;
     bool Settings::*field;

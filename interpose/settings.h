@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "deep_schedule.h"
+
 namespace vprof {
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
@@ -20,6 +22,8 @@ struct Settings {
   // VPROF_CUPTI_KINDS: "light" (empty: the same), "all", or a list of kinds;
   // read by cupti/capture_plan.h when GPU capture starts.
   std::string cupti_kinds;
+  // VPROF_DEEP: when GPU activity is recorded (deep_schedule.h).
+  DeepSchedule deep;
   // NCCL's profiler plugin interface (nccl_plugin.h).
   bool nccl_plugin = true;  // VPROF_NCCL_PLUGIN: claim NCCL_PROFILER_PLUGIN, enable events
   bool nccl_kernel_ch =

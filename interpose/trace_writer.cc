@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "comm_registry.h"
+#include "deep_windows.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
 #include "nccl_functions.h"
@@ -276,6 +277,7 @@ void TraceWriter::put_header() {
     enc_.add_varint(k::kBufferKib, settings_.buffer_kib);
     enc_.add_double(k::kStartAfterS, settings_.start_after_s);
     enc_.add_double(k::kStopAfterS, settings_.stop_after_s);
+    enc_.add_string(k::kDeepCapture, deep_schedule_text(settings_.deep));
     enc_.end_nested(m);
   }
   if (r.forked_child) enc_.add_bool(h::kForkedChild, true);
@@ -405,6 +407,9 @@ void TraceWriter::drain_nccl(ThreadBuffer& b) {
 bool TraceWriter::drain_sources() {
   if (!begun_ || finished_) return true;
   error_[0] = '\0';
+  // Before the NVTX ranges: a window that closed before a range ended is
+  // read before that range (the step analysis asks which steps a window held).
+  if (!drain_deep_windows(*this)) return false;
   put_new_communicators();
   if (!put_injection_status(*this)) return false;
   thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b); });

@@ -17,6 +17,7 @@
 #include "reporter/slurm_command.h"
 #include "reporter/summary_commands.h"
 #include "reporter/trace_directory.h"
+#include "reporter/trigger_command.h"
 
 namespace vprof::reporter {
 namespace {
@@ -37,6 +38,9 @@ constexpr std::string_view kUsage =
     "  diff A B       compare two runs (trace directories or JSON reports)\n"
     "  export --format chrome|hta [-o OUT] DIR\n"
     "                 the traces as timelines (Perfetto, chrome://tracing, HTA)\n"
+    "  trigger DIR [--seconds S] [--in S]\n"
+    "                 record GPU activity for S seconds in every process of the run\n"
+    "                 writing into DIR (those under VPROF_DEEP=trigger or ON/PERIOD)\n"
     "  help [COMMAND] show this help, or a command's\n"
     "\n"
     "exit status: see each command's help ('vprof help run')\n";
@@ -197,6 +201,7 @@ std::optional<std::string> CommandUsage(std::string_view command) {
   if (command == "diff") return DiffUsage();
   if (command == "run") return RunUsage();
   if (command == "slurm") return SlurmUsage();
+  if (command == "trigger") return TriggerUsage();
   return std::nullopt;
 }
 
@@ -230,6 +235,13 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (command == "report") return RunReport(rest, out, err);
   if (command == "export") return RunExportCommand(rest, out, err);
   if (command == "diff") return RunDiffCommand(rest, out, err);
+  if (command == "trigger") {
+    if (AsksForHelp(rest)) {
+      out << TriggerUsage();
+      return kExitOk;
+    }
+    return RunTriggerCommand(rest, out, err);
+  }
   // The launchers read their options only up to the command they run.
   if ((command == "run" || command == "slurm") && AsksForHelp(rest)) {
     out << *CommandUsage(command);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "interpose/deep_schedule.h"
 #include "reporter/arg_cursor.h"
 
 namespace vprof::reporter {
@@ -35,6 +36,11 @@ bool IsSeconds(const std::string& value) {
   return errno == 0 && *end == '\0' && std::isfinite(seconds) && seconds >= 0;
 }
 
+bool IsDeepSchedule(const std::string& value) {
+  DeepSchedule schedule;
+  return parse_deep_schedule(value, &schedule);
+}
+
 bool IsLogLevel(const std::string& value) {
   for (const std::string_view level : {"trace", "debug", "info", "warn", "error", "off"}) {
     if (value == level) return true;
@@ -50,6 +56,7 @@ constexpr SettingOption kSettingOptions[] = {
     {"--start-after", "VPROF_START_AFTER_S", "seconds, a number >= 0", IsSeconds},
     {"--stop-after", "VPROF_STOP_AFTER_S", "seconds, a number >= 0 (0: never)", IsSeconds},
     {"--log-level", "VPROF_LOG_LEVEL", "one of trace, debug, info, warn, error, off", IsLogLevel},
+    {"--deep", "VPROF_DEEP", kDeepScheduleExpected, IsDeepSchedule},
 };
 
 const SettingOption* FindSettingOption(std::string_view name) {
@@ -68,6 +75,9 @@ const std::string_view kLaunchOptionsHelp =
     "  --start-after S     start recording S seconds into each process (VPROF_START_AFTER_S)\n"
     "  --stop-after S      stop recording S seconds into each process (VPROF_STOP_AFTER_S)\n"
     "  --log-level L       trace, debug, info, warn, error or off (VPROF_LOG_LEVEL)\n"
+    "  --deep SCHEDULE     when GPU activity is recorded: always (default), trigger\n"
+    "                      (only in windows 'vprof trigger' opens), or ON/PERIOD\n"
+    "                      seconds, e.g. 5/60 (VPROF_DEEP)\n"
     "  --library PATH      the libvprof.so to use (default: $VPROF_LIBRARY, else the one\n"
     "                      beside this vprof: ../interpose/ in a build, ../lib/ installed)\n"
     "  --report            after the command, write the report into the folder\n"

@@ -116,6 +116,18 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   steps.set_late_records(rank.late_records);
   steps.set_unlaunched_records(rank.unlaunched_records);
   steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
+  if (rank.deep_capture) {
+    vprof::summary::DeepCapture& deep = *steps.mutable_deep_capture();
+    deep.set_schedule(rank.deep_capture->schedule);
+    deep.set_windows(rank.deep_capture->windows);
+    deep.set_shallow_steps(rank.deep_capture->shallow_steps);
+    if (rank.deep_capture->deep_median_ns) {
+      deep.set_deep_median_ns(*rank.deep_capture->deep_median_ns);
+    }
+    if (rank.deep_capture->shallow_median_ns) {
+      deep.set_shallow_median_ns(*rank.deep_capture->shallow_median_ns);
+    }
+  }
   for (const RankStepReport& step : rank.steps) {
     vprof::summary::RankStep& out = *steps.add_steps();
     out.set_step(step.step);
@@ -179,6 +191,15 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   rank.late_records = steps.late_records();
   rank.unlaunched_records = steps.unlaunched_records();
   rank.steps_missing_phase_ranges = steps.steps_missing_phase_ranges();
+  if (steps.has_deep_capture()) {
+    const vprof::summary::DeepCapture& deep = steps.deep_capture();
+    DeepCaptureReport& out = rank.deep_capture.emplace();
+    out.schedule = deep.schedule();
+    out.windows = deep.windows();
+    out.shallow_steps = deep.shallow_steps();
+    if (deep.has_deep_median_ns()) out.deep_median_ns = deep.deep_median_ns();
+    if (deep.has_shallow_median_ns()) out.shallow_median_ns = deep.shallow_median_ns();
+  }
   for (const vprof::summary::RankStep& step : steps.steps()) {
     RankStepReport& out = rank.steps.emplace_back();
     out.step = step.step();

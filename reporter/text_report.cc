@@ -14,6 +14,7 @@
 #include "reporter/phases_across_ranks.h"
 #include "reporter/rank_list.h"
 #include "reporter/ranks_shown.h"
+#include "reporter/steps/deep_capture.h"
 #include "reporter/steps/step_text_report.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -38,6 +39,12 @@ std::string EndText(const ProcessReport& process) {
 void WriteHeader(const Report& report, std::ostream& out) {
   out << "vprof report: " << report.directory << '\n';
   WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
+  // vprof's own cost where deep windows measured it, before any figure it inflates.
+  if (report.steps) {
+    if (const std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
+      WriteWrapped(out, deep, "Deep capture: ", "              ");
+    }
+  }
   WriteWrapped(out, ClockDescription(report.time_source), "Clock: ", "       ");
   if (const auto check = ClockCheckDescription(report.time_source)) {
     WriteWrapped(out, *check, "Clock check: ", "             ");

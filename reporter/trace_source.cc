@@ -168,6 +168,9 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       nvtx_phases_.AddBatch(packet.nvtx_batch());
       steps_.AddNvtxBatch(packet.nvtx_batch());
       break;
+    case vprof::trace::TracePacket::kDeepWindow:
+      steps_.AddDeepWindow(packet.deep_window());
+      break;
     default:  // threads are not reported yet
       break;
   }

@@ -2,7 +2,8 @@
 config with random weights (6 layers, hidden 1024), bf16 autocast, fused AdamW, batch 4 x 512
 tokens. Prints the median step time over --steps timed steps (after 5 warm-up steps), each step
 synchronised and timed with host clocks. --torch-profiler wraps the timed steps in
-torch.profiler (CPU + CUDA activities)."""
+torch.profiler (CPU + CUDA activities). --nvtx marks each timed step with an NVTX range
+"train_step" (what vprof's step analysis and its deep-capture cost estimate read)."""
 import argparse
 import statistics
 import time
@@ -19,6 +20,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--torch-profiler", action="store_true")
+    ap.add_argument("--nvtx", action="store_true")
     args = ap.parse_args()
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=6,
@@ -40,8 +42,12 @@ def main():
         for _ in range(args.steps):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
+            if args.nvtx:
+                torch.cuda.nvtx.range_push("train_step")
             step()
             torch.cuda.synchronize()
+            if args.nvtx:
+                torch.cuda.nvtx.range_pop()
             times.append((time.perf_counter() - t0) * 1e3)
         return statistics.median(times)
 

@@ -11,6 +11,7 @@
 #include "reporter/render/folded_tables.h"
 #include "reporter/render/timeline_step.h"
 #include "reporter/short_kernel_name.h"
+#include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/text_layout.h"
 #include "reporter/units.h"
@@ -94,6 +95,13 @@ std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& repor
       {"Times", std::string(kTimesMeasured)},
       {"Clock", ClockDescription(report.time_source)},
   };
+  // vprof's own cost, where deep windows measured it: beside the window it
+  // inflates, on the first screen of every format.
+  if (report.steps) {
+    if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
+      facts.emplace(facts.begin() + 2, "Deep capture", std::move(deep));
+    }
+  }
   if (auto check = ClockCheckDescription(report.time_source)) {
     facts.emplace_back("Clock check", std::move(*check));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 
 namespace vprof::reporter {
@@ -86,6 +87,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
     if (detail->longest_idle_gap) rank.longest_idle_gap = SpanOf(*detail->longest_idle_gap, offset);
   }
   rank.bucket_plan_stable = BucketPlanStable(rank.steps);
+  rank.deep_capture = DeepCaptureOf(source.record->steps, ledger);
   return rank;
 }
 

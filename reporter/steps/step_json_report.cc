@@ -60,6 +60,19 @@ void WriteSpan(JsonWriter& json, std::string_view key, const std::optional<SpanR
   json.EndObject();
 }
 
+// null when the process recorded GPU activity for its whole run.
+void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& deep) {
+  json.Key("deep_capture");
+  if (!deep) return json.Null();
+  json.BeginObject();
+  json.Field("schedule", deep->schedule);
+  json.Field("windows", deep->windows);
+  json.Field("shallow_steps", deep->shallow_steps);
+  json.Field("deep_median_step_ns", deep->deep_median_ns);
+  json.Field("shallow_median_step_ns", deep->shallow_median_ns);
+  json.EndObject();
+}
+
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
   json.Field("rank", rank.rank);
@@ -70,6 +83,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("steps_missing_phase_ranges", rank.steps_missing_phase_ranges);
   json.Field("max_connections_one", rank.max_connections_one);
   json.Field("bucket_plan_stable", rank.bucket_plan_stable);
+  WriteDeepCapture(json, rank.deep_capture);
   WriteTimes(json, "total", rank.total);
   // A row per step, each on one line: a job of 1,024 ranks has a million.
   json.Key("steps");

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "reporter/duration_histogram.h"
 #include "reporter/steps/step_record.h"
 #include "reporter/steps/step_report.h"
 
@@ -57,6 +58,9 @@ class StepLedger {
   void Add(StepResult step);
 
   size_t size() const { return rows_.size(); }
+  // Steps left out under a deep schedule: no deep window held them whole.
+  void CountShallow() { ++shallow_; }
+  uint32_t shallow() const { return shallow_; }
   const std::deque<StepRow>& rows() const { return rows_; }
   // Hands the rows over (the ledger keeps none).
   std::deque<StepRow> TakeRows() { return std::move(rows_); }
@@ -71,6 +75,7 @@ class StepLedger {
   std::deque<StepRow> rows_;       // grows by blocks: no spare room to double
   std::vector<StepDetail> first_;  // the first detailed_steps_ steps, one each
   StepDetail rest_;                // summed over the steps after them
+  uint32_t shallow_ = 0;
 };
 
 // What the step analysis keeps of one traced process, filled while its trace
@@ -85,6 +90,14 @@ struct ProcessSteps {
   bool any_kernels = false;          // the process has GPU kernel records
   bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
   std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
+  // Under a deep schedule (RunHeader's Settings.deep_capture other than
+  // "always"), the ledgers hold only the steps a deep window held whole (the
+  // others are counted as shallow). NVTX steps' durations (range start to
+  // end) on both sides: their medians tell what deep capture added to a step.
+  std::string deep_schedule;  // empty under always
+  uint32_t deep_windows = 0;
+  DurationHistogram deep_step_ns;
+  DurationHistogram shallow_step_ns;
   // GPU records that came after their step was finalized (step_tracker.h
   // says when that happens), or whose launch record never came: not counted.
   uint64_t late_records = 0;

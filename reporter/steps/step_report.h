@@ -112,6 +112,21 @@ struct StreamRoleReport {
   int64_t busy_ns = 0;
 };
 
+// Under a deep schedule (VPROF_DEEP other than always) GPU activity was
+// recorded only inside deep windows, and only the steps a window held whole
+// are analyzed: steps_found and every figure count those alone.
+struct DeepCaptureReport {
+  std::string schedule;        // "trigger", "5/60"
+  uint32_t windows = 0;        // deep windows the trace recorded
+  uint32_t shallow_steps = 0;  // steps outside the windows, not analyzed
+  // Median NVTX step durations (range start to end) inside and outside the
+  // windows: their difference is what deep capture added to a step of this
+  // process, vprof's own cost, which every figure of the analyzed steps
+  // holds. None where no NVTX step fell on that side.
+  std::optional<int64_t> deep_median_ns;
+  std::optional<int64_t> shallow_median_ns;
+};
+
 // One rank process over the measured steps.
 struct RankStepsReport {
   std::optional<int32_t> rank;
@@ -138,6 +153,7 @@ struct RankStepsReport {
   // work that ended it) in the measured steps.
   std::optional<SpanRef> longest_exposed_comm;
   std::optional<SpanRef> longest_idle_gap;
+  std::optional<DeepCaptureReport> deep_capture;
 
   // Some GPU records or phase ranges did not make it into its steps: late,
   // without a launch record, or dropped for room.

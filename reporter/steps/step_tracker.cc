@@ -35,18 +35,22 @@ StepTracker::StepTracker(NameLookup name_of, const StepPatterns& patterns)
     : name_of_(std::move(name_of)),
       patterns_(patterns),
       nvtx_([this](ClosedStep& step) {
-        Analyze(step, result_.nvtx, forward_only_nvtx_);
+        if (InDeepWindow(step, result_.nvtx)) Analyze(step, result_.nvtx, forward_only_nvtx_);
         ForgetPhaseRangesBefore(step.range_start_ns);
       }),
       // Inferred steps are analyzed only while no NVTX step was read (then
       // they are dropped), so ranges they let go of are needed by no NVTX
       // step read so far; one whose range is read later may lose phases.
       inferred_([this](ClosedStep& step) {
-        Analyze(step, result_.inferred, forward_only_inferred_);
+        if (InDeepWindow(step, result_.inferred)) {
+          Analyze(step, result_.inferred, forward_only_inferred_);
+        }
         ForgetPhaseRangesBefore(step.range_start_ns);
       }) {}
 
 void StepTracker::AddEnvironment(const vprof::trace::RunHeader& header) {
+  const std::string& deep = header.settings().deep_capture();
+  result_.deep_schedule = deep == "always" ? "" : deep;
   for (const auto& variable : header.env()) {
     if (!variable.redacted() && variable.name() == kMaxConnections) {
       result_.max_connections_one = variable.value() == "1";
@@ -218,6 +222,22 @@ void StepTracker::DropInferredOnceNvtxSteps() {
   inferred_.Drop();
   result_.inferred = StepLedger();
   forward_only_inferred_ = KernelTotals();
+}
+
+void StepTracker::AddDeepWindow(const vprof::trace::DeepWindow& window) {
+  deep_windows_.Add(window);
+  result_.deep_windows = static_cast<uint32_t>(deep_windows_.size());
+}
+
+bool StepTracker::InDeepWindow(const ClosedStep& step, StepLedger& ledger) {
+  if (result_.deep_schedule.empty()) return true;
+  const bool deep = deep_windows_.Holds(step.range_start_ns, step.range_end_ns);
+  if (&ledger == &result_.nvtx) {
+    (deep ? result_.deep_step_ns : result_.shallow_step_ns)
+        .Add(step.range_end_ns - step.range_start_ns);
+  }
+  if (!deep) ledger.CountShallow();
+  return deep;
 }
 
 void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only) {

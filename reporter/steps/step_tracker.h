@@ -21,6 +21,7 @@
 #include "reporter/iid_table.h"
 #include "reporter/in_flight_table.h"
 #include "reporter/nccl_function.h"
+#include "reporter/steps/deep_window_set.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
 #include "reporter/steps/step_ledger.h"
@@ -41,6 +42,7 @@ class StepTracker {
   void AddNvtxBatch(const vprof::trace::NvtxBatch& batch);
   void AddGpuBatch(const GpuBatchRecords& batch);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function);
+  void AddDeepWindow(const vprof::trace::DeepWindow& window);
   // How much GPU work the open NVTX steps may hold (HeldWorksPerProcess),
   // and as many NCCL calls: a step's calls are no more than its work, and a
   // call is needed only until its step closes.
@@ -117,6 +119,9 @@ class StepTracker {
   void DropInferredOnceNvtxSteps();
   using KernelTotals = IidTable<ActivityTotals>;  // by kernel name iid
   void Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only);
+  // Under a deep schedule: false (the step counted as shallow in `ledger`)
+  // for a step no deep window held whole.
+  bool InDeepWindow(const ClosedStep& step, StepLedger& ledger);
   void CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& into);
   std::map<std::string, ActivityTotals> ByName(const KernelTotals& kernels) const;
   // The phase ranges that may overlap [start_ns, end_ns]: those starting
@@ -173,6 +178,7 @@ class StepTracker {
   KernelTotals forward_only_nvtx_;
   KernelTotals forward_only_inferred_;
   std::vector<const GpuWork*> pass_works_;  // CountForwardOnlyPasses's, kept
+  DeepWindowSet deep_windows_;
   // Set once the process has an NVTX step: its inferred steps would never be
   // reported (BuildStepsReport), so they are neither analyzed nor kept.
   bool inferred_dropped_ = false;

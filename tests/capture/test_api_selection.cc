@@ -90,7 +90,7 @@ TEST_CASE("every selected API of both domains is enabled, and only those") {
   g_runtime_enabled.clear();
   g_driver_enabled.clear();
   g_refuse_runtime = 0;
-  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti());
+  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti(), true);
   CHECK(g_runtime_enabled == std::set<uint32_t>{17, 30, 41});
   CHECK(g_driver_enabled == std::set<uint32_t>{9, 12});
   CHECK(selection.runtime == 3);
@@ -102,7 +102,7 @@ TEST_CASE("a refused API is not counted and the first refusal is named") {
   g_runtime_enabled.clear();
   g_driver_enabled.clear();
   g_refuse_runtime = 30;
-  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti());
+  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti(), true);
   CHECK(g_runtime_enabled == std::set<uint32_t>{17, 41});
   CHECK(selection.runtime == 2);
   CHECK(selection.error.find("cudaMemcpyAsync_v3020") != std::string::npos);

@@ -6,6 +6,9 @@
 //   {"kind":"plugin_event", ...}  an NcclPluginEvent, strings resolved
 //   {"kind":"injection", ...}     an InjectionStatus
 //   {"kind":"plugin_dropped", "dropped": N}   a batch's dropped count, when not 0
+//   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
+//   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
+//   {"kind":"kernel", ...}        a GpuKernel's times and correlation id
 //   {"kind":"footer", "counts": {kind: [recorded, dropped]}}
 // Exit status 1 when the file is not a whole trace.
 #include <cstdio>
@@ -60,6 +63,28 @@ int main(int argc, char** argv) {
   auto name = [&](uint64_t iid) { return iid ? names[iid] : std::string(); };
   for (const auto& p : packets) {
     if (p.has_interned_string()) names[p.interned_string().iid()] = p.interned_string().str();
+    if (p.has_run_header()) {
+      const auto& h = p.run_header();
+      Line("header")
+          .unum("start_ns", h.start_ns())
+          .unum("start_realtime_ns", h.start_realtime_ns())
+          .str("deep_capture", h.settings().deep_capture());
+    }
+    if (p.has_deep_window()) {
+      const auto& w = p.deep_window();
+      Line("deep_window")
+          .unum("start_ns", w.start_ns())
+          .unum("end_ns", w.end_ns())
+          .str("cause", vprof::trace::DeepWindowCause_Name(w.cause()));
+    }
+    if (p.has_gpu_batch()) {
+      for (const auto& k : p.gpu_batch().kernel()) {
+        Line("kernel")
+            .unum("start_ns", k.start_ns())
+            .unum("duration_ns", k.duration_ns())
+            .unum("correlation_id", k.correlation_id());
+      }
+    }
     if (p.has_event_batch()) {
       for (const auto& e : p.event_batch().nccl()) {
         Line("nccl")

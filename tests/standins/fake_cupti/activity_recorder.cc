@@ -26,6 +26,24 @@ thread_local std::array<std::vector<uint64_t>, CUPTI_EXTERNAL_CORRELATION_KIND_S
 
 bool Enabled(CUpti_ActivityKind kind) { return g_enabled[kind].load(std::memory_order_relaxed); }
 
+// CUPTI decides at launch whether GPU work leaves a record: work queued while no kind of GPU
+// activity was enabled leaves none, even if a kind is enabled before it runs (vprof's deep
+// windows open and close while work is in flight). Such work's correlation id carries this bit
+// back from the runtime, which passes the id through untouched.
+constexpr uint32_t kQueuedUntraced = 1u << 31;
+
+bool AnyGpuWorkKindEnabled() {
+  for (const CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
+        CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+    if (Enabled(kind)) return true;
+  }
+  return false;
+}
+
+bool QueuedUntraced(uint32_t correlation_id) { return (correlation_id & kQueuedUntraced) != 0; }
+
 // The runtime reports CLOCK_MONOTONIC; CUPTI reports GPU times on the client's clock when a
 // timestamp callback is registered. The offset between the clocks is read once per record (so
 // a record's duration is exact), CLOCK_MONOTONIC first: a delay between the two reads can only
@@ -61,6 +79,7 @@ void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
 uint32_t OnQueued(uint32_t cbid) {
   const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
   WriteRuntimeCall(cbid, correlation_id);
+  if (!AnyGpuWorkKindEnabled()) return correlation_id | kQueuedUntraced;
   if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return correlation_id;
   // CUPTI writes the innermost id of each kind before the activity it correlates.
   for (size_t kind = 0; kind < t_external_ids.size(); ++kind) {
@@ -81,6 +100,7 @@ void OnCalled(uint32_t cbid) { WriteRuntimeCall(cbid, g_last_correlation_id.fetc
 
 void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
               uint64_t end_ns) {
+  if (QueuedUntraced(correlation_id)) return;
   // vprof enables CONCURRENT_KERNEL; KERNEL is the serialising variant with the same record.
   const CUpti_ActivityKind kind = Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                                       ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
@@ -102,6 +122,7 @@ void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uin
 
 void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
               uint64_t end_ns) {
+  if (QueuedUntraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
   // "Device" memory is host memory in the stand-in, and the runtime does not keep the
   // direction: the copy is reported as of unknown kind.
@@ -121,6 +142,7 @@ void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint6
 // a MEMCPY one.
 void OnPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
                   uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
+  if (QueuedUntraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
   CUpti_ActivityMemcpyPtoP4 record{};
   record.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
@@ -141,6 +163,7 @@ void OnPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint
 
 void OnEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint32_t correlation_id,
                    uint64_t completion_ns) {
+  if (QueuedUntraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT)) return;
   CUpti_ActivityCudaEvent2 record{};
   record.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
@@ -154,6 +177,7 @@ void OnEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint
 
 void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint32_t correlation_id,
                   uint64_t start_ns, uint64_t end_ns) {
+  if (QueuedUntraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) return;
   CUpti_ActivitySynchronization2 record{};
   record.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
@@ -240,6 +264,14 @@ CUptiResult EnableKind(CUpti_ActivityKind kind) {
   std::call_once(registered, RegisterSink);
   const bool was_enabled = g_enabled[kind].exchange(true, std::memory_order_relaxed);
   if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) WriteDeviceRecords();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult DisableKind(CUpti_ActivityKind kind) {
+  if (kind <= CUPTI_ACTIVITY_KIND_INVALID || kind >= CUPTI_ACTIVITY_KIND_COUNT) {
+    return CUPTI_ERROR_INVALID_KIND;
+  }
+  g_enabled[kind].store(false, std::memory_order_relaxed);
   return CUPTI_SUCCESS;
 }
 

@@ -17,6 +17,9 @@ ActivityBuffers& Buffers();
 // process has loaded it (the fake CUPTI, like the real one, does not load the runtime itself).
 // Enabling DEVICE writes one record per fake GPU at once, as CUPTI does.
 CUptiResult EnableKind(CUpti_ActivityKind kind);
+// Disables a kind: work that starts afterwards leaves no record of it, as with CUPTI, which
+// vprof asks this of at a deep window's end.
+CUptiResult DisableKind(CUpti_ActivityKind kind);
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
 
 // The record of one API (cuptiActivityEnableRuntimeApi/DriverApi): written for that API even

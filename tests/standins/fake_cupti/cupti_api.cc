@@ -78,6 +78,10 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   return fake_cupti::EnableKind(kind);
 }
 
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
+  return fake_cupti::DisableKind(kind);
+}
+
 CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
   return fake_cupti::EnableApi(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, enable != 0);
 }

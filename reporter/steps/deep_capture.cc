@@ -1,0 +1,73 @@
+#include "reporter/steps/deep_capture.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "reporter/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+// The lower median of a non-empty list.
+int64_t LowerMedian(std::vector<int64_t> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+}  // namespace
+
+std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps,
+                                               const StepLedger& ledger) {
+  if (steps.deep_schedule.empty()) return std::nullopt;
+  DeepCaptureReport deep;
+  deep.schedule = steps.deep_schedule;
+  deep.windows = steps.deep_windows;
+  deep.shallow_steps = ledger.shallow();
+  deep.deep_median_ns = steps.deep_step_ns.Median();
+  deep.shallow_median_ns = steps.shallow_step_ns.Median();
+  return deep;
+}
+
+std::string DeepCaptureSentence(const StepsReport& steps) {
+  const DeepCaptureReport* first = nullptr;
+  uint64_t analyzed = 0, shallow = 0;
+  uint32_t most_windows = 0;
+  std::vector<int64_t> deep_medians, shallow_medians;
+  for (const RankStepsReport& rank : steps.ranks) {
+    if (!rank.deep_capture) continue;
+    const DeepCaptureReport& deep = *rank.deep_capture;
+    if (!first) first = &deep;
+    analyzed += rank.steps_found;
+    shallow += deep.shallow_steps;
+    most_windows = std::max(most_windows, deep.windows);
+    if (deep.deep_median_ns && deep.shallow_median_ns) {
+      deep_medians.push_back(*deep.deep_median_ns);
+      shallow_medians.push_back(*deep.shallow_median_ns);
+    }
+  }
+  if (!first) return "";
+  std::string text = "VPROF_DEEP=" + first->schedule + ": GPU activity only in " +
+                     std::to_string(most_windows) + " deep window" +
+                     (most_windows == 1 ? "" : "s") + "; " + std::to_string(analyzed) +
+                     " steps analyzed over the ranks, " + std::to_string(shallow) +
+                     " outside the windows left out";
+  if (deep_medians.empty()) {
+    return text +
+           "; what deep capture adds to a step is not known (it needs NVTX steps inside "
+           "and outside the windows)";
+  }
+  const int64_t inside = LowerMedian(deep_medians);
+  const int64_t outside = LowerMedian(shallow_medians);
+  const int64_t added = inside - outside;
+  text += "; median step " + FormatDurationNs(inside) + " inside the windows, " +
+          FormatDurationNs(outside) + " outside";
+  if (added <= 0 || outside <= 0) return text + ": deep capture added no measurable time";
+  return text + ": deep capture added about " + FormatDurationNs(added) + " (+" +
+         FormatPercent(static_cast<double>(added) / static_cast<double>(outside)) +
+         ") to each analyzed step: vprof's own cost, which their figures include (host-bound idle "
+         "above all)";
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,26 @@
+// What deep windows (VPROF_DEEP other than always) mean for a process's
+// steps: which were analyzed, and what deep capture added to a step, measured
+// on the program itself by comparing its NVTX steps inside and outside the
+// windows. That difference is vprof's own cost, and the report states it
+// beside the figures it inflates (host-bound idle first of all).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "reporter/steps/step_ledger.h"
+#include "reporter/steps/step_report.h"
+
+namespace vprof::reporter {
+
+// None for a process that recorded GPU activity for its whole run.
+// `ledger`: the process's ledger the report uses (NVTX or inferred steps).
+std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const StepLedger& ledger);
+
+// One sentence over the ranks for the text reports: the schedule, the
+// windows, the steps analyzed and left out, and what deep capture added to a
+// step (the median over the ranks that have NVTX steps on both sides). Empty
+// when no rank ran under a deep schedule.
+std::string DeepCaptureSentence(const StepsReport& steps);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,140 @@
+// Steps under a deep schedule (VPROF_DEEP): only the steps a deep window held
+// whole are analyzed; the rest are counted, and the NVTX steps' durations on
+// both sides say what deep capture added. Records are built in memory as the
+// capture side writes them; times are ns.
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "records_of.h"
+#include "reporter/steps/deep_capture.h"
+#include "reporter/steps/step_tracker.h"
+#include "reporter/units.h"
+
+using namespace vprof::reporter;
+
+namespace {
+
+enum Iid : uint64_t { kStep = 1, kLaunch, kGemm };
+const std::map<uint64_t, std::string> kNames = {
+    {kStep, "train_step"}, {kLaunch, "cudaLaunchKernel"}, {kGemm, "sm90_xmma_gemm_f16f16_f32"}};
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kShallowStepNs = 20 * kMs;  // outside the windows
+constexpr int64_t kDeepStepNs = 30 * kMs;     // inside: deep capture's cost on top
+
+vprof::trace::RunHeader HeaderWithSchedule(const std::string& schedule) {
+  vprof::trace::RunHeader header;
+  header.mutable_settings()->set_deep_capture(schedule);
+  return header;
+}
+
+vprof::trace::DeepWindow Window(int64_t start, int64_t end) {
+  vprof::trace::DeepWindow window;
+  window.set_start_ns(static_cast<uint64_t>(start));
+  window.set_end_ns(static_cast<uint64_t>(end));
+  window.set_cause(vprof::trace::DEEP_WINDOW_DUTY_CYCLE);
+  return window;
+}
+
+// One NVTX step [start, start + length) with one kernel launched 1 ms into it
+// when `with_kernel` (GPU records exist only inside deep windows).
+void AddStep(vprof::trace::NvtxBatch& ranges, vprof::trace::GpuBatch& work, int64_t start,
+             int64_t length, bool with_kernel) {
+  vprof::trace::NvtxRange& range = *ranges.add_range();
+  range.set_kind(vprof::trace::NVTX_KIND_PUSH_POP);
+  range.set_name_iid(kStep);
+  range.set_start_ns(static_cast<uint64_t>(start));
+  range.set_end_ns(static_cast<uint64_t>(start + length));
+  if (!with_kernel) return;
+  const auto correlation = static_cast<uint32_t>(work.kernel_size() + 1);
+  vprof::trace::ApiCall& api = *work.add_api();
+  api.set_name_iid(kLaunch);
+  api.set_start_ns(static_cast<uint64_t>(start + kMs));
+  api.set_duration_ns(5);
+  api.set_tid(1);
+  api.set_correlation_id(correlation);
+  vprof::trace::GpuKernel& kernel = *work.add_kernel();
+  kernel.set_name_iid(kGemm);
+  kernel.set_start_ns(static_cast<uint64_t>(start + 2 * kMs));
+  kernel.set_duration_ns(static_cast<uint64_t>(kMs));
+  kernel.set_stream(7);
+  kernel.set_correlation_id(correlation);
+}
+
+// Three 20 ms steps before a window [100, 170] ms, two 30 ms steps inside it,
+// and a 20 ms step that starts inside and ends after it (cut by the edge).
+ProcessSteps TrackDutyCycle(const std::string& schedule) {
+  const StepPatterns patterns;
+  StepTracker tracker([](uint64_t iid) { return kNames.at(iid); }, patterns);
+  tracker.AddEnvironment(HeaderWithSchedule(schedule));
+  vprof::trace::NvtxBatch ranges;
+  vprof::trace::GpuBatch work;
+  for (int i = 0; i < 3; ++i) AddStep(ranges, work, i * 25 * kMs, kShallowStepNs, false);
+  tracker.AddDeepWindow(Window(100 * kMs, 0));  // opened
+  AddStep(ranges, work, 101 * kMs, kDeepStepNs, true);
+  AddStep(ranges, work, 135 * kMs, kDeepStepNs, true);
+  tracker.AddDeepWindow(Window(100 * kMs, 170 * kMs));  // closed
+  AddStep(ranges, work, 166 * kMs, kShallowStepNs, true);
+  tracker.AddNvtxBatch(ranges);
+  tracker.AddGpuBatch(vprof::reporter::testing::RecordsOf(work));
+  return tracker.Finish();
+}
+
+bool WithinHalfPercent(int64_t value, int64_t expected) {
+  return std::abs(static_cast<double>(value - expected)) <= 0.005 * static_cast<double>(expected);
+}
+
+TEST_CASE("only steps a deep window holds whole are analyzed; the others are counted") {
+  const ProcessSteps steps = TrackDutyCycle("0.07/1");
+  REQUIRE(steps.nvtx.size() == 2);
+  CHECK(steps.nvtx.shallow() == 4);
+  // The analyzed steps are the two inside, each with its kernel's 1 ms of compute.
+  CHECK(steps.nvtx.rows()[0].range_start_ns == 101 * kMs);
+  CHECK(steps.nvtx.rows()[1].range_start_ns == 135 * kMs);
+  CHECK(steps.nvtx.rows()[0].step.times.compute_ns == kMs);
+  CHECK(steps.deep_windows == 1);
+  const std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, steps.nvtx);
+  REQUIRE(deep);
+  CHECK(deep->schedule == "0.07/1");
+  CHECK(deep->shallow_steps == 4);
+  REQUIRE(deep->deep_median_ns);
+  REQUIRE(deep->shallow_median_ns);
+  CHECK(WithinHalfPercent(*deep->deep_median_ns, kDeepStepNs));
+  CHECK(WithinHalfPercent(*deep->shallow_median_ns, kShallowStepNs));
+}
+
+TEST_CASE("a whole-run capture analyzes every step and reports no deep capture") {
+  const ProcessSteps steps = TrackDutyCycle("always");
+  CHECK(steps.nvtx.size() == 6);
+  CHECK(steps.nvtx.shallow() == 0);
+  CHECK_FALSE(DeepCaptureOf(steps, steps.nvtx));
+}
+
+TEST_CASE("the deep-capture sentence states the windows, the steps and the cost per step") {
+  StepsReport report;
+  // Two ranks: inside 30 and 32 ms, outside 20 ms; the lower medians over the
+  // ranks are 30 and 20 ms, so deep capture added 10 ms, half the step.
+  for (const int64_t inside : {kDeepStepNs, 32 * kMs}) {
+    RankStepsReport& rank = report.ranks.emplace_back();
+    rank.steps_found = 2;
+    rank.deep_capture = DeepCaptureReport{"5/60", 3, 4, inside, kShallowStepNs};
+  }
+  const std::string sentence = DeepCaptureSentence(report);
+  INFO(sentence);
+  CHECK(
+      sentence.starts_with("VPROF_DEEP=5/60: GPU activity only in 3 deep windows; 4 steps "
+                           "analyzed over the ranks, 8 outside the windows left out"));
+  CHECK(sentence.find("median step " + FormatDurationNs(kDeepStepNs) + " inside the windows, " +
+                      FormatDurationNs(kShallowStepNs) + " outside") != std::string::npos);
+  CHECK(sentence.find("added about " + FormatDurationNs(10 * kMs) + " (+" + FormatPercent(0.5) +
+                      ")") != std::string::npos);
+  // Without NVTX steps on both sides the cost is not known, and said so.
+  report.ranks[0].deep_capture->shallow_median_ns.reset();
+  report.ranks[1].deep_capture->deep_median_ns.reset();
+  CHECK(DeepCaptureSentence(report).find("is not known") != std::string::npos);
+  report.ranks.clear();
+  CHECK(DeepCaptureSentence(report).empty());
+}
+
+}  // namespace

@@ -87,7 +87,7 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
           clock_check.Add(process, span);
         });
   }
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(sources.size());
   MergeTraces(sources, matcher, gathered.stats);
   gathered.pending = matcher.TakePending();
   gathered.cross_rank = cross_rank.totals();

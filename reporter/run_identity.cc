@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "reporter/rank_bounds.h"
 #include "reporter/rank_list.h"
 #include "reporter/run_manifest.h"
 #include "reporter/trace_reader.h"
@@ -171,7 +172,13 @@ std::optional<TraceIdentity> ReadTraceIdentity(const std::string& path) {
     trace.rendezvous = master_addr + ":" + master_port;
   const vprof::trace::RankInfo& rank = header.rank();
   if (rank.has_rank() && rank.rank() >= 0) trace.rank = rank.rank();
-  if (rank.has_world_size() && rank.world_size() > 0) trace.world_size = rank.world_size();
+  if (rank.has_world_size() && rank.world_size() > 0) {
+    if (static_cast<uint32_t>(rank.world_size()) <= kMostRanks) {
+      trace.world_size = rank.world_size();
+    } else {
+      trace.ignored_world_size = rank.world_size();
+    }
+  }
   trace.start_realtime_ns = header.start_realtime_ns();
   return trace;
 }

@@ -32,7 +32,10 @@ struct TraceIdentity {
   std::string slurm_step;  // empty outside Slurm and in a batch script
   std::string rendezvous;  // "MASTER_ADDR:MASTER_PORT"; empty when neither is set
   std::optional<int32_t> rank;
-  std::optional<int32_t> world_size;
+  std::optional<int32_t> world_size;  // 1..kMostRanks (rank_bounds.h)
+  // RunHeader.rank.world_size when above kMostRanks: not believed, and
+  // world_size left unknown.
+  std::optional<int32_t> ignored_world_size;
   uint64_t start_realtime_ns = 0;
 };
 

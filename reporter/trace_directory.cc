@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "reporter/exit_status.h"
+#include "reporter/rank_bounds.h"
 #include "reporter/run_identity.h"
 #include "reporter/safe_file.h"
 
@@ -64,7 +65,13 @@ std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& d
   }
   std::vector<TraceIdentity> identities;
   for (const std::string& path : list.paths) {
-    if (auto identity = ReadTraceIdentity(path)) identities.push_back(std::move(*identity));
+    auto identity = ReadTraceIdentity(path);
+    if (!identity) continue;
+    if (identity->ignored_world_size) {
+      err << "vprof: " << path << ": field rank.world_size: expected at most " << kMostRanks
+          << " ranks, got " << *identity->ignored_world_size << "; world size taken as unknown\n";
+    }
+    identities.push_back(std::move(*identity));
   }
   const RunCheck check = CheckOneRun(identities);
   if (!check.mixed_runs.empty()) {

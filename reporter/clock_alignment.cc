@@ -64,7 +64,9 @@ int64_t MedianOffset(std::vector<int64_t> offsets) {
   std::sort(offsets.begin(), offsets.end());
   const size_t middle = offsets.size() / 2;
   if (offsets.size() % 2 == 1) return offsets[middle];
-  return offsets[middle - 1] + (offsets[middle] - offsets[middle - 1]) / 2;
+  // In 128 bits: offsets of hosts whose clocks disagree wildly (1970 against
+  // today) are far apart, and their difference may not fit in 64.
+  return static_cast<int64_t>((static_cast<__int128>(offsets[middle - 1]) + offsets[middle]) / 2);
 }
 
 std::optional<int64_t> ScanMedianClockOffset(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reporter/clock_description.h"
 #include "reporter/exit_status.h"
 #include "reporter/json_report.h"
 #include "reporter/render/html_report.h"
@@ -72,6 +73,9 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
         << ValidUtf8((std::filesystem::path(report.directory) / process.file).string() + ": " +
                      process.problem)
         << '\n';
+  }
+  for (const FarClock& far : report.time_source.far_clocks) {
+    err << "vprof: " << ValidUtf8(report.directory + ": " + FarClockDescription(far)) << '\n';
   }
   // Every format is written through here: the one place its text, names from
   // traces included, is made valid UTF-8 and, in the formats a terminal shows

@@ -54,6 +54,7 @@ bool TraceSource::Open() {
   const vprof::trace::RunHeader& header = packet_->run_header();
   record_.host = header.host();
   record_.pid = header.pid();
+  record_.start_ns = header.start_ns();
   if (header.format_version() > vprof::schema::kFormatVersion) {
     record_.state = InputState::kNewerFormat;
     record_.problem = "format_version " + std::to_string(header.format_version()) +

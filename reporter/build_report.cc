@@ -8,6 +8,7 @@
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/clock_alignment.h"
 #include "reporter/clock_collective_check.h"
+#include "reporter/saturating_ns.h"
 #include "reporter/steps/build_steps_report.h"
 #include "reporter/trace_merge.h"
 #include "reporter/trace_source.h"
@@ -31,6 +32,34 @@ size_t ClockReference(const std::vector<std::unique_ptr<TraceSource>>& sources) 
     if (record.header_rank && (!best || *record.header_rank < *best)) reference = process;
   }
   return reference.value_or(0);
+}
+
+// Processes whose aligned start is more than kImplausibleClockGapNs from the
+// median start of those aligned: the processes of one run start within
+// minutes of each other, so a day apart is a clock set wrong, not a late start.
+std::vector<FarClock> FarClocks(const std::vector<std::unique_ptr<TraceSource>>& sources) {
+  constexpr int64_t kImplausibleClockGapNs = 24LL * 3600 * 1'000'000'000;
+  std::vector<int64_t> starts;
+  const auto start_of = [](const ProcessRecord& record) {
+    return SaturatingAdd(static_cast<int64_t>(record.start_ns), record.clock_offset_ns);
+  };
+  for (const auto& source : sources) {
+    const ProcessRecord& record = source->record();
+    if (record.opened && !record.clock_unaligned) starts.push_back(start_of(record));
+  }
+  if (starts.size() < 2) return {};
+  std::nth_element(starts.begin(), starts.begin() + starts.size() / 2, starts.end());
+  const int64_t median = starts[starts.size() / 2];
+  std::vector<FarClock> far;
+  for (const auto& source : sources) {
+    const ProcessRecord& record = source->record();
+    if (!record.opened || record.clock_unaligned) continue;
+    const int64_t from_median = SaturatingSub(start_of(record), median);
+    if (from_median > kImplausibleClockGapNs || from_median < -kImplausibleClockGapNs) {
+      far.push_back({record.file(), record.header_rank, from_median});
+    }
+  }
+  return far;
 }
 
 // One host (or kMonotonic): every process keeps its host's CLOCK_MONOTONIC
@@ -63,6 +92,7 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
       ++time_source.unaligned_processes;
     }
   }
+  if (realtime) time_source.far_clocks = FarClocks(sources);
   return time_source;
 }
 
@@ -87,7 +117,7 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
           clock_check.Add(process, span);
         });
   }
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(sources.size());
   MergeTraces(sources, matcher, gathered.stats);
   gathered.pending = matcher.TakePending();
   gathered.cross_rank = cross_rank.totals();

@@ -1,6 +1,5 @@
 #include "reporter/clock_alignment.h"
 
-#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -8,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
@@ -63,11 +64,14 @@ int64_t MedianOffset(std::vector<int64_t> offsets) {
   std::sort(offsets.begin(), offsets.end());
   const size_t middle = offsets.size() / 2;
   if (offsets.size() % 2 == 1) return offsets[middle];
-  return offsets[middle - 1] + (offsets[middle] - offsets[middle - 1]) / 2;
+  // In 128 bits: offsets of hosts whose clocks disagree wildly (1970 against
+  // today) are far apart, and their difference may not fit in 64.
+  return static_cast<int64_t>((static_cast<__int128>(offsets[middle - 1]) + offsets[middle]) / 2);
 }
 
 std::optional<int64_t> ScanMedianClockOffset(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string refusal;  // the main pass reports it
+  const int fd = OpenRegularFile(path, &refusal);
   if (fd < 0) return std::nullopt;
   std::vector<int64_t> offsets;
   {

@@ -22,7 +22,19 @@ std::string ClockDescription(const TimeSource& time) {
     clock += "; " + std::to_string(time.unaligned_processes) +
              " processes had no clock samples and were not shifted";
   }
+  for (const FarClock& far : time.far_clocks) clock += "; " + FarClockDescription(far);
   return clock;
+}
+
+std::string FarClockDescription(const FarClock& far) {
+  const double years = std::abs(static_cast<double>(far.from_median_ns)) / 3.15576e16;
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "%.1f years %s the other processes' (its start %+.3g ns",
+                years, far.from_median_ns < 0 ? "behind" : "ahead of",
+                static_cast<double>(far.from_median_ns));
+  return "clock of " + far.file +
+         (far.rank ? " (rank " + std::to_string(*far.rank) + ")" : std::string()) + " " + figures +
+         " from the median): its lateness and skews are not comparable";
 }
 
 std::optional<std::string> ClockCheckDescription(const TimeSource& time) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "reporter/rank_bounds.h"
+
 namespace vprof::reporter {
 
 size_t CollectiveMatcher::ChannelHash::operator()(const Channel& channel) const {
@@ -13,7 +15,12 @@ size_t CollectiveMatcher::ChannelHash::operator()(const Channel& channel) const 
 }
 
 std::optional<MatchedCollective> CollectiveMatcher::Add(const CollectiveCall& call) {
-  if (call.comm_id == 0 || call.comm_size == 0) return std::nullopt;
+  // Counts no NCCL world has (TraceSource names them in traces) would size
+  // the tables below: such calls are not matched.
+  if (call.comm_id == 0 || call.comm_size == 0 || call.comm_size > kMostRanks ||
+      call.arrival.comm_rank >= call.comm_size) {
+    return std::nullopt;
+  }
   const bool point_to_point = RoleOf(call.function) == FunctionRole::kPointToPoint;
   Channel channel{call.comm_id, kCollective, kCollective};
   if (point_to_point) {
@@ -31,7 +38,8 @@ std::optional<MatchedCollective> CollectiveMatcher::Add(const CollectiveCall& ca
     pending = Pending{call.function, call.comm_size, call.size_bytes, {}, {}};
     // Room for every member at once: a 1,024-rank collective grew its
     // vector ten times.
-    pending.arrivals.reserve(point_to_point ? 2 : std::min(call.comm_size, kMaxReservedMembers));
+    // No more than there are processes to report it.
+    pending.arrivals.reserve(point_to_point ? 2 : std::min<size_t>(call.comm_size, processes_));
   } else {
     // The same member twice is a capture-side fault; the first report stands.
     const bool repeated = point_to_point ? pending.function == call.function
@@ -44,7 +52,9 @@ std::optional<MatchedCollective> CollectiveMatcher::Add(const CollectiveCall& ca
   if (!point_to_point) {
     const size_t rank = call.arrival.comm_rank;
     if (rank >= pending.arrived.size()) {
-      pending.arrived.resize(std::max<size_t>(rank + 1, pending.comm_size));
+      // Up to the highest rank seen, not comm_size: memory follows the
+      // members present.
+      pending.arrived.resize(rank + 1);
     }
     pending.arrived[rank] = true;
   }

@@ -51,9 +51,14 @@ struct PendingCollective {
 
 class CollectiveMatcher {
  public:
+  // `processes`: how many processes' calls it is given, the most members a
+  // collective can be reported by.
+  explicit CollectiveMatcher(size_t processes) : processes_(processes) {}
+
   // Returns the collective when `call` was its last missing member. Calls that
   // cannot be matched (no communicator, a send/recv without a peer) and
-  // repeated reports of one member are ignored.
+  // repeated reports of one member are ignored, and so are a comm_size above
+  // kMostRanks (rank_bounds.h) and a comm_rank not below comm_size.
   std::optional<MatchedCollective> Add(const CollectiveCall& call);
 
   size_t pending_count() const { return pending_.size(); }
@@ -84,8 +89,7 @@ class CollectiveMatcher {
     std::vector<bool> arrived;
   };
   static constexpr uint32_t kCollective = UINT32_MAX;
-  // A comm_size read from a trace reserves no more than this many arrivals.
-  static constexpr uint32_t kMaxReservedMembers = 1 << 16;
+  size_t processes_;
 
   SeqWindowTable<Channel, Pending, ChannelHash> pending_;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reporter/saturating_ns.h"
+
 namespace vprof::reporter {
 
 CollectiveTiming MeasureCollective(std::span<const Arrival> arrivals) {
@@ -21,8 +23,8 @@ CollectiveTiming MeasureCollective(std::span<const Arrival> arrivals) {
     }
   }
   const int64_t max_enter = arrivals[last].enter_ns;
-  return CollectiveTiming{max_exit - max_enter, max_enter - min_enter, max_exit - min_exit,
-                          min_enter, last};
+  return CollectiveTiming{SaturatingSub(max_exit, max_enter), SaturatingSub(max_enter, min_enter),
+                          SaturatingSub(max_exit, min_exit), min_enter, last};
 }
 
 }  // namespace vprof::reporter

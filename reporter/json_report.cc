@@ -35,6 +35,16 @@ void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
   json.EndArray();
   json.Field("clock_error_bound_ns", time_source.clock_error_bound_ns);
   json.Field("unaligned_processes", time_source.unaligned_processes);
+  json.Key("far_clocks");
+  json.BeginArray();
+  for (const FarClock& far : time_source.far_clocks) {
+    json.BeginObject();
+    json.Field("file", far.file);
+    json.Field("rank", far.rank);
+    json.Field("from_median_ns", far.from_median_ns);
+    json.EndObject();
+  }
+  json.EndArray();
   WriteClockCheckJson(json, time_source);
   json.EndObject();
 }

@@ -11,6 +11,7 @@
 #include "reporter/inferred_phase_record.h"
 #include "reporter/nccl_plugin_record.h"
 #include "reporter/nvtx_phase_record.h"
+#include "reporter/saturating_ns.h"
 #include "reporter/steps/step_ledger.h"
 #include "vprof_trace.pb.h"
 
@@ -38,7 +39,7 @@ struct ClockSamples {
   void Add(int64_t offset_ns);
   // How far apart the readings are (NTP slew, preemption between the two
   // reads): the error bound of aligning hosts with them.
-  int64_t spread_ns() const { return max_offset_ns - min_offset_ns; }
+  int64_t spread_ns() const { return SaturatingSub(max_offset_ns, min_offset_ns); }
 };
 
 // This process's place in one communicator.
@@ -61,6 +62,7 @@ struct ProcessRecord {
   std::string host;
   uint32_t pid = 0;
   std::optional<int32_t> header_rank;  // RunHeader.rank.rank when set (>= 0)
+  uint64_t start_ns = 0;               // RunHeader.start_ns, on the process's own clock
   uint64_t nccl_events = 0;
   uint64_t failed_calls = 0;  // events whose ncclResult_t was not ncclSuccess
   // The Footer's per-kind totals; without a Footer, the sum of EventBatch.dropped.

@@ -53,6 +53,15 @@ struct ProcessClock {
   std::optional<CollectiveClockEstimate> collectives;
 };
 
+// A process whose clock, once aligned, puts its start implausibly far from
+// the others' (a host whose clock reads 1970): its lateness and skews against
+// them are not real.
+struct FarClock {
+  std::string file;
+  std::optional<int32_t> rank;  // from its header; none without one
+  int64_t from_median_ns = 0;   // its start − the median start; negative: behind
+};
+
 struct TimeSource {
   std::vector<std::string> hosts;  // distinct, sorted
   // True when the processes span several hosts and their times were moved to
@@ -68,6 +77,7 @@ struct TimeSource {
   // file); empty when no file was opened.
   std::string collective_reference{};
   std::vector<ProcessClock> processes{};  // one per input file, in input order
+  std::vector<FarClock> far_clocks{};     // in input order; empty on one host
 };
 
 struct ProcessReport {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reporter/clock_description.h"
 #include "reporter/exit_status.h"
 #include "reporter/json_report.h"
 #include "reporter/render/html_report.h"
@@ -13,6 +14,7 @@
 #include "reporter/safe_file.h"
 #include "reporter/text_report.h"
 #include "reporter/valid_utf8.h"
+#include "reporter/visible_controls.h"
 
 namespace vprof::reporter {
 namespace {
@@ -72,12 +74,20 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
                      process.problem)
         << '\n';
   }
+  for (const FarClock& far : report.time_source.far_clocks) {
+    err << "vprof: " << ValidUtf8(report.directory + ": " + FarClockDescription(far)) << '\n';
+  }
   // Every format is written through here: the one place its text, names from
-  // traces included, is made valid UTF-8.
+  // traces included, is made valid UTF-8 and, in the formats a terminal shows
+  // as they are, freed of control characters (HTML and JSON escape them in
+  // their own syntax).
   const auto render = [&] {
     std::ostringstream text;
     WriteReport(report, output.format, text);
-    return ValidUtf8(text.view());
+    std::string valid = ValidUtf8(text.view());
+    const bool shown_raw =
+        output.format == ReportFormat::kText || output.format == ReportFormat::kMarkdown;
+    return shown_raw ? ShowControlCharacters(valid, LineBreaks::kKeep) : valid;
   };
   if (output.file && output.private_file) {
     std::string error;

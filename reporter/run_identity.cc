@@ -4,8 +4,9 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <tuple>
+#include <utility>
 
+#include "reporter/rank_bounds.h"
 #include "reporter/rank_list.h"
 #include "reporter/run_manifest.h"
 #include "reporter/trace_reader.h"
@@ -17,8 +18,9 @@ namespace {
 constexpr size_t kMaxExamples = 3;
 
 // The processes of one NCCL world: see the header.
-// (Slurm step, rendezvous, world size or 0 when unknown).
-using GroupKey = std::tuple<std::string, std::string, int32_t>;
+// (Slurm step, rendezvous).
+using GroupKey = std::pair<std::string, std::string>;
+using Groups = std::map<GroupKey, std::vector<const TraceIdentity*>>;
 
 std::string FileName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
@@ -30,13 +32,26 @@ std::string StartOf(const TraceIdentity& trace) {
   return IsoUtc(std::chrono::system_clock::time_point(since_epoch));
 }
 
-std::string Describe(const GroupKey& group) {
-  const auto& [step, rendezvous, world_size] = group;
-  std::string text =
-      world_size > 0 ? "world size " + std::to_string(world_size) : "world size unknown";
+// The world size its members' headers give; 0 when none does.
+int32_t WorldSizeOf(const std::vector<const TraceIdentity*>& members) {
+  for (const TraceIdentity* trace : members) {
+    if (trace->world_size) return *trace->world_size;
+  }
+  return 0;
+}
+
+// ", rendezvous node0:29500, Slurm step 7.0"; "" for neither.
+std::string PlaceOf(const GroupKey& group) {
+  const auto& [step, rendezvous] = group;
+  std::string text;
   if (!rendezvous.empty()) text += ", rendezvous " + rendezvous;
   if (!step.empty()) text += ", Slurm step " + step;
   return text;
+}
+
+std::string Describe(const GroupKey& group, int32_t world_size) {
+  return (world_size > 0 ? "world size " + std::to_string(world_size) : "world size unknown") +
+         PlaceOf(group);
 }
 
 std::string MixedSlurmJobs(const std::vector<TraceIdentity>& traces) {
@@ -63,7 +78,27 @@ bool IsRankProcess(const TraceIdentity& trace,
   return parent == rank_by_process.end() || parent->second != *trace.rank;
 }
 
-std::string RepeatedRanks(const std::map<GroupKey, std::vector<const TraceIdentity*>>& groups,
+// One NCCL world has one size: members of a group whose headers disagree
+// are of two runs (a job started again with another size into one folder).
+std::string MixedWorldSizes(const Groups& groups) {
+  for (const auto& [group, members] : groups) {
+    const TraceIdentity* first = nullptr;
+    for (const TraceIdentity* trace : members) {
+      if (!trace->world_size) continue;
+      if (!first) {
+        first = trace;
+      } else if (*trace->world_size != *first->world_size) {
+        return "world sizes differ: " + FileName(first->path) + " has world size " +
+               std::to_string(*first->world_size) + " (started " + StartOf(*first) + "), " +
+               FileName(trace->path) + " has " + std::to_string(*trace->world_size) + " (started " +
+               StartOf(*trace) + ")" + PlaceOf(group);
+      }
+    }
+  }
+  return "";
+}
+
+std::string RepeatedRanks(const Groups& groups,
                           const std::map<std::pair<std::string, uint32_t>, int32_t>& ranks) {
   std::vector<std::string> findings;
   for (const auto& [group, members] : groups) {
@@ -73,7 +108,8 @@ std::string RepeatedRanks(const std::map<GroupKey, std::vector<const TraceIdenti
     }
     for (const auto& [rank, traces] : holders) {
       if (traces.size() < 2) continue;
-      std::string finding = "rank " + std::to_string(rank) + " (" + Describe(group) + ") is in " +
+      std::string finding = "rank " + std::to_string(rank) + " (" +
+                            Describe(group, WorldSizeOf(members)) + ") is in " +
                             std::to_string(traces.size()) + " traces:";
       for (const TraceIdentity* trace : traces) {
         finding += " " + FileName(trace->path) + " (started " + StartOf(*trace) + "),";
@@ -93,11 +129,10 @@ std::string RepeatedRanks(const std::map<GroupKey, std::vector<const TraceIdenti
   return text;
 }
 
-std::vector<std::string> MissingRanks(
-    const std::map<GroupKey, std::vector<const TraceIdentity*>>& groups) {
+std::vector<std::string> MissingRanks(const Groups& groups) {
   std::vector<std::string> lines;
   for (const auto& [group, members] : groups) {
-    const int32_t world_size = std::get<2>(group);
+    const int32_t world_size = WorldSizeOf(members);
     std::set<int32_t> seen;
     for (const TraceIdentity* trace : members) seen.insert(*trace->rank);
     std::vector<int32_t> missing;
@@ -105,9 +140,10 @@ std::vector<std::string> MissingRanks(
       if (!seen.contains(rank)) missing.push_back(rank);
     }
     if (missing.empty()) continue;
-    lines.push_back(Describe(group) + ": no trace of rank" + (missing.size() == 1 ? " " : "s ") +
-                    RankList(missing) + " (" + std::to_string(missing.size()) + " of " +
-                    std::to_string(world_size) + " missing)");
+    lines.push_back(Describe(group, world_size) + ": no trace of rank" +
+                    (missing.size() == 1 ? " " : "s ") + RankList(missing) + " (" +
+                    std::to_string(missing.size()) + " of " + std::to_string(world_size) +
+                    " missing)");
   }
   return lines;
 }
@@ -136,7 +172,13 @@ std::optional<TraceIdentity> ReadTraceIdentity(const std::string& path) {
     trace.rendezvous = master_addr + ":" + master_port;
   const vprof::trace::RankInfo& rank = header.rank();
   if (rank.has_rank() && rank.rank() >= 0) trace.rank = rank.rank();
-  if (rank.has_world_size() && rank.world_size() > 0) trace.world_size = rank.world_size();
+  if (rank.has_world_size() && rank.world_size() > 0) {
+    if (static_cast<uint32_t>(rank.world_size()) <= kMostRanks) {
+      trace.world_size = rank.world_size();
+    } else {
+      trace.ignored_world_size = rank.world_size();
+    }
+  }
   trace.start_realtime_ns = header.start_realtime_ns();
   return trace;
 }
@@ -147,12 +189,14 @@ RunCheck CheckOneRun(const std::vector<TraceIdentity>& traces) {
   if (!check.mixed_runs.empty()) return check;
 
   std::map<std::pair<std::string, uint32_t>, int32_t> rank_by_process;  // (host, pid) → rank
-  std::map<GroupKey, std::vector<const TraceIdentity*>> groups;
+  Groups groups;
   for (const TraceIdentity& trace : traces) {
     if (!trace.rank) continue;
     rank_by_process[{trace.host, trace.pid}] = *trace.rank;
-    groups[{trace.slurm_step, trace.rendezvous, trace.world_size.value_or(0)}].push_back(&trace);
+    groups[{trace.slurm_step, trace.rendezvous}].push_back(&trace);
   }
+  check.mixed_runs = MixedWorldSizes(groups);
+  if (!check.mixed_runs.empty()) return check;
   check.mixed_runs = RepeatedRanks(groups, rank_by_process);
   if (check.mixed_runs.empty()) check.missing_ranks = MissingRanks(groups);
   return check;

@@ -4,12 +4,12 @@
 //
 // Two runs are told apart by:
 //  - different Slurm job ids (SlurmInfo.job_id);
-//  - the same rank held by two rank processes of one group. A group is the
-//    processes that share a Slurm step, a rendezvous (MASTER_ADDR and
-//    MASTER_PORT from the header's environment) and a world size: one NCCL
-//    world. A rank process has RankInfo.rank set, is no forked child, and its
-//    parent (ppid, same host) is not a traced process of the same rank (an
-//    exec'd child inherits its parent's RANK).
+//  - two world sizes in one group, or the same rank held by two rank
+//    processes of one group. A group is the processes that share a Slurm step
+//    and a rendezvous (MASTER_ADDR and MASTER_PORT from the header's
+//    environment): one NCCL world. A rank process has RankInfo.rank set, is no forked child, and
+//    its parent (ppid, same host) is not a traced process of the same rank (an exec'd child
+//    inherits its parent's RANK).
 // Steps of one Slurm job, or worker groups with their own rendezvous (RL
 // frameworks run several), are one run: they form separate groups.
 #pragma once
@@ -32,7 +32,10 @@ struct TraceIdentity {
   std::string slurm_step;  // empty outside Slurm and in a batch script
   std::string rendezvous;  // "MASTER_ADDR:MASTER_PORT"; empty when neither is set
   std::optional<int32_t> rank;
-  std::optional<int32_t> world_size;
+  std::optional<int32_t> world_size;  // 1..kMostRanks (rank_bounds.h)
+  // RunHeader.rank.world_size when above kMostRanks: not believed, and
+  // world_size left unknown.
+  std::optional<int32_t> ignored_world_size;
   uint64_t start_realtime_ns = 0;
 };
 

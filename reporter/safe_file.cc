@@ -41,9 +41,8 @@ bool WriteAll(int fd, std::string_view contents) {
 bool WriteFilePrivately(const std::string& path, std::string_view contents, std::string* error) {
   // Said here for a clear message; the rename below replaces whatever is
   // planted at `path` meanwhile rather than writing through it.
-  struct stat existing {};
-  if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    *error = NotRegular(path, existing.st_mode);
+  if (std::string refusal = WhyNotRegular(path); !refusal.empty()) {
+    *error = std::move(refusal);
     return false;
   }
   const std::filesystem::path target(path);
@@ -66,16 +65,39 @@ bool WriteFilePrivately(const std::string& path, std::string_view contents, std:
   return true;
 }
 
-RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
-  RegularFileRead read;
+std::string WhyNotRegular(const std::string& path) {
+  struct stat entry {};
+  if (::lstat(path.c_str(), &entry) != 0 || S_ISREG(entry.st_mode)) return "";
+  return NotRegular(path, entry.st_mode);
+}
+
+int OpenRegularFile(const std::string& path, std::string* refusal) {
   // O_NONBLOCK: opening a FIFO with no writer returns at once; O_NOFOLLOW: a
   // link (to /dev/zero, say) is refused, not read.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat file {};
   if (fd < 0) {
-    struct stat link {};
-    if (errno == ELOOP && ::lstat(path.c_str(), &link) == 0) {
-      read.error = NotRegular(path, link.st_mode);
-    } else if (errno != ENOENT) {
+    if (errno == ELOOP && ::lstat(path.c_str(), &file) == 0)
+      *refusal = NotRegular(path, file.st_mode);
+    return -1;
+  }
+  if (::fstat(fd, &file) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  if (S_ISREG(file.st_mode)) return fd;
+  *refusal = NotRegular(path, file.st_mode);
+  ::close(fd);
+  return -1;
+}
+
+RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
+  RegularFileRead read;
+  const int fd = OpenRegularFile(path, &read.error);
+  if (fd < 0) {
+    if (read.error.empty() && errno != ENOENT) {
       read.error = "cannot read " + path + ": " + std::strerror(errno);
     }
     return read;
@@ -83,8 +105,6 @@ RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
   struct stat file {};
   if (::fstat(fd, &file) != 0) {
     read.error = "cannot read " + path + ": " + std::strerror(errno);
-  } else if (!S_ISREG(file.st_mode)) {
-    read.error = NotRegular(path, file.st_mode);
   } else if (static_cast<unsigned long long>(file.st_size) > max_bytes) {
     read.error = path + " is " + std::to_string(file.st_size) + " bytes, more than the " +
                  std::to_string(max_bytes) + " it could be";

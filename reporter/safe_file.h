@@ -18,6 +18,17 @@ namespace vprof::reporter {
 // a regular file is at `path`.
 bool WriteFilePrivately(const std::string& path, std::string_view contents, std::string* error);
 
+// `path` opened for reading when it is a regular file, not through a link and
+// never waiting on a FIFO or device. -1 otherwise: with `refusal` naming the
+// file and what is there instead when it is no regular file, else with errno
+// saying why it could not be opened.
+int OpenRegularFile(const std::string& path, std::string* refusal);
+
+// Why `path` is no file to read ("P is a FIFO, not a regular file: ..."),
+// judged without opening it (opening a device can act on it); "" for a
+// regular file, and when nothing is there.
+std::string WhyNotRegular(const std::string& path);
+
 struct RegularFileRead {
   std::optional<std::string> contents;  // none when absent or refused
   std::string error;                    // set when refused; "" when absent

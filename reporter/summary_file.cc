@@ -2,11 +2,14 @@
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 
@@ -22,16 +25,9 @@ std::vector<std::string> ListSummaryFiles(const std::string& directory) {
   return files;
 }
 
-SummaryFileWriter::SummaryFileWriter(const std::string& path)
-    : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-  if (!out_) error_ = "cannot create " + path + ": " + std::strerror(errno);
-}
-
 void SummaryFileWriter::Write(const SummaryPacket& packet) {
-  if (!error_.empty()) return;
-  if (!google::protobuf::util::SerializeDelimitedToOstream(packet, &out_)) {
-    error_ = "cannot write " + path_ + ": " + std::strerror(errno);
-  }
+  google::protobuf::io::StringOutputStream out(&bytes_);
+  google::protobuf::util::SerializeDelimitedToZeroCopyStream(packet, &out);
   ++packets_;
 }
 
@@ -39,22 +35,26 @@ bool SummaryFileWriter::Finish() {
   SummaryPacket end;
   end.mutable_end()->set_packets(packets_);
   Write(end);
-  if (error_.empty()) {
-    out_.close();
-    if (!out_) error_ = "cannot write " + path_ + ": " + std::strerror(errno);
-  }
-  return error_.empty();
+  return WriteFilePrivately(path_, bytes_, &error_);
 }
 
-SummaryFileReader::SummaryFileReader(const std::string& path) : in_(path, std::ios::binary) {
-  if (!in_) {
-    problem_ = "cannot open: " + std::string(std::strerror(errno));
+SummaryFileReader::SummaryFileReader(const std::string& path) {
+  // A FIFO or a link to a device under a summary's name would hang the merge
+  // or feed it for ever: only a regular file is read.
+  std::string refusal;
+  fd_ = OpenRegularFile(path, &refusal);
+  if (fd_ < 0) {
+    problem_ = refusal.empty() ? "cannot open: " + std::string(std::strerror(errno))
+                               : "not read: " + refusal;
     return;
   }
-  stream_ = std::make_unique<google::protobuf::io::IstreamInputStream>(&in_);
+  stream_ = std::make_unique<google::protobuf::io::FileInputStream>(fd_);
 }
 
-SummaryFileReader::~SummaryFileReader() = default;
+SummaryFileReader::~SummaryFileReader() {
+  stream_.reset();
+  if (fd_ >= 0) ::close(fd_);
+}
 
 bool SummaryFileReader::Next(SummaryPacket* packet) {
   if (!stream_) return false;

@@ -3,16 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reporter/node_summary.pb.h"
 
 namespace google::protobuf::io {
-class IstreamInputStream;
+class FileInputStream;
 }
 
 namespace vprof::reporter {
@@ -33,19 +33,22 @@ inline constexpr std::string_view kSummaryExtension = ".vsummary";
 // or it cannot be listed.
 std::vector<std::string> ListSummaryFiles(const std::string& directory);
 
+// A summary is totals, not records: it is kept in memory and written in one
+// go, private and never through a link planted at its name (safe_file.h),
+// like the other files of a run's folder.
 class SummaryFileWriter {
  public:
-  explicit SummaryFileWriter(const std::string& path);
+  explicit SummaryFileWriter(std::string path) : path_(std::move(path)) {}
 
   void Write(const vprof::summary::SummaryPacket& packet);
-  // Appends the End packet and closes the file. False when the file could not
-  // be opened or written; error() then says why.
+  // Appends the End packet and writes the file. False when it could not be
+  // written; error() then says why.
   bool Finish();
   const std::string& error() const { return error_; }
 
  private:
   std::string path_;
-  std::ofstream out_;
+  std::string bytes_;
   uint64_t packets_ = 0;
   std::string error_;
 };
@@ -61,8 +64,8 @@ class SummaryFileReader {
   const std::string& problem() const { return problem_; }
 
  private:
-  std::ifstream in_;
-  std::unique_ptr<google::protobuf::io::IstreamInputStream> stream_;
+  int fd_ = -1;
+  std::unique_ptr<google::protobuf::io::FileInputStream> stream_;
   uint64_t packets_ = 0;
   std::string problem_;
 };

@@ -250,7 +250,7 @@ MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
   }
 
   CollectiveStats stats(records.size());
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(records.size());
   if (std::string error = MergeNodeTotals(inputs, stats); !error.empty()) {
     return Failure(error, false);
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reporter/visible_controls.h"
+
 namespace vprof::reporter {
 
 size_t DisplayWidth(std::string_view utf8) {
@@ -65,6 +67,11 @@ void WriteWrapped(std::ostream& out, std::string_view text, std::string_view fir
     line_has_words = true;
   }
   out << line << '\n';
+}
+
+void TextTable::AddRow(std::vector<std::string> cells) {
+  for (std::string& cell : cells) cell = ShowControlCharacters(cell, LineBreaks::kEscape);
+  rows_.push_back(std::move(cells));
 }
 
 void TextTable::Write(std::ostream& out, std::string_view indent, size_t width) const {

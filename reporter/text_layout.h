@@ -41,8 +41,9 @@ class TextTable {
 
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
 
-  // One cell per column.
-  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // One cell per column. A line break or other control character in a cell
+  // (a name from a trace) is shown as \xNN, so the row stays one line.
+  void AddRow(std::vector<std::string> cells);
 
   // Header and rows, each line starting with `indent`. Columns are two
   // spaces apart, or one when two would not fit `width`; if even that is too

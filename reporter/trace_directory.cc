@@ -5,13 +5,16 @@
 #include <system_error>
 
 #include "reporter/exit_status.h"
+#include "reporter/rank_bounds.h"
 #include "reporter/run_identity.h"
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
 
 TraceFileList UsageError(const std::string& directory, const std::string& what) {
   return {
+      {},
       {},
       directory + ": " + what + " (expected a directory holding the *.vtrace files of a vprof run)",
       true};
@@ -30,13 +33,23 @@ TraceFileList ListTraceFiles(const std::string& directory) {
   fs::directory_iterator entries(directory, error);
   for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
     const fs::path& path = entries->path();
-    std::error_code type_error;  // a dangling link is skipped, not a listing failure
-    if (path.extension() == ".vtrace" && entries->is_regular_file(type_error)) {
+    if (path.extension() != ".vtrace") continue;
+    // Traces are read only from regular files, never through a link (see
+    // OpenRegularFile): anything else is named, not passed over in silence.
+    std::string refusal = WhyNotRegular(path.string());
+    if (refusal.empty()) {
       list.paths.push_back(path.string());
+    } else {
+      list.skipped.push_back(std::move(refusal));
     }
   }
-  if (error) return {{}, directory + ": cannot list: " + error.message(), false};
-  if (list.paths.empty()) return UsageError(directory, "no *.vtrace files");
+  if (error) return {{}, {}, directory + ": cannot list: " + error.message(), false};
+  std::sort(list.skipped.begin(), list.skipped.end());
+  if (list.paths.empty()) {
+    TraceFileList none = UsageError(directory, "no *.vtrace files");
+    none.skipped = std::move(list.skipped);
+    return none;
+  }
   std::sort(list.paths.begin(), list.paths.end());
   return list;
 }
@@ -44,6 +57,7 @@ TraceFileList ListTraceFiles(const std::string& directory) {
 std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& directory,
                                                             std::ostream& err, int* status) {
   TraceFileList list = ListTraceFiles(directory);
+  for (const std::string& skipped : list.skipped) err << "vprof: " << skipped << "; skipped\n";
   if (!list.error.empty()) {
     err << "vprof: " << list.error << '\n';
     *status = list.usage_error ? kExitUsage : kExitFailure;
@@ -51,7 +65,13 @@ std::optional<std::vector<std::string>> ListTraceFilesOrSay(const std::string& d
   }
   std::vector<TraceIdentity> identities;
   for (const std::string& path : list.paths) {
-    if (auto identity = ReadTraceIdentity(path)) identities.push_back(std::move(*identity));
+    auto identity = ReadTraceIdentity(path);
+    if (!identity) continue;
+    if (identity->ignored_world_size) {
+      err << "vprof: " << path << ": field rank.world_size: expected at most " << kMostRanks
+          << " ranks, got " << *identity->ignored_world_size << "; world size taken as unknown\n";
+    }
+    identities.push_back(std::move(*identity));
   }
   const RunCheck check = CheckOneRun(identities);
   if (!check.mixed_runs.empty()) {

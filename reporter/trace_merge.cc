@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "reporter/bandwidth.h"
+#include "reporter/saturating_ns.h"
 #include "reporter/steps/nvtx_step_collector.h"
 
 namespace vprof::reporter {
@@ -37,11 +38,12 @@ void Dispatch(const TraceSource& source, uint32_t process, CollectiveMatcher& ma
   for (const vprof::trace::NcclEvent& event : source.batch().nccl()) {
     const NcclFunction function = source.FunctionOf(event);
     const Arrival arrival{process, event.comm_rank(),
-                          static_cast<int64_t>(event.enter_ns()) + offset,
-                          static_cast<int64_t>(event.exit_ns()) + offset};
+                          SaturatingAdd(static_cast<int64_t>(event.enter_ns()), offset),
+                          SaturatingAdd(static_cast<int64_t>(event.exit_ns()), offset)};
     switch (RoleOf(function)) {
       case FunctionRole::kTeardown:
-        stats.AddTeardownCall(event.comm_id(), function, arrival.exit_ns - arrival.enter_ns);
+        stats.AddTeardownCall(event.comm_id(), function,
+                              SaturatingSub(arrival.exit_ns, arrival.enter_ns));
         break;
       case FunctionRole::kCollective:
       case FunctionRole::kPointToPoint: {

@@ -1,6 +1,5 @@
 #include "reporter/trace_reader.h"
 
-#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
@@ -10,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
@@ -25,7 +26,14 @@ constexpr uint64_t kMaxVarint64Bytes = 10;
 }  // namespace
 
 TraceReader::TraceReader(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only a regular file, not through a link: a FIFO would stall the report
+  // and a link to a device could be read for ever.
+  std::string refusal;
+  fd_ = OpenRegularFile(path, &refusal);
+  if (!refusal.empty()) {
+    Stop(ReadProblem::kUnreadable, std::move(refusal));
+    return;
+  }
   struct stat info {};
   if (fd_ < 0 || ::fstat(fd_, &info) != 0) {
     std::string detail = std::string("cannot open: ") + std::strerror(errno);

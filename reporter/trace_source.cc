@@ -1,6 +1,9 @@
 #include "reporter/trace_source.h"
 
+#include <algorithm>
+
 #include "reporter/clock_alignment.h"
+#include "reporter/rank_bounds.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof::reporter {
@@ -51,6 +54,7 @@ bool TraceSource::Open() {
   const vprof::trace::RunHeader& header = packet_->run_header();
   record_.host = header.host();
   record_.pid = header.pid();
+  record_.start_ns = header.start_ns();
   if (header.format_version() > vprof::schema::kFormatVersion) {
     record_.state = InputState::kNewerFormat;
     record_.problem = "format_version " + std::to_string(header.format_version()) +
@@ -83,6 +87,7 @@ bool TraceSource::ReadNextBatch() {
       continue;
     }
     if (packet_->has_event_batch()) {
+      DropOutOfBoundsEvents(*packet_->mutable_event_batch());
       CountBatch(packet_->event_batch());
       return true;
     }
@@ -176,6 +181,29 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
   }
 }
 
+// A comm_size or comm_rank no NCCL world has sizes the matcher's tables
+// (collective_matcher.h): such an event is not used, and counted.
+void TraceSource::DropOutOfBoundsEvents(vprof::trace::EventBatch& batch) {
+  auto& events = *batch.mutable_nccl();
+  const auto kept = std::remove_if(events.begin(), events.end(), [&](const auto& event) {
+    std::string why;
+    if (event.comm_size() > kMostRanks) {
+      why = "field comm_size: expected at most " + std::to_string(kMostRanks) + " ranks, got " +
+            std::to_string(event.comm_size());
+    } else if (event.comm_size() > 0 && event.comm_rank() >= event.comm_size()) {
+      why = "field comm_rank: expected below comm_size " + std::to_string(event.comm_size()) +
+            ", got " + std::to_string(event.comm_rank());
+    } else {
+      return false;
+    }
+    if (out_of_bounds_events_++ == 0) {
+      first_out_of_bounds_ = "byte " + std::to_string(reader_.offset()) + ": " + why;
+    }
+    return true;
+  });
+  events.erase(kept, events.end());
+}
+
 void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
   record_.nccl_events += static_cast<uint64_t>(batch.nccl_size());
   record_.dropped_events += batch.dropped();
@@ -219,6 +247,14 @@ void TraceSource::RecordStop() {
                               " after the Footer (the first at byte " +
                               std::to_string(first_after_footer_offset_) + "): not used";
     record_.problem = record_.problem.empty() ? after : record_.problem + "; " + after;
+  }
+  if (out_of_bounds_events_ > 0) {
+    if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
+    const std::string dropped = std::to_string(out_of_bounds_events_) + " NCCL event" +
+                                (out_of_bounds_events_ == 1 ? "" : "s") +
+                                " out of bounds, not used (the first in the packet at " +
+                                first_out_of_bounds_ + ")";
+    record_.problem = record_.problem.empty() ? dropped : record_.problem + "; " + dropped;
   }
   record_.unreadable_packets = reader_.unreadable_packets();
   if (record_.unreadable_packets == 0) return;

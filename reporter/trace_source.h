@@ -61,6 +61,7 @@ class TraceSource : private PacketParser {
 
   void AbsorbHeaderEnvironment(const vprof::trace::RunHeader& header);
   void AbsorbMetadata(const vprof::trace::TracePacket& packet);
+  void DropOutOfBoundsEvents(vprof::trace::EventBatch& batch);
   void CountBatch(const vprof::trace::EventBatch& batch);
   void CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFunction function);
   // The file's verdict, once reading stopped: RecordReadProblem's, and the
@@ -99,6 +100,8 @@ class TraceSource : private PacketParser {
   bool footer_seen_ = false;
   uint64_t packets_after_footer_ = 0;
   uint64_t first_after_footer_offset_ = 0;
+  uint64_t out_of_bounds_events_ = 0;
+  std::string first_out_of_bounds_;  // where the first was and what was wrong
 
   static google::protobuf::ArenaOptions PacketArenaOptions(char* first_block);
 };

@@ -43,7 +43,7 @@ TEST_CASE("a tie for last arrival goes to the lowest comm rank") {
 }
 
 TEST_CASE("a collective completes when every member has reported it") {
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(4);
   CHECK_FALSE(matcher.Add(AllReduce(1, 0, 1000, 1850)));
   CHECK_FALSE(matcher.Add(AllReduce(1, 1, 1100, 1900)));
   CHECK_FALSE(matcher.Add(AllReduce(2, 0, 2000, 2100)));  // the next one, interleaved
@@ -68,7 +68,7 @@ TEST_CASE("a collective completes when every member has reported it") {
 }
 
 TEST_CASE("the n-th send to a peer pairs with the peer's n-th recv from it") {
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(4);
   // Rank 0 sends twice to rank 1; a send from 1 to 0 with seq 1 is another pair.
   CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 0, 1, 1, 1000)));
   CHECK_FALSE(matcher.Add(PointToPoint(NcclFunction::kSend, 0, 1, 2, 2000)));
@@ -98,7 +98,7 @@ TEST_CASE("the n-th send to a peer pairs with the peer's n-th recv from it") {
 }
 
 TEST_CASE("calls without a communicator or a peer are not matched") {
-  CollectiveMatcher matcher;
+  CollectiveMatcher matcher(4);
   CollectiveCall no_comm = AllReduce(1, 0, 1, 2);
   no_comm.comm_id = 0;
   CHECK_FALSE(matcher.Add(no_comm));

@@ -29,6 +29,24 @@ TraceFileBuilder::TraceFileBuilder(std::string host, uint32_t pid, std::optional
   AddPacket(std::move(packet));
 }
 
+vprof::trace::RunHeader RankHeader(std::string host, uint32_t pid, int32_t rank,
+                                   std::optional<int32_t> world_size) {
+  vprof::trace::RunHeader header;
+  header.set_format_version(vprof::schema::kFormatVersion);
+  header.set_host(std::move(host));
+  header.set_pid(pid);
+  header.set_clock(vprof::trace::CLOCK_DOMAIN_MONOTONIC);
+  header.mutable_rank()->set_rank(rank);
+  if (world_size) header.mutable_rank()->set_world_size(*world_size);
+  return header;
+}
+
+TraceFileBuilder::TraceFileBuilder(vprof::trace::RunHeader header) {
+  vprof::trace::TracePacket packet;
+  *packet.mutable_run_header() = std::move(header);
+  AddPacket(std::move(packet));
+}
+
 vprof::trace::NcclEvent TraceFileBuilder::Event(std::string_view function, uint64_t comm_id,
                                                 uint32_t comm_size, uint32_t comm_rank,
                                                 uint64_t seq, uint64_t bytes, uint64_t enter_ns,

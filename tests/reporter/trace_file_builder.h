@@ -20,6 +20,8 @@ class TraceFileBuilder {
   // Starts the file with a RunHeader (the first packet of every trace).
   TraceFileBuilder(std::string host, uint32_t pid, std::optional<int32_t> rank = std::nullopt,
                    uint32_t format_version = vprof::schema::kFormatVersion);
+  // Starts the file with `header` as given.
+  explicit TraceFileBuilder(vprof::trace::RunHeader header);
 
   // An NcclEvent of `function`, interning the name (an InternedString packet)
   // the first time it is used, as the capture side does.
@@ -54,6 +56,11 @@ class TraceFileBuilder {
   uint64_t next_sequence_ = 1;
   std::map<std::string, uint64_t, std::less<>> iids_;
 };
+
+// The RunHeader of a rank process: current format, CLOCK_MONOTONIC, `rank`
+// and, when given, `world_size`.
+vprof::trace::RunHeader RankHeader(std::string host, uint32_t pid, int32_t rank,
+                                   std::optional<int32_t> world_size = std::nullopt);
 
 // Frames one serialized TracePacket as the file holds it.
 std::string FramePacket(const std::string& serialized_packet);

@@ -9,8 +9,10 @@
 # capture only); torchprof (torch.profiler, CPU + CUDA activities). The levers of the light
 # default, each a VPROF_CUPTI_KINDS list: gpuwork (kernels, copies, memsets, NCCL links, CUPTI
 # overhead, devices: no API, sync or event records), gpuwork_api (gpuwork and the selected API
-# records), gpuwork_sync (gpuwork and SYNCHRONIZATION, CUDA_EVENT); between (VPROF_DEEP=trigger
-# with no trigger: always-on capture between deep windows). MODES="..." picks and orders them.
+# records: the light default since the sixteenth session), gpuwork_sync (gpuwork and
+# SYNCHRONIZATION, CUDA_EVENT), oldlight (the fifteenth session's light default: gpuwork, the
+# selected API records, SYNCHRONIZATION and CUDA_EVENT); between (VPROF_DEEP=trigger with no
+# trigger: always-on capture between deep windows). MODES="..." picks and orders them.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 rounds="$2"
@@ -26,6 +28,7 @@ for round in $(seq 1 "$rounds"); do
         gpuwork) env=(VPROF_CUPTI_KINDS=$gpuwork) ;;
         gpuwork_api) env=(VPROF_CUPTI_KINDS=$gpuwork,SELECTED_API) ;;
         gpuwork_sync) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT) ;;
+        oldlight) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT,SELECTED_API) ;;
         between) env=(VPROF_DEEP=trigger) ;;
         all) env=(VPROF_CUPTI_KINDS=all) ;;
         nogpu) env=(VPROF_GPU=0) ;;

@@ -8,7 +8,11 @@ namespace {
 // Every kind vprof can enable, in enable order, and whether the light plan
 // has it. CONCURRENT_KERNEL rather than KERNEL: it does not serialise kernels.
 // CUDA_EVENT and SYNCHRONIZATION give the stream/event plan (which stream
-// waits on which record) without a callback subscription. MEMCPY2: copies
+// waits on which record) without a callback subscription; the light plan
+// leaves them out: PyTorch's caching allocator records and queries events all
+// the time, and on an H100 these two kinds cost a host-bound Llama step more
+// than every other kind together (bench/RESULTS.md, sixteenth session). Only
+// the stream-wait edges and sync totals need them, and the report says so. MEMCPY2: copies
 // between two GPUs, which CUPTI reports under this kind only, never as MEMCPY.
 // DEVICE: one record per GPU (its UUID), written when the kind is enabled.
 // RUNTIME and DRIVER record every API call; the light plan has its selection
@@ -22,8 +26,8 @@ constexpr KnownKind kKinds[] = {
     {{CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"}, true},
     {{CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"}, true},
     {{CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"}, true},
-    {{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"}, true},
-    {{CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"}, true},
+    {{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"}, false},
+    {{CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"}, false},
     {{CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"}, false},
     {{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"}, false},
     {{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"}, true},

@@ -57,6 +57,14 @@ std::string HwTraceName(vprof::trace::HwTrace hw_trace) {
   }
 }
 
+bool EnablesKind(const vprof::trace::GpuCaptureStatus& status, std::string_view kind) {
+  if (status.activity_kinds().empty()) return true;
+  for (const std::string& enabled : status.activity_kinds()) {
+    if (enabled == kind) return true;
+  }
+  return false;
+}
+
 GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
   GpuCaptureReport capture;
   capture.state = CaptureStateName(status.state());
@@ -71,6 +79,8 @@ GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
   capture.selected_driver_apis = status.selected_driver_apis();
   capture.hw_trace = HwTraceName(status.hw_trace());
   capture.hw_trace_detail = status.hw_trace_detail();
+  capture.records_syncs = EnablesKind(status, "SYNCHRONIZATION");
+  capture.records_event_records = EnablesKind(status, "CUDA_EVENT");
   return capture;
 }
 

@@ -80,7 +80,13 @@ void WriteLinkage(JsonWriter& json, const NcclLinkageReport& nccl) {
   });
 }
 
-void WriteStreamWaits(JsonWriter& json, const StreamWaitReport& waits) {
+// null when the capture plan did not record event records and waits.
+void WriteStreamWaits(JsonWriter& json, const GpuReport& gpu) {
+  if (gpu.capture && (!gpu.capture->records_event_records || !gpu.capture->records_syncs)) {
+    json.Key("stream_waits");
+    return json.Null();
+  }
+  const StreamWaitReport& waits = gpu.stream_waits;
   WriteObject(json, "stream_waits", [&] {
     json.Field("event_records", waits.event_records);
     json.Field("waits", waits.waits);
@@ -104,7 +110,12 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     WriteTotals(json, "memcpy", gpu.memcpy, true);
     WriteTotals(json, "peer_copies", gpu.peer_copies, true);
     WriteTotals(json, "memset", gpu.memset, true);
-    WriteTotals(json, "syncs", gpu.syncs, false);
+    if (gpu.capture && !gpu.capture->records_syncs) {
+      json.Key("syncs");
+      json.Null();
+    } else {
+      WriteTotals(json, "syncs", gpu.syncs, false);
+    }
     json.Field("api_calls", gpu.api_calls);
     json.Field("dropped_records", gpu.dropped_records);
     json.Field("cupti_overhead_ns", gpu.cupti_overhead_ns);
@@ -123,7 +134,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
       json.Field("mean_ns", row.mean_ns);
     });
     WriteLinkage(json, gpu.nccl);
-    WriteStreamWaits(json, gpu.stream_waits);
+    WriteStreamWaits(json, gpu);
     WriteObjects(json, "devices", gpu.devices, [&](const GpuDeviceReport& row) {
       json.Field("id", row.id);
       json.Field("uuid", row.uuid.empty() ? std::nullopt : std::optional<std::string>(row.uuid));

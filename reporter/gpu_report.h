@@ -30,6 +30,12 @@ struct GpuCaptureReport {
   // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
   std::string hw_trace;
   std::string hw_trace_detail;
+  // Whether the plan enabled the SYNCHRONIZATION and CUDA_EVENT kinds: the
+  // light default does not (on PyTorch they cost more than every other kind
+  // together), so its syncs and stream-wait edges are not known rather than 0.
+  // True for a trace that lists no kinds (written before the list was).
+  bool records_syncs = true;
+  bool records_event_records = true;
 };
 
 struct KernelClassReport {

@@ -61,18 +61,23 @@ std::string PeerCopiesText(const ActivityTotals& peer) {
          FormatDurationNs(peer.total_ns) + ")";
 }
 
+// "syncs 3, 1.2 ms", or that the capture plan did not record them.
+std::string SyncsText(const GpuReport& gpu) {
+  if (gpu.capture && !gpu.capture->records_syncs) return "syncs not recorded";
+  return "syncs " + std::to_string(gpu.syncs.count) + ", " + FormatDurationNs(gpu.syncs.total_ns);
+}
+
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
-  WriteWrapped(out,
-               "kernels " + std::to_string(gpu.kernels.count) + ", " +
-                   FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " +
-                   std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) + ", " +
-                   FormatDurationNs(gpu.memcpy.total_ns) + PeerCopiesText(gpu.peer_copies) +
-                   "; memset " + std::to_string(gpu.memset.count) + ", " +
-                   FormatBytes(gpu.memset.bytes) + "; syncs " + std::to_string(gpu.syncs.count) +
-                   ", " + FormatDurationNs(gpu.syncs.total_ns) + "; " + ApiCallsText(gpu) +
-                   "; CUPTI dropped records " + std::to_string(gpu.dropped_records) +
-                   ", overhead " + FormatDurationNs(gpu.cupti_overhead_ns),
-               "    ", "      ");
+  WriteWrapped(
+      out,
+      "kernels " + std::to_string(gpu.kernels.count) + ", " +
+          FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " + std::to_string(gpu.memcpy.count) +
+          ", " + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
+          PeerCopiesText(gpu.peer_copies) + "; memset " + std::to_string(gpu.memset.count) + ", " +
+          FormatBytes(gpu.memset.bytes) + "; " + SyncsText(gpu) + "; " + ApiCallsText(gpu) +
+          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
+          FormatDurationNs(gpu.cupti_overhead_ns),
+      "    ", "      ");
 }
 
 void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {
@@ -135,7 +140,15 @@ void WriteLinkage(const NcclLinkageReport& nccl, std::ostream& out) {
   table.Write(out, "    ");
 }
 
-void WriteStreamWaits(const StreamWaitReport& waits, std::ostream& out) {
+void WriteStreamWaits(const GpuReport& gpu, std::ostream& out) {
+  if (gpu.capture && (!gpu.capture->records_event_records || !gpu.capture->records_syncs)) {
+    WriteWrapped(out,
+                 "not recorded (the light default leaves out SYNCHRONIZATION and CUDA_EVENT; "
+                 "VPROF_CUPTI_KINDS=all records them)",
+                 "    stream waits: ", "      ");
+    return;
+  }
+  const StreamWaitReport& waits = gpu.stream_waits;
   if (waits.event_records == 0 && waits.waits == 0) return;
   std::string text = std::to_string(waits.event_records) + " event records, " +
                      std::to_string(waits.waits) + " waits, " +
@@ -166,7 +179,7 @@ void WriteProcessGpu(const ProcessReport& process, std::ostream& out) {
   WriteKernelClasses(gpu, out);
   WriteTopKernels(gpu, out);
   WriteLinkage(gpu.nccl, out);
-  WriteStreamWaits(gpu.stream_waits, out);
+  WriteStreamWaits(gpu, out);
 }
 
 // One row's figures for one of the two GPU time lines.

@@ -614,6 +614,39 @@ TEST_CASE("the light capture's status: selected API records, hardware timestamps
   CHECK(Contains(text, "API calls 1 (selected APIs only)"));
 }
 
+TEST_CASE("a plan without SYNCHRONIZATION and CUDA_EVENT: syncs and stream waits not recorded") {
+  for (const bool with_sync_kinds : {false, true}) {
+    ScratchDir dir;
+    TraceFileBuilder trace("node1", 510, 0);
+    vprof::trace::TracePacket packet;
+    vprof::trace::GpuCaptureStatus& status = ActiveStatus(packet);
+    for (const char* kind : {"CONCURRENT_KERNEL", "MEMCPY", "EXTERNAL_CORRELATION"}) {
+      status.add_activity_kinds(kind);
+    }
+    if (with_sync_kinds) {
+      status.add_activity_kinds("SYNCHRONIZATION");
+      status.add_activity_kinds("CUDA_EVENT");
+    }
+    trace.AddPacket(std::move(packet));
+    GpuBatchBuilder(trace).Api("cudaLaunchKernel_v7000", 1).Write();
+    trace.AddFooter();
+    trace.WriteTo(dir.File("node1.510.vtrace"));
+    const Report report = ReportOf(dir.path());
+    const GpuCaptureReport& capture = *report.processes.at(0).gpu.capture;
+    CHECK(capture.records_syncs == with_sync_kinds);
+    CHECK(capture.records_event_records == with_sync_kinds);
+    const std::string text = Unwrapped(TextOf(report));
+    INFO(text);
+    CHECK(Contains(text, "syncs not recorded") != with_sync_kinds);
+    CHECK(Contains(text, "stream waits: not recorded") != with_sync_kinds);
+    CHECK(Contains(text, "syncs 0, 0 ns") == with_sync_kinds);
+    const JsonValue json = JsonOf(report);
+    const JsonValue& gpu = json["processes"][0]["gpu"];
+    CHECK(gpu["syncs"].is_null() != with_sync_kinds);
+    CHECK(gpu["stream_waits"].is_null() != with_sync_kinds);
+  }
+}
+
 TEST_CASE("a capture status from before api_records: RUNTIME among the kinds means every call") {
   for (const bool runtime : {true, false}) {
     ScratchDir dir;

@@ -42,15 +42,10 @@ for p in ranks:
     names = {k["name"] for k in gpu["top_kernels"]}
     check({"sim_fwd_kernel", "sim_bwd_kernel", "sim_opt_kernel"} <= names,
           f"{who}: kernel names {sorted(names)}")
-    # Each bucket's all-reduce waits on its backward event: a record and a wait per bucket.
-    waits, buckets = gpu["stream_waits"], STEPS * LAYERS // BUCKET_LAYERS
-    # Every wait names the record it waits on, even though the simulator re-records the same
-    # four events every step and the whole run's records arrive in one buffer.
-    check(waits["event_records"] == buckets and waits["waits"] == buckets
-          and waits["matched_waits"] == buckets, f"{who}: {buckets} buckets, but {waits}")
-    # The edge is compute stream -> communication stream, one per bucket.
-    check(len(waits["edges"]) == 1 and waits["edges"][0]["count"] == buckets,
-          f"{who}: edges {waits['edges']}")
+    # The light default records no SYNCHRONIZATION or CUDA_EVENT activity, and says so rather
+    # than counting 0 (full capture's waits are checked below).
+    check(gpu["stream_waits"] is None and gpu["syncs"] is None,
+          f"{who}: light capture reports waits {gpu['stream_waits']}, syncs {gpu['syncs']}")
     # The fake NCCL moves data on the host and launches no kernels, so no kernel links to an
     # NCCL call, though every call is tagged.
     # Each step ends with a cudaMemcpyPeerAsync to the next device, which the fake CUPTI reports
@@ -105,9 +100,18 @@ for p in ranks:
           and capture["hw_trace_detail"] == "CUPTI_ERROR_NOT_SUPPORTED",
           f"rank {p['rank']}: hardware timestamps on a GPU without them: {capture}")
 for p in (q for q in rep_all["processes"] if q["is_rank"]):
-    capture = p["gpu"]["capture"]
+    capture, who = p["gpu"]["capture"], f"rank {p['rank']}"
     check(capture["mode"] == "all" and capture["api_records"] == "all"
-          and capture["hw_trace"] == "on", f"rank {p['rank']}: full capture {capture}")
+          and capture["hw_trace"] == "on", f"{who}: full capture {capture}")
+    # Each bucket's all-reduce waits on its backward event: a record and a wait per bucket.
+    waits, buckets = p["gpu"]["stream_waits"], STEPS * LAYERS // BUCKET_LAYERS
+    # Every wait names the record it waits on, even though the simulator re-records the same
+    # four events every step and the whole run's records arrive in one buffer.
+    check(waits["event_records"] == buckets and waits["waits"] == buckets
+          and waits["matched_waits"] == buckets, f"{who}: {buckets} buckets, but {waits}")
+    # The edge is compute stream -> communication stream, one per bucket.
+    check(len(waits["edges"]) == 1 and waits["edges"][0]["count"] == buckets,
+          f"{who}: edges {waits['edges']}")
 
 
 def api_calls(trace_dir):

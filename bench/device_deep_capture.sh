@@ -26,9 +26,9 @@ echo "== duty cycle 0.5/1.5 s, 150 steps"
 run_llama /tmp/deep-duty 150 VPROF_DEEP=0.5/1.5
 report /tmp/deep-duty deep-duty
 
-echo "== trigger: 1 s of deep capture, asked 4 s into a 150-step run"
+echo "== trigger: 1 s of deep capture, asked 6 s into a 150-step run"
 rm -rf /tmp/deep-trigger && mkdir -p /tmp/deep-trigger
-(sleep 4 && "$vprof" trigger /tmp/deep-trigger --in 0.5 --seconds 1) &
+(sleep 6 && "$vprof" trigger /tmp/deep-trigger --in 0.5 --seconds 1) &
 env VPROF_DEEP=trigger LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/deep-trigger \
   python3 bench/workloads/llama_step.py --nvtx --steps 150 2>&1 | grep _ms
 wait

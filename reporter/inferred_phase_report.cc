@@ -109,9 +109,12 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
     // The kernels' totals, split: other threads', then of the rest, the
     // forward-only passes', then the main thread's forward.
     ActivityTotals rest = kernels;
-    const auto add_part = [&](const std::map<std::string, ActivityTotals>& parts,
+    // `name` by an init-capture: clang 14 (the fuzz build) cannot capture a
+    // structured binding.
+    const auto add_part = [&, &kernel_name = name](
+                              const std::map<std::string, ActivityTotals>& parts,
                               LaunchThread thread) {
-      const auto part = parts.find(name);
+      const auto part = parts.find(kernel_name);
       if (part == parts.end()) return;
       const uint64_t count = std::min(part->second.count, rest.count);
       const int64_t total_ns = std::min(part->second.total_ns, rest.total_ns);

@@ -27,7 +27,7 @@
 
 namespace vprof::reporter {
 
-class TraceSource : private PacketParser {
+class TraceSource final : private PacketParser {
  public:
   // `step_patterns`: which NVTX ranges are steps; it must outlive the source.
   explicit TraceSource(std::string path, const StepPatterns& step_patterns = DefaultStepMatcher());

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs every test through meson test:
 # the full suite in build/, then the unit suite again under AddressSanitizer +
-# UndefinedBehaviorSanitizer (build-asan/) and ThreadSanitizer (build-tsan/).
+# UndefinedBehaviorSanitizer (build-asan/) and ThreadSanitizer (build-tsan/),
+# and a short run of each fuzz target (build-fuzz/, clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -20,5 +21,9 @@ scripts/build.sh build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=deb
 # die_after_fork=0: the stand-in tests fork processes that then start threads.
 TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 \
   meson test -C build-tsan --suite unit --print-errorlogs --num-processes 2
+
+echo "== build-fuzz/ : each fuzz target for 10 s under libFuzzer + ASan + UBSan"
+# The long run is scripts/fuzz.sh with its default of 600 s per target.
+scripts/fuzz.sh 10
 
 echo "all tests passed"

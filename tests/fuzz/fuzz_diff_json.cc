@@ -1,0 +1,36 @@
+// `vprof diff A B` with a JSON report of fuzzed bytes as A and as B: the
+// report reader, the comparison (of the report with itself, and with an
+// empty report, so that items are both matched and one-sided) and both
+// renderings of each.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "reporter/diff/compare_reports.h"
+#include "reporter/diff/diff_input.h"
+#include "reporter/diff/diff_json_report.h"
+#include "reporter/diff/diff_text_report.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+void Render(const vprof::reporter::RunDiff& diff) {
+  vprof::reporter::WriteDiffText(diff, vprof::fuzz::Discard());
+  vprof::reporter::WriteDiffJson(diff, vprof::fuzz::Discard());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vprof;
+  const std::string path = fuzz::InputFile(data, size, "report.json");
+  const std::optional<reporter::DiffInput> input =
+      reporter::LoadDiffInput(path, {}, fuzz::Discard());
+  if (!input) return 0;
+  const reporter::JsonNode empty = reporter::JsonNode::EmptyObject();
+  const reporter::DiffSide side{path, false, true};
+  Render({side, side, reporter::CompareReports(input->report, input->report)});
+  Render({side, side, reporter::CompareReports(input->report, empty)});
+  Render({side, side, reporter::CompareReports(empty, input->report)});
+  return 0;
+}

@@ -118,8 +118,8 @@ SettingsResult parse_settings(EnvLookup lookup) {
     }
   }
   if (const char* v = lookup("VPROF_BUFFER_KB")) {
-    if (!parse_uint(v, 16, 1048576, &s.buffer_kib)) {
-      r.error = describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 1048576");
+    if (!parse_uint(v, 16, kMaxBufferKib, &s.buffer_kib)) {
+      r.error = describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 16384");
       return r;
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "interpose/deep_schedule.h"
+#include "interpose/settings.h"
 #include "reporter/arg_cursor.h"
 
 namespace vprof::reporter {
@@ -51,8 +52,8 @@ bool IsLogLevel(const std::string& value) {
 constexpr SettingOption kSettingOptions[] = {
     {"--flush-ms", "VPROF_FLUSH_MS", "milliseconds, an integer from 10 to 600000",
      IsUintIn<10, 600000>},
-    {"--buffer-kb", "VPROF_BUFFER_KB", "KiB per thread, an integer from 16 to 1048576",
-     IsUintIn<16, 1048576>},
+    {"--buffer-kb", "VPROF_BUFFER_KB", "KiB per thread, an integer from 16 to 16384",
+     IsUintIn<16, kMaxBufferKib>},
     {"--start-after", "VPROF_START_AFTER_S", "seconds, a number >= 0", IsSeconds},
     {"--stop-after", "VPROF_STOP_AFTER_S", "seconds, a number >= 0 (0: never)", IsSeconds},
     {"--log-level", "VPROF_LOG_LEVEL", "one of trace, debug, info, warn, error, off", IsLogLevel},
@@ -71,7 +72,7 @@ const SettingOption* FindSettingOption(std::string_view name) {
 const std::string_view kLaunchOptionsHelp =
     "  --output DIR        the run's folder of traces (VPROF_OUTPUT_DIR)\n"
     "  --flush-ms N        write buffered events every N ms, 10..600000 (VPROF_FLUSH_MS)\n"
-    "  --buffer-kb N       event buffer per thread in KiB, 16..1048576 (VPROF_BUFFER_KB)\n"
+    "  --buffer-kb N       event buffer per thread in KiB, 16..16384 (VPROF_BUFFER_KB)\n"
     "  --start-after S     start recording S seconds into each process (VPROF_START_AFTER_S)\n"
     "  --stop-after S      stop recording S seconds into each process (VPROF_STOP_AFTER_S)\n"
     "  --log-level L       trace, debug, info, warn, error or off (VPROF_LOG_LEVEL)\n"

@@ -22,13 +22,16 @@ std::optional<LaunchOptions> Parse(const std::vector<std::string>& args, std::st
 
 TEST_CASE("each setting option becomes its VPROF_* variable") {
   std::string err;
-  const auto options = Parse({"--output", "d", "--flush-ms=50", "--buffer-kb", "64",
-                              "--start-after", "1.5", "--stop-after", "9", "--log-level", "info",
-                              "--report", "--report-format", "json", "--", "python3", "-c", "1"},
-                             &err);
+  const auto options =
+      Parse({"--output",      "d",      "--flush-ms=50", "--buffer-kb", "64",
+             "--start-after", "1.5",    "--stop-after",  "9",           "--log-level",
+             "info",          "--deep", "5/60",          "--report",    "--report-format",
+             "json",          "--",     "python3",       "-c",          "1"},
+            &err);
   REQUIRE(options);
   CHECK(options->output == "d");
   CHECK(options->settings == std::map<std::string, std::string>{{"VPROF_BUFFER_KB", "64"},
+                                                                {"VPROF_DEEP", "5/60"},
                                                                 {"VPROF_FLUSH_MS", "50"},
                                                                 {"VPROF_LOG_LEVEL", "info"},
                                                                 {"VPROF_START_AFTER_S", "1.5"},
@@ -52,6 +55,9 @@ TEST_CASE("values libvprof would reject are refused before the command starts") 
   for (const auto& bad : std::vector<std::vector<std::string>>{{"--flush-ms", "5"},
                                                                {"--flush-ms", "1e3"},
                                                                {"--buffer-kb", "-16"},
+                                                               {"--buffer-kb", "16385"},
+                                                               {"--deep", "60/5"},
+                                                               {"--deep", "sometimes"},
                                                                {"--stop-after", "soon"},
                                                                {"--log-level", "loud"},
                                                                {"--report-format", "xml"},

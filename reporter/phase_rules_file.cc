@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "reporter/safe_file.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -64,12 +66,12 @@ PhaseRulesLoad ParsePhaseRules(const std::string& text, const std::string& sourc
 }
 
 PhaseRulesLoad LoadPhaseRulesFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {std::nullopt, path + ": cannot be read: " + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return {std::nullopt, path + ": cannot be read: " + std::strerror(errno)};
-  return ParsePhaseRules(text.str(), path);
+  // Rules are a few lines; the bound only keeps a mistaken path from filling
+  // memory.
+  constexpr size_t kMaxPhaseRulesBytes = size_t{64} << 20;
+  RegularFileRead read = ReadNamedFile(path, kMaxPhaseRulesBytes);
+  if (!read.contents) return {std::nullopt, read.error + " (the phase rules)"};
+  return ParsePhaseRules(*read.contents, path);
 }
 
 }  // namespace vprof::reporter

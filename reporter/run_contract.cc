@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reporter/nccl_selection.h"
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
@@ -336,17 +337,15 @@ RunContractLoad LoadRunContract(const std::string& path) {
     load.error = path + ": is a directory, not a contract file";
     return load;
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file.is_open()) {
-    load.error = path + ": cannot read the contract: " + std::strerror(errno);
+  // A contract is a few lines; the bound only keeps a mistaken path from
+  // filling memory.
+  constexpr size_t kMaxContractBytes = size_t{64} << 20;
+  RegularFileRead read = ReadNamedFile(path, kMaxContractBytes);
+  if (!read.contents) {
+    load.error = read.error + " (the contract)";
     return load;
   }
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) {
-    load.error = path + ": cannot read the contract";
-    return load;
-  }
-  return ParseRunContract(text, path);
+  return ParseRunContract(*read.contents, path);
 }
 
 RunContractLoad ParseRunContract(std::string_view text, const std::string& file) {

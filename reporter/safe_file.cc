@@ -22,8 +22,12 @@ std::string KindOf(mode_t mode) {
   return "not a plain file";
 }
 
-std::string NotRegular(const std::string& path, mode_t mode) {
-  return path + " is " + KindOf(mode) + ", not a regular file: remove it or choose another folder";
+// What to do about it: a file in a run's folder, or one the user named.
+constexpr std::string_view kInFolderAdvice = "remove it or choose another folder";
+constexpr std::string_view kNamedAdvice = "name a regular file";
+
+std::string NotRegular(const std::string& path, mode_t mode, std::string_view advice) {
+  return path + " is " + KindOf(mode) + ", not a regular file: " + std::string(advice);
 }
 
 bool WriteAll(int fd, std::string_view contents) {
@@ -68,17 +72,22 @@ bool WriteFilePrivately(const std::string& path, std::string_view contents, std:
 std::string WhyNotRegular(const std::string& path) {
   struct stat entry {};
   if (::lstat(path.c_str(), &entry) != 0 || S_ISREG(entry.st_mode)) return "";
-  return NotRegular(path, entry.st_mode);
+  return NotRegular(path, entry.st_mode, kInFolderAdvice);
 }
 
-int OpenRegularFile(const std::string& path, std::string* refusal) {
+namespace {
+
+// OpenRegularFile, with links followed or refused.
+int OpenRegular(const std::string& path, bool follow_links, std::string* refusal) {
+  const std::string_view advice = follow_links ? kNamedAdvice : kInFolderAdvice;
   // O_NONBLOCK: opening a FIFO with no writer returns at once; O_NOFOLLOW: a
   // link (to /dev/zero, say) is refused, not read.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | (follow_links ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC);
   struct stat file {};
   if (fd < 0) {
     if (errno == ELOOP && ::lstat(path.c_str(), &file) == 0)
-      *refusal = NotRegular(path, file.st_mode);
+      *refusal = NotRegular(path, file.st_mode, advice);
     return -1;
   }
   if (::fstat(fd, &file) != 0) {
@@ -88,20 +97,14 @@ int OpenRegularFile(const std::string& path, std::string* refusal) {
     return -1;
   }
   if (S_ISREG(file.st_mode)) return fd;
-  *refusal = NotRegular(path, file.st_mode);
+  *refusal = NotRegular(path, file.st_mode, advice);
   ::close(fd);
   return -1;
 }
 
-RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
+// The contents of the regular file `fd` (closed here), at most `max_bytes`.
+RegularFileRead ReadOpenFile(int fd, const std::string& path, size_t max_bytes) {
   RegularFileRead read;
-  const int fd = OpenRegularFile(path, &read.error);
-  if (fd < 0) {
-    if (read.error.empty() && errno != ENOENT) {
-      read.error = "cannot read " + path + ": " + std::strerror(errno);
-    }
-    return read;
-  }
   struct stat file {};
   if (::fstat(fd, &file) != 0) {
     read.error = "cannot read " + path + ": " + std::strerror(errno);
@@ -126,6 +129,30 @@ RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
     if (read.error.empty()) read.contents = std::move(text);
   }
   ::close(fd);
+  return read;
+}
+
+}  // namespace
+
+int OpenRegularFile(const std::string& path, std::string* refusal) {
+  return OpenRegular(path, false, refusal);
+}
+
+RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes) {
+  RegularFileRead read;
+  const int fd = OpenRegular(path, false, &read.error);
+  if (fd >= 0) return ReadOpenFile(fd, path, max_bytes);
+  if (read.error.empty() && errno != ENOENT) {
+    read.error = "cannot read " + path + ": " + std::strerror(errno);
+  }
+  return read;
+}
+
+RegularFileRead ReadNamedFile(const std::string& path, size_t max_bytes) {
+  RegularFileRead read;
+  const int fd = OpenRegular(path, true, &read.error);
+  if (fd >= 0) return ReadOpenFile(fd, path, max_bytes);
+  if (read.error.empty()) read.error = path + ": cannot read: " + std::strerror(errno);
   return read;
 }
 

@@ -38,4 +38,10 @@ struct RegularFileRead {
 // waiting on a FIFO or device; refused when larger than `max_bytes`.
 RegularFileRead ReadRegularFile(const std::string& path, size_t max_bytes);
 
+// A file the user named on the command line (a contract, an audit, phase
+// rules, a report to diff): a link is followed, since the user chose it, but
+// only a regular file of at most `max_bytes` is read, never waiting on a FIFO
+// or reading a device such as /dev/zero. A missing file is an error too.
+RegularFileRead ReadNamedFile(const std::string& path, size_t max_bytes);
+
 }  // namespace vprof::reporter

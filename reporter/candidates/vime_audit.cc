@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "reporter/json_node.h"
+#include "reporter/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
@@ -258,16 +259,15 @@ VimeAuditLoad LoadVimeAudit(const std::string& path) {
     load.error = path + ": is a directory, not an audit file";
     return load;
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file.is_open()) {
-    load.error = path + ": cannot read the audit: " + std::strerror(errno);
+  // An audit lists operators; the bound only keeps a mistaken path from
+  // filling memory.
+  constexpr size_t kMaxAuditBytes = size_t{256} << 20;
+  RegularFileRead read = ReadNamedFile(path, kMaxAuditBytes);
+  if (!read.contents) {
+    load.error = read.error + " (the audit)";
     return load;
   }
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) {
-    load.error = path + ": cannot read the audit";
-    return load;
-  }
+  const std::string& text = *read.contents;
   return ParseVimeAudit(text, path);
 }
 

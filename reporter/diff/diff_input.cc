@@ -9,6 +9,7 @@
 
 #include "reporter/build_report.h"
 #include "reporter/json_report.h"
+#include "reporter/safe_file.h"
 #include "reporter/trace_directory.h"
 
 namespace vprof::reporter {
@@ -36,15 +37,15 @@ std::optional<std::string> ReportTextOfDirectory(const std::string& directory,
 }
 
 std::optional<std::string> ReadFile(const std::string& path, std::ostream& err) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (!file || file.bad()) {
-    err << "vprof: diff: " << path << ": cannot read: " << std::strerror(errno) << "; " << kExpected
-        << '\n';
+  // A JSON report of thousands of ranks and steps runs to gigabytes; the
+  // bound only keeps a mistaken path from filling memory.
+  constexpr size_t kMaxReportBytes = size_t{16} << 30;
+  RegularFileRead read = ReadNamedFile(path, kMaxReportBytes);
+  if (!read.contents) {
+    err << "vprof: diff: " << read.error << "; " << kExpected << '\n';
     return std::nullopt;
   }
-  return text.str();
+  return std::move(*read.contents);
 }
 
 // The parsed report, if it is one this vprof reads.

@@ -118,3 +118,33 @@ TEST_CASE("a link to /dev/zero and a file past the bound are refused, not read")
   CHECK_FALSE(big.contents);
   CHECK(big.error.find("101 bytes, more than the 100") != std::string::npos);
 }
+
+TEST_CASE("a file the user named: a link is followed, only a regular bounded file is read") {
+  ScratchDir dir;
+  Put(dir.File("rules"), "fwd = forward\n");
+  const std::string link = dir.File("rules-link");
+  REQUIRE(::symlink(dir.File("rules").c_str(), link.c_str()) == 0);
+  CHECK(ReadNamedFile(link, 100).contents == "fwd = forward\n");
+
+  const std::string fifo = dir.File("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto start = std::chrono::steady_clock::now();
+  const RegularFileRead from_fifo = ReadNamedFile(fifo, 100);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK_FALSE(from_fifo.contents);
+  CHECK(from_fifo.error == fifo + " is a FIFO, not a regular file: name a regular file");
+
+  const std::string zero = dir.File("zero");
+  REQUIRE(::symlink("/dev/zero", zero.c_str()) == 0);
+  const RegularFileRead from_zero = ReadNamedFile(zero, 100);
+  CHECK_FALSE(from_zero.contents);
+  CHECK(from_zero.error == zero + " is a device, not a regular file: name a regular file");
+
+  const RegularFileRead missing = ReadNamedFile(dir.File("none"), 100);
+  CHECK_FALSE(missing.contents);
+  CHECK(missing.error == dir.File("none") + ": cannot read: No such file or directory");
+
+  Put(dir.File("big"), std::string(101, 'x'));
+  CHECK(ReadNamedFile(dir.File("big"), 100).error.find("101 bytes, more than the 100") !=
+        std::string::npos);
+}

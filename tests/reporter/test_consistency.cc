@@ -341,7 +341,8 @@ TEST_CASE("a bad contract file is a usage error naming the file, the field and w
 
   const CliResult missing = Run({"report", dir.path(), "--contract", contracts.File("none.json")});
   CHECK(missing.status == kExitUsage);
-  CHECK(Contains(missing.err, contracts.File("none.json") + ": cannot read the contract"));
+  CHECK(Contains(missing.err, contracts.File("none.json") +
+                                  ": cannot read: No such file or directory (the contract)"));
   CHECK(Run({"report", dir.path(), "--contract"}).status == kExitUsage);
   CHECK(Contains(Run({"help", "report"}).out, "--contract FILE"));
   CHECK(Contains(Run({"report", "--help"}).out, "--strict"));

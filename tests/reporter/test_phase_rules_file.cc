@@ -52,7 +52,8 @@ TEST_CASE("phase rules file: bad lines are named by file and line") {
   CHECK(ErrorOf("# only a comment\n") == "rules.txt: no rules ('pattern = phase' lines)");
   const PhaseRulesLoad missing = LoadPhaseRulesFile("/nonexistent/rules.txt");
   CHECK_FALSE(missing.rules);
-  CHECK(missing.error == "/nonexistent/rules.txt: cannot be read: No such file or directory");
+  CHECK(missing.error ==
+        "/nonexistent/rules.txt: cannot read: No such file or directory (the phase rules)");
 }
 
 TEST_CASE("phase rules: user rules extend the defaults while their scope lives") {

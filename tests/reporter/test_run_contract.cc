@@ -120,7 +120,7 @@ TEST_CASE("contract files: read, missing, a directory") {
   CHECK(good.contract->file == dir.File("run.json"));
   CHECK(good.contract->consistency == ConsistencyMode::kOff);
   CHECK(LoadRunContract(dir.File("none.json")).error ==
-        dir.File("none.json") + ": cannot read the contract: No such file or directory");
+        dir.File("none.json") + ": cannot read: No such file or directory (the contract)");
   CHECK(LoadRunContract(dir.path()).error == dir.path() + ": is a directory, not a contract file");
 }
 

@@ -2,6 +2,8 @@
 // shaped as vime/utils/consistency_audit.py and consistency_drift_report.py
 // write them), linking its operators to the candidates of candidate_fixture.h,
 // the text and JSON that show the links, and the errors for bad files.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <set>
@@ -367,7 +369,13 @@ TEST_CASE("vprof report --audit: a bad file is a usage error naming it, before a
   const CliResult missing = Run({"report", dir.path(), "--audit", dir.File("none.json")});
   CHECK(missing.status == kExitUsage);
   CHECK(Contains(missing.err, "vprof: report: bad audit: " + dir.File("none.json") +
-                                  ": cannot read the audit: "));
+                                  ": cannot read: No such file or directory (the audit)"));
+  // A FIFO given as the audit is refused at once, not waited on.
+  const std::string fifo = dir.File("audit.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const CliResult from_fifo = Run({"report", dir.path(), "--audit", fifo});
+  CHECK(from_fifo.status == kExitUsage);
+  CHECK(Contains(from_fifo.err, fifo + " is a FIFO, not a regular file: name a regular file"));
 
   CHECK(Run({"report", dir.path(), "--audit"}).status == kExitUsage);
 }

@@ -12,7 +12,8 @@
 # records: the light default since the sixteenth session), gpuwork_sync (gpuwork and
 # SYNCHRONIZATION, CUDA_EVENT), oldlight (the fifteenth session's light default: gpuwork, the
 # selected API records, SYNCHRONIZATION and CUDA_EVENT); between (VPROF_DEEP=trigger with no
-# trigger: always-on capture between deep windows). MODES="..." picks and orders them.
+# trigger: always-on capture between deep windows); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI
+# attached, nothing recorded per launch). MODES="..." picks and orders them.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 rounds="$2"
@@ -30,6 +31,7 @@ for round in $(seq 1 "$rounds"); do
         gpuwork_sync) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT) ;;
         oldlight) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT,SELECTED_API) ;;
         between) env=(VPROF_DEEP=trigger) ;;
+        device) env=(VPROF_CUPTI_KINDS=DEVICE) ;;
         all) env=(VPROF_CUPTI_KINDS=all) ;;
         nogpu) env=(VPROF_GPU=0) ;;
         torchprof) pre="" flag="--torch-profiler" ;;

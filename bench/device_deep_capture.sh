@@ -26,10 +26,14 @@ echo "== duty cycle 0.5/1.5 s, 150 steps"
 run_llama /tmp/deep-duty 150 VPROF_DEEP=0.5/1.5
 report /tmp/deep-duty deep-duty
 
-echo "== trigger: 1 s of deep capture, asked 6 s into a 150-step run"
+echo "== trigger: 1 s of deep capture, asked 0.5 s after a 150-step run's timed steps began"
 rm -rf /tmp/deep-trigger && mkdir -p /tmp/deep-trigger
-(sleep 6 && "$vprof" trigger /tmp/deep-trigger --in 0.5 --seconds 1) &
+started=/tmp/deep-trigger-started
+rm -f "$started"
+(until [[ -e $started ]]; do sleep 0.05; done
+ "$vprof" trigger /tmp/deep-trigger --in 0.5 --seconds 1) &
 env VPROF_DEEP=trigger LD_PRELOAD="$lib" VPROF_OUTPUT_DIR=/tmp/deep-trigger \
-  python3 bench/workloads/llama_step.py --nvtx --steps 150 2>&1 | grep _ms
+  python3 bench/workloads/llama_step.py --nvtx --steps 150 --started-file "$started" 2>&1 |
+  grep _ms
 wait
 report /tmp/deep-trigger deep-trigger

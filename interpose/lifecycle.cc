@@ -24,6 +24,7 @@
 #include <string>
 
 #include "clock.h"
+#include "collective_audit.h"
 #include "comm_registry.h"
 #include "deep_windows.h"
 #include "gpu_capture.h"
@@ -232,6 +233,7 @@ void initialise() {
     disable("cannot start the writer thread");
     return;
   }
+  configure_collective_audit(*g_settings);
   claim_injection_hooks(g_settings->gpu_capture);
   configure_nccl_plugin(*g_settings, self_path());
   std::atexit(on_exit);

@@ -1,5 +1,4 @@
 #include "nccl_calls.h"
-#include "load_order.h"
 
 #include <unistd.h>
 
@@ -7,6 +6,7 @@
 #include <mutex>
 #include <new>
 
+#include "load_order.h"
 #include "log.h"
 #include "nccl_functions.h"
 
@@ -157,6 +157,23 @@ void Collective::before(NcclRecord& r) const {
     r.root = root_;
     r.has |= NcclRecord::kHasRoot;
   }
+}
+
+uint32_t nccl_group_depth() { return t_group_depth; }
+
+CallBuffers Collective::buffers(const NcclRecord& r) const {
+  auto place = [&](const BufferRule& rule, const void** data, uint64_t* bytes) {
+    if (!rule.data ||
+        (rule.holder == Holder::kRoot && static_cast<int32_t>(r.comm_rank) != root_)) {
+      return;
+    }
+    *data = rule.data;
+    *bytes = rule.span == Span::kCountPerRank ? r.bytes * r.comm_size : r.bytes;
+  };
+  CallBuffers b;
+  place(input_, &b.input, &b.input_bytes);
+  place(output_, &b.output, &b.output_bytes);
+  return b;
 }
 
 void PointToPoint::before(NcclRecord& r) const {

@@ -22,6 +22,30 @@ CommInfo* comm_info(const void* comm);
 
 uint64_t datatype_bytes(ncclDataType_t dt);
 
+// This thread's ncclGroupStart nesting: inside a group NCCL launches nothing
+// until the outermost ncclGroupEnd.
+uint32_t nccl_group_depth();
+
+// A call's buffers on this rank, for the collective fingerprints (audit/):
+// null where this rank has no such buffer.
+struct CallBuffers {
+  const void* input = nullptr;
+  uint64_t input_bytes = 0;
+  const void* output = nullptr;
+  uint64_t output_bytes = 0;
+};
+
+// How one buffer of a call relates to its count and root: `count` elements
+// or count x ranks of them (an all-gather's output), on every rank or only
+// on the root (a broadcast's input, a reduce's output).
+enum class Span : uint8_t { kCount, kCountPerRank };
+enum class Holder : uint8_t { kEveryRank, kRoot };
+struct BufferRule {
+  const void* data = nullptr;
+  Span span = Span::kCount;
+  Holder holder = Holder::kEveryRank;
+};
+
 // The arguments every collective and point-to-point call carries.
 struct Payload {
   ncclComm_t comm;
@@ -44,11 +68,25 @@ class Collective {
     has_root_ = true;
     return *this;
   }
+  // The buffer the collective reads and the one it writes (nccl_functions.def).
+  Collective& reads(const void* data, Span span = Span::kCount,
+                    Holder holder = Holder::kEveryRank) {
+    input_ = {data, span, holder};
+    return *this;
+  }
+  Collective& writes(const void* data, Span span = Span::kCount,
+                     Holder holder = Holder::kEveryRank) {
+    output_ = {data, span, holder};
+    return *this;
+  }
   void before(NcclRecord& r) const;
   void after(const NcclRecord&, ncclResult_t) const {}
+  // Once before() filled the record.
+  CallBuffers buffers(const NcclRecord& r) const;
 
  private:
   Payload payload_;
+  BufferRule input_, output_;
   int32_t op_ = 0;
   bool has_op_ = false;
   int32_t root_ = 0;
@@ -59,12 +97,26 @@ class PointToPoint {
  public:
   PointToPoint(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, int peer)
       : payload_{comm, stream, count, dt}, peer_(peer) {}
+  // A send reads its buffer, a receive writes its.
+  PointToPoint& reads(const void* data) {
+    input_ = data;
+    return *this;
+  }
+  PointToPoint& writes(const void* data) {
+    output_ = data;
+    return *this;
+  }
   void before(NcclRecord& r) const;
   void after(const NcclRecord&, ncclResult_t) const {}
+  CallBuffers buffers(const NcclRecord& r) const {
+    return {input_, input_ ? r.bytes : 0, output_, output_ ? r.bytes : 0};
+  }
 
  private:
   Payload payload_;
   int peer_;
+  const void* input_ = nullptr;
+  const void* output_ = nullptr;
 };
 
 struct GroupStart {

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "clock.h"
+#include "collective_audit.h"
 #include "gpu_capture.h"
 #include "log.h"
 #include "nccl_calls.h"
@@ -36,6 +37,12 @@ ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
   NcclRecord r{};
   r.function = static_cast<uint16_t>(fn);
   call.before(r);
+  // Fingerprints (off by default) go on the call's stream around it, outside
+  // the CUPTI correlation below: vprof's kernels are not the call's.
+  CallBuffers buffers;
+  if constexpr (requires { call.buffers(r); }) buffers = call.buffers(r);
+  const bool audit = collective_audit_on();
+  if (audit) audit_before_call(r, buffers);
   // Kernels this call enqueues carry its call_id through CUPTI.
   bool correlate = g_gpu_capture_active.load(std::memory_order_relaxed);
   if (correlate) r.call_id = push_gpu_correlation();
@@ -44,6 +51,7 @@ ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
   r.exit_ns = now_ns();
   if (correlate) pop_gpu_correlation();
   r.result = static_cast<int32_t>(result);
+  if (audit) audit_after_call(r, buffers, result);
   call.after(r, result);
   if (runtime_recording()) submit(r);
   t_inside = false;

@@ -53,9 +53,12 @@ class ProtoEncoder {
   }
   void add_bool(uint32_t field, bool v) { add_varint(field, v ? 1 : 0); }
   void add_double(uint32_t field, double v) {
-    put_tag(field, kFixed64);
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
+    add_fixed64(field, bits);
+  }
+  void add_fixed64(uint32_t field, uint64_t bits) {
+    put_tag(field, kFixed64);
     uint8_t le[8];
     for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(bits >> (8 * i));
     put_bytes(le, 8);

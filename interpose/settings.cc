@@ -30,13 +30,21 @@ std::string describe(const char* name, const char* value, const char* expected) 
   return std::string(name) + "='" + shown(value) + "' is invalid: expected " + expected;
 }
 
-// Parses a whole string as an unsigned integer in [lo, hi].
-bool parse_uint(const char* s, uint64_t lo, uint64_t hi, uint32_t* out) {
+// Parses a whole string as an unsigned integer of at least lo.
+bool parse_uint64(const char* s, uint64_t lo, uint64_t* out) {
   if (!*s || *s == '-' || *s == '+') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return false;
+  if (errno || *end || v < lo) return false;
+  *out = v;
+  return true;
+}
+
+// Parses a whole string as an unsigned integer in [lo, hi].
+bool parse_uint(const char* s, uint64_t lo, uint64_t hi, uint32_t* out) {
+  uint64_t v = 0;
+  if (!parse_uint64(s, lo, &v) || v > hi) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
@@ -90,6 +98,23 @@ SettingsResult parse_settings(EnvLookup lookup) {
   if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
   if (const char* v = lookup("VPROF_DEEP"); v && !parse_deep_schedule(v, &s.deep)) {
     r.error = describe("VPROF_DEEP", v, kDeepScheduleExpected);
+    return r;
+  }
+  if (const char* v = lookup("VPROF_AUDIT")) {
+    std::string_view mode(v);
+    if (mode != "fingerprint" && mode != "off") {
+      r.error = describe("VPROF_AUDIT", v, "fingerprint or off");
+      return r;
+    }
+    s.audit_fingerprints = mode == "fingerprint";
+  }
+  if (const char* v = lookup("VPROF_AUDIT_EVERY"); v && !parse_uint64(v, 1, &s.audit_every)) {
+    r.error = describe("VPROF_AUDIT_EVERY", v, "a whole number of collectives, 1 or more");
+    return r;
+  }
+  if (const char* v = lookup("VPROF_AUDIT_MIN_BYTES");
+      v && !parse_uint64(v, 0, &s.audit_min_bytes)) {
+    r.error = describe("VPROF_AUDIT_MIN_BYTES", v, "a whole number of bytes, 0 or more");
     return r;
   }
   static constexpr struct {

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "comm_registry.h"
 #include "deep_windows.h"
+#include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
 #include "nccl_functions.h"
@@ -37,10 +38,7 @@ constexpr size_t kEventRoom = 256;
 // Upper bound of every fixed-size packet (clock sample, thread, communicator).
 constexpr size_t kSmallPacketRoom = 512;
 
-// Interned string ids: 1 + NcclFn row; the row after the table names
-// communicators vprof adopted without seeing them created. Names found while
-// running (kernels, API calls) count up from TraceWriter::kFirstDynamicIid.
-uint64_t function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
+uint64_t function_iid(uint16_t fn) { return TraceWriter::nccl_function_iid(fn); }
 
 void mkdir_p(const char* dir) {
   char path[4096];
@@ -278,6 +276,11 @@ void TraceWriter::put_header() {
     enc_.add_double(k::kStartAfterS, settings_.start_after_s);
     enc_.add_double(k::kStopAfterS, settings_.stop_after_s);
     enc_.add_string(k::kDeepCapture, deep_schedule_text(settings_.deep));
+    if (settings_.audit_fingerprints) {
+      enc_.add_string(k::kAudit, "fingerprint");
+      enc_.add_varint(k::kAuditEvery, settings_.audit_every);
+      enc_.add_varint(k::kAuditMinBytes, settings_.audit_min_bytes);
+    }
     enc_.end_nested(m);
   }
   if (r.forked_child) enc_.add_bool(h::kForkedChild, true);
@@ -399,6 +402,7 @@ void TraceWriter::drain_nccl(ThreadBuffer& b) {
     enc_.add_varint(k::kExitNs, r.exit_ns);
     if (r.call_id) enc_.add_varint(k::kCallId, r.call_id);
     enc_.end_nested(m);
+    note_fingerprints(r);
     ++recorded_;
   });
   close_batch();
@@ -416,6 +420,8 @@ bool TraceWriter::drain_sources() {
   if (NvtxOpenRanges* open = nvtx_open_ranges()) count(Source::kNvtx, 0, open->take_lost());
   // Every writer tick, so the plugin's per-communicator pools stay small.
   if (!drain_nccl_plugin(*this)) return false;
+  // After the calls: a call's fingerprints follow its NcclEvent.
+  if (!drain_fingerprints(*this, finishing_)) return false;
   dropped_ += thread_buffers().take_lost_without_buffer();
   return error_[0] == '\0';
 }
@@ -445,6 +451,7 @@ bool TraceWriter::flush() {
 
 bool TraceWriter::finish(EndReason reason) {
   if (finished_) return true;
+  finishing_ = true;
   if (!flush()) return false;
   bool ok = write_file(reason);
   finished_ = true;

@@ -72,6 +72,11 @@ class TraceWriter {
   // The id of a string, writing its InternedString packet first when new.
   // Allocates (writer thread only); never call with a packet open.
   uint64_t intern(std::string_view s);
+  // Interned string ids: 1 + NcclFn row, written with the header; the row
+  // after the table names communicators vprof adopted without seeing them
+  // created. Names found while running (kernels, API calls) count up from
+  // kFirstDynamicIid.
+  static uint64_t nccl_function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
   // Totals for the footer's KindCount of a capture source other than the
   // NCCL wrappers, which this class counts itself.
   enum class Source : uint8_t { kCupti, kNvtx, kNcclPlugin, kCount };
@@ -122,6 +127,7 @@ class TraceWriter {
   ino_t file_ino_ = 0;
   bool begun_ = false;  // the header is in the buffer or the file
   bool finished_ = false;
+  bool finishing_ = false;  // finish() is flushing: nothing will be drained after this
   uint64_t packet_seq_ = 0;
   size_t comm_cursor_ = 0;
   // Communicators registered before this writer began (a forked child's

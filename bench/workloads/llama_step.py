@@ -21,6 +21,8 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--torch-profiler", action="store_true")
     ap.add_argument("--nvtx", action="store_true")
+    ap.add_argument("--started-file", help="created once the warm-up is done and the timed steps "
+                    "begin (a deep-capture trigger waits for it)")
     args = ap.parse_args()
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=6,
@@ -53,6 +55,8 @@ def main():
 
     for _ in range(WARMUP):
         step()
+    if args.started_file:
+        open(args.started_file, "w").close()
     ms = torch_profiler_option.run(args.torch_profiler, timed)
     print(f"llama_step_ms {ms:.2f}")
 

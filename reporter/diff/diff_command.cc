@@ -7,6 +7,7 @@
 #include "reporter/diff/diff_input.h"
 #include "reporter/diff/diff_json_report.h"
 #include "reporter/diff/diff_text_report.h"
+#include "reporter/drift/bitwise_report.h"
 #include "reporter/exit_status.h"
 
 namespace vprof::reporter {
@@ -15,7 +16,8 @@ namespace {
 struct DiffOptions {
   std::vector<std::string> inputs;  // A and B
   bool json = false;
-  StepOptions steps;  // for trace directories, as `vprof report` takes them
+  bool bitwise = false;  // the runs' collective fingerprints, not their reports
+  StepOptions steps;     // for trace directories, as `vprof report` takes them
 };
 
 std::optional<DiffOptions> ParseDiffOptions(const std::vector<std::string>& args,
@@ -31,6 +33,10 @@ std::optional<DiffOptions> ParseDiffOptions(const std::vector<std::string>& args
         return std::nullopt;
       }
       options.json = *format == "json";
+      continue;
+    }
+    if (arg.name() == "--bitwise") {
+      options.bitwise = true;
       continue;
     }
     if (arg.name() == "--step-pattern") {
@@ -69,6 +75,7 @@ bool AllInputsWhole(const JsonNode& report) {
 
 std::string DiffUsage() {
   return "usage: vprof diff A B [--format text|json] [--step-pattern REGEX] [--warmup N]\n"
+         "       vprof diff --bitwise A B [--format text|json]\n"
          "\n"
          "Compares two runs side by side, with the change B - A and the relative change.\n"
          "A and B are each a run's trace directory (its report is made as 'vprof report'\n"
@@ -79,6 +86,12 @@ std::string DiffUsage() {
          "per rank, GPU kernel classes per rank, and provenance (inputs whole, requested\n"
          "and actual fingerprints, strict verdict). A section or item one run lacks is\n"
          "shown as 'only in A' or 'only in B'.\n"
+         "\n"
+         "--bitwise compares the collective fingerprints of two run directories recorded\n"
+         "with VPROF_AUDIT=fingerprint: the first call whose input or output differs on any\n"
+         "rank, its class (reduction: inputs agree, outputs differ; upstream: inputs differ;\n"
+         "representation: the dtype differs; metadata: counts, ops, roots or the calls made\n"
+         "differ), the last call that agreed, and the recorded settings that differ.\n"
          "\n"
          "  --format FORMAT     text for people (default), or json\n"
          "  --step-pattern REGEX, --warmup N\n"
@@ -100,6 +113,9 @@ int RunDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
   }
   const std::optional<DiffOptions> options = ParseDiffOptions(args, err);
   if (!options) return kExitUsage;
+  if (options->bitwise) {
+    return RunBitwiseDiff(options->inputs[0], options->inputs[1], options->json, out, err);
+  }
   std::optional<DiffInput> a = LoadDiffInput(options->inputs[0], options->steps, err);
   if (!a) return kExitUsage;
   std::optional<DiffInput> b = LoadDiffInput(options->inputs[1], options->steps, err);

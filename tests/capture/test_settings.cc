@@ -80,6 +80,10 @@ TEST_CASE("a malformed setting is named with what was expected") {
       {"VPROF_NCCL_PLUGIN", "on", "0 or 1"},
       {"VPROF_NCCL_KERNEL_CH", "2", "0 or 1"},
       {"VPROF_NCCL_PROXY", "", "0 or 1"},
+      {"VPROF_AUDIT", "on", "fingerprint or off"},
+      {"VPROF_AUDIT_EVERY", "0", "1 or more"},
+      {"VPROF_AUDIT_EVERY", "2x", "1 or more"},
+      {"VPROF_AUDIT_MIN_BYTES", "-1", "0 or more"},
   };
   for (const auto& c : cases) {
     INFO(c.name << "=" << c.value);
@@ -88,6 +92,21 @@ TEST_CASE("a malformed setting is named with what was expected") {
     CHECK(r.error.find(std::string("'") + c.value + "'") != std::string::npos);
     CHECK(r.error.find(c.expected) != std::string::npos);
   }
+}
+
+TEST_CASE("collective fingerprints are off unless VPROF_AUDIT asks, and sampled as told") {
+  auto off = parse({}).settings;
+  CHECK_FALSE(off.audit_fingerprints);
+  CHECK(off.audit_every == 1);
+  CHECK(off.audit_min_bytes == 0);
+  auto on = parse({{"VPROF_AUDIT", "fingerprint"},
+                   {"VPROF_AUDIT_EVERY", "8"},
+                   {"VPROF_AUDIT_MIN_BYTES", "1048576"}})
+                .settings;
+  CHECK(on.audit_fingerprints);
+  CHECK(on.audit_every == 8);
+  CHECK(on.audit_min_bytes == 1048576);
+  CHECK_FALSE(parse({{"VPROF_AUDIT", "off"}}).settings.audit_fingerprints);
 }
 
 TEST_CASE("a control character in a bad value keeps the warning on one line") {

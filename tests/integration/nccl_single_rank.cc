@@ -11,14 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
-#define CHECK_NCCL(call)                                                      \
-  do {                                                                        \
-    ncclResult_t r_ = (call);                                                 \
-    if (r_ != ncclSuccess) {                                                  \
-      std::fprintf(stderr, "%s failed: %s\n", #call, ncclGetErrorString(r_)); \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
+#include "check_nccl.h"
 
 int main(int argc, char** argv) {
   int iterations = argc > 1 ? std::atoi(argv[1]) : 3;

@@ -8,7 +8,9 @@
 //   {"kind":"plugin_dropped", "dropped": N}   a batch's dropped count, when not 0
 //   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
-//   {"kind":"kernel", ...}        a GpuKernel's times and correlation id
+//   {"kind":"kernel", ...}        a GpuKernel's name, times and correlation id
+//   {"kind":"fingerprint", ...}   a CollectiveFingerprint (input/output: -1 when absent)
+//   {"kind":"fingerprint_status", ...}  a FingerprintStatus
 //   {"kind":"footer", "counts": {kind: [recorded, dropped]}}
 // Exit status 1 when the file is not a whole trace.
 #include <cstdio>
@@ -80,10 +82,28 @@ int main(int argc, char** argv) {
     if (p.has_gpu_batch()) {
       for (const auto& k : p.gpu_batch().kernel()) {
         Line("kernel")
+            .str("name", name(k.name_iid()))
             .unum("start_ns", k.start_ns())
             .unum("duration_ns", k.duration_ns())
             .unum("correlation_id", k.correlation_id());
       }
+    }
+    for (const auto& f : p.fingerprints().fingerprint()) {
+      Line("fingerprint")
+          .str("func", name(f.function_iid()))
+          .unum("comm_id", f.comm_id())
+          .unum("seq", f.seq())
+          .num("peer", f.has_peer() ? f.peer() : -1)
+          .str("state", vprof::trace::FingerprintState_Name(f.state()))
+          .raw("input", f.has_input() ? std::to_string(f.input()) : "-1")
+          .raw("output", f.has_output() ? std::to_string(f.output()) : "-1");
+    }
+    if (p.has_fingerprint_status()) {
+      const auto& s = p.fingerprint_status();
+      Line("fingerprint_status")
+          .str("state", vprof::trace::FingerprintStatusState_Name(s.state()))
+          .str("detail", s.detail())
+          .unum("version", s.version());
     }
     if (p.has_event_batch()) {
       for (const auto& e : p.event_batch().nccl()) {

@@ -22,14 +22,14 @@ void ReportCalled(uint32_t cbid) {
   if (const FakeActivitySink* sink = Sink()) sink->called(cbid);
 }
 
-void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                  uint64_t end_ns) {
+void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32_t correlation_id,
+                  uint64_t start_ns, uint64_t end_ns) {
   const FakeActivitySink* sink = Sink();
   if (sink == nullptr) return;
   // The kernel's symbol, as CUPTI reports a kernel by its (mangled) symbol name. dli_sname
   // points into the library's string table, valid while the library stays loaded.
   Dl_info info{};
-  const char* name = dladdr(func, &info) != 0 ? info.dli_sname : nullptr;
+  if (name == nullptr && func != nullptr && dladdr(func, &info) != 0) name = info.dli_sname;
   sink->kernel(name, stream_id, correlation_id, start_ns, end_ns);
 }
 

@@ -46,8 +46,9 @@ namespace fake_cudart {
 
 uint32_t ReportQueued(uint32_t cbid);
 void ReportCalled(uint32_t cbid);
-void ReportKernel(const void* func, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                  uint64_t end_ns);
+// name: the kernel's name; null for a stand-in kernel, named by func's symbol.
+void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32_t correlation_id,
+                  uint64_t start_ns, uint64_t end_ns);
 void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
                   uint64_t end_ns);
 void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,

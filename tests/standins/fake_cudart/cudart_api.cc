@@ -86,6 +86,10 @@ cudaError_t SynchronizeStream(cudaStream_t handle) {
 
 int CurrentDevice() { return t_current_device; }
 
+cudaError_t EnqueueKernel(cudaStream_t stream, const char* name, std::function<void()> body) {
+  return Enqueue(stream, KernelOp{nullptr, 0, name, std::move(body)});
+}
+
 }  // namespace fake_cudart
 
 // The library is built with hidden visibility; exactly the CUDA API is exported.
@@ -266,7 +270,7 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid_dim, dim3 block_dim, vo
   if (args != nullptr && args[0] != nullptr) {
     std::memcpy(&duration_ns, args[0], sizeof duration_ns);
   }
-  return Enqueue(stream, fake_cudart::KernelOp{func, duration_ns});
+  return Enqueue(stream, fake_cudart::KernelOp{func, duration_ns, nullptr, {}});
 }
 
 cudaError_t cudaGetLastError(void) {

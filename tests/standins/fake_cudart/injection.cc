@@ -34,6 +34,11 @@ void LoadInjection() {
   initialize();
 }
 
+// As the real runtime does, initialising CUDA loads the driver, libcuda.so.1: here the fake
+// driver (fake_cuda/), found on the library path; without one the runtime works on, and
+// what needs the driver (vprof's collective fingerprints) finds none loaded.
+void LoadDriver() { dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL); }
+
 std::once_flag g_initialized;
 // The injected library may itself call into CUDA from InitializeInjection;
 // those calls must not wait for the initialisation they are part of.
@@ -45,6 +50,7 @@ void InitializeOnce() {
   if (t_initializing) return;
   std::call_once(g_initialized, [] {
     t_initializing = true;
+    LoadDriver();
     LoadInjection();
     t_initializing = false;
   });

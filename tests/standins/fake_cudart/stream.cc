@@ -83,9 +83,10 @@ void Stream::Execute(const QueuedOp& queued) const {
         if constexpr (std::is_same_v<Op, KernelOp>) {
           // The kernel occupies the stream for exactly its duration; the record says so, not
           // how late a loaded host woke the worker, so tests can compare durations exactly.
+          if (o.body) o.body();
           const uint64_t end_ns = start_ns + o.duration_ns;
           standins::SleepUntilNs(end_ns);
-          ReportKernel(o.func, id_, correlation_id, start_ns, end_ns);
+          ReportKernel(o.func, o.name, id_, correlation_id, start_ns, end_ns);
         } else if constexpr (std::is_same_v<Op, CopyOp>) {
           std::memmove(o.dst, o.src, o.bytes);
           if (o.src_device >= 0) {

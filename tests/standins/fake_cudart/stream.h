@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <variant>
@@ -15,9 +16,13 @@
 namespace fake_cudart {
 
 // A stand-in kernel: it runs for duration_ns. func is kept so that kernels can be named later.
+// A kernel of the fake driver (cuLaunchKernel) has a name instead and a body that does its
+// work on the host when the stream reaches it.
 struct KernelOp {
   const void* func;
   uint64_t duration_ns;
+  const char* name = nullptr;
+  std::function<void()> body;
 };
 struct CopyOp {
   void* dst;

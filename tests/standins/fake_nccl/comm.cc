@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "fake_cudart.h"
 #include "monotonic_clock.h"
+#include "profiler_events.h"
 #include "unique_id.h"
 
 namespace fake_nccl {
@@ -24,6 +25,8 @@ ncclResult_t JoinComm(const std::string& name, int nranks, int rank,
   joined->rank = rank;
   joined->nranks = nranks;
   joined->cuda_device = fake_cudart::CurrentDevice();
+  // NCCL_ALGO also decides the order of a reduction's sums (data_movement.cc).
+  profiler::ChooseAlgorithm(*joined);
   joined->messages_sent.assign(static_cast<size_t>(nranks), 0);
   joined->messages_received.assign(static_cast<size_t>(nranks), 0);
   *comm = std::move(joined);

@@ -14,7 +14,8 @@ class SlotExchange {
         type_bytes_(TypeSize(op.type)),
         rank_(comm.rank),
         nranks_(comm.nranks),
-        slot_elements_(comm.region->slot_bytes() / type_bytes_) {}
+        slot_elements_(comm.region->slot_bytes() / type_bytes_),
+        tree_(comm.algo != nullptr && std::strcmp(comm.algo, "TREE") == 0) {}
 
   ncclResult_t Run() {
     switch (op_.kind) {
@@ -62,7 +63,10 @@ class SlotExchange {
       Publish(Slot(rank_, half), Send(offset), length);
       if (const ncclResult_t result = Barrier()) return result;
       const auto [begin, end] = Segment(length, rank_);
-      for (int peer = 0; peer < nranks_; ++peer) {
+      for (int i = 0; i < nranks_; ++i) {
+        // NCCL_ALGO=TREE adds the ranks in the other order than RING: another rounding of a
+        // floating-point sum, as a change of algorithm gives on real NCCL.
+        const int peer = tree_ ? nranks_ - 1 - i : i;
         if (peer == rank_) continue;
         Accumulate(Slot(rank_, half) + begin * type_bytes_, Slot(peer, half) + begin * type_bytes_,
                    end - begin, op_.type, op_.reduction.op);
@@ -194,6 +198,7 @@ class SlotExchange {
   const int rank_;
   const int nranks_;
   const size_t slot_elements_;
+  const bool tree_;  // NCCL_ALGO=TREE: peers summed from the last rank down
 };
 
 }  // namespace

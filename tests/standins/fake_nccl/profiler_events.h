@@ -27,7 +27,7 @@ struct ncclComm;
 
 namespace fake_nccl::profiler {
 
-// At a communicator's creation, once the plugin is attached: its algorithm and protocol.
+// At a communicator's creation: its algorithm and protocol (again once the plugin is attached).
 void ChooseAlgorithm(ncclComm& comm);
 
 // A call that passed its argument checks, made at the user's group depth: the GroupApi event if

@@ -1,0 +1,68 @@
+// The bitwise comparison of two runs' collective fingerprints: the first
+// collective (in run A's call order) whose fingerprints differ on any rank,
+// what kind of drift that is, and which of the recorded settings differ.
+//
+// Calls are aligned by rank, by communicator (the k-th a rank created in A
+// with the k-th in B: same size, same creating call) and by seq (and peer for
+// send/recv). The first difference is classified:
+//   representation   the dtype differs (bf16 against fp32, ...)
+//   metadata         the function, count, reduction op or root differs, or
+//                    one run made the call and the other did not
+//   upstream         an input differs on some rank: the drift arose before
+//                    this call, in arithmetic or data, after the last call
+//                    that still agreed
+//   reduction        every input agrees and an output differs: the order or
+//                    topology of the reduction (algorithm, protocol,
+//                    channels, rank placement, a custom all-reduce)
+// A call either run did not fingerprint (sampling, graph capture, a full
+// pool, a failure) is counted and skipped, never taken for agreement.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reporter/drift/run_fingerprints.h"
+
+namespace vprof::reporter {
+
+enum class DriftClass { kNone, kRepresentation, kMetadata, kUpstream, kReduction };
+
+const char* DriftClassName(DriftClass c);  // "representation", ...
+
+struct DriftCall {
+  uint32_t comm_index = 0;  // creation order on the rank, from 0
+  std::string comm_label;   // "#1 (ncclCommInitRank, 4 ranks)"
+  std::string function;
+  uint64_t seq = 0;
+  int32_t peer = -1;
+};
+
+struct SettingChange {
+  std::string name;  // "NCCL_ALGO", "NCCL version", "host of rank 3"
+  std::string a, b;  // "" when unset
+};
+
+struct BitwiseDiff {
+  std::string dir_a, dir_b;
+  uint32_t ranks = 0;
+  uint64_t compared = 0;      // calls compared (a collective once, whatever its ranks)
+  uint64_t agreed = 0;        // of them, before the first difference
+  uint64_t not_compared = 0;  // a side without a fingerprint
+  DriftClass drift = DriftClass::kNone;
+  std::optional<DriftCall> first;
+  std::vector<int32_t> ranks_differing;
+  std::string detail;  // what differs, for people
+  std::optional<DriftCall> last_agreeing;
+  std::vector<SettingChange> settings;  // every recorded setting that differs
+  bool inputs_whole = true;
+};
+
+// Compares A and B. Not comparable (a run without fingerprints, different
+// ranks, different sampling or fingerprint versions): false, with *error
+// naming the run and what is missing or different.
+bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, BitwiseDiff* diff,
+                         std::string* error);
+
+}  // namespace vprof::reporter

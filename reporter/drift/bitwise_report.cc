@@ -1,0 +1,141 @@
+#include "reporter/drift/bitwise_report.h"
+
+#include "reporter/drift/run_fingerprints.h"
+#include "reporter/exit_status.h"
+#include "reporter/json_writer.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::string Describe(const DriftCall& c) {
+  std::string s = c.function + " seq " + std::to_string(c.seq);
+  if (c.peer >= 0) s += " (peer " + std::to_string(c.peer) + ")";
+  return s + " on communicator " + c.comm_label;
+}
+
+const char* Meaning(DriftClass c) {
+  switch (c) {
+    case DriftClass::kReduction:
+      return "the reduction's order or topology changed (algorithm, protocol, channels, rank "
+             "placement, a custom all-reduce)";
+    case DriftClass::kUpstream:
+      return "the data drifted before this call, in arithmetic or inputs, after the last call "
+             "that agreed";
+    case DriftClass::kRepresentation:
+      return "the data's representation changed";
+    case DriftClass::kMetadata:
+      return "the calls themselves differ (shapes, counts, membership or the calls made)";
+    case DriftClass::kNone:
+      break;
+  }
+  return "";
+}
+
+void WriteCall(JsonWriter& w, std::string_view key, const std::optional<DriftCall>& c) {
+  w.Key(key);
+  if (!c) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("communicator", c->comm_index + 1);
+  w.Field("communicator_label", c->comm_label);
+  w.Field("function", c->function);
+  w.Field("seq", c->seq);
+  if (c->peer >= 0) w.Field("peer", c->peer);
+  w.EndObject();
+}
+
+}  // namespace
+
+void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
+  out << "Bitwise comparison of collective fingerprints\n"
+      << "  A: " << d.dir_a << "\n  B: " << d.dir_b << "\n"
+      << "  " << d.ranks << " ranks; " << d.compared << " calls compared, " << d.agreed
+      << " agreed before the first difference";
+  if (d.not_compared) out << ", " << d.not_compared << " not fingerprinted in A or B (skipped)";
+  out << "\n";
+  if (!d.first) {
+    out << "  Every compared call agrees, bit for bit.\n";
+  } else {
+    out << "  First difference: " << Describe(*d.first) << "\n"
+        << "    " << d.detail << "\n"
+        << "    class: " << DriftClassName(d.drift) << ": " << Meaning(d.drift) << "\n";
+    out << "  Last call that agreed: "
+        << (d.last_agreeing ? Describe(*d.last_agreeing) : std::string("none")) << "\n";
+  }
+  if (d.settings.empty()) {
+    out << "  Recorded settings: the same in both runs";
+    if (d.drift == DriftClass::kReduction) {
+      out << " (a nondeterministic reduction, or a setting vprof does not record)";
+    }
+    out << "\n";
+  } else {
+    out << "  Recorded settings that differ:\n";
+    for (const SettingChange& s : d.settings) {
+      out << "    " << s.name << ": " << (s.a.empty() ? "(unset)" : s.a) << " in A, "
+          << (s.b.empty() ? "(unset)" : s.b) << " in B\n";
+    }
+  }
+  if (!d.inputs_whole)
+    out << "  Some trace of A or B was cut: only its readable part was compared.\n";
+}
+
+void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("a", d.dir_a);
+  w.Field("b", d.dir_b);
+  w.Field("ranks", d.ranks);
+  w.Field("identical", !d.first.has_value());
+  w.Field("compared", d.compared);
+  w.Field("agreed", d.agreed);
+  w.Field("not_compared", d.not_compared);
+  w.Field("drift", std::string(DriftClassName(d.drift)));
+  WriteCall(w, "first_difference", d.first);
+  w.Field("detail", d.detail);
+  w.Key("ranks_differing");
+  w.BeginArray(JsonWriter::Layout::kOneLine);
+  for (int32_t r : d.ranks_differing) w.Int(r);
+  w.EndArray();
+  WriteCall(w, "last_agreeing", d.last_agreeing);
+  w.Key("settings_differing");
+  w.BeginArray();
+  for (const SettingChange& s : d.settings) {
+    w.BeginObject(JsonWriter::Layout::kOneLine);
+    w.Field("name", s.name);
+    w.Field("a", s.a);
+    w.Field("b", s.b);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("all_inputs_whole", d.inputs_whole);
+  w.EndObject();
+  out << "\n";
+}
+
+int RunBitwiseDiff(const std::string& dir_a, const std::string& dir_b, bool json, std::ostream& out,
+                   std::ostream& err) {
+  RunFingerprints a, b;
+  int status = kExitUsage;
+  if (!LoadRunFingerprints(dir_a, &a, err, &status)) return status;
+  if (!LoadRunFingerprints(dir_b, &b, err, &status)) return status;
+  BitwiseDiff diff;
+  std::string error;
+  if (!CompareFingerprints(a, b, &diff, &error)) {
+    err << "vprof: diff --bitwise: " << error << "\n";
+    return kExitUsage;
+  }
+  if (json) {
+    WriteBitwiseJson(diff, out);
+  } else {
+    WriteBitwiseText(diff, out);
+  }
+  if (!out.flush()) {
+    err << "vprof: diff: cannot write to standard output\n";
+    return kExitFailure;
+  }
+  return diff.inputs_whole ? kExitOk : kExitInputNotWhole;
+}
+
+}  // namespace vprof::reporter

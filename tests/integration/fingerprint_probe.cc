@@ -1,0 +1,53 @@
+// Collectives over buffers of known bytes, for the fingerprint test
+// (test_fingerprints.py), on a one-rank communicator: byte i of a buffer is
+// (i * 131 + 7) mod 256 from where the call's buffer begins. Every call uses
+// ncclInt8 with ncclSum, so one rank's output is its input, bit for bit.
+//   fingerprint_probe   prints one line per call: FUNCTION INPUT_BYTES
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdio>
+
+#include "check_nccl.h"
+
+namespace {
+
+void fill(unsigned char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(i * 131 + 7);
+}
+
+}  // namespace
+
+int main() {
+  ncclUniqueId id;
+  CHECK_NCCL(ncclGetUniqueId(&id));
+  ncclComm_t comm;
+  CHECK_NCCL(ncclCommInitRank(&comm, 1, id, 0));
+  unsigned char* in = nullptr;
+  unsigned char* out = nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&in), 1 << 20) != cudaSuccess) return 1;
+  if (cudaMalloc(reinterpret_cast<void**>(&out), 1 << 20) != cudaSuccess) return 1;
+  cudaStream_t stream;
+  if (cudaStreamCreate(&stream) != cudaSuccess) return 1;
+
+  // Aligned, a whole number of words.
+  fill(in, 4096);
+  CHECK_NCCL(ncclAllReduce(in, out, 4096, ncclInt8, ncclSum, comm, stream));
+  std::printf("AllReduce 4096\n");
+  // Misaligned and a partial last word: the same bytes from another start.
+  fill(in + 3, 1001);
+  CHECK_NCCL(ncclAllReduce(in + 3, out + 5, 1001, ncclInt8, ncclSum, comm, stream));
+  std::printf("AllReduce 1001\n");
+  // Inside a group: launched around the group's end.
+  fill(in, 777);
+  CHECK_NCCL(ncclGroupStart());
+  CHECK_NCCL(ncclAllGather(in, out, 777, ncclInt8, comm, stream));
+  CHECK_NCCL(ncclGroupEnd());
+  std::printf("AllGather 777\n");
+  fill(in, 64);
+  CHECK_NCCL(ncclBroadcast(in, out, 64, ncclInt8, 0, comm, stream));
+  std::printf("Broadcast 64\n");
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return 1;
+  CHECK_NCCL(ncclCommDestroy(comm));
+  return 0;
+}

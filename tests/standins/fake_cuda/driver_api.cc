@@ -1,0 +1,161 @@
+// Fake libcuda.so.1: the driver functions vprof's collective fingerprints use
+// (audit/cuda_driver_functions.def), with cuda.h's signatures, over the fake
+// runtime's streams. It knows one kernel, vprof_fingerprint, and runs it on
+// the host with audit/fingerprint_hash.h when the stream reaches it, writing
+// its result the way fingerprint_kernel.cu does (value, then tag). "Device"
+// memory is host memory, as in the fake runtime. A module image that is not
+// a fatbin, an unknown function, a bad launch configuration or an unknown
+// stream fail with the driver's codes.
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "fake_cudart.h"
+#include "fingerprint_hash.h"
+
+namespace {
+
+constexpr uint32_t kFatbinMagic = 0xba55ed50;
+constexpr int kMultiprocessors = 4;
+
+// Handles: addresses of these, so no real pointer is ever mistaken for one.
+char g_module;
+char g_function;
+char g_contexts[64];
+
+CUresult Status(cudaError_t e) {
+  return e == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+void* Allocate(size_t bytes) { return std::aligned_alloc(256, (bytes + 255) / 256 * 256); }
+
+// vprof_fingerprint(data, bytes, sums, slot, tag): the kernel's parameters.
+void RunFingerprint(const unsigned char* data, uint64_t bytes, uint64_t* slot, uint64_t tag) {
+  const uint64_t value = vprof::fingerprint::fingerprint_bytes(data, bytes);
+  std::atomic_ref<uint64_t>(slot[0]).store(value, std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(slot[1]).store(tag, std::memory_order_release);
+}
+
+}  // namespace
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+CUresult cuGetErrorString(CUresult error, const char** pStr) {
+  if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pStr = error == CUDA_SUCCESS ? "no error" : "fake driver error";
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCtx(CUstream, CUcontext* pctx) {
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const int device = fake_cudart::CurrentDevice();
+  if (device < 0 || device >= static_cast<int>(sizeof g_contexts))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *pctx = reinterpret_cast<CUcontext>(&g_contexts[device]);
+  return CUDA_SUCCESS;
+}
+
+// The fake runtime captures no graphs.
+CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* captureStatus) {
+  if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
+  return ctx == nullptr ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
+  if (pctx != nullptr) *pctx = nullptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice* device) {
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *device = fake_cudart::CurrentDevice();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice) {
+  if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (attrib != CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) return CUDA_ERROR_INVALID_VALUE;
+  *pi = kMultiprocessors;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  uint32_t magic = 0;
+  std::memcpy(&magic, image, sizeof magic);
+  if (magic != kFatbinMagic) return CUDA_ERROR_INVALID_IMAGE;
+  *module = reinterpret_cast<CUmodule>(&g_module);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  if (hfunc == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (hmod != reinterpret_cast<CUmodule>(&g_module)) return CUDA_ERROR_INVALID_HANDLE;
+  if (std::strcmp(name, "vprof_fingerprint") != 0) return CUDA_ERROR_NOT_FOUND;
+  *hfunc = reinterpret_cast<CUfunction>(&g_function);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  void* p = Allocate(bytesize);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (dstDevice == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(reinterpret_cast<void*>(dstDevice), uc, N);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+  if (pp == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (Flags &
+      ~(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *pp = Allocate(bytesize);
+  return *pp == nullptr ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsigned int Flags) {
+  if (pdptr == nullptr || p == nullptr || Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  *pdptr = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                        void** kernelParams, void** extra) {
+  if (f != reinterpret_cast<CUfunction>(&g_function)) return CUDA_ERROR_INVALID_HANDLE;
+  if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0 ||
+      blockDimX * blockDimY * blockDimZ > 1024 || sharedMemBytes > 48 * 1024) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (kernelParams == nullptr || extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const unsigned char* data;
+  uint64_t bytes, sums, slot, tag;
+  std::memcpy(&data, kernelParams[0], sizeof data);
+  std::memcpy(&bytes, kernelParams[1], sizeof bytes);
+  std::memcpy(&sums, kernelParams[2], sizeof sums);
+  std::memcpy(&slot, kernelParams[3], sizeof slot);
+  std::memcpy(&tag, kernelParams[4], sizeof tag);
+  if (sums == 0 || slot == 0 || (data == nullptr && bytes > 0)) return CUDA_ERROR_INVALID_VALUE;
+  return Status(fake_cudart::EnqueueKernel(
+      reinterpret_cast<cudaStream_t>(hStream), "vprof_fingerprint",
+      [=] { RunFingerprint(data, bytes, reinterpret_cast<uint64_t*>(slot), tag); }));
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

@@ -241,10 +241,12 @@ FingerprintRead read_fingerprint(FingerprintHandle handle, uint64_t* value) {
     c.state[s.slot].store(kFree, std::memory_order_release);
     return FingerprintRead::kAbandoned;
   }
-  const volatile uint64_t* result = c.results + size_t{s.slot} * kSlotWords;
-  if (result[1] != c.tag[s.slot]) return FingerprintRead::kPending;
-  std::atomic_thread_fence(std::memory_order_acquire);  // the value was written before the tag
-  *value = result[0];
+  // The kernel writes the value, then (after a system-wide fence) the tag.
+  uint64_t* result = c.results + size_t{s.slot} * kSlotWords;
+  if (std::atomic_ref<uint64_t>(result[1]).load(std::memory_order_acquire) != c.tag[s.slot]) {
+    return FingerprintRead::kPending;
+  }
+  *value = std::atomic_ref<uint64_t>(result[0]).load(std::memory_order_relaxed);
   c.state[s.slot].store(kFree, std::memory_order_release);
   return FingerprintRead::kDone;
 }

@@ -2,13 +2,13 @@
 # Collective fingerprints on one GPU (issue 20): the values equal the reference hash over the
 # same bytes; two identical training runs agree call by call; a one-ulp weight change and TF32
 # show where they first differ; the cost per all-reduce of 1 MiB and 256 MiB, audit off and on,
-# interleaved. Usage: bench/device_fingerprints.sh LIB TRACE_DUMP OUT ROUNDS
+# interleaved. Usage: bench/device_fingerprints.sh LIB VPROF TRACE_DUMP OUT ROUNDS
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
-dump_tool="$(realpath "$2")"
-out="$3"
-rounds="${4:-5}"
-export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+use_reporter "$2"
+dump_tool="$(realpath "$3")"
+out="$4"
+rounds="${5:-5}"
 run() {  # DIR MODE [ARGS...]: one audited run, its trace dumped to DIR.dump
   local dir="$1"
   shift
@@ -25,9 +25,11 @@ run /tmp/fp-a train
 run /tmp/fp-b train
 run /tmp/fp-ulp train --perturb
 run /tmp/fp-tf32 train --tf32
-python3 bench/fingerprint_compare.py runs /tmp/fp-a.dump /tmp/fp-b.dump
-python3 bench/fingerprint_compare.py runs /tmp/fp-a.dump /tmp/fp-ulp.dump
-python3 bench/fingerprint_compare.py runs /tmp/fp-a.dump /tmp/fp-tf32.dump
+for other in b ulp tf32; do
+  echo "-- vprof diff --bitwise a $other"
+  "$vprof" diff --bitwise /tmp/fp-a "/tmp/fp-$other"
+  python3 bench/fingerprint_compare.py runs /tmp/fp-a.dump "/tmp/fp-$other.dump"
+done
 cp /tmp/fp-a.dump /tmp/fp-exact.dump "$out"/ 2>/dev/null
 echo "== cost: bare, vprof without audit, vprof with audit; $rounds interleaved rounds"
 for round in $(seq 1 "$rounds"); do

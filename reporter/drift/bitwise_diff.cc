@@ -162,6 +162,76 @@ bool CheckComparable(const RunFingerprints& a, const RunFingerprints& b, std::st
   return true;
 }
 
+// What one call's comparison found: kNone when it agrees.
+struct Verdict {
+  bool compared = true;  // false: a side was not fingerprinted
+  DriftClass drift = DriftClass::kNone;
+  std::vector<int32_t> ranks;
+  std::string detail;
+};
+
+Verdict Judge(const Instance& in, const RunFingerprints& a) {
+  std::vector<int32_t> missing, metadata, inputs, outputs;
+  DriftClass meta_class = DriftClass::kNone;
+  std::string meta_detail;
+  bool fingerprinted = true;
+  for (const auto& [position, pair] : in.ranks) {
+    const int32_t rank = a.ranks[position].rank;
+    if (!pair.first || !pair.second) {
+      missing.push_back(rank);
+      continue;
+    }
+    DriftClass c = DriftClass::kNone;
+    const std::string change = MetadataChange(*pair.first, *pair.second, &c);
+    if (!change.empty()) {
+      metadata.push_back(rank);
+      if (meta_detail.empty() || c == DriftClass::kRepresentation) {
+        meta_class = c;
+        meta_detail = change;
+      }
+      continue;
+    }
+    if (pair.first->state != kFingerprinted || pair.second->state != kFingerprinted) {
+      fingerprinted = false;
+      continue;
+    }
+    if (pair.first->input != pair.second->input) inputs.push_back(rank);
+    if (pair.first->output != pair.second->output) outputs.push_back(rank);
+  }
+  if (!missing.empty()) {
+    return {true, DriftClass::kMetadata, missing,
+            std::string("made in ") + (in.ranks.begin()->second.first ? "A" : "B") + " only, " +
+                OnRanks(missing)};
+  }
+  if (!metadata.empty())
+    return {true, meta_class, metadata, meta_detail + ", " + OnRanks(metadata)};
+  if (!fingerprinted) return {false, DriftClass::kNone, {}, ""};
+  if (!inputs.empty())
+    return {true, DriftClass::kUpstream, inputs, "inputs differ " + OnRanks(inputs)};
+  if (!outputs.empty()) {
+    return {true, DriftClass::kReduction, outputs,
+            "inputs agree on every rank; outputs differ " + OnRanks(outputs)};
+  }
+  return {};
+}
+
+// The alignment profile the observed axes make (README, "Drift audit").
+std::string ProfileOf(const std::set<DriftClass>& axes) {
+  if (axes.count(DriftClass::kMetadata)) return "A5";
+  switch (axes.size()) {
+    case 0:
+      return "A0";
+    case 1:
+      return *axes.begin() == DriftClass::kUpstream    ? "A1"
+             : *axes.begin() == DriftClass::kReduction ? "A2"
+                                                       : "A3";
+    case 2:
+      return "A4";
+    default:
+      return "A5";
+  }
+}
+
 }  // namespace
 
 const char* DriftClassName(DriftClass c) {
@@ -198,64 +268,34 @@ bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, Bit
                    [](const Instance* x, const Instance* y) { return x->order_ns < y->order_ns; });
   CompareSettings(a, b, diff);
 
+  bool diverged = false;
   for (const Instance* in : order) {
-    std::vector<int32_t> missing, metadata, inputs, outputs;
-    DriftClass meta_class = DriftClass::kNone;
-    std::string meta_detail;
-    bool compared = true;
-    for (const auto& [position, pair] : in->ranks) {
-      const int32_t rank = a.ranks[position].rank;
-      if (!pair.first || !pair.second) {
-        missing.push_back(rank);
-        continue;
-      }
-      DriftClass c = DriftClass::kNone;
-      const std::string change = MetadataChange(*pair.first, *pair.second, &c);
-      if (!change.empty()) {
-        metadata.push_back(rank);
-        if (meta_detail.empty() || c == DriftClass::kRepresentation) {
-          meta_class = c;
-          meta_detail = change;
-        }
-        continue;
-      }
-      if (pair.first->state != kFingerprinted || pair.second->state != kFingerprinted) {
-        compared = false;
-        continue;
-      }
-      if (pair.first->input != pair.second->input) inputs.push_back(rank);
-      if (pair.first->output != pair.second->output) outputs.push_back(rank);
-    }
-    if (!missing.empty()) {
-      diff->drift = DriftClass::kMetadata;
-      diff->ranks_differing = missing;
-      diff->detail = std::string("made in ") + (in->ranks.begin()->second.first ? "A" : "B") +
-                     " only, " + OnRanks(missing);
-    } else if (!metadata.empty()) {
-      diff->drift = meta_class;
-      diff->ranks_differing = metadata;
-      diff->detail = meta_detail + ", " + OnRanks(metadata);
-    } else if (!compared) {
+    const Verdict v = Judge(*in, a);
+    if (!v.compared) {
       ++diff->not_compared;
-      continue;
-    } else if (!inputs.empty()) {
-      diff->drift = DriftClass::kUpstream;
-      diff->ranks_differing = inputs;
-      diff->detail = "inputs differ " + OnRanks(inputs);
-    } else if (!outputs.empty()) {
-      diff->drift = DriftClass::kReduction;
-      diff->ranks_differing = outputs;
-      diff->detail = "inputs agree on every rank; outputs differ " + OnRanks(outputs);
-    } else {
-      ++diff->compared;
-      ++diff->agreed;
-      diff->last_agreeing = in->call;
       continue;
     }
     ++diff->compared;
+    if (v.drift == DriftClass::kNone) {
+      if (!diff->first) {
+        ++diff->agreed;
+        diff->last_agreeing = in->call;
+      }
+      continue;
+    }
+    ++diff->differing;
+    // Once values have diverged, later inputs differ because earlier outputs did: only the
+    // first upstream difference is an axis of its own; the other classes show wherever they
+    // occur (a reduction difference needs equal inputs, so it cannot be propagated).
+    if (v.drift != DriftClass::kUpstream || !diverged) diff->axes.insert(v.drift);
+    diverged = true;
+    if (diff->first) continue;
+    diff->drift = v.drift;
     diff->first = in->call;
-    return true;
+    diff->ranks_differing = v.ranks;
+    diff->detail = v.detail;
   }
+  diff->profile = ProfileOf(diff->axes);
   return true;
 }
 

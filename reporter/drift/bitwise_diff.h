@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ struct BitwiseDiff {
   uint32_t ranks = 0;
   uint64_t compared = 0;      // calls compared (a collective once, whatever its ranks)
   uint64_t agreed = 0;        // of them, before the first difference
+  uint64_t differing = 0;     // of them, differing (after the first, mostly its consequences)
   uint64_t not_compared = 0;  // a side without a fingerprint
   DriftClass drift = DriftClass::kNone;
   std::optional<DriftCall> first;
@@ -56,6 +58,14 @@ struct BitwiseDiff {
   std::string detail;  // what differs, for people
   std::optional<DriftCall> last_agreeing;
   std::vector<SettingChange> settings;  // every recorded setting that differs
+  // The smallest set of classes that explains every difference: each class
+  // wherever it shows, except that an input differing after values already
+  // diverged is taken for a consequence (only the first upstream difference
+  // counts). And the alignment profile that set makes: A0 none, A1 upstream
+  // (arithmetic) only, A2 reduction/topology only, A3 representation only,
+  // A4 two of those three, A5 all three or any metadata difference.
+  std::set<DriftClass> axes;
+  std::string profile;
   bool inputs_whole = true;
 };
 

@@ -64,6 +64,11 @@ void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
     out << "  Last call that agreed: "
         << (d.last_agreeing ? Describe(*d.last_agreeing) : std::string("none")) << "\n";
   }
+  out << "  Profile: " << d.profile << " (" << d.differing
+      << (d.differing == 1 ? " call differs" : " calls differ") << "; explained by";
+  if (d.axes.empty()) out << " nothing";
+  for (DriftClass c : d.axes) out << " " << DriftClassName(c);
+  out << ")\n";
   if (d.settings.empty()) {
     out << "  Recorded settings: the same in both runs";
     if (d.drift == DriftClass::kReduction) {
@@ -90,7 +95,13 @@ void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
   w.Field("identical", !d.first.has_value());
   w.Field("compared", d.compared);
   w.Field("agreed", d.agreed);
+  w.Field("differing", d.differing);
   w.Field("not_compared", d.not_compared);
+  w.Key("axes");
+  w.BeginArray(JsonWriter::Layout::kOneLine);
+  for (DriftClass c : d.axes) w.String(DriftClassName(c));
+  w.EndArray();
+  w.Field("profile", d.profile);
   w.Field("drift", std::string(DriftClassName(d.drift)));
   WriteCall(w, "first_difference", d.first);
   w.Field("detail", d.detail);

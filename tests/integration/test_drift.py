@@ -41,11 +41,14 @@ same = bitwise(base, drift_run())
 check(same["identical"] and same["drift"] == "none", f"the same run twice: {same}")
 check(same["compared"] == 2 * STEPS and same["agreed"] == 2 * STEPS, f"counts: {same}")
 check(same["settings_differing"] == [], f"settings: {same['settings_differing']}")
+check(same["profile"] == "A0" and same["axes"] == [], f"profile: {same}")
 print(f"same run twice: {same['compared']} calls agree")
 
 tree = bitwise(base, drift_run(NCCL_ALGO="TREE"))
 check(first(tree) == ("ncclAllReduce", 1) and tree["drift"] == "reduction", f"TREE: {tree}")
 check(tree["last_agreeing"] is None, f"TREE last agreeing: {tree['last_agreeing']}")
+# Later inputs differ only because the first outputs did: the profile is reduction only.
+check(tree["axes"] == ["reduction"] and tree["profile"] == "A2", f"TREE profile: {tree}")
 check({"name": "NCCL_ALGO", "a": "", "b": "TREE"} in tree["settings_differing"],
       f"TREE settings: {tree['settings_differing']}")
 print("NCCL_ALGO=TREE: reduction at the first all-reduce, NCCL_ALGO named")
@@ -56,11 +59,13 @@ check(ulp["ranks_differing"] == [2], f"ulp ranks: {ulp['ranks_differing']}")
 check((ulp["last_agreeing"]["function"], ulp["last_agreeing"]["seq"]) == ("ncclAllGather", 2 * 3),
       f"ulp last agreeing: {ulp['last_agreeing']}")
 check(ulp["agreed"] == 2 * 3, f"ulp agreed: {ulp['agreed']}")
+check(ulp["axes"] == ["upstream"] and ulp["profile"] == "A1", f"ulp profile: {ulp}")
 print("one ulp on rank 2 at step 3: upstream at seq 7, after seq 6 agreed")
 
 bf16 = bitwise(base, drift_run("--bf16"))
 check(first(bf16) == ("ncclAllReduce", 1) and bf16["drift"] == "representation", f"bf16: {bf16}")
 check("ncclBfloat16" in bf16["detail"], f"bf16 detail: {bf16['detail']}")
+check(bf16["axes"] == ["representation"] and bf16["profile"] == "A3", f"bf16 profile: {bf16}")
 print("bf16 all-reduce: representation at the first all-reduce")
 
 # Text for people says the same.

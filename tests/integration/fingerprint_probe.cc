@@ -2,11 +2,13 @@
 // (test_fingerprints.py), on a one-rank communicator: byte i of a buffer is
 // (i * 131 + 7) mod 256 from where the call's buffer begins. Every call uses
 // ncclInt8 with ncclSum, so one rank's output is its input, bit for bit.
-//   fingerprint_probe   prints one line per call: FUNCTION INPUT_BYTES
+//   fingerprint_probe [--capture]   prints one line per call: FUNCTION INPUT_BYTES
+// --capture: a fifth all-reduce while the stream captures a CUDA graph.
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include <cstdio>
+#include <string>
 
 #include "check_nccl.h"
 
@@ -18,7 +20,7 @@ void fill(unsigned char* p, size_t n) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   ncclUniqueId id;
   CHECK_NCCL(ncclGetUniqueId(&id));
   ncclComm_t comm;
@@ -47,6 +49,13 @@ int main() {
   fill(in, 64);
   CHECK_NCCL(ncclBroadcast(in, out, 64, ncclInt8, 0, comm, stream));
   std::printf("Broadcast 64\n");
+  if (argc > 1 && std::string(argv[1]) == "--capture") {
+    cudaGraph_t graph;
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess) return 1;
+    CHECK_NCCL(ncclAllReduce(in, out, 64, ncclInt8, ncclSum, comm, stream));
+    if (cudaStreamEndCapture(stream, &graph) != cudaSuccess) return 1;
+    std::printf("AllReduce 64, captured\n");
+  }
   if (cudaStreamSynchronize(stream) != cudaSuccess) return 1;
   CHECK_NCCL(ncclCommDestroy(comm));
   return 0;

@@ -69,6 +69,19 @@ check(sorted(f["seq"] for f in of_kind(rows, "fingerprint")) == [1, 2],
       f"VPROF_AUDIT_MIN_BYTES=1000: {of_kind(rows, 'fingerprint')}")
 print("sampling: every 2nd and at least 1000 bytes select the right calls")
 
+# A collective on a stream that is capturing a CUDA graph is not fingerprinted, and says so.
+e = base_env(VPROF_GPU=0, VPROF_AUDIT="fingerprint")
+trace_dir = temp_dir("fingerprints-capture")
+e["VPROF_OUTPUT_DIR"] = trace_dir
+r = run([PROBE, "--capture"], preload=[LIBVPROF], env=e)
+check(r.returncode == 0, f"probe --capture failed: {r.stderr}")
+got = sorted(of_kind(dump(os.path.join(trace_dir, traces(trace_dir)[0])), "fingerprint"),
+             key=lambda f: f["seq"])
+check([f["state"] for f in got] == ["FINGERPRINTED"] * 4 + ["FINGERPRINT_SKIPPED_GRAPH_CAPTURE"],
+      f"capture states: {got}")
+check(got[4]["input"] == -1 and got[4]["output"] == -1, f"a value for a captured call: {got[4]}")
+print("graph capture: the captured call skipped and marked, the others fingerprinted")
+
 # 3. No libcuda in the process: the collectives run, the trace says why nothing was fingerprinted.
 no_driver = temp_dir("no-driver")
 for lib in ("libcudart.so.13", "libnccl.so.2"):

@@ -5,7 +5,8 @@
 // its result the way fingerprint_kernel.cu does (value, then tag). "Device"
 // memory is host memory, as in the fake runtime. A module image that is not
 // a fatbin, an unknown function, a bad launch configuration or an unknown
-// stream fail with the driver's codes.
+// stream fail with the driver's codes. A stream is capturing between the fake runtime's
+// cudaStreamBeginCapture and cudaStreamEndCapture.
 #include <cuda.h>
 
 #include <atomic>
@@ -58,10 +59,11 @@ CUresult cuStreamGetCtx(CUstream, CUcontext* pctx) {
   return CUDA_SUCCESS;
 }
 
-// The fake runtime captures no graphs.
-CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* captureStatus) {
+CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
   if (captureStatus == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+  *captureStatus = fake_cudart::StreamCapturing(reinterpret_cast<cudaStream_t>(hStream))
+                       ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                       : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 

@@ -86,6 +86,11 @@ cudaError_t SynchronizeStream(cudaStream_t handle) {
 
 int CurrentDevice() { return t_current_device; }
 
+bool StreamCapturing(cudaStream_t handle) {
+  const auto stream = Runtime::Get().FindStream(handle);
+  return stream && stream->capturing();
+}
+
 cudaError_t EnqueueKernel(cudaStream_t stream, const char* name, std::function<void()> body) {
   return Enqueue(stream, KernelOp{nullptr, 0, name, std::move(body)});
 }
@@ -179,6 +184,33 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return Runtime::Get().DestroyStream(stream) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
+}
+
+// Capture of a created stream only (the default stream cannot capture, as in CUDA); the stand-in
+// marks the stream and builds no graph (stream.h).
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+      mode != cudaStreamCaptureModeRelaxed) {
+    return Fail(cudaErrorInvalidValue);
+  }
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
+    return Fail(cudaErrorStreamCaptureUnsupported);
+  }
+  const auto s = Runtime::Get().FindStream(stream);
+  if (!s) return Fail(cudaErrorInvalidResourceHandle);
+  if (s->capturing()) return Fail(cudaErrorIllegalState);
+  s->set_capturing(true);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  if (graph == nullptr) return Fail(cudaErrorInvalidValue);
+  const auto s = Runtime::Get().FindStream(stream);
+  if (!s) return Fail(cudaErrorInvalidResourceHandle);
+  if (!s->capturing()) return Fail(cudaErrorIllegalState);
+  s->set_capturing(false);
+  *graph = nullptr;  // no graph is built
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {

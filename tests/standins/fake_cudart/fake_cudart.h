@@ -16,6 +16,10 @@ __attribute__((visibility("default"))) cudaError_t SynchronizeStream(cudaStream_
 // The calling thread's device, as cudaGetDevice reports it.
 __attribute__((visibility("default"))) int CurrentDevice();
 
+// The fake driver's cuStreamIsCapturing: whether `stream` is between cudaStreamBeginCapture and
+// cudaStreamEndCapture (false for a dead stream).
+__attribute__((visibility("default"))) bool StreamCapturing(cudaStream_t stream);
+
 // The fake driver's cuLaunchKernel: queues a kernel called `name` on `stream` whose `body` runs
 // on the host when the stream reaches it. cudaErrorInvalidResourceHandle for a dead stream.
 __attribute__((visibility("default"))) cudaError_t EnqueueKernel(cudaStream_t stream,

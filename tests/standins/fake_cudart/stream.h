@@ -2,6 +2,7 @@
 // GPU executes the work queued on one stream.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +63,10 @@ class Stream {
   void Enqueue(StreamOp op);
   // Blocks until every operation enqueued before the call has executed.
   void Synchronize();
+  // cudaStreamBeginCapture / cudaStreamEndCapture: whether the stream is capturing a graph. The
+  // stand-in builds no graph; work queued while capturing runs as at any other time.
+  bool capturing() const { return capturing_.load(); }
+  void set_capturing(bool on) { capturing_.store(on); }
 
  private:
   // An operation with the correlation id the activity sink gave it when it was queued.
@@ -75,6 +80,7 @@ class Stream {
   void Execute(const QueuedOp& queued) const;
 
   const uint32_t id_;  // the stream's id in activity records
+  std::atomic<bool> capturing_{false};
   std::mutex mutex_;
   std::condition_variable work_available_;
   std::condition_variable work_done_;

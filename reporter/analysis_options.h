@@ -9,7 +9,6 @@
 
 #include "reporter/arg_cursor.h"
 #include "reporter/phase_rules.h"
-#include "reporter/report_output.h"
 #include "reporter/steps/step_options.h"
 
 namespace vprof::reporter {

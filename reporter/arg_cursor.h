@@ -12,6 +12,10 @@
 
 namespace vprof::reporter {
 
+// What a command's option taker made of the argument at the cursor: not its
+// option, taken, or its option with a bad value (already said on `err`).
+enum class OptionUse { kNotMine, kTaken, kBad };
+
 class ArgCursor {
  public:
   // `command` names the command in messages ("vprof: <command>: ...").

@@ -7,6 +7,7 @@
 
 #include "reporter/collective_matcher.h"
 #include "reporter/collective_stats.h"
+#include "reporter/cross_rank_gpu_time.h"
 #include "reporter/process_record.h"
 #include "reporter/provenance.h"
 #include "reporter/report.h"
@@ -21,5 +22,10 @@ Report AssembleReport(std::string directory, TimeSource time_source,
                       const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
                       const std::vector<PendingCollective>& pending,
                       const ConsistencyOptions& consistency = {});
+
+// Fills the collective_* fields of the communicator tables' op rows from
+// the cross-rank totals of the same (communicator, op, size bucket); busbw
+// from the median time.
+void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report);
 
 }  // namespace vprof::reporter

@@ -7,13 +7,23 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reporter/gpu_record.h"
+#include "reporter/json_node.h"
 #include "reporter/nccl_plugin_record.h"
-#include "reporter/run_contract.h"
 
 namespace vprof::reporter {
+
+// How strictly a run is held to what it requested and declared (--strict, or
+// a run contract's "consistency").
+enum class ConsistencyMode {
+  kOff,     // nothing is compared
+  kAuto,    // differences are reported; the exit status ignores them
+  kStrict,  // any undeclared difference, or no evidence to compare, fails the report (exit 4)
+};
+std::string_view ConsistencyModeName(ConsistencyMode mode);  // "off", "auto", "strict"
 
 // One process that took part in communication: its NCCL work as the wrappers,
 // NCCL's profiler plugin and CUPTI each saw it, and what moved outside NCCL.

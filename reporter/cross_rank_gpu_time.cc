@@ -2,10 +2,6 @@
 
 #include <algorithm>
 
-#include "reporter/bandwidth.h"
-#include "reporter/mean_ns.h"
-#include "reporter/nccl_function.h"
-
 namespace vprof::reporter {
 
 void CrossRankGpuTime::Add(const CollectiveKernelSpan& span) {
@@ -37,24 +33,6 @@ void CrossRankGpuTime::Add(const CollectiveKernelSpan& span) {
     pending_.Erase(span.key.comm_id, span.seq);
   }
   pending_.KeepAtMost(kMaxPending, [this](Pending&) { ++given_up_; });
-}
-
-void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report) {
-  for (CommunicatorReport& comm : report.communicators) {
-    for (OpReport& op : comm.ops) {
-      const auto row = totals.find(OpKey{comm.comm_id, NcclFunctionFromName(op.op), op.bucket});
-      if (row == totals.end() || row->second.collectives == 0 || op.count == 0) continue;
-      const CrossRankTotals& time = row->second;
-      op.collective_gpu_calls = time.collectives;
-      op.collective_gpu_mean_ns = MeanNs(time.total_ns, time.collectives);
-      op.collective_gpu_median_ns = time.durations.Median();
-      // S of the row's mean collective, over the median cross-rank time.
-      const uint64_t mean_size = op.total_bytes / op.count;
-      const std::optional<double> algbw =
-          AlgorithmBandwidthGBps(mean_size, op.collective_gpu_median_ns.value_or(0));
-      if (algbw) op.collective_busbw_gbps = *algbw * op.bus_factor;
-    }
-  }
 }
 
 }  // namespace vprof::reporter

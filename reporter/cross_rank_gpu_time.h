@@ -21,7 +21,6 @@
 #include "reporter/collective_stats.h"
 #include "reporter/duration_histogram.h"
 #include "reporter/pending_collectives.h"
-#include "reporter/report.h"
 
 namespace vprof::reporter {
 
@@ -72,10 +71,5 @@ class CrossRankGpuTime {
   std::map<OpKey, CrossRankTotals> totals_;
   uint64_t given_up_ = 0;
 };
-
-// Fills the collective_* fields of the communicator tables' op rows from
-// the cross-rank totals of the same (communicator, op, size bucket); busbw
-// from the median time.
-void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report);
 
 }  // namespace vprof::reporter

@@ -6,6 +6,7 @@
 #include "reporter/library_locator.h"
 #include "reporter/output_folder.h"
 #include "reporter/profiled_environment.h"
+#include "reporter/utc_time.h"
 
 extern char** environ;
 

@@ -22,8 +22,6 @@ struct ReportOutput {
   bool private_file = false;
 };
 
-enum class OptionUse { kNotMine, kTaken, kBad };
-
 // Takes --format text|json|markdown|html or --output FILE at the cursor.
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
 

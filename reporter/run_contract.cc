@@ -274,18 +274,6 @@ JsonNode BoundJson(const std::optional<uint32_t>& bound) {
 
 }  // namespace
 
-std::string_view ConsistencyModeName(ConsistencyMode mode) {
-  switch (mode) {
-    case ConsistencyMode::kOff:
-      return "off";
-    case ConsistencyMode::kAuto:
-      return "auto";
-    case ConsistencyMode::kStrict:
-      return "strict";
-  }
-  return "unknown";
-}
-
 std::string_view ConsistencyAxisName(ConsistencyAxis axis) {
   switch (axis) {
     case ConsistencyAxis::kNcclAlgo:

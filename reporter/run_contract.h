@@ -18,18 +18,12 @@
 #include <string>
 #include <string_view>
 
+#include "reporter/consistency_report.h"
 #include "reporter/json_node.h"
 
 namespace vprof::reporter {
 
 inline constexpr int64_t kRunContractVersion = 1;
-
-enum class ConsistencyMode {
-  kOff,     // nothing is compared
-  kAuto,    // differences are reported; the exit status ignores them
-  kStrict,  // any undeclared difference, or no evidence to compare, fails the report (exit 4)
-};
-std::string_view ConsistencyModeName(ConsistencyMode mode);  // "off", "auto", "strict"
 
 // What can differ between what was requested and what ran. A fallback along
 // an axis the contract declares is reported but allowed.

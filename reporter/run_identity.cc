@@ -8,8 +8,8 @@
 
 #include "reporter/rank_bounds.h"
 #include "reporter/rank_list.h"
-#include "reporter/run_manifest.h"
 #include "reporter/trace_reader.h"
+#include "reporter/utc_time.h"
 
 namespace vprof::reporter {
 namespace {

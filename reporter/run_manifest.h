@@ -60,9 +60,6 @@ bool WriteManifest(const std::string& path, const Manifest& manifest, std::strin
 // cannot be read ("" when absent or holding no run_id).
 std::optional<std::string> ReadManifestRunId(const std::string& path, std::string* error);
 
-// "2026-11-30T05:40:01.123Z".
-std::string IsoUtc(std::chrono::system_clock::time_point time);
-
 // "20261130T054001Z-3fa2": the time, and a random suffix for runs started in
 // the same second.
 std::string NewRunId(std::chrono::system_clock::time_point time);

@@ -26,4 +26,16 @@ std::string_view StrictTagName(StrictTag tag) {
   return "needs_contract";
 }
 
+std::string_view AuditStatusName(AuditStatus status) {
+  switch (status) {
+    case AuditStatus::kPass:
+      return "pass";
+    case AuditStatus::kWarning:
+      return "warning";
+    case AuditStatus::kFailure:
+      break;
+  }
+  return "failure";
+}
+
 }  // namespace vprof::reporter

@@ -240,18 +240,6 @@ class AuditReader {
 
 }  // namespace
 
-std::string_view AuditStatusName(AuditStatus status) {
-  switch (status) {
-    case AuditStatus::kPass:
-      return "pass";
-    case AuditStatus::kWarning:
-      return "warning";
-    case AuditStatus::kFailure:
-      break;
-  }
-  return "failure";
-}
-
 VimeAuditLoad LoadVimeAudit(const std::string& path) {
   VimeAuditLoad load;
   std::error_code ignored;

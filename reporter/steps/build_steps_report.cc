@@ -5,6 +5,7 @@
 
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/steps/step_ledger.h"
 
 namespace vprof::reporter {
 namespace {
@@ -19,10 +20,6 @@ struct RankSource {
   StepLedger* steps;
   uint32_t skipped = 0;  // steps before cudaProfilerStart
 };
-
-void AddMap(auto& into, const auto& more) {
-  for (const auto& [key, ns] : more) into[key] += ns;
-}
 
 std::string RoleOf(const StreamRoleReport& stream, const StepStreamUse& use) {
   if (use.compute_kernels > 0 && use.comm_kernels > 0) return "mixed";
@@ -92,21 +89,6 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
 }
 
 }  // namespace
-
-void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more) {
-  into.window_ns += more.window_ns;
-  into.compute_ns += more.compute_ns;
-  into.exposed_comm_ns += more.exposed_comm_ns;
-  into.exposed_comm_blocking_ns += more.exposed_comm_blocking_ns;
-  into.exposed_comm_idle_fill_ns += more.exposed_comm_idle_fill_ns;
-  into.overlapped_comm_ns += more.overlapped_comm_ns;
-  into.copy_ns += more.copy_ns;
-  into.idle_ns += more.idle_ns;
-  into.idle_host_bound_ns += more.idle_host_bound_ns;
-  into.idle_waiting_ns += more.idle_waiting_ns;
-  AddMap(into.exposed_by_reason_ns, more.exposed_by_reason_ns);
-  AddMap(into.exposed_by_comm_ns, more.exposed_by_comm_ns);
-}
 
 std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const std::vector<ProcessReport>& processes,

@@ -22,7 +22,4 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const StepOptions& options,
                                             const StepPatterns& patterns);
 
-// Adds every figure of `more` to `into`.
-void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more);
-
 }  // namespace vprof::reporter

@@ -21,6 +21,9 @@
 
 namespace vprof::reporter {
 
+// Adds every figure of `more` to `into`.
+void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more);
+
 // Steps kept in detail beyond the warmup: how many steps may come before
 // cudaProfilerStart and still leave the measured steps' phases exact.
 constexpr uint32_t kDetailedStepsPastWarmup = 64;

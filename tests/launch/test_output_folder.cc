@@ -4,6 +4,7 @@
 
 #include "reporter/output_folder.h"
 #include "reporter/run_manifest.h"
+#include "reporter/utc_time.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

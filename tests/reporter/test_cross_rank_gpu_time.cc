@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "reporter/assemble_report.h"
 #include "reporter/cross_rank_gpu_time.h"
 #include "reporter/duration_histogram.h"
 

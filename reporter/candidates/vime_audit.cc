@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "reporter/json_node.h"
-#include "reporter/safe_file.h"
+#include "reporter/base/json_node.h"
+#include "reporter/base/safe_file.h"
 
 namespace vprof::reporter {
 namespace {

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporter/candidates/candidate_report.h"
+#include "reporter/model/candidate_report.h"
 
 namespace vprof::reporter {
 

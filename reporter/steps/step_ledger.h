@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/duration_histogram.h"
+#include "reporter/base/duration_histogram.h"
 #include "reporter/steps/step_record.h"
 #include "reporter/steps/step_report.h"
 

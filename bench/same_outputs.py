@@ -17,7 +17,7 @@ messages and reports agree. --vprof defaults to BUILD/reporter/vprof.
 What is compared, per trace folder: `vprof report` in every --format (with
 the case's args), with --output, `vprof export` chrome and hta (each rank's
 file), a node summary and its merge (text and json); `vprof diff` of every
-case against late_rank (text and json); and the help texts. For each: the
+case against late_rank (text and json); the help texts and usage errors. For each: the
 exit status, standard output, standard error and every file written. Nothing
 is masked: no output of these commands holds a time of its own making (the
 launchers, which record start and end times, are not run). Exit status 0 when
@@ -39,8 +39,15 @@ sys.dont_write_bytecode = True
 sys.path[:0] = [CASES, os.path.join(HERE, "scale")]
 import run_case  # noqa: E402  (the cases' converter)
 import run_scale  # noqa: E402  (the shapes)
-HELP_COMMANDS = [["help"], ["--help"], ["help", "report"], ["help", "export"], ["help", "run"],
-                 ["help", "slurm"], ["diff", "--help"], ["trigger", "--help"]]
+# The help texts, and usage errors (each refused before anything is read or run).
+COMMAND_LINE = [["help"], ["--help"], ["help", "report"], ["help", "export"], ["help", "run"],
+                ["help", "slurm"], ["diff", "--help"], ["trigger", "--help"],
+                [], ["bogus"], ["report"], ["report", "a", "b"], ["report", "--bogus", "a"],
+                ["report", "--format", "pdf", "a"], ["export", "--format", "chrome", "a", "b"],
+                ["export", "--format", "chrome", "--bogus", "a"], ["export", "a"],
+                ["report", "--node-summary", "x", "a", "b"],
+                ["report", "--node-summary", "x", "--bogus", "a"], ["diff", "a"], ["run"],
+                ["trigger"]]
 
 
 def make_inputs(build, work):
@@ -101,8 +108,8 @@ def record(vprof, folders, work):
     """Every output, by a name that says what ran."""
     scratch = os.path.join(work, "scratch")
     outputs = {}
-    for command in HELP_COMMANDS:
-        outputs[" ".join(command)] = run(vprof, command, scratch)
+    for command in COMMAND_LINE:
+        outputs["vprof " + " ".join(command)] = run(vprof, command, scratch)
     for name, (folder, args, by_host, host) in folders.items():
         step_args = [a for a in args if a != "--strict"]  # what --node-summary takes of them
         for form in ("text", "json", "markdown", "html"):

@@ -52,6 +52,19 @@ void ArgCursor::Complain(std::string_view message) const {
   err_ << "vprof: " << command_ << ": " << message << '\n';
 }
 
+bool ArgCursor::TakeDirectory(std::string& directory) {
+  if (is_option()) {
+    ComplainUnknown();
+    return false;
+  }
+  if (!directory.empty()) {
+    Complain("unexpected argument '" + std::string(name_) + "': one DIR only");
+    return false;
+  }
+  directory = std::string(name_);
+  return true;
+}
+
 void ArgCursor::ComplainUnknown() const {
   Complain("unknown option '" + args_[next_ - 1] + "' (see 'vprof help " + std::string(command_) +
            "')");

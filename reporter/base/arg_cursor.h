@@ -40,6 +40,10 @@ class ArgCursor {
   std::vector<std::string> Rest() const;
   std::vector<std::string> FromCurrent() const;
 
+  // The current argument, which no option of the command took, as its one
+  // DIR: false (after saying so) when it is an unknown option or a second DIR.
+  bool TakeDirectory(std::string& directory);
+
   // Prints "vprof: <command>: <message>" on `err`.
   void Complain(std::string_view message) const;
   void ComplainUnknown() const;  // about the current argument as an option

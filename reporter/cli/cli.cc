@@ -129,15 +129,7 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
     const OptionUse analysis = TakeAnalysisOption(arg, options.analysis);
     if (analysis == OptionUse::kBad) return std::nullopt;
     if (analysis == OptionUse::kTaken) continue;
-    if (arg.is_option()) {
-      arg.ComplainUnknown();
-      return std::nullopt;
-    }
-    if (!options.directory.empty()) {
-      arg.Complain("unexpected argument '" + std::string(arg.name()) + "': one DIR only");
-      return std::nullopt;
-    }
-    options.directory = std::string(arg.name());
+    if (!arg.TakeDirectory(options.directory)) return std::nullopt;
   }
   if (options.directory.empty()) {
     arg.Complain("missing DIR, the directory of *.vtrace files (see 'vprof help report')");

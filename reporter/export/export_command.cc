@@ -62,14 +62,8 @@ std::optional<ExportOptions> ParseExportOptions(const std::vector<std::string>& 
     } else if (arg.name() == "-o" || arg.name() == "--output") {
       options.output = arg.Value();
       if (!options.output) return std::nullopt;
-    } else if (arg.is_option()) {
-      arg.ComplainUnknown();
+    } else if (!arg.TakeDirectory(options.directory)) {
       return std::nullopt;
-    } else if (!options.directory.empty()) {
-      arg.Complain("unexpected argument '" + std::string(arg.name()) + "': one DIR only");
-      return std::nullopt;
-    } else {
-      options.directory = std::string(arg.name());
     }
   }
   if (!options.format) {

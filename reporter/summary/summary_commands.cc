@@ -51,14 +51,8 @@ std::optional<NodeSummaryOptions> ParseNodeSummaryOptions(const std::vector<std:
         return std::nullopt;
       }
       options.clock = *value == "realtime" ? ClockChoice::kRealtime : ClockChoice::kMonotonic;
-    } else if (arg.is_option()) {
-      arg.ComplainUnknown();
+    } else if (!arg.TakeDirectory(options.directory)) {
       return std::nullopt;
-    } else if (!options.directory.empty()) {
-      arg.Complain("unexpected argument '" + std::string(arg.name()) + "': one DIR only");
-      return std::nullopt;
-    } else {
-      options.directory = std::string(arg.name());
     }
   }
   if (options.out.empty() || options.directory.empty()) {

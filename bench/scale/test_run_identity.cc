@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "reporter/exit_status.h"
-#include "reporter/trace_directory.h"
+#include "reporter/base/exit_status.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 #include "vprof_trace.pb.h"

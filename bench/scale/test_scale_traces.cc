@@ -6,8 +6,8 @@
 #include <string>
 
 #include "bench/scale/scale_trace_generator.h"
-#include "reporter/build_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 
 namespace vprof::bench {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "reporter/candidates/candidate_report.h"
 #include "reporter/candidates/vime_audit.h"
+#include "reporter/model/candidate_report.h"
 
 namespace vprof::reporter {
 

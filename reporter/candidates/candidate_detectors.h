@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reporter/candidates/strict_rules.h"
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter {
 

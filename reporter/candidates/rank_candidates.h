@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "reporter/report.h"
-#include "reporter/run_contract.h"
+#include "reporter/consistency/run_contract.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/candidates/candidate_report.h"
+#include "reporter/model/candidate_report.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "reporter/candidates/candidate_report.h"
-#include "reporter/run_contract.h"
+#include "reporter/consistency/run_contract.h"
+#include "reporter/model/candidate_report.h"
 
 namespace vprof::reporter {
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "reporter/json_node.h"
-#include "reporter/safe_file.h"
+#include "reporter/base/json_node.h"
+#include "reporter/base/safe_file.h"
 
 namespace vprof::reporter {
 namespace {
@@ -239,18 +239,6 @@ class AuditReader {
 };
 
 }  // namespace
-
-std::string_view AuditStatusName(AuditStatus status) {
-  switch (status) {
-    case AuditStatus::kPass:
-      return "pass";
-    case AuditStatus::kWarning:
-      return "warning";
-    case AuditStatus::kFailure:
-      break;
-  }
-  return "failure";
-}
 
 VimeAuditLoad LoadVimeAudit(const std::string& path) {
   VimeAuditLoad load;

@@ -26,34 +26,13 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/model/candidate_report.h"
+
 namespace vprof::reporter {
 
 inline constexpr int64_t kVimeAuditSchemaVersion = 1;
 
-// As vime's drift report grades an audit.
-enum class AuditStatus : uint8_t { kPass, kWarning, kFailure };
-std::string_view AuditStatusName(AuditStatus status);  // "pass", "warning", "failure"
-
-// One rank's audit: the operator it covered and how far training drifted
-// from rollout there.
-struct VimeAuditEntry {
-  std::optional<int64_t> rank;
-  std::optional<std::string> operator_name;  // runtime_provenance.operator
-  // runtime_provenance.backend_id, else .actual_backend, else axes.logp_backend,
-  // else runtime_provenance.requested_backend (vime's own order of preference).
-  std::optional<std::string> backend_id;
-  std::optional<std::string> contract_id;  // runtime_provenance.contract_id
-  std::optional<double> max_abs_dlogp;     // metrics.max_abs_dlogp
-  double dlogp_warnings = 0;               // metrics.warning_count
-  bool fallback = false;                   // the backend fell back to another one
-  bool strict_failure = false;             // the backend failed a strict check
-  // A drift report's "status"; for a result cube as vime's drift report
-  // would grade it: failure on a strict failure or a metadata failure;
-  // warning on any dlogp or metadata warning, a fallback or a non-zero
-  // max |dlogp|; else pass.
-  AuditStatus status = AuditStatus::kPass;
-};
-
+// The entries (VimeAuditEntry) are in candidate_report.h.
 struct VimeAudit {
   std::string file;                     // where it was read from
   std::vector<VimeAuditEntry> entries;  // in file order

@@ -1,10 +1,10 @@
 // Weight sync (train → rollout): the "weight sync" NVTX phase of one process
 // (actor window), with the CUDA IPC calls behind it when weights move through
 // IPC handles; without the phase, the IPC calls alone (operator scope).
+#include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
 #include "reporter/candidates/step_figures.h"
-#include "reporter/phase_rules.h"
-#include "reporter/units.h"
+#include "reporter/phases/phase_rules.h"
 
 namespace vprof::reporter {
 namespace {

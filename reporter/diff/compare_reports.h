@@ -1,8 +1,8 @@
 // Pairs what two JSON reports hold, section by section (report_sections.h).
 #pragma once
 
+#include "reporter/base/json_node.h"
 #include "reporter/diff/run_diff.h"
-#include "reporter/json_node.h"
 
 namespace vprof::reporter {
 

@@ -2,13 +2,13 @@
 
 #include <optional>
 
-#include "reporter/arg_cursor.h"
+#include "reporter/base/arg_cursor.h"
+#include "reporter/base/exit_status.h"
 #include "reporter/diff/compare_reports.h"
 #include "reporter/diff/diff_input.h"
 #include "reporter/diff/diff_json_report.h"
 #include "reporter/diff/diff_text_report.h"
 #include "reporter/drift/bitwise_report.h"
-#include "reporter/exit_status.h"
 
 namespace vprof::reporter {
 namespace {

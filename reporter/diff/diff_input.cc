@@ -7,10 +7,10 @@
 #include <sstream>
 #include <system_error>
 
-#include "reporter/build_report.h"
-#include "reporter/json_report.h"
-#include "reporter/safe_file.h"
-#include "reporter/trace_directory.h"
+#include "reporter/base/safe_file.h"
+#include "reporter/render/json_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter {
 namespace {

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "reporter/json_node.h"
+#include "reporter/base/json_node.h"
 #include "reporter/steps/step_options.h"
 
 namespace vprof::reporter {

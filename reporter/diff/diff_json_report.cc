@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "reporter/json_writer.h"
+#include "reporter/base/json_writer.h"
 
 namespace vprof::reporter {
 namespace {

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "reporter/text_layout.h"
-#include "reporter/units.h"
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
 
 namespace vprof::reporter {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/base/json_node.h"
 #include "reporter/diff/run_diff.h"
-#include "reporter/json_node.h"
 
 namespace vprof::reporter {
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "reporter/export_names.h"
+#include "reporter/gpu/export_names.h"
 
 namespace vprof::reporter {
 namespace {

@@ -1,8 +1,8 @@
 #include "reporter/drift/bitwise_report.h"
 
+#include "reporter/base/exit_status.h"
+#include "reporter/base/json_writer.h"
 #include "reporter/drift/run_fingerprints.h"
-#include "reporter/exit_status.h"
-#include "reporter/json_writer.h"
 
 namespace vprof::reporter {
 namespace {

@@ -4,8 +4,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "reporter/trace_directory.h"
-#include "reporter/trace_reader.h"
+#include "reporter/trace/trace_directory.h"
+#include "reporter/trace/trace_reader.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "reporter/candidates/candidate_report.h"
+#include "reporter/model/candidate_report.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reporter/ranks_shown.h"
-#include "reporter/report.h"
+#include "reporter/model/report.h"
+#include "reporter/render/ranks_shown.h"
 
 namespace vprof::reporter {
 

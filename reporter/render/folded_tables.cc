@@ -5,12 +5,12 @@
 #include <string>
 #include <utility>
 
-#include "reporter/phases_across_ranks.h"
+#include "reporter/base/units.h"
 #include "reporter/render/chart_palette.h"
+#include "reporter/render/phases_across_ranks.h"
+#include "reporter/render/short_kernel_name.h"
+#include "reporter/render/spread_over_ranks.h"
 #include "reporter/render/timeline_step.h"
-#include "reporter/short_kernel_name.h"
-#include "reporter/spread_over_ranks.h"
-#include "reporter/units.h"
 
 namespace vprof::reporter {
 namespace {

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "reporter/model/report.h"
 #include "reporter/render/report_tables.h"
-#include "reporter/report.h"
 
 namespace vprof::reporter {
 

@@ -5,7 +5,7 @@
 
 #include <ostream>
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter {
 

@@ -4,17 +4,17 @@
 #include <cstdio>
 #include <utility>
 
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
 #include "reporter/candidates/audit_links.h"
-#include "reporter/clock_description.h"
-#include "reporter/ranks_shown.h"
 #include "reporter/render/chart_palette.h"
+#include "reporter/render/clock_description.h"
 #include "reporter/render/folded_tables.h"
+#include "reporter/render/ranks_shown.h"
+#include "reporter/render/short_kernel_name.h"
 #include "reporter/render/timeline_step.h"
-#include "reporter/short_kernel_name.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
-#include "reporter/text_layout.h"
-#include "reporter/units.h"
 
 namespace vprof::reporter {
 namespace {

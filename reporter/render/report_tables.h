@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter {
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <string_view>
 
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
 #include "reporter/render/chart_geometry.h"
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/text_escape.h"
 #include "reporter/render/timeline_step.h"
-#include "reporter/text_layout.h"
-#include "reporter/units.h"
 
 namespace vprof::reporter {
 namespace {

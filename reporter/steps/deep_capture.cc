@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "reporter/units.h"
+#include "reporter/base/units.h"
 
 namespace vprof::reporter {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/units.h"
+#include "reporter/base/units.h"
 
 namespace vprof::reporter {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "reporter/nccl_function.h"
+#include "reporter/collectives/nccl_function.h"
 
 namespace vprof::reporter {
 

@@ -33,8 +33,8 @@
 #include <optional>
 #include <utility>
 
+#include "reporter/base/trimmed_vector.h"
 #include "reporter/steps/closed_step.h"
-#include "reporter/trimmed_vector.h"
 
 namespace vprof::reporter {
 

@@ -2,10 +2,12 @@
 
 #include <utility>
 
-#include "reporter/steps/build_steps_report.h"
-
 namespace vprof::reporter {
 namespace {
+
+void AddMap(auto& into, const auto& more) {
+  for (const auto& [key, ns] : more) into[key] += ns;
+}
 
 // Keeps `into` unless `later` has a larger figure: the first largest wins.
 void KeepLongest(std::optional<StepSpan>& into, const std::optional<StepSpan>& later,
@@ -15,6 +17,21 @@ void KeepLongest(std::optional<StepSpan>& into, const std::optional<StepSpan>& l
 }
 
 }  // namespace
+
+void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more) {
+  into.window_ns += more.window_ns;
+  into.compute_ns += more.compute_ns;
+  into.exposed_comm_ns += more.exposed_comm_ns;
+  into.exposed_comm_blocking_ns += more.exposed_comm_blocking_ns;
+  into.exposed_comm_idle_fill_ns += more.exposed_comm_idle_fill_ns;
+  into.overlapped_comm_ns += more.overlapped_comm_ns;
+  into.copy_ns += more.copy_ns;
+  into.idle_ns += more.idle_ns;
+  into.idle_host_bound_ns += more.idle_host_bound_ns;
+  into.idle_waiting_ns += more.idle_waiting_ns;
+  AddMap(into.exposed_by_reason_ns, more.exposed_by_reason_ns);
+  AddMap(into.exposed_by_comm_ns, more.exposed_by_comm_ns);
+}
 
 void StepDetail::Add(const StepDetail& later) {
   for (const auto& [phase, times] : later.phases) AddSegmentTimes(phases[phase], times);

@@ -15,11 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "reporter/duration_histogram.h"
+#include "reporter/base/duration_histogram.h"
 #include "reporter/steps/step_record.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {
+
+// Adds every figure of `more` to `into`.
+void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more);
 
 // Steps kept in detail beyond the warmup: how many steps may come before
 // cudaProfilerStart and still leave the measured steps' phases exact.

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporter/nccl_function.h"
+#include "reporter/collectives/nccl_function.h"
 #include "reporter/steps/ns_by_key.h"
 
 namespace vprof::reporter {

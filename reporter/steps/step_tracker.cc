@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "reporter/communication_class.h"
-#include "reporter/export_names.h"
-#include "reporter/kernel_class.h"
-#include "reporter/nccl_kernel_linker.h"
-#include "reporter/phase_rules.h"
+#include "reporter/gpu/communication_class.h"
+#include "reporter/gpu/export_names.h"
+#include "reporter/gpu/kernel_class.h"
+#include "reporter/gpu/nccl_kernel_linker.h"
+#include "reporter/phases/phase_rules.h"
 #include "reporter/steps/step_segments.h"
 
 namespace vprof::reporter {

@@ -16,18 +16,18 @@
 #include <string>
 #include <utility>
 
-#include "reporter/gpu_batch_records.h"
-#include "reporter/gpu_record.h"
-#include "reporter/iid_table.h"
-#include "reporter/in_flight_table.h"
-#include "reporter/nccl_function.h"
+#include "reporter/base/in_flight_table.h"
+#include "reporter/base/trimmed_vector.h"
+#include "reporter/collectives/nccl_function.h"
+#include "reporter/gpu/gpu_record.h"
 #include "reporter/steps/deep_window_set.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
 #include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/steps/step_segments.h"
-#include "reporter/trimmed_vector.h"
+#include "reporter/trace/gpu_batch_records.h"
+#include "reporter/trace/iid_table.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "reporter/gpu_activity_reader.h"
-#include "reporter/gpu_batch_records.h"
-#include "reporter/inferred_phase_reader.h"
+#include "reporter/ingest/gpu_activity_reader.h"
+#include "reporter/ingest/inferred_phase_reader.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/steps/step_tracker.h"
+#include "reporter/trace/gpu_batch_records.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vprof::reporter;

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <streambuf>
 
-#include "reporter/protobuf_log.h"
+#include "reporter/base/protobuf_log.h"
 #include "tests/reporter/scratch_dir.h"
 
 namespace vprof::fuzz {

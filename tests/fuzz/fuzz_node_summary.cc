@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/json_report.h"
-#include "reporter/summary_merge.h"
-#include "reporter/text_report.h"
+#include "reporter/render/json_report.h"
+#include "reporter/render/text_report.h"
+#include "reporter/summary/summary_merge.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

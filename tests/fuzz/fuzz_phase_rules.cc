@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "reporter/phase_rules.h"
-#include "reporter/phase_rules_file.h"
+#include "reporter/phases/phase_rules.h"
+#include "reporter/phases/phase_rules_file.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/json_node.h"
-#include "reporter/run_contract.h"
+#include "reporter/base/json_node.h"
+#include "reporter/consistency/run_contract.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

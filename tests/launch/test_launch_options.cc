@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "reporter/arg_cursor.h"
-#include "reporter/launch_options.h"
+#include "launch/launch_options.h"
+#include "reporter/base/arg_cursor.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

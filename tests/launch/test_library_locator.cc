@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "reporter/library_locator.h"
+#include "launch/library_locator.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

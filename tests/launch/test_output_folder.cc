@@ -2,8 +2,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "reporter/output_folder.h"
-#include "reporter/run_manifest.h"
+#include "launch/output_folder.h"
+#include "launch/run_manifest.h"
+#include "reporter/base/utc_time.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

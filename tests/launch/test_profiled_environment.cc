@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/profiled_environment.h"
+#include "launch/profiled_environment.h"
 
 using namespace vprof::reporter;
 

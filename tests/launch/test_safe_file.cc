@@ -1,4 +1,4 @@
-// Files in a run's folder (reporter/safe_file.h): private, never written
+// Files in a run's folder (reporter/base/safe_file.h): private, never written
 // through a link planted there, read only when regular and bounded.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "reporter/output_folder.h"
-#include "reporter/run_manifest.h"
-#include "reporter/safe_file.h"
+#include "launch/output_folder.h"
+#include "launch/run_manifest.h"
+#include "reporter/base/safe_file.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "four_rank_run.h"
-#include "reporter/build_report.h"
-#include "reporter/json_report.h"
-#include "reporter/node_summary.h"
-#include "reporter/run_contract.h"
-#include "reporter/summary_merge.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/consistency/run_contract.h"
+#include "reporter/render/json_report.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/summary/node_summary.h"
+#include "reporter/summary/summary_merge.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "two_node_run.h"
 

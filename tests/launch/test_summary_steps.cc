@@ -9,15 +9,15 @@
 #include <optional>
 #include <sstream>
 
-#include "reporter/analysis_options.h"
-#include "reporter/build_report.h"
-#include "reporter/exit_status.h"
-#include "reporter/json_report.h"
-#include "reporter/node_summary.h"
-#include "reporter/summary_commands.h"
-#include "reporter/summary_file.h"
-#include "reporter/summary_merge.h"
-#include "reporter/trace_directory.h"
+#include "reporter/base/exit_status.h"
+#include "reporter/render/json_report.h"
+#include "reporter/report/analysis_options.h"
+#include "reporter/report/build_report.h"
+#include "reporter/summary/node_summary.h"
+#include "reporter/summary/summary_commands.h"
+#include "reporter/summary/summary_file.h"
+#include "reporter/summary/summary_merge.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"
 

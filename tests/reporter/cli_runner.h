@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/cli.h"
+#include "reporter/cli/cli.h"
 
 namespace vprof::reporter::testing {
 

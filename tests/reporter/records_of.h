@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "reporter/gpu_batch_records.h"
+#include "reporter/trace/gpu_batch_records.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter::testing {

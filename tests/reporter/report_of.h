@@ -5,9 +5,9 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/build_report.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter::testing {
 

@@ -2,7 +2,7 @@
 // hand from the definitions (doc/PERFORMANCE.md of nccl-tests).
 #include <catch2/catch.hpp>
 
-#include "reporter/bandwidth.h"
+#include "reporter/collectives/bandwidth.h"
 
 using vprof::reporter::AlgorithmBandwidthGBps;
 using vprof::reporter::BusFactor;

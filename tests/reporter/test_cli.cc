@@ -7,7 +7,7 @@
 #include "cli_runner.h"
 #include "four_rank_run.h"
 #include "mini_json.h"
-#include "reporter/cli.h"
+#include "reporter/cli/cli.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 #include "vprof_trace_fields.h"

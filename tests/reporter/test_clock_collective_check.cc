@@ -10,9 +10,9 @@
 
 #include "mini_json.h"
 #include "report_of.h"
-#include "reporter/clock_collective_check.h"
-#include "reporter/clock_description.h"
-#include "reporter/json_report.h"
+#include "reporter/consistency/clock_collective_check.h"
+#include "reporter/render/clock_description.h"
+#include "reporter/render/json_report.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

@@ -1,8 +1,8 @@
 // Matching ranks' calls into collectives and timing them.
 #include <catch2/catch.hpp>
 
-#include "reporter/collective_matcher.h"
-#include "reporter/collective_timing.h"
+#include "reporter/collectives/collective_matcher.h"
+#include "reporter/collectives/collective_timing.h"
 
 using namespace vprof::reporter;
 

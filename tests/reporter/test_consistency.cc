@@ -10,11 +10,11 @@
 #include "four_rank_run.h"
 #include "mini_json.h"
 #include "plugin_trace_builder.h"
-#include "reporter/build_report.h"
-#include "reporter/cli.h"
-#include "reporter/sha256.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/base/sha256.h"
+#include "reporter/cli/cli.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

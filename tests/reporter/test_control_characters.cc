@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "reporter/visible_controls.h"
+#include "reporter/base/visible_controls.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

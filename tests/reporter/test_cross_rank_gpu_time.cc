@@ -3,8 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "reporter/cross_rank_gpu_time.h"
-#include "reporter/duration_histogram.h"
+#include "reporter/base/duration_histogram.h"
+#include "reporter/collectives/cross_rank_gpu_time.h"
+#include "reporter/report/assemble_report.h"
 
 using namespace vprof::reporter;
 

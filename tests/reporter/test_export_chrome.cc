@@ -11,7 +11,7 @@
 #include "cli_runner.h"
 #include "export_trace_builder.h"
 #include "mini_json.h"
-#include "reporter/cli.h"
+#include "reporter/cli/cli.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

@@ -6,8 +6,8 @@
 
 #include "cli_runner.h"
 #include "export_trace_builder.h"
-#include "reporter/cli.h"
-#include "reporter/exit_status.h"
+#include "reporter/base/exit_status.h"
+#include "reporter/cli/cli.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

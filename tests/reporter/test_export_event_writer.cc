@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "mini_json.h"
-#include "reporter/export_event_writer.h"
+#include "reporter/export/export_event_writer.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;

@@ -12,7 +12,7 @@
 
 #include "export_trace_builder.h"
 #include "mini_json.h"
-#include "reporter/cli.h"
+#include "reporter/cli/cli.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

@@ -3,7 +3,7 @@
 // is in flight.
 #include <catch2/catch.hpp>
 
-#include "reporter/export_nccl_links.h"
+#include "reporter/export/export_nccl_links.h"
 
 using namespace vprof::reporter;
 

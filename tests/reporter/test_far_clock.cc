@@ -9,7 +9,7 @@
 
 #include "cli_runner.h"
 #include "mini_json.h"
-#include "reporter/exit_status.h"
+#include "reporter/base/exit_status.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "reporter/gpu_batch_records.h"
+#include "reporter/trace/gpu_batch_records.h"
 #include "vprof_trace.pb.h"
 
 using namespace vprof::reporter;

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <map>
 
-#include "reporter/iid_table.h"
+#include "reporter/trace/iid_table.h"
 
 namespace vprof::reporter {
 namespace {

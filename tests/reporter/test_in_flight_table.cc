@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "reporter/in_flight_table.h"
+#include "reporter/base/in_flight_table.h"
 
 using vprof::reporter::InFlightTable;
 

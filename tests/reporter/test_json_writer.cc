@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "mini_json.h"
-#include "reporter/json_writer.h"
+#include "reporter/base/json_writer.h"
 
 using vprof::reporter::JsonWriter;
 using vprof::reporter::WriteJsonString;

@@ -1,8 +1,8 @@
 // Kernel classes from kernel names, and the short names the text report shows.
 #include <catch2/catch.hpp>
 
-#include "reporter/kernel_class.h"
-#include "reporter/short_kernel_name.h"
+#include "reporter/gpu/kernel_class.h"
+#include "reporter/render/short_kernel_name.h"
 
 using namespace vprof::reporter;
 

@@ -2,8 +2,8 @@
 // any order the records arrive, keeping only what is in flight.
 #include <catch2/catch.hpp>
 
-#include "reporter/nccl_kernel_linker.h"
-#include "reporter/stream_wait_matcher.h"
+#include "reporter/gpu/nccl_kernel_linker.h"
+#include "reporter/gpu/stream_wait_matcher.h"
 
 using namespace vprof::reporter;
 

@@ -7,8 +7,8 @@
 
 #include "cli_runner.h"
 #include "mini_json.h"
-#include "reporter/phase_rules.h"
-#include "reporter/phase_rules_file.h"
+#include "reporter/phases/phase_rules.h"
+#include "reporter/phases/phase_rules_file.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

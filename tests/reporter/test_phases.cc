@@ -6,11 +6,11 @@
 
 #include "mini_json.h"
 #include "report_of.h"
-#include "reporter/build_report.h"
-#include "reporter/json_report.h"
-#include "reporter/phase_rules.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/phases/phase_rules.h"
+#include "reporter/render/json_report.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

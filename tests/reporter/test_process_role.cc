@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reporter/process_role.h"
+#include "reporter/phases/process_role.h"
 
 using namespace vprof::reporter;
 

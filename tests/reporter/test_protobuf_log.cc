@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/protobuf_log.h"
+#include "reporter/base/protobuf_log.h"
 #include "vprof_trace.pb.h"
 
 TEST_CASE("a libprotobuf error becomes one 'vprof: libprotobuf' line on vprof's stream") {

@@ -5,8 +5,8 @@
 
 #include "four_rank_run.h"
 #include "report_of.h"
-#include "reporter/build_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "reporter/collective_matcher.h"
-#include "reporter/exit_status.h"
-#include "reporter/rank_bounds.h"
+#include "reporter/base/exit_status.h"
+#include "reporter/base/rank_bounds.h"
+#include "reporter/collectives/collective_matcher.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "reporter/json_node.h"
-#include "reporter/nccl_selection.h"
-#include "reporter/run_contract.h"
+#include "reporter/base/json_node.h"
+#include "reporter/consistency/nccl_selection.h"
+#include "reporter/consistency/run_contract.h"
 #include "scratch_dir.h"
 
 using namespace vprof::reporter;

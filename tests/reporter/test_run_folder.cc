@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "reporter/exit_status.h"
+#include "reporter/base/exit_status.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

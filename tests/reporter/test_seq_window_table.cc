@@ -6,7 +6,7 @@
 #include <random>
 #include <utility>
 
-#include "reporter/seq_window_table.h"
+#include "reporter/collectives/seq_window_table.h"
 
 namespace vprof::reporter {
 namespace {

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "reporter/fingerprint.h"
-#include "reporter/json_node.h"
-#include "reporter/sha256.h"
+#include "reporter/base/fingerprint.h"
+#include "reporter/base/json_node.h"
+#include "reporter/base/sha256.h"
 
 using namespace vprof::reporter;
 

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "report_of.h"
-#include "reporter/gpu_text_report.h"
-#include "reporter/phases_across_ranks.h"
-#include "reporter/size_bucket.h"
-#include "reporter/spread_over_ranks.h"
-#include "reporter/steps/step_text_report.h"
-#include "reporter/text_report.h"
-#include "reporter/units.h"
+#include "reporter/base/units.h"
+#include "reporter/collectives/size_bucket.h"
+#include "reporter/render/gpu_text_report.h"
+#include "reporter/render/phases_across_ranks.h"
+#include "reporter/render/spread_over_ranks.h"
+#include "reporter/render/step_text_report.h"
+#include "reporter/render/text_report.h"
 #include "unwrapped.h"
 
 using namespace vprof::reporter;

@@ -3,10 +3,10 @@
 #include <sstream>
 
 #include "four_rank_run.h"
-#include "reporter/build_report.h"
-#include "reporter/text_layout.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/base/text_layout.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "unwrapped.h"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <memory>
 
-#include "reporter/trace_reader.h"
+#include "reporter/trace/trace_reader.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

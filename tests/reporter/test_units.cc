@@ -1,8 +1,8 @@
 // Size buckets and the units of the text report.
 #include <catch2/catch.hpp>
 
-#include "reporter/size_bucket.h"
-#include "reporter/units.h"
+#include "reporter/base/units.h"
+#include "reporter/collectives/size_bucket.h"
 
 using namespace vprof::reporter;
 

@@ -3,7 +3,7 @@
 // candidates can be worked out by hand (candidate_fixture.cc says how).
 #pragma once
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter::testing {
 

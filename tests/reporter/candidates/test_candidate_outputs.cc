@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "candidate_fixture.h"
-#include "reporter/candidates/candidate_json_report.h"
-#include "reporter/candidates/candidate_text_report.h"
+#include "reporter/base/text_layout.h"
 #include "reporter/candidates/rank_candidates.h"
-#include "reporter/text_layout.h"
+#include "reporter/render/candidate_json_report.h"
+#include "reporter/render/candidate_text_report.h"
 #include "tests/reporter/mini_json.h"
 
 using namespace vprof::reporter;

@@ -10,14 +10,14 @@
 #include <sstream>
 
 #include "candidate_fixture.h"
+#include "reporter/base/exit_status.h"
+#include "reporter/base/text_layout.h"
 #include "reporter/candidates/audit_links.h"
-#include "reporter/candidates/candidate_json_report.h"
-#include "reporter/candidates/candidate_text_report.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/candidates/vime_audit.h"
-#include "reporter/exit_status.h"
+#include "reporter/render/candidate_json_report.h"
+#include "reporter/render/candidate_text_report.h"
 #include "reporter/render/report_tables.h"
-#include "reporter/text_layout.h"
 #include "tests/reporter/cli_runner.h"
 #include "tests/reporter/gpu_batch_builder.h"
 #include "tests/reporter/mini_json.h"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter::testing {
 

@@ -3,7 +3,7 @@
 // shows the arithmetic).
 #pragma once
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 
 namespace vprof::reporter::testing {
 

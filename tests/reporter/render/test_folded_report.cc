@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "rendered_report.h"
-#include "reporter/ranks_shown.h"
-#include "reporter/text_layout.h"
+#include "reporter/base/text_layout.h"
+#include "reporter/render/ranks_shown.h"
 #include "sample_report.h"
 
 using namespace vprof::reporter;

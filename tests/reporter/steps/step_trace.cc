@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "reporter/build_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter::testing {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporter/report.h"
+#include "reporter/model/report.h"
 #include "trace_file_builder.h"
 #include "vprof_trace.pb.h"
 

@@ -6,8 +6,8 @@
 // comments are µs after the helper's origin; the report gives ns.
 #include <catch2/catch.hpp>
 
-#include "reporter/build_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/report/build_report.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "records_of.h"
+#include "reporter/base/units.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/step_tracker.h"
-#include "reporter/units.h"
 
 using namespace vprof::reporter;
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "reporter/render/step_text_report.h"
 #include "reporter/steps/full_steps.h"
-#include "reporter/steps/step_text_report.h"
 #include "unwrapped.h"
 
 using namespace vprof::reporter;

@@ -4,11 +4,11 @@
 #include <sstream>
 
 #include "mini_json.h"
-#include "reporter/build_report.h"
-#include "reporter/json_report.h"
+#include "reporter/render/json_report.h"
+#include "reporter/render/text_report.h"
+#include "reporter/report/build_report.h"
 #include "reporter/steps/step_patterns.h"
-#include "reporter/text_report.h"
-#include "reporter/trace_directory.h"
+#include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"
 #include "unwrapped.h"

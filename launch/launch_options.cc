@@ -1,0 +1,140 @@
+#include "launch/launch_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "interpose/deep_schedule.h"
+#include "interpose/settings.h"
+#include "reporter/base/arg_cursor.h"
+
+namespace vprof::reporter {
+namespace {
+
+// One option per VPROF_* setting; the ranges are libvprof's
+// (interpose/settings.cc), which README's settings table documents.
+struct SettingOption {
+  std::string_view option;
+  std::string_view variable;
+  std::string_view expected;  // for the message about a bad value
+  bool (*valid)(const std::string& value);
+};
+
+template <unsigned long long kMin, unsigned long long kMax>
+bool IsUintIn(const std::string& value) {
+  if (value.empty() || value[0] == '-' || value[0] == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long number = std::strtoull(value.c_str(), &end, 10);
+  return errno == 0 && *end == '\0' && number >= kMin && number <= kMax;
+}
+
+bool IsSeconds(const std::string& value) {
+  if (value.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double seconds = std::strtod(value.c_str(), &end);
+  return errno == 0 && *end == '\0' && std::isfinite(seconds) && seconds >= 0;
+}
+
+bool IsDeepSchedule(const std::string& value) {
+  DeepSchedule schedule;
+  return parse_deep_schedule(value, &schedule);
+}
+
+bool IsLogLevel(const std::string& value) {
+  for (const std::string_view level : {"trace", "debug", "info", "warn", "error", "off"}) {
+    if (value == level) return true;
+  }
+  return false;
+}
+
+constexpr SettingOption kSettingOptions[] = {
+    {"--flush-ms", "VPROF_FLUSH_MS", "milliseconds, an integer from 10 to 600000",
+     IsUintIn<10, 600000>},
+    {"--buffer-kb", "VPROF_BUFFER_KB", "KiB per thread, an integer from 16 to 16384",
+     IsUintIn<16, kMaxBufferKib>},
+    {"--start-after", "VPROF_START_AFTER_S", "seconds, a number >= 0", IsSeconds},
+    {"--stop-after", "VPROF_STOP_AFTER_S", "seconds, a number >= 0 (0: never)", IsSeconds},
+    {"--log-level", "VPROF_LOG_LEVEL", "one of trace, debug, info, warn, error, off", IsLogLevel},
+    {"--deep", "VPROF_DEEP", kDeepScheduleExpected, IsDeepSchedule},
+};
+
+const SettingOption* FindSettingOption(std::string_view name) {
+  for (const SettingOption& setting : kSettingOptions) {
+    if (setting.option == name) return &setting;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::string_view kLaunchOptionsHelp =
+    "  --output DIR        the run's folder of traces (VPROF_OUTPUT_DIR)\n"
+    "  --flush-ms N        write buffered events every N ms, 10..600000 (VPROF_FLUSH_MS)\n"
+    "  --buffer-kb N       event buffer per thread in KiB, 16..16384 (VPROF_BUFFER_KB)\n"
+    "  --start-after S     start recording S seconds into each process (VPROF_START_AFTER_S)\n"
+    "  --stop-after S      stop recording S seconds into each process (VPROF_STOP_AFTER_S)\n"
+    "  --log-level L       trace, debug, info, warn, error or off (VPROF_LOG_LEVEL)\n"
+    "  --deep SCHEDULE     when GPU activity is recorded: always (default), trigger\n"
+    "                      (only in windows 'vprof trigger' opens), or ON/PERIOD\n"
+    "                      seconds, e.g. 5/60 (VPROF_DEEP)\n"
+    "  --library PATH      the libvprof.so to use (default: $VPROF_LIBRARY, else the one\n"
+    "                      beside this vprof: ../interpose/ in a build, ../lib/ installed)\n"
+    "  --report            after the command, write the report into the folder\n"
+    "                      (report.txt, or report.json with --report-format json)\n"
+    "  --report-format F   text (default) or json\n"
+    "  --step-pattern REGEX, --warmup N, --phase-rules FILE\n"
+    "                      how the report finds steps and phases (see 'vprof help report')\n"
+    "  --force             use a folder that holds another run's manifest.json\n";
+
+std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& args,
+                                                std::string_view command, std::ostream& err) {
+  LaunchOptions options;
+  ArgCursor arg(args, command, err);
+  while (arg.Next()) {
+    // The command starts after "--", or at the first argument that is not an option.
+    if (arg.is_separator() || !arg.is_option()) {
+      options.command = arg.is_separator() ? arg.Rest() : arg.FromCurrent();
+      break;
+    }
+    const OptionUse analysis = TakeAnalysisOption(arg, options.report_analysis);
+    if (analysis == OptionUse::kBad) return std::nullopt;
+    if (analysis == OptionUse::kTaken) continue;
+    if (arg.name() == "--report") {
+      options.report = true;
+    } else if (arg.name() == "--force") {
+      options.force = true;
+    } else if (const SettingOption* setting = FindSettingOption(arg.name())) {
+      const auto value = arg.Value();
+      if (!value) return std::nullopt;
+      if (!setting->valid(*value)) {
+        arg.Complain(std::string(setting->option) + " '" + *value + "' is invalid: expected " +
+                     std::string(setting->expected));
+        return std::nullopt;
+      }
+      options.settings[std::string(setting->variable)] = *value;
+    } else if (arg.name() == "--output" || arg.name() == "--library" ||
+               arg.name() == "--report-format") {
+      const auto value = arg.Value();
+      if (!value) return std::nullopt;
+      if (arg.name() == "--output") {
+        options.output = *value;
+      } else if (arg.name() == "--library") {
+        options.library = *value;
+      } else if (*value == "text" || *value == "json") {
+        options.json_report = *value == "json";
+      } else {
+        arg.Complain("--report-format must be text or json, not '" + *value + "'");
+        return std::nullopt;
+      }
+    } else {
+      arg.ComplainUnknown();
+      return std::nullopt;
+    }
+  }
+  if (!CheckAnalysisOptions(arg, options.report_analysis)) return std::nullopt;
+  return options;
+}
+
+}  // namespace vprof::reporter

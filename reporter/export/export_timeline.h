@@ -1,0 +1,95 @@
+// What one process's trace holds, record by record, as an exporter writes it:
+// times moved onto the export's timeline (nanoseconds since its origin, every
+// process on one clock), interned names looked up, NCCL calls tied to the
+// kernels they launched. The trace walker produces these; each output format
+// is a TimelineSink.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reporter/export/export_nccl_links.h"
+#include "vprof_trace.pb.h"
+
+namespace vprof::reporter {
+
+struct NvtxItem {
+  const vprof::trace::NvtxRange& record;
+  std::string_view name;
+  std::string_view domain;  // empty for the default domain
+  uint32_t tid = 0;         // the thread that started it
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct ApiItem {
+  const vprof::trace::ApiCall& record;
+  std::string_view name;  // as CUPTI names it ("cudaLaunchKernel_v7000")
+  int64_t start_ns = 0;
+  std::optional<uint64_t> nccl_call_id;  // the NCCL call it was made in
+  bool launches_gpu_work = false;        // a kernel, copy or memset carries its correlation
+};
+
+struct KernelItem {
+  const vprof::trace::GpuKernel& record;
+  std::string_view name;  // demangled
+  int64_t start_ns = 0;
+  std::optional<uint64_t> nccl_call_id;
+  const NcclCallSite* nccl_call = nullptr;  // when the call's event was read
+};
+
+struct CopyItem {
+  const vprof::trace::GpuMemcpy& record;
+  int64_t start_ns = 0;
+  std::optional<uint64_t> nccl_call_id;
+};
+
+struct MemsetItem {
+  const vprof::trace::GpuMemset& record;
+  int64_t start_ns = 0;
+  std::optional<uint64_t> nccl_call_id;
+};
+
+// A communicator as NCCL's profiler plugin interface announced it.
+struct PluginComm {
+  uint64_t comm_hash = 0;
+  std::string name;  // commName; empty when NCCL gave none
+  uint32_t nranks = 0;
+  uint32_t rank = 0;
+};
+
+struct PluginCollItem {
+  const vprof::trace::NcclPluginEvent& record;
+  const PluginComm* comm = nullptr;  // none when its context was not announced
+  std::string_view function;         // "AllReduce", ...
+  std::string_view algorithm;        // "RING", ...
+  std::string_view protocol;         // "LL", ...
+  std::string_view datatype;
+  int64_t start_ns = 0;
+  int64_t stop_ns = 0;  // NCCL enqueued the work (not: the GPU finished it)
+};
+
+// end − start, or 0 for a record whose end precedes its start.
+inline int64_t ClampedDuration(int64_t start_ns, int64_t end_ns) {
+  return end_ns > start_ns ? end_ns - start_ns : 0;
+}
+
+// A kernel's grid or block dimension: 0 (not written in the trace) means 1.
+inline uint32_t Dimension(uint32_t value) { return value == 0 ? 1 : value; }
+
+class TimelineSink {
+ public:
+  virtual ~TimelineSink() = default;
+  virtual void ThreadName(uint32_t tid, std::string_view name) = 0;
+  virtual void NcclCall(const NcclCallSite& call) = 0;
+  virtual void Nvtx(const NvtxItem& range) = 0;
+  virtual void Api(const ApiItem& api) = 0;
+  virtual void Kernel(const KernelItem& kernel) = 0;
+  virtual void Memcpy(const CopyItem& copy) = 0;
+  virtual void Memset(const MemsetItem& set) = 0;
+  virtual void PluginColl(const PluginCollItem& coll) = 0;
+};
+
+}  // namespace vprof::reporter

@@ -1,0 +1,154 @@
+#include "reporter/export/export_trace_walker.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include "reporter/gpu/export_names.h"
+#include "reporter/trace/trace_reader.h"
+
+namespace vprof::reporter {
+namespace {
+
+class TraceWalker {
+ public:
+  TraceWalker(int64_t shift_ns, TimelineSink& sink) : shift_ns_(shift_ns), sink_(sink) {}
+
+  void Walk(const std::string& path) {
+    TraceReader reader(path);
+    vprof::trace::TracePacket packet;
+    while (reader.Next(&packet)) Absorb(packet);
+    for (const auto& kernel : links_.TakeHeld()) {
+      WriteKernel(kernel, std::nullopt, nullptr);
+    }
+  }
+
+ private:
+  int64_t OnTimeline(uint64_t trace_ns) const { return static_cast<int64_t>(trace_ns) + shift_ns_; }
+
+  void Absorb(const vprof::trace::TracePacket& packet) {
+    switch (packet.data_case()) {
+      case vprof::trace::TracePacket::kInternedString:
+        names_[packet.interned_string().iid()] = packet.interned_string().str();
+        break;
+      case vprof::trace::TracePacket::kThread:
+        sink_.ThreadName(packet.thread().tid(), packet.thread().name());
+        break;
+      case vprof::trace::TracePacket::kEventBatch:
+        AddEvents(packet.event_batch());
+        break;
+      case vprof::trace::TracePacket::kGpuBatch:
+        AddGpuBatch(packet.gpu_batch());
+        break;
+      case vprof::trace::TracePacket::kNvtxBatch:
+        AddNvtxBatch(packet.nvtx_batch());
+        break;
+      case vprof::trace::TracePacket::kNcclPluginBatch:
+        AddPluginBatch(packet.nccl_plugin_batch());
+        break;
+      default:  // header, clocks, communicators, footer: the plan has what they say
+        break;
+    }
+  }
+
+  void AddEvents(const vprof::trace::EventBatch& batch) {
+    for (const auto& event : batch.nccl()) {
+      NcclCallSite call{event,
+                        std::string(NameOf(event.function_iid())),
+                        NcclFunction::kUnknown,
+                        batch.tid(),
+                        OnTimeline(event.enter_ns()),
+                        OnTimeline(event.exit_ns())};
+      call.function = NcclFunctionFromName(call.name);
+      sink_.NcclCall(call);
+      const bool may_launch = MayLaunchKernels(call.function, event.group_depth());
+      for (const auto& kernel : links_.AddCall(call, may_launch)) {
+        WriteKernel(kernel, event.call_id(), &call);
+      }
+    }
+  }
+
+  void AddGpuBatch(const vprof::trace::GpuBatch& batch) {
+    for (const auto& external : batch.external()) {
+      links_.AddExternalCorrelation(external.external_id(), external.correlation_id());
+    }
+    for (const auto& api : batch.api()) {
+      const std::string_view name = NameOf(api.name_iid());
+      const bool launches = LaunchesGpuWork(name);
+      sink_.Api({api, name, OnTimeline(api.start_ns()),
+                 links_.AddApiCall(api.correlation_id(), launches), launches});
+    }
+    for (const auto& kernel : batch.kernel()) {
+      NcclLaunchLinks::KernelLink link = links_.AddKernel(kernel);
+      if (link.held) continue;
+      WriteKernel(kernel, link.call_id, link.call ? &*link.call : nullptr);
+    }
+    for (const auto& copy : batch.memcpy()) {
+      sink_.Memcpy({copy, OnTimeline(copy.start_ns()), links_.AddCopyOrSet(copy.correlation_id())});
+    }
+    for (const auto& set : batch.memset()) {
+      sink_.Memset({set, OnTimeline(set.start_ns()), links_.AddCopyOrSet(set.correlation_id())});
+    }
+  }
+
+  void WriteKernel(const vprof::trace::GpuKernel& kernel, std::optional<uint64_t> call_id,
+                   const NcclCallSite* call) {
+    sink_.Kernel(
+        {kernel, KernelNameOf(kernel.name_iid()), OnTimeline(kernel.start_ns()), call_id, call});
+  }
+
+  void AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
+    for (const auto& range : batch.range()) {
+      // A START_END range ended on another thread is in the ending thread's
+      // batch, naming the thread that started it.
+      const uint32_t tid = range.start_tid() != 0 ? range.start_tid() : batch.tid();
+      const std::string_view domain = range.domain_iid() != 0 ? NameOf(range.domain_iid()) : "";
+      sink_.Nvtx({range, NameOf(range.name_iid()), domain, tid, OnTimeline(range.start_ns()),
+                  OnTimeline(range.end_ns())});
+    }
+  }
+
+  void AddPluginBatch(const vprof::trace::NcclPluginBatch& batch) {
+    for (const auto& comm : batch.comm()) {
+      const std::string_view name = comm.name_iid() != 0 ? NameOf(comm.name_iid()) : "";
+      plugin_comms_[comm.context_id()] =
+          PluginComm{comm.comm_hash(), std::string(name), comm.nranks(), comm.rank()};
+    }
+    for (const auto& event : batch.event()) {
+      if (event.type() != vprof::trace::NCCL_PLUGIN_EVENT_COLL) continue;
+      const auto comm = plugin_comms_.find(event.context_id());
+      sink_.PluginColl({event, comm == plugin_comms_.end() ? nullptr : &comm->second,
+                        NameOf(event.func_iid()), NameOf(event.algo_iid()),
+                        NameOf(event.proto_iid()), NameOf(event.datatype_iid()),
+                        OnTimeline(event.start_ns()), OnTimeline(event.stop_ns())});
+    }
+  }
+
+  // The interned string; for an iid never interned, a placeholder naming it.
+  std::string_view NameOf(uint64_t iid) {
+    auto [name, inserted] = names_.try_emplace(iid);
+    if (inserted) name->second = "(iid " + std::to_string(iid) + " not interned)";
+    return name->second;
+  }
+
+  // Demangling allocates, so each name is demangled once.
+  std::string_view KernelNameOf(uint64_t iid) {
+    auto [name, inserted] = kernel_names_.try_emplace(iid);
+    if (inserted) name->second = DemangledKernelName(NameOf(iid));
+    return name->second;
+  }
+
+  const int64_t shift_ns_;
+  TimelineSink& sink_;
+  std::unordered_map<uint64_t, std::string> names_;         // by iid
+  std::unordered_map<uint64_t, std::string> kernel_names_;  // by iid, demangled
+  std::unordered_map<uint64_t, PluginComm> plugin_comms_;   // by context_id
+  NcclLaunchLinks links_;
+};
+
+}  // namespace
+
+void WalkTrace(const std::string& path, int64_t shift_ns, TimelineSink& sink) {
+  TraceWalker(shift_ns, sink).Walk(path);
+}
+
+}  // namespace vprof::reporter

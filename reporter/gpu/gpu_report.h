@@ -1,0 +1,124 @@
+// One process's GPU activity as the report shows it: what the text and JSON
+// writers print, every mean, share and ranking already computed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reporter/gpu/gpu_record.h"
+
+namespace vprof::reporter {
+
+// How many kernels, and stream-wait edges, a process lists.
+inline constexpr size_t kTopKernels = 10;
+inline constexpr size_t kTopStreamEdges = 10;
+
+struct GpuCaptureReport {
+  // "active", "unavailable", "subscriber_conflict", "failed", "unspecified".
+  std::string state;
+  std::string detail;
+  std::string cupti_path;
+  uint32_t cupti_version = 0;
+  std::string timestamp_source;
+  std::string cuda_injection_found;
+  std::string mode;         // VPROF_CUPTI_KINDS as read: "light", "all", or a list
+  std::string api_records;  // which API calls have records: "all", "selected", "none"
+  uint32_t selected_runtime_apis = 0;
+  uint32_t selected_driver_apis = 0;
+  // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
+  std::string hw_trace;
+  std::string hw_trace_detail;
+  // Whether the plan enabled the SYNCHRONIZATION and CUDA_EVENT kinds: the
+  // light default does not (on PyTorch they cost more than every other kind
+  // together), so its syncs and stream-wait edges are not known rather than 0.
+  // True for a trace that lists no kinds (written before the list was).
+  bool records_syncs = true;
+  bool records_event_records = true;
+};
+
+struct KernelClassReport {
+  std::string kernel_class;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t mean_ns = 0;
+  double share = 0;  // of the process's kernel time, 0 to 1
+};
+
+struct KernelReport {
+  std::string name;  // as CUPTI reported it
+  std::string kernel_class;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t mean_ns = 0;
+};
+
+// One NCCL function's calls in one process, host time next to kernel time.
+struct NcclFunctionGpuReport {
+  std::string op;
+  uint64_t calls = 0;
+  uint64_t linked_calls = 0;
+  uint64_t kernels = 0;
+  int64_t gpu_time_total_ns = 0;
+  std::optional<int64_t> gpu_time_mean_ns;  // per linked call; none without one
+  int64_t host_time_total_ns = 0;
+  int64_t host_time_mean_ns = 0;  // per call
+};
+
+struct NcclLinkageReport {
+  uint64_t calls = 0;
+  uint64_t grouped_calls = 0;
+  uint64_t linked_calls = 0;
+  uint64_t linked_kernels = 0;
+  uint64_t linked_kernels_without_call = 0;
+  uint64_t nccl_kernels = 0;
+  uint64_t unlinked_nccl_kernels = 0;
+  // Collectives, send/recv and ncclGroupEnd, plus any other function with
+  // linked kernels; in NcclFunction order.
+  std::vector<NcclFunctionGpuReport> ops;
+};
+
+struct StreamEdgeReport {
+  uint32_t record_stream = 0;
+  uint32_t wait_stream = 0;
+  uint64_t count = 0;
+};
+
+struct StreamWaitReport {
+  uint64_t event_records = 0;
+  uint64_t waits = 0;
+  uint64_t matched_waits = 0;
+  uint64_t distinct_edges = 0;
+  std::vector<StreamEdgeReport> top_edges;  // most waits first, at most kTopStreamEdges
+};
+
+// A GPU the process could see, by CUDA device ordinal.
+struct GpuDeviceReport {
+  uint32_t id = 0;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; empty when unknown
+  std::string name;
+};
+
+struct GpuReport {
+  std::optional<GpuCaptureReport> capture;  // none without a GpuCaptureStatus
+  uint64_t batches = 0;
+  ActivityTotals kernels;
+  ActivityTotals memcpy;
+  ActivityTotals peer_copies;  // of memcpy, those between two GPUs (PtoP)
+  ActivityTotals memset;
+  ActivityTotals syncs;
+  uint64_t api_calls = 0;
+  uint64_t dropped_records = 0;
+  int64_t cupti_overhead_ns = 0;
+  std::vector<KernelClassReport> kernel_classes;  // most kernel time first
+  std::vector<KernelReport> top_kernels;          // most kernel time first, at most kTopKernels
+  NcclLinkageReport nccl;
+  StreamWaitReport stream_waits;
+  std::vector<GpuDeviceReport> devices;  // by id
+
+  // Neither a status nor any GPU record: GPU capture never ran here.
+  bool captured() const { return capture || batches > 0; }
+};
+
+}  // namespace vprof::reporter

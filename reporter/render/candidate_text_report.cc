@@ -1,0 +1,101 @@
+#include "reporter/render/candidate_text_report.h"
+
+#include <cstdio>
+
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
+#include "reporter/candidates/audit_links.h"
+#include "reporter/render/short_kernel_name.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string Percent(const std::optional<double>& share) {
+  return share ? FormatPercent(*share) : "-";
+}
+
+// Audit links shown per candidate; the JSON report lists them all.
+constexpr size_t kMaxAuditLinksShown = 3;
+
+void WriteTable(const std::vector<CandidateReport>& candidates, std::ostream& out) {
+  TextTable table({{"#", Align::kRight},
+                   {"candidate", Align::kLeft},
+                   {"scope", Align::kLeft},
+                   {"time", Align::kRight},
+                   {"of step", Align::kRight},
+                   {"strict", Align::kLeft},
+                   {"rule", Align::kLeft},
+                   {"change", Align::kLeft}});
+  for (const CandidateReport& c : candidates) {
+    table.AddRow({std::to_string(c.rank_order), c.kind, std::string(CandidateScopeName(c.scope)),
+                  FormatDurationNs(c.exposed_ns), Percent(c.step_share),
+                  std::string(StrictTagName(c.strict)), c.rule_id, c.change});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteAudit(const CandidateAudit& audit, std::ostream& out) {
+  if (audit.links.empty()) {
+    WriteWrapped(out, "no audited operator relates to this candidate", "   audit: ", "     ");
+    return;
+  }
+  out << (audit.drifted ? "   audit drift (vime):\n" : "   audit (vime), no drift:\n");
+  for (size_t i = 0; i < audit.links.size() && i < kMaxAuditLinksShown; ++i) {
+    WriteWrapped(out, AuditLinkText(audit.links[i]), "     - ", "       ");
+  }
+  if (audit.links.size() > kMaxAuditLinksShown) {
+    out << "     - and " << audit.links.size() - kMaxAuditLinksShown
+        << " more (the JSON report lists all)\n";
+  }
+}
+
+void WriteExample(const CandidateExample& example, std::ostream& out) {
+  std::string line = (example.rank ? "rank " + std::to_string(*example.rank) : example.file) + " " +
+                     example.id + " " + ShortKernelName(example.name) + " (" +
+                     FormatDurationNs(example.duration_ns) + ")";
+  WriteWrapped(out, line, "     example: ", "       ");
+}
+
+void WriteDetails(const CandidateReport& c, std::ostream& out) {
+  std::string figures = std::string(CandidateScopeName(c.scope));
+  if (c.count > 0) figures += ", count " + std::to_string(c.count);
+  figures += ", total " + FormatDurationNs(c.total_ns);
+  WriteWrapped(out, c.title + " (" + figures + ")", std::to_string(c.rank_order) + ". ", "     ");
+  for (const std::string& line : c.evidence) WriteWrapped(out, line, "   - ", "     ");
+  for (const CandidateExample& example : c.examples) WriteExample(example, out);
+  WriteWrapped(out, std::string(StrictTagName(c.strict)) + ": " + c.rule, "   strict ", "     ");
+  if (c.audit) WriteAudit(*c.audit, out);
+}
+
+}  // namespace
+
+void WriteCandidatesText(const Report& report, std::ostream& out) {
+  if (report.candidates.empty()) {
+    out << "\nFast-path candidates: none (no steps, kernels, weight sync or churn showed time).\n";
+    return;
+  }
+  std::string heading = "Fast-path candidates";
+  if (report.steps && !report.steps->window.empty()) heading += " (" + report.steps->window + ")";
+  out << '\n' << heading << ":\n";
+  std::string how =
+      "Ranked by time: full_step figures first (per measured step on each step's slowest rank; "
+      "\"of step\" is their share of the median step), then actor_window and operator figures "
+      "(one process or one operator: upper bounds, not step gains). The strict tag comes from "
+      "the change and the contract only, never from the times.";
+  if (report.consistency && !report.consistency->contract_file.empty()) {
+    how += " Contract: " + report.consistency->contract_file + ".";
+  }
+  if (const std::optional<CandidateAudit>& audit = report.candidates.front().audit) {
+    how += " Audit: " + audit->file +
+           " (vime): under each candidate, the audited operators its change touches (by the "
+           "audit link rules) and whether they drifted; evidence beside the strict tag, never "
+           "its cause.";
+  }
+  WriteWrapped(out, how, "  ", "  ");
+  WriteTable(report.candidates, out);
+  for (const CandidateReport& c : report.candidates) WriteDetails(c, out);
+}
+
+}  // namespace vprof::reporter

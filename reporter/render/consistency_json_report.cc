@@ -1,0 +1,267 @@
+#include "reporter/render/consistency_json_report.h"
+
+#include "reporter/base/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::optional<std::string> UnlessEmpty(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& totals) {
+  json.Key(key);
+  json.BeginObject();
+  json.Field("count", totals.count);
+  json.Field("total_ns", totals.total_ns);
+  json.EndObject();
+}
+
+void WriteAlgorithms(JsonWriter& json, std::string_view key,
+                     const std::map<NcclAlgorithmUse, uint64_t>& algorithms) {
+  json.Key(key);
+  json.BeginArray();
+  for (const auto& [use, count] : algorithms) {
+    json.BeginObject();
+    json.Field("func", use.func);
+    json.Field("algo", use.algo);
+    json.Field("proto", use.proto);
+    json.Field("channels", use.channels);
+    json.Field("count", count);
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteContext(JsonWriter& json, uint64_t context_id, const NcclPluginContext& context) {
+  json.BeginObject();
+  json.Field("context_id", context_id);
+  json.Field("described", context.described);
+  json.Field("comm_hash", FormatHexId(context.comm_hash));
+  json.Field("name", UnlessEmpty(context.name));
+  json.Field("nnodes", context.nnodes);
+  json.Field("nranks", context.nranks);
+  json.Field("rank", context.rank);
+  json.Field("init_ns", context.init_ns);
+  json.Field("finalize_ns",
+             context.finalize_ns == 0 ? std::nullopt : std::optional(context.finalize_ns));
+  json.Key("ops");
+  json.BeginArray();
+  for (const auto& [func, counts] : context.ops) {
+    json.BeginObject();
+    json.Field("func", func);
+    json.Field("coll", counts.coll);
+    json.Field("p2p", counts.p2p);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
+// A parsed JSON value (the contract) written through the report's writer.
+void WriteValue(JsonWriter& json, const JsonNode& value) {
+  switch (value.type()) {
+    case JsonNode::Type::kNull:
+      json.Null();
+      return;
+    case JsonNode::Type::kBool:
+      json.Bool(value.boolean());
+      return;
+    case JsonNode::Type::kNumber:
+      value.integer() ? json.Int(*value.integer()) : json.Double(value.number());
+      return;
+    case JsonNode::Type::kString:
+      json.String(value.text());
+      return;
+    case JsonNode::Type::kArray:
+      json.BeginArray();
+      for (const JsonNode& element : value.array()) WriteValue(json, element);
+      json.EndArray();
+      return;
+    case JsonNode::Type::kObject:
+      json.BeginObject();
+      for (const auto& [key, member] : value.object()) {
+        json.Key(key);
+        WriteValue(json, member);
+      }
+      json.EndObject();
+      return;
+  }
+}
+
+void WriteCoverageProcess(JsonWriter& json, const CoverageProcess& row) {
+  json.BeginObject();
+  json.Field("file", row.file);
+  json.Field("rank", row.rank);
+  json.Field("wrapper_collectives", row.wrapper_collectives);
+  json.Field("wrapper_p2p", row.wrapper_p2p);
+  json.Field("wrapper_p2p_collectives", row.wrapper_p2p_collectives);
+  json.Field("plugin_attached", row.plugin_attached);
+  json.Field("plugin_version", row.plugin_version);
+  json.Field("plugin_collectives", row.plugin_collectives);
+  json.Field("plugin_p2p", row.plugin_p2p);
+  json.Field("plugin_graph_captured", row.plugin_graph_captured);
+  json.Field("gpu_captured", row.gpu_captured);
+  json.Field("nccl_kernels", row.nccl_kernels);
+  json.Field("nccl_graph_kernels", row.nccl_graph_kernels);
+  WriteTotals(json, "custom_allreduce_kernels", row.custom_allreduce_kernels);
+  json.Key("ipc_calls");
+  json.BeginArray();
+  for (const auto& [api, totals] : row.ipc_calls) {
+    json.BeginObject();
+    json.Field("api", api);
+    json.Field("count", totals.count);
+    json.Field("total_ns", totals.total_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("peer_copies");
+  json.BeginObject();
+  json.Field("count", row.peer_copies.count);
+  json.Field("bytes", row.peer_copies.bytes);
+  json.Field("total_ns", row.peer_copies.total_ns);
+  json.EndObject();
+  json.Key("dropped");
+  json.BeginObject();
+  json.Field("wrapper_events", row.dropped_wrapper_events);
+  json.Field("plugin_events", row.dropped_plugin_events);
+  json.Field("gpu_records", row.dropped_gpu_records);
+  json.EndObject();
+  json.EndObject();
+}
+
+void WriteGap(JsonWriter& json, const CoverageGap& gap) {
+  json.BeginObject();
+  json.Field("kind", gap.kind);
+  json.Field("file", UnlessEmpty(gap.file));
+  json.Field("rank", gap.rank);
+  json.Field("comm_id", UnlessEmpty(gap.comm_id));
+  json.Field("comm_id_source", UnlessEmpty(gap.comm_id_source));
+  json.Field("comm_name", UnlessEmpty(gap.comm_name));
+  json.Field("detail", gap.detail);
+  json.Key("causes");
+  json.BeginArray();
+  for (const std::string& cause : gap.causes) json.String(cause);
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteRequested(JsonWriter& json, const ConsistencyReport& report) {
+  json.Key("requested");
+  json.BeginObject();
+  json.Field("fingerprint", report.requested_fingerprint);
+  json.Key("nccl_env");
+  json.BeginArray();
+  for (const RequestedSetting& setting : report.requested_env) {
+    json.BeginObject();
+    json.Field("name", setting.name);
+    json.Key("values");
+    json.BeginArray();
+    for (const std::string& value : setting.values) json.String(value);
+    json.EndArray();
+    json.Field("processes_set", setting.processes_set);
+    json.Field("processes_unset", setting.processes_unset);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("contract");
+  if (report.contract) {
+    WriteValue(json, *report.contract);
+  } else {
+    json.Null();
+  }
+  json.EndObject();
+}
+
+void WriteActual(JsonWriter& json, const ConsistencyReport& report) {
+  json.Key("actual");
+  json.BeginObject();
+  json.Field("fingerprint", report.actual_fingerprint);
+  json.Field("communication_processes", report.communication_processes);
+  json.Field("plugin_processes", report.plugin_processes);
+  WriteAlgorithms(json, "nccl", report.actual_algorithms);
+  WriteTotals(json, "custom_allreduce_kernels", report.custom_allreduce_kernels);
+  json.EndObject();
+}
+
+void WriteMismatch(JsonWriter& json, const ConsistencyMismatch& mismatch) {
+  json.BeginObject();
+  json.Field("axis", mismatch.axis);
+  json.Field("kind", mismatch.kind);
+  json.Field("source", mismatch.source);
+  json.Field("requested", mismatch.requested);
+  json.Field("actual", mismatch.actual);
+  json.Field("count", mismatch.count);
+  json.Field("processes", mismatch.processes);
+  json.Field("violation", mismatch.violation);
+  json.EndObject();
+}
+
+}  // namespace
+
+void WriteNcclPluginJson(JsonWriter& json, const NcclPluginRecord& plugin) {
+  json.Key("nccl_plugin");
+  json.BeginObject();
+  json.Key("status");
+  if (plugin.injection) {
+    const vprof::trace::InjectionStatus& status = *plugin.injection;
+    json.BeginObject();
+    json.Field("found", status.found());
+    json.Field("claimed", status.claimed());
+    json.Field("attached", status.attached());
+    json.Field("version", status.version());
+    json.Field("detail", status.detail());
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.Field("attached", plugin.attached());
+  json.Field("batches", plugin.batches);
+  json.Field("dropped_events", plugin.dropped);
+  json.Field("coll_events", plugin.coll_events);
+  json.Field("p2p_events", plugin.p2p_events);
+  json.Field("graph_captured_events", plugin.graph_captured_events);
+  json.Key("contexts");
+  json.BeginArray();
+  for (const auto& [id, context] : plugin.contexts) WriteContext(json, id, context);
+  json.EndArray();
+  WriteAlgorithms(json, "algorithms", plugin.algorithms);
+  json.EndObject();
+}
+
+void WriteCoverageJson(JsonWriter& json, const std::optional<CoverageReport>& coverage) {
+  json.Key("coverage");
+  if (!coverage) return json.Null();
+  json.BeginObject();
+  json.Key("processes");
+  json.BeginArray();
+  for (const CoverageProcess& row : coverage->processes) WriteCoverageProcess(json, row);
+  json.EndArray();
+  json.Key("gaps");
+  json.BeginArray();
+  for (const CoverageGap& gap : coverage->gaps) WriteGap(json, gap);
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteConsistencyJson(JsonWriter& json, const std::optional<ConsistencyReport>& consistency) {
+  json.Key("consistency");
+  if (!consistency) return json.Null();
+  json.BeginObject();
+  json.Field("mode", ConsistencyModeName(consistency->mode));
+  json.Field("mode_source", consistency->mode_source);
+  json.Field("contract_file", UnlessEmpty(consistency->contract_file));
+  json.Field("failed", consistency->failed());
+  json.Field("violations", consistency->violations);
+  WriteRequested(json, *consistency);
+  WriteActual(json, *consistency);
+  json.Key("mismatches");
+  json.BeginArray();
+  for (const ConsistencyMismatch& mismatch : consistency->mismatches) {
+    WriteMismatch(json, mismatch);
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,206 @@
+#include "reporter/render/consistency_text_report.h"
+
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string CountAndTime(const ActivityTotals& totals) {
+  if (totals.count == 0) return "-";
+  return std::to_string(totals.count) + ", " + FormatDurationNs(totals.total_ns);
+}
+
+// Copies move bytes: "2, 4.00 MiB, 4.00 µs".
+std::string CountBytesAndTime(const ActivityTotals& totals) {
+  if (totals.count == 0) return "-";
+  return std::to_string(totals.count) + ", " + FormatBytes(totals.bytes) + ", " +
+         FormatDurationNs(totals.total_ns);
+}
+
+std::string RankText(const std::optional<int32_t>& rank) {
+  return rank ? std::to_string(*rank) : "-";
+}
+
+std::string PluginText(const CoverageProcess& row) {
+  if (!row.plugin_attached) return "no";
+  return row.plugin_version == 0 ? "yes" : "v" + std::to_string(row.plugin_version);
+}
+
+// "wrappers/plugin"; all-to-all, gather and scatter calls as "(+N)".
+std::string SeenBoth(uint64_t wrappers, uint64_t extra_wrappers, uint64_t plugin,
+                     bool plugin_attached) {
+  std::string text = std::to_string(wrappers);
+  if (extra_wrappers > 0) text += "(+" + std::to_string(extra_wrappers) + ")";
+  return text + "/" + (plugin_attached ? std::to_string(plugin) : "-");
+}
+
+ActivityTotals IpcTotal(const CoverageProcess& row) {
+  ActivityTotals total;
+  for (const auto& [api, totals] : row.ipc_calls) {
+    total.count += totals.count;
+    total.total_ns += totals.total_ns;
+  }
+  return total;
+}
+
+void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"coll w/p", Align::kRight},
+                   {"p2p w/p", Align::kRight},
+                   {"kernels", Align::kRight},
+                   {"graph", Align::kRight},
+                   {"plugin", Align::kLeft},
+                   {"custom AR", Align::kRight},
+                   {"IPC calls", Align::kRight},
+                   {"peer copies", Align::kRight},
+                   {"file", Align::kLeft}});
+  for (const CoverageProcess& row : coverage.processes) {
+    table.AddRow({RankText(row.rank),
+                  SeenBoth(row.wrapper_collectives, 0, row.plugin_collectives, row.plugin_attached),
+                  SeenBoth(row.wrapper_p2p, row.wrapper_p2p_collectives, row.plugin_p2p,
+                           row.plugin_attached),
+                  row.gpu_captured ? std::to_string(row.nccl_kernels) : "-",
+                  row.gpu_captured ? std::to_string(row.nccl_graph_kernels) : "-", PluginText(row),
+                  CountAndTime(row.custom_allreduce_kernels), CountAndTime(IpcTotal(row)),
+                  CountBytesAndTime(row.peer_copies), row.file});
+  }
+  table.Write(out, "  ");
+  for (const CoverageProcess& row : coverage.processes) {
+    if (row.ipc_calls.empty()) continue;
+    std::string text;
+    for (const auto& [api, totals] : row.ipc_calls) {
+      text += (text.empty() ? "" : "; ") + api + " ×" + std::to_string(totals.count) + " " +
+              FormatDurationNs(totals.total_ns);
+    }
+    WriteWrapped(out, "rank " + RankText(row.rank) + ", " + row.file + ": " + text,
+                 "  IPC: ", "    ");
+  }
+}
+
+std::string GapSubject(const CoverageGap& gap) {
+  if (!gap.file.empty()) return "rank " + RankText(gap.rank) + ", " + gap.file;
+  std::string subject = "communicator " + gap.comm_id +
+                        (gap.comm_id_source == "nccl" ? " (NCCL commHash" : " (vprof id");
+  if (!gap.comm_name.empty()) subject += " " + gap.comm_name;
+  return subject + ")";
+}
+
+void WriteCoverage(const CoverageReport& coverage, std::ostream& out) {
+  out << '\n';
+  WriteWrapped(out,
+               "(NCCL work per process: w = API wrappers, p = NCCL profiler plugin; kernels = "
+               "CUPTI NCCL kernels, graph = those of them CUDA graphs launched)",
+               "Coverage ", "  ");
+  if (coverage.processes.empty()) {
+    out << "  no process took part in communication\n";
+  } else {
+    WriteCoverageTable(coverage, out);
+  }
+  if (coverage.gaps.empty()) {
+    out << "  no gaps: every count agrees\n";
+    return;
+  }
+  for (const CoverageGap& gap : coverage.gaps) {
+    WriteWrapped(out, GapSubject(gap) + ": " + gap.kind + ": " + gap.detail, "  ! ", "    ");
+    for (const std::string& cause : gap.causes) WriteWrapped(out, cause, "    cause: ", "      ");
+  }
+}
+
+std::string SettingsText(const ConsistencyReport& consistency) {
+  std::string text;
+  for (const RequestedSetting& setting : consistency.requested_env) {
+    std::string values;
+    for (const std::string& value : setting.values) values += (values.empty() ? "" : "|") + value;
+    text += (text.empty() ? "" : "; ") + setting.name + "=" + values;
+    if (setting.processes_unset > 0 || setting.values.size() > 1) {
+      text += " (" + std::to_string(setting.processes_set) + " of " +
+              std::to_string(setting.processes_set + setting.processes_unset) + " processes)";
+    }
+  }
+  return text.empty() ? "no NCCL_* settings" : text;
+}
+
+void WriteActualTable(const ConsistencyReport& consistency, std::ostream& out) {
+  if (consistency.actual_algorithms.empty()) return;
+  TextTable table({{"func", Align::kLeft},
+                   {"algo", Align::kLeft},
+                   {"proto", Align::kLeft},
+                   {"channels", Align::kRight},
+                   {"count", Align::kRight}});
+  for (const auto& [use, count] : consistency.actual_algorithms) {
+    table.AddRow(
+        {use.func, use.algo, use.proto, std::to_string(use.channels), std::to_string(count)});
+  }
+  table.Write(out, "    ");
+}
+
+// "nccl_algo undeclared_fallback: NCCL_ALGO requested Ring; actual AllReduce TREE (4×, 1 process)"
+std::string MismatchText(const ConsistencyMismatch& mismatch) {
+  std::string text = mismatch.axis + " " + mismatch.kind + ": " + mismatch.source + " requested " +
+                     mismatch.requested + "; actual " + mismatch.actual + " (";
+  if (mismatch.count > 0) text += std::to_string(mismatch.count) + "×, ";
+  if (mismatch.processes == 0) return text + "the run)";
+  return text + std::to_string(mismatch.processes) +
+         (mismatch.processes == 1 ? " process)" : " processes)");
+}
+
+void WriteConsistency(const ConsistencyReport& consistency, std::ostream& out) {
+  std::string heading = "mode " + std::string(ConsistencyModeName(consistency.mode));
+  if (consistency.mode_source == "flag") heading += " (--strict)";
+  if (consistency.mode_source == "contract") heading += " (contract)";
+  if (!consistency.contract_file.empty()) heading += "; contract " + consistency.contract_file;
+  out << '\n';
+  WriteWrapped(out, heading, "Consistency (requested vs actual): ", "  ");
+  WriteWrapped(out,
+               consistency.requested_fingerprint + " (NCCL_* of " +
+                   std::to_string(consistency.communication_processes) + " processes" +
+                   (consistency.contract ? ", contract)" : ")"),
+               "  requested: ", "    ");
+  WriteWrapped(out, SettingsText(consistency), "    ", "    ");
+  WriteWrapped(out,
+               consistency.actual_fingerprint + " (profiler-plugin events of " +
+                   std::to_string(consistency.plugin_processes) + " of " +
+                   std::to_string(consistency.communication_processes) + " processes)",
+               "  actual:    ", "    ");
+  WriteActualTable(consistency, out);
+  out << "    custom all-reduce kernels: " << CountAndTime(consistency.custom_allreduce_kernels)
+      << '\n';
+  if (consistency.mode == ConsistencyMode::kOff) {
+    out << "  nothing compared: consistency is off\n";
+    return;
+  }
+  if (consistency.mismatches.empty()) {
+    out << "  mismatches: none\n";
+  } else {
+    out << "  mismatches: " << consistency.mismatches.size() << " (" << consistency.violations
+        << (consistency.violations == 1 ? " violation)\n" : " violations)\n");
+  }
+  for (const ConsistencyMismatch& mismatch : consistency.mismatches) {
+    WriteWrapped(out, MismatchText(mismatch), mismatch.violation ? "  ! " : "  - ", "    ");
+  }
+  if (consistency.failed()) {
+    WriteWrapped(out,
+                 "the run differs from what it requested or declared, or cannot be shown not to",
+                 "  strict: ", "    ");
+  }
+}
+
+}  // namespace
+
+void WriteConsistencySections(const Report& report, std::ostream& out) {
+  if (!report.coverage || !report.consistency) {
+    out << '\n';
+    WriteWrapped(out,
+                 "not checked (no trace records the NCCL profiler plugin; --strict or --contract "
+                 "checks anyway)",
+                 "Coverage and consistency: ", "  ");
+    return;
+  }
+  WriteCoverage(*report.coverage, out);
+  WriteConsistency(*report.consistency, out);
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,146 @@
+#include "reporter/render/gpu_json_report.h"
+
+namespace vprof::reporter {
+namespace {
+
+// `key` and an object whose fields `write_fields` writes.
+template <typename WriteFields>
+void WriteObject(JsonWriter& json, std::string_view key, WriteFields write_fields) {
+  json.Key(key);
+  json.BeginObject();
+  write_fields();
+  json.EndObject();
+}
+
+// `key` and an array of one object per row, whose fields `write_fields` writes.
+template <typename Row, typename WriteFields>
+void WriteObjects(JsonWriter& json, std::string_view key, const std::vector<Row>& rows,
+                  WriteFields write_fields) {
+  json.Key(key);
+  json.BeginArray();
+  for (const Row& row : rows) {
+    json.BeginObject();
+    write_fields(row);
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& capture) {
+  if (!capture) {
+    json.Key("capture");
+    json.Null();
+    return;
+  }
+  WriteObject(json, "capture", [&] {
+    json.Field("state", capture->state);
+    json.Field("detail", capture->detail);
+    json.Field("cupti_path", capture->cupti_path);
+    json.Field("cupti_version", capture->cupti_version);
+    json.Field("timestamp_source", capture->timestamp_source);
+    json.Field("cuda_injection_found", capture->cuda_injection_found);
+    json.Field("mode", capture->mode);
+    json.Field("api_records", capture->api_records);
+    json.Field("selected_runtime_apis", capture->selected_runtime_apis);
+    json.Field("selected_driver_apis", capture->selected_driver_apis);
+    json.Field("hw_trace", capture->hw_trace);
+    json.Field("hw_trace_detail", capture->hw_trace_detail);
+  });
+}
+
+// Kernels and syncs move no bytes, so they have no "bytes" key.
+void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& totals,
+                 bool with_bytes) {
+  WriteObject(json, key, [&] {
+    json.Field("count", totals.count);
+    if (with_bytes) json.Field("bytes", totals.bytes);
+    json.Field("total_ns", totals.total_ns);
+  });
+}
+
+void WriteLinkage(JsonWriter& json, const NcclLinkageReport& nccl) {
+  WriteObject(json, "nccl_linkage", [&] {
+    json.Field("calls", nccl.calls);
+    json.Field("grouped_calls", nccl.grouped_calls);
+    json.Field("linked_calls", nccl.linked_calls);
+    json.Field("linked_kernels", nccl.linked_kernels);
+    json.Field("linked_kernels_without_call", nccl.linked_kernels_without_call);
+    json.Field("nccl_kernels", nccl.nccl_kernels);
+    json.Field("unlinked_nccl_kernels", nccl.unlinked_nccl_kernels);
+    WriteObjects(json, "ops", nccl.ops, [&](const NcclFunctionGpuReport& op) {
+      json.Field("op", op.op);
+      json.Field("calls", op.calls);
+      json.Field("linked_calls", op.linked_calls);
+      json.Field("kernels", op.kernels);
+      json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
+      json.Field("gpu_time_mean_ns", op.gpu_time_mean_ns);
+      json.Field("host_time_total_ns", op.host_time_total_ns);
+      json.Field("host_time_mean_ns", op.host_time_mean_ns);
+    });
+  });
+}
+
+// null when the capture plan did not record event records and waits.
+void WriteStreamWaits(JsonWriter& json, const GpuReport& gpu) {
+  if (gpu.capture && (!gpu.capture->records_event_records || !gpu.capture->records_syncs)) {
+    json.Key("stream_waits");
+    return json.Null();
+  }
+  const StreamWaitReport& waits = gpu.stream_waits;
+  WriteObject(json, "stream_waits", [&] {
+    json.Field("event_records", waits.event_records);
+    json.Field("waits", waits.waits);
+    json.Field("matched_waits", waits.matched_waits);
+    json.Field("distinct_edges", waits.distinct_edges);
+    WriteObjects(json, "edges", waits.top_edges, [&](const StreamEdgeReport& edge) {
+      json.Field("record_stream", edge.record_stream);
+      json.Field("wait_stream", edge.wait_stream);
+      json.Field("count", edge.count);
+    });
+  });
+}
+
+}  // namespace
+
+void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
+  WriteObject(json, "gpu", [&] {
+    WriteCapture(json, gpu.capture);
+    json.Field("batches", gpu.batches);
+    WriteTotals(json, "kernels", gpu.kernels, false);
+    WriteTotals(json, "memcpy", gpu.memcpy, true);
+    WriteTotals(json, "peer_copies", gpu.peer_copies, true);
+    WriteTotals(json, "memset", gpu.memset, true);
+    if (gpu.capture && !gpu.capture->records_syncs) {
+      json.Key("syncs");
+      json.Null();
+    } else {
+      WriteTotals(json, "syncs", gpu.syncs, false);
+    }
+    json.Field("api_calls", gpu.api_calls);
+    json.Field("dropped_records", gpu.dropped_records);
+    json.Field("cupti_overhead_ns", gpu.cupti_overhead_ns);
+    WriteObjects(json, "kernel_classes", gpu.kernel_classes, [&](const KernelClassReport& row) {
+      json.Field("class", row.kernel_class);
+      json.Field("count", row.count);
+      json.Field("total_ns", row.total_ns);
+      json.Field("mean_ns", row.mean_ns);
+      json.Field("share", row.share);
+    });
+    WriteObjects(json, "top_kernels", gpu.top_kernels, [&](const KernelReport& row) {
+      json.Field("name", row.name);
+      json.Field("class", row.kernel_class);
+      json.Field("count", row.count);
+      json.Field("total_ns", row.total_ns);
+      json.Field("mean_ns", row.mean_ns);
+    });
+    WriteLinkage(json, gpu.nccl);
+    WriteStreamWaits(json, gpu);
+    WriteObjects(json, "devices", gpu.devices, [&](const GpuDeviceReport& row) {
+      json.Field("id", row.id);
+      json.Field("uuid", row.uuid.empty() ? std::nullopt : std::optional<std::string>(row.uuid));
+      json.Field("name", row.name);
+    });
+  });
+}
+
+}  // namespace vprof::reporter

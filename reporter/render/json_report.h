@@ -1,0 +1,15 @@
+// The report as JSON; every key is documented in reporter/README.md.
+#pragma once
+
+#include <ostream>
+
+#include "reporter/model/report.h"
+
+namespace vprof::reporter {
+
+// Bumped when a key changes meaning or goes away; new keys do not bump it.
+inline constexpr int kJsonReportVersion = 1;
+
+void WriteJsonReport(const Report& report, std::ostream& out);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,131 @@
+#include "reporter/render/report_output.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reporter/base/exit_status.h"
+#include "reporter/base/safe_file.h"
+#include "reporter/base/valid_utf8.h"
+#include "reporter/base/visible_controls.h"
+#include "reporter/render/clock_description.h"
+#include "reporter/render/html_report.h"
+#include "reporter/render/json_report.h"
+#include "reporter/render/markdown_report.h"
+#include "reporter/render/text_report.h"
+
+namespace vprof::reporter {
+namespace {
+
+std::optional<ReportFormat> ReportFormatNamed(std::string_view name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "markdown") return ReportFormat::kMarkdown;
+  if (name == "html") return ReportFormat::kHtml;
+  return std::nullopt;
+}
+
+void WriteReport(const Report& report, ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::kText:
+      return WriteTextReport(report, out);
+    case ReportFormat::kJson:
+      return WriteJsonReport(report, out);
+    case ReportFormat::kMarkdown:
+      return WriteMarkdownReport(report, out);
+    case ReportFormat::kHtml:
+      return WriteHtmlReport(report, out);
+  }
+}
+
+}  // namespace
+
+OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output) {
+  if (args.name() == "--format") {
+    const auto format = args.Value();
+    if (!format) return OptionUse::kBad;
+    const std::optional<ReportFormat> parsed = ReportFormatNamed(*format);
+    if (!parsed) {
+      args.Complain("--format must be text, json, markdown or html, not '" + *format + "'");
+      return OptionUse::kBad;
+    }
+    output.format = *parsed;
+    return OptionUse::kTaken;
+  }
+  if (args.name() == "--output") {
+    output.file = args.Value();
+    return output.file ? OptionUse::kTaken : OptionUse::kBad;
+  }
+  return OptionUse::kNotMine;
+}
+
+std::string ReportFileIn(const std::string& folder, bool json) {
+  return (std::filesystem::path(folder) / (json ? "report.json" : "report.txt")).string();
+}
+
+int EmitReport(const Report& report, const ReportOutput& output, std::ostream& out,
+               std::ostream& err) {
+  for (const ProcessReport& process : report.processes) {
+    if (process.problem.empty()) continue;
+    err << "vprof: "
+        << ValidUtf8((std::filesystem::path(report.directory) / process.file).string() + ": " +
+                     process.problem)
+        << '\n';
+  }
+  for (const FarClock& far : report.time_source.far_clocks) {
+    err << "vprof: " << ValidUtf8(report.directory + ": " + FarClockDescription(far)) << '\n';
+  }
+  // Every format is written through here: the one place its text, names from
+  // traces included, is made valid UTF-8 and, in the formats a terminal shows
+  // as they are, freed of control characters (HTML and JSON escape them in
+  // their own syntax).
+  const auto render = [&] {
+    std::ostringstream text;
+    WriteReport(report, output.format, text);
+    std::string valid = ValidUtf8(text.view());
+    const bool shown_raw =
+        output.format == ReportFormat::kText || output.format == ReportFormat::kMarkdown;
+    return shown_raw ? ShowControlCharacters(valid, LineBreaks::kKeep) : valid;
+  };
+  if (output.file && output.private_file) {
+    std::string error;
+    if (!WriteFilePrivately(*output.file, render(), &error)) {
+      err << "vprof: " << error << '\n';
+      return kExitFailure;
+    }
+  } else if (output.file) {
+    std::ofstream file(*output.file, std::ios::out | std::ios::trunc);
+    if (file) file << render();
+    file.close();
+    if (!file) {
+      err << "vprof: cannot write " << *output.file << ": " << std::strerror(errno) << '\n';
+      return kExitFailure;
+    }
+  } else {
+    out << render();
+    if (!out.flush()) {
+      err << "vprof: cannot write the report to standard output\n";
+      return kExitFailure;
+    }
+  }
+  return report.all_inputs_whole() ? kExitOk : kExitInputNotWhole;
+}
+
+void SayStrictFailure(const Report& report, std::ostream& err) {
+  err << "vprof: report: strict consistency failed: " << report.consistency->violations
+      << " violation(s): the run differs from what it requested or declared, or cannot be shown "
+         "not to (the report's mismatches marked !)\n";
+}
+
+int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
+                         std::ostream& out, std::ostream& err) {
+  const ReportOutput output{json ? ReportFormat::kJson : ReportFormat::kText,
+                            ReportFileIn(folder, json), true};
+  const int status = EmitReport(report, output, out, err);
+  if (status != kExitFailure) err << "vprof: report written to " << *output.file << '\n';
+  return status;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,45 @@
+// Where and how a finished report is written, for every command that makes
+// one (report, the merge of node summaries, run --report, slurm --report).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "reporter/base/arg_cursor.h"
+#include "reporter/model/report.h"
+
+namespace vprof::reporter {
+
+enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
+
+struct ReportOutput {
+  ReportFormat format = ReportFormat::kText;
+  std::optional<std::string> file;  // standard output when none
+  // A file in a run's folder, which others may write into: created private
+  // and never through a link (reporter/base/safe_file.h). A file the user names is
+  // written as named, through a link too (/dev/stdout, say).
+  bool private_file = false;
+};
+
+// Takes --format text|json|markdown|html or --output FILE at the cursor.
+OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
+
+// Where a launcher's --report puts the report: report.txt or report.json in
+// the run's folder.
+std::string ReportFileIn(const std::string& folder, bool json);
+
+// Names every trace that is not whole on `err`, then writes the report.
+// Returns kExitOk, kExitInputNotWhole, or kExitFailure when it cannot write.
+int EmitReport(const Report& report, const ReportOutput& output, std::ostream& out,
+               std::ostream& err);
+
+// The line saying a strict run failed (report.strict_failed()), on `err`.
+void SayStrictFailure(const Report& report, std::ostream& err);
+
+// A launcher's --report: EmitReport into ReportFileIn(folder, json), a
+// private file, and a line on `err` saying where it went.
+int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
+                         std::ostream& out, std::ostream& err);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,169 @@
+#include "reporter/render/step_json_report.h"
+
+#include "reporter/base/units.h"
+
+namespace vprof::reporter {
+namespace {
+
+void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& times) {
+  json.Key(key);
+  json.BeginObject();
+  json.Field("window_ns", times.window_ns);
+  json.Field("compute_ns", times.compute_ns);
+  json.Field("exposed_comm_ns", times.exposed_comm_ns);
+  json.Field("exposed_comm_blocking_ns", times.exposed_comm_blocking_ns);
+  json.Field("exposed_comm_idle_fill_ns", times.exposed_comm_idle_fill_ns);
+  json.Field("overlapped_comm_ns", times.overlapped_comm_ns);
+  json.Field("copy_ns", times.copy_ns);
+  json.Field("idle_ns", times.idle_ns);
+  json.Field("idle_host_bound_ns", times.idle_host_bound_ns);
+  json.Field("idle_waiting_ns", times.idle_waiting_ns);
+  json.Key("exposed_by_reason_ns");
+  json.BeginObject();
+  for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
+    json.Field(ExposureReasonName(reason), ns);
+  }
+  json.EndObject();
+  // Communicator ids as hex strings: JSON numbers cannot hold 64 bits.
+  json.Key("exposed_by_comm_ns");
+  json.BeginArray();
+  for (const auto& [comm_id, ns] : times.exposed_by_comm_ns) {
+    json.BeginObject();
+    json.Field("comm_id", comm_id == 0 ? std::string() : FormatHexId(comm_id));
+    json.Field("exposed_ns", ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteBucket(JsonWriter& json, const BucketReport& bucket) {
+  json.BeginObject();
+  json.Field("index", bucket.index);
+  json.Field("op", NcclFunctionName(bucket.op));
+  json.Field("comm_id", bucket.comm_id == 0 ? std::string() : FormatHexId(bucket.comm_id));
+  json.Field("bytes", bucket.bytes);
+  json.Field("offset_ns", bucket.offset_ns);
+  json.Field("gpu_ns", bucket.gpu_ns);
+  json.Field("exposed_ns", bucket.exposed_ns);
+  json.EndObject();
+}
+
+void WriteSpan(JsonWriter& json, std::string_view key, const std::optional<SpanRef>& span) {
+  json.Key(key);
+  if (!span) return json.Null();
+  json.BeginObject();
+  json.Field("id", span->id);
+  json.Field("name", span->name);
+  json.Field("start_ns", span->start_ns);
+  json.Field("duration_ns", span->duration_ns);
+  json.EndObject();
+}
+
+// null when the process recorded GPU activity for its whole run.
+void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& deep) {
+  json.Key("deep_capture");
+  if (!deep) return json.Null();
+  json.BeginObject();
+  json.Field("schedule", deep->schedule);
+  json.Field("windows", deep->windows);
+  json.Field("shallow_steps", deep->shallow_steps);
+  json.Field("deep_median_step_ns", deep->deep_median_ns);
+  json.Field("shallow_median_step_ns", deep->shallow_median_ns);
+  json.EndObject();
+}
+
+void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
+  json.BeginObject();
+  json.Field("rank", rank.rank);
+  json.Field("file", rank.file);
+  json.Field("steps_found", rank.steps_found);
+  json.Field("late_records", rank.late_records);
+  json.Field("unlaunched_records", rank.unlaunched_records);
+  json.Field("steps_missing_phase_ranges", rank.steps_missing_phase_ranges);
+  json.Field("max_connections_one", rank.max_connections_one);
+  json.Field("bucket_plan_stable", rank.bucket_plan_stable);
+  WriteDeepCapture(json, rank.deep_capture);
+  WriteTimes(json, "total", rank.total);
+  // A row per step, each on one line: a job of 1,024 ranks has a million.
+  json.Key("steps");
+  json.BeginArray();
+  for (const RankStepReport& step : rank.steps) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("step", step.step);
+    json.Field("start_ns", step.start_ns);
+    json.Field("end_ns", step.end_ns);
+    WriteTimes(json, "times", step.times);
+    json.Key("buckets");
+    json.BeginArray();
+    for (const BucketReport& bucket : step.buckets) WriteBucket(json, bucket);
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("streams");
+  json.BeginArray();
+  for (const StreamRoleReport& stream : rank.streams) {
+    json.BeginObject();
+    json.Field("stream", stream.stream);
+    json.Field("role", stream.role);
+    json.Field("kernels", stream.kernels);
+    json.Field("busy_ns", stream.busy_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("phases");
+  json.BeginArray();
+  for (const StepPhaseReport& phase : rank.phases) {
+    json.BeginObject();
+    json.Field("phase", phase.phase);
+    json.Field("from_nvtx", phase.from_nvtx);
+    WriteTimes(json, "times", phase.times);
+    json.EndObject();
+  }
+  json.EndArray();
+  WriteSpan(json, "longest_exposed_comm", rank.longest_exposed_comm);
+  WriteSpan(json, "longest_idle_gap", rank.longest_idle_gap);
+  json.EndObject();
+}
+
+}  // namespace
+
+// "steps": null when no process has GPU kernel records (as "coverage" is null
+// when nothing was checked); otherwise an object, with "problem" non-empty
+// when no steps were found.
+void WriteStepsJson(JsonWriter& json, const Report& report) {
+  json.Key("steps");
+  if (!report.steps) return json.Null();
+  const StepsReport& steps = *report.steps;
+  json.BeginObject();
+  json.Field("source", StepSourceName(steps.source));
+  json.Field("pattern", steps.pattern);
+  json.Field("problem", steps.problem);
+  json.Field("window", steps.window);
+  json.Field("steps_found", steps.steps_found);
+  json.Field("warmup_steps", steps.warmup_steps);
+  json.Field("before_profiler_start_excluded", steps.before_profiler_start_excluded);
+  json.Field("first_measured", steps.first_measured);
+  json.Field("last_measured", steps.last_measured);
+  json.Field("median_step_ns", steps.median_step_ns);
+  json.Key("full_steps");
+  json.BeginArray();
+  for (const FullStepReport& step : steps.full_steps) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("step", step.step);
+    json.Field("start_ns", step.start_ns);
+    json.Field("duration_ns", step.duration_ns);
+    json.Field("slowest_rank", step.slowest_rank);
+    json.Field("max_exposed_comm_ns", step.max_exposed_comm_ns);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("ranks");
+  json.BeginArray();
+  for (const RankStepsReport& rank : steps.ranks) WriteRank(json, rank);
+  json.EndArray();
+  json.EndObject();
+}
+
+}  // namespace vprof::reporter

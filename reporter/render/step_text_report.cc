@@ -1,0 +1,351 @@
+#include "reporter/render/step_text_report.h"
+
+#include <map>
+#include <string_view>
+
+#include "reporter/base/text_layout.h"
+#include "reporter/base/units.h"
+#include "reporter/render/short_kernel_name.h"
+#include "reporter/render/spread_over_ranks.h"
+#include "reporter/steps/full_steps.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string RankText(const std::optional<int32_t>& rank) {
+  return rank ? std::to_string(*rank) : "-";
+}
+
+// "same_stream 1.20 ms, other 3.00 µs"; "-" when nothing was exposed.
+std::string ReasonsText(const SegmentTimes& times) {
+  std::string text;
+  for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
+    if (!text.empty()) text += ", ";
+    text += std::string(ExposureReasonName(reason)) + " " + FormatDurationNs(ns);
+  }
+  return text.empty() ? "-" : text;
+}
+
+std::string BucketsText(const RankStepsReport& rank) {
+  if (!rank.bucket_plan_stable) return "-";
+  const size_t per_step = rank.steps.front().buckets.size();
+  return std::to_string(per_step) + (*rank.bucket_plan_stable ? " stable" : " changing");
+}
+
+struct SegmentFigure {
+  std::string_view name;
+  int64_t SegmentTimes::*ns;
+};
+constexpr SegmentFigure kSplitFigures[] = {
+    {"window", &SegmentTimes::window_ns},
+    {"compute", &SegmentTimes::compute_ns},
+    {"exposed", &SegmentTimes::exposed_comm_ns},
+    {"overlapped", &SegmentTimes::overlapped_comm_ns},
+    {"copy", &SegmentTimes::copy_ns},
+    {"idle", &SegmentTimes::idle_ns},
+    {"blocking", &SegmentTimes::exposed_comm_blocking_ns},
+    {"idle-fill", &SegmentTimes::exposed_comm_idle_fill_ns},
+    {"host-bound", &SegmentTimes::idle_host_bound_ns},
+    {"waiting", &SegmentTimes::idle_waiting_ns},
+};
+// A phase's figures when folded: the four that say most.
+constexpr SegmentFigure kPhaseFigures[] = {
+    {"window", &SegmentTimes::window_ns},
+    {"compute", &SegmentTimes::compute_ns},
+    {"exposed", &SegmentTimes::exposed_comm_ns},
+    {"idle", &SegmentTimes::idle_ns},
+};
+
+// One row: `label`, then the least, median and most of `values` over the ranks.
+void AddFoldedRow(TextTable& table, std::string label, RankValues values) {
+  const std::optional<SpreadOverRanks> spread = SpreadOver(std::move(values));
+  if (!spread) return;
+  table.AddRow({std::move(label), DurationOfRankText(spread->least, spread->least_rank),
+                FormatDurationNs(spread->median),
+                DurationOfRankText(spread->most, spread->most_rank)});
+}
+
+TextTable FoldedTable() {
+  return TextTable({{"figure", Align::kLeft},
+                    {"least", Align::kRight},
+                    {"median", Align::kRight},
+                    {"most", Align::kRight}});
+}
+
+// The time split and the why table of many ranks, folded; then the ranks'
+// bucket plans counted and the exposed time by reason summed.
+void WriteFoldedSplit(const StepsReport& steps, std::ostream& out) {
+  TextTable table = FoldedTable();
+  for (const SegmentFigure& figure : kSplitFigures) {
+    RankValues values;
+    for (const RankStepsReport& rank : steps.ranks) {
+      values.emplace_back(rank.total.*figure.ns, rank.rank);
+    }
+    AddFoldedRow(table, std::string(figure.name), std::move(values));
+  }
+  table.Write(out, "  ");
+  size_t stable = 0;
+  size_t changing = 0;
+  SegmentTimes all;
+  for (const RankStepsReport& rank : steps.ranks) {
+    stable += rank.bucket_plan_stable == true;
+    changing += rank.bucket_plan_stable == false;
+    for (const auto& [reason, ns] : rank.total.exposed_by_reason_ns) {
+      all.exposed_by_reason_ns[reason] += ns;
+    }
+  }
+  WriteWrapped(out,
+               "buckets: " + std::to_string(stable) + " ranks stable, " + std::to_string(changing) +
+                   " changing, " + std::to_string(steps.ranks.size() - stable - changing) +
+                   " without buckets; exposed by reason, all ranks: " + ReasonsText(all),
+               "  ", "    ");
+}
+
+// The phases inside the steps of many ranks, folded: per phase (by name),
+// its window, compute, exposed and idle over the ranks that have it. Whether
+// any rank has phases.
+bool AddFoldedPhases(const StepsReport& steps, TextTable& table) {
+  std::map<std::string, std::vector<std::pair<const SegmentTimes*, std::optional<int32_t>>>>
+      by_phase;
+  for (const RankStepsReport& rank : steps.ranks) {
+    for (const StepPhaseReport& phase : rank.phases) {
+      by_phase[phase.phase].emplace_back(&phase.times, rank.rank);
+    }
+  }
+  for (const auto& [phase, ranks] : by_phase) {
+    for (const SegmentFigure& figure : kPhaseFigures) {
+      RankValues values;
+      for (const auto& [times, rank] : ranks) values.emplace_back(times->*figure.ns, rank);
+      AddFoldedRow(
+          table,
+          phase + " " + std::string(figure.name) + " (" + std::to_string(ranks.size()) + " ranks)",
+          std::move(values));
+    }
+  }
+  return !by_phase.empty();
+}
+
+void WriteTimeSplit(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"steps", Align::kRight},
+                   {"window", Align::kRight},
+                   {"compute", Align::kRight},
+                   {"exposed", Align::kRight},
+                   {"overlapped", Align::kRight},
+                   {"copy", Align::kRight},
+                   {"idle", Align::kRight},
+                   {"file", Align::kLeft}});
+  for (const RankStepsReport& rank : steps.ranks) {
+    const SegmentTimes& total = rank.total;
+    table.AddRow({RankText(rank.rank), std::to_string(rank.steps.size()),
+                  FormatDurationNs(total.window_ns), FormatDurationNs(total.compute_ns),
+                  FormatDurationNs(total.exposed_comm_ns),
+                  FormatDurationNs(total.overlapped_comm_ns), FormatDurationNs(total.copy_ns),
+                  FormatDurationNs(total.idle_ns), rank.file});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteWhy(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"rank", Align::kRight},
+                   {"blocking", Align::kRight},
+                   {"idle-fill", Align::kRight},
+                   {"host-bound", Align::kRight},
+                   {"waiting", Align::kRight},
+                   {"buckets", Align::kLeft},
+                   {"exposed by reason", Align::kLeft}});
+  for (const RankStepsReport& rank : steps.ranks) {
+    const SegmentTimes& total = rank.total;
+    table.AddRow({RankText(rank.rank), FormatDurationNs(total.exposed_comm_blocking_ns),
+                  FormatDurationNs(total.exposed_comm_idle_fill_ns),
+                  FormatDurationNs(total.idle_host_bound_ns),
+                  FormatDurationNs(total.idle_waiting_ns), BucketsText(rank), ReasonsText(total)});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
+  TextTable table({{"step", Align::kRight},
+                   {"duration", Align::kRight},
+                   {"slowest rank", Align::kRight},
+                   {"max exposed comm", Align::kRight}});
+  for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
+    table.AddRow({std::to_string(step->step), FormatDurationNs(step->duration_ns),
+                  RankText(step->slowest_rank), FormatDurationNs(step->max_exposed_comm_ns)});
+  }
+  table.Write(out, "  ");
+}
+
+void WritePhases(const StepsReport& steps, std::ostream& out) {
+  const bool folded = steps.ranks.size() > kFoldAbove;
+  TextTable table = folded ? FoldedTable()
+                           : TextTable({{"rank", Align::kRight},
+                                        {"phase", Align::kLeft},
+                                        {"window", Align::kRight},
+                                        {"compute", Align::kRight},
+                                        {"exposed", Align::kRight},
+                                        {"overlapped", Align::kRight},
+                                        {"copy", Align::kRight},
+                                        {"idle", Align::kRight}});
+  bool any = false;
+  if (folded) any = AddFoldedPhases(steps, table);
+  for (const RankStepsReport& rank : steps.ranks) {
+    if (folded) break;
+    for (const StepPhaseReport& phase : rank.phases) {
+      any = true;
+      const SegmentTimes& times = phase.times;
+      table.AddRow({RankText(rank.rank), phase.phase, FormatDurationNs(times.window_ns),
+                    FormatDurationNs(times.compute_ns), FormatDurationNs(times.exposed_comm_ns),
+                    FormatDurationNs(times.overlapped_comm_ns), FormatDurationNs(times.copy_ns),
+                    FormatDurationNs(times.idle_ns)});
+    }
+  }
+  if (!any) return;
+  out << "\n";
+  WriteWrapped(out,
+               "Phases inside the measured steps (NVTX phase ranges): the GPU work launched "
+               "inside a phase's ranges, from its first start to its last end; phases overlap "
+               "on the GPU, so they need not add up to the step",
+               "  ", "  ");
+  table.Write(out, "  ");
+}
+
+// The first rank's buckets in its first measured step: the plan the others
+// are compared with.
+void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
+  const RankStepReport& step = rank.steps.front();
+  if (step.buckets.empty()) return;
+  out << "\n";
+  WriteWrapped(out,
+               "Gradient buckets of rank " + RankText(rank.rank) + ", step " +
+                   std::to_string(step.step) +
+                   " (backward's reductions in issue order; offset from the window start):",
+               "  ", "  ");
+  TextTable table({{"#", Align::kRight},
+                   {"op", Align::kLeft},
+                   {"comm", Align::kLeft},
+                   {"bytes", Align::kRight},
+                   {"offset", Align::kRight},
+                   {"gpu", Align::kRight},
+                   {"exposed", Align::kRight}});
+  for (const BucketReport& bucket : step.buckets) {
+    table.AddRow({std::to_string(bucket.index), std::string(NcclFunctionName(bucket.op)),
+                  bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
+                  FormatBytes(bucket.bytes), FormatDurationNs(bucket.offset_ns),
+                  FormatDurationNs(bucket.gpu_ns), FormatDurationNs(bucket.exposed_ns)});
+  }
+  table.Write(out, "  ");
+}
+
+void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
+  std::string line = "rank " + RankText(rank.rank) + " streams:";
+  for (const StreamRoleReport& stream : rank.streams) {
+    line += " " + std::to_string(stream.stream) + " " + stream.role + " (";
+    if (stream.kernels > 0) line += std::to_string(stream.kernels) + " kernels, ";
+    line += FormatDurationNs(stream.busy_ns) + " busy);";
+  }
+  if (rank.max_connections_one) line += " CUDA_DEVICE_MAX_CONNECTIONS=1;";
+  if (rank.longest_exposed_comm) {
+    line += " longest exposed communication: " + ShortKernelName(rank.longest_exposed_comm->name) +
+            " " + rank.longest_exposed_comm->id + " (" +
+            FormatDurationNs(rank.longest_exposed_comm->duration_ns) + ");";
+  }
+  if (rank.longest_idle_gap) {
+    line += " longest idle gap: " + FormatDurationNs(rank.longest_idle_gap->duration_ns) +
+            " before " + ShortKernelName(rank.longest_idle_gap->name) + " " +
+            rank.longest_idle_gap->id + ";";
+  }
+  if (rank.late_records > 0) {
+    line += " " + std::to_string(rank.late_records) + " GPU records came after their step closed;";
+  }
+  if (rank.unlaunched_records > 0) {
+    line += " " + std::to_string(rank.unlaunched_records) +
+            " GPU records without their launch record, in no step;";
+  }
+  if (rank.steps_missing_phase_ranges > 0) {
+    line += " phases of " + std::to_string(rank.steps_missing_phase_ranges) +
+            " steps may be short (phase ranges dropped for room);";
+  }
+  line.pop_back();
+  WriteWrapped(out, line, "  ", "    ");
+}
+
+}  // namespace
+
+void WriteStepsText(const Report& report, std::ostream& out) {
+  if (!report.steps) return;
+  const StepsReport& steps = *report.steps;
+  out << "\nSteps (per rank: one process over each step's GPU window; full step: across ranks)\n";
+  const std::string source =
+      steps.source == StepSource::kNvtx ? "NVTX ranges matching " + steps.pattern : steps.pattern;
+  WriteWrapped(out, "source: " + std::string(StepSourceName(steps.source)) + ": " + source, "  ",
+               "    ");
+  if (!steps.problem.empty()) {
+    WriteWrapped(out, "no steps: " + steps.problem, "  ", "    ");
+    return;
+  }
+  out << "  window: " << steps.window << "\n";
+  WriteWrapped(out,
+               "summed over the measured steps; compute + exposed + copy + idle = window; "
+               "overlapped communication ran under compute and is not part of the sum",
+               "  ", "  ");
+  const bool folded = steps.ranks.size() > kFoldAbove;
+  if (folded) {
+    WriteWrapped(out,
+                 std::to_string(steps.ranks.size()) +
+                     " ranks, folded: each figure's least, median and most over the ranks, "
+                     "with the rank that had the least and the most (the JSON report has "
+                     "every rank's)",
+                 "  ", "  ");
+  } else {
+    WriteTimeSplit(steps, out);
+    out << "\n";
+  }
+  WriteWrapped(out,
+               "exposed communication: blocking when the next compute kernel was already queued "
+               "before it ended, else idle-fill; idle: host-bound when the work that ended the "
+               "gap was launched after it began, else waiting; buckets: reductions per step, "
+               "stable when every step issues the same sizes",
+               "  ", "  ");
+  if (folded) {
+    WriteFoldedSplit(steps, out);
+  } else {
+    WriteWhy(steps, out);
+  }
+  out << "\n";
+  WriteWrapped(
+      out, "Full steps (earliest rank start to latest rank end), " + FullStepsSentence(steps) + ":",
+      "  ", "    ");
+  WriteFullSteps(steps, out);
+  WritePhases(steps, out);
+  if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
+  out << "\n";
+  if (steps.ranks.size() <= kFoldAbove) {
+    for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
+    return;
+  }
+  size_t written = 0;
+  size_t lost = 0;
+  for (size_t i = 0; i < steps.ranks.size(); ++i) {
+    const bool lost_records = steps.ranks[i].lost_records();
+    lost += lost_records;
+    if (i == 0 || (lost_records && lost <= kFoldAbove)) {
+      WriteRankNotes(steps.ranks[i], out);
+      ++written;
+    }
+  }
+  const std::string lost_text =
+      lost == 0 ? "no rank lost records"
+                : std::to_string(lost) + " ranks lost records, the first " +
+                      std::to_string(std::min(lost, kFoldAbove)) + " of them shown above";
+  WriteWrapped(out,
+               "notes of " + std::to_string(steps.ranks.size() - written) +
+                   " more ranks (streams, longest exposed communication and idle gap) are in the "
+                   "JSON report; " +
+                   lost_text + " (late, without a launch record, or short of phase ranges)",
+               "  ", "    ");
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,31 @@
+// Turns what the merge gathered (per-process records, running totals, the
+// collectives left unmatched) into the final Report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporter/collectives/collective_matcher.h"
+#include "reporter/collectives/collective_stats.h"
+#include "reporter/collectives/cross_rank_gpu_time.h"
+#include "reporter/consistency/provenance.h"
+#include "reporter/ingest/process_record.h"
+#include "reporter/model/report.h"
+
+namespace vprof::reporter {
+
+// `records` are indexed like the process indexes in `stats`; `pending` is
+// CollectiveMatcher::TakePending()'s order. Coverage and the requested-vs-actual
+// comparison are made when `consistency` asks for them or a record says
+// anything about NCCL's profiler plugin.
+Report AssembleReport(std::string directory, TimeSource time_source,
+                      const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
+                      const std::vector<PendingCollective>& pending,
+                      const ConsistencyOptions& consistency = {});
+
+// Fills the collective_* fields of the communicator tables' op rows from
+// the cross-rank totals of the same (communicator, op, size bucket); busbw
+// from the median time.
+void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report& report);
+
+}  // namespace vprof::reporter

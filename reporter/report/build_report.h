@@ -1,0 +1,46 @@
+// Reads a run's trace files and builds the report from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporter/collectives/collective_matcher.h"
+#include "reporter/collectives/collective_stats.h"
+#include "reporter/collectives/cross_rank_gpu_time.h"
+#include "reporter/consistency/provenance.h"
+#include "reporter/ingest/process_record.h"
+#include "reporter/model/report.h"
+#include "reporter/steps/step_options.h"
+
+namespace vprof::reporter {
+
+// Which clock the times of a report are on.
+enum class ClockChoice {
+  kByHosts,    // CLOCK_REALTIME when the traces span several hosts, else as recorded
+  kMonotonic,  // as recorded: each host's CLOCK_MONOTONIC
+  kRealtime,   // every process moved to CLOCK_REALTIME by its clock pairs
+};
+
+// Everything one pass over a set of trace files yields, before it is turned
+// into a Report: what a node summary stores and a merge of summaries rebuilds.
+struct GatheredTraces {
+  TimeSource time_source;
+  std::vector<ProcessRecord> records;           // indexed like the paths
+  CollectiveStats stats;                        // process indexes are indexes into records
+  std::vector<PendingCollective> pending;       // CollectiveMatcher::TakePending() order
+  std::map<OpKey, CrossRankTotals> cross_rank;  // collectives' cross-rank GPU time
+};
+
+// Problems with individual files end up in their records (state, problem),
+// never abort the pass. `steps`: how to find steps (and so which steps keep
+// their detail).
+GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
+                            const StepOptions& steps = {});
+
+// `paths` as ListTraceFiles(directory) found them; `consistency`: what
+// --strict and --contract ask of the run.
+// `steps`: how to find steps (--step-pattern, --warmup).
+Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
+                   const ConsistencyOptions& consistency = {}, const StepOptions& steps = {});
+
+}  // namespace vprof::reporter

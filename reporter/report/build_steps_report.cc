@@ -1,0 +1,151 @@
+#include "reporter/report/build_steps_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include "reporter/steps/deep_capture.h"
+#include "reporter/steps/full_steps.h"
+#include "reporter/steps/step_ledger.h"
+
+namespace vprof::reporter {
+namespace {
+
+constexpr std::string_view kOptimizerRule =
+    "bursts of optimizer kernels (kernel class \"optimizer\", reporter/kernel_class_rules.cc); "
+    "a step ends with the last kernel of a burst";
+
+struct RankSource {
+  const ProcessRecord* record;
+  const ProcessReport* process;
+  StepLedger* steps;
+  uint32_t skipped = 0;  // steps before cudaProfilerStart
+};
+
+std::string RoleOf(const StreamRoleReport& stream, const StepStreamUse& use) {
+  if (use.compute_kernels > 0 && use.comm_kernels > 0) return "mixed";
+  if (use.compute_kernels > 0) return "compute";
+  if (use.comm_kernels > 0) return "communication";
+  return stream.kernels > 0 ? "mixed" : "copy";
+}
+
+SpanRef SpanOf(const StepSpan& span, int64_t offset_ns) {
+  return {"correlation:" + std::to_string(span.correlation_id), span.name,
+          span.start_ns + offset_ns, span.duration_ns};
+}
+
+// Same (op, bytes) sequence in every measured step; none without buckets.
+std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
+  if (std::all_of(steps.begin(), steps.end(),
+                  [](const RankStepReport& step) { return step.buckets.empty(); })) {
+    return std::nullopt;
+  }
+  const std::vector<BucketReport>& first = steps.front().buckets;
+  const auto same_bucket = [](const BucketReport& a, const BucketReport& b) {
+    return a.op == b.op && a.bytes == b.bytes;
+  };
+  return std::all_of(steps.begin(), steps.end(), [&](const RankStepReport& step) {
+    return std::equal(step.buckets.begin(), step.buckets.end(), first.begin(), first.end(),
+                      same_bucket);
+  });
+}
+
+// Moves the ledger's rows from `first_measured` on into the rank's report.
+RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) {
+  StepLedger& ledger = *source.steps;
+  const int64_t offset = source.record->clock_offset_ns;
+  RankStepsReport rank;
+  rank.rank = source.process->rank;
+  rank.file = source.process->file;
+  rank.steps_found = static_cast<uint32_t>(ledger.size());
+  rank.late_records = source.record->steps.late_records;
+  rank.unlaunched_records = source.record->steps.unlaunched_records;
+  rank.max_connections_one = source.record->steps.max_connections_one;
+  const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
+  std::deque<StepRow> rows = ledger.TakeRows();
+  if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
+  for (size_t index = first_measured; index < rows.size(); ++index) {
+    rank.steps_missing_phase_ranges += rows[index].phase_ranges_missing;
+    RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));
+    step.start_ns += offset;
+    step.end_ns += offset;
+    AddSegmentTimes(rank.total, step.times);
+  }
+  rows = {};
+  if (detail) {
+    for (const auto& [id, use] : detail->streams) {
+      StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns};
+      stream.role = RoleOf(stream, use);
+      rank.streams.push_back(stream);
+    }
+    for (const auto& [phase, times] : detail->phases) rank.phases.push_back({phase, true, times});
+    if (detail->longest_exposed_comm) {
+      rank.longest_exposed_comm = SpanOf(*detail->longest_exposed_comm, offset);
+    }
+    if (detail->longest_idle_gap) rank.longest_idle_gap = SpanOf(*detail->longest_idle_gap, offset);
+  }
+  rank.bucket_plan_stable = BucketPlanStable(rank.steps);
+  rank.deep_capture = DeepCaptureOf(source.record->steps, ledger);
+  return rank;
+}
+
+}  // namespace
+
+std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
+                                            const std::vector<ProcessReport>& processes,
+                                            const StepOptions& options,
+                                            const StepPatterns& patterns) {
+  if (std::none_of(records.begin(), records.end(),
+                   [](const ProcessRecord& record) { return record.steps.any_kernels; })) {
+    return std::nullopt;
+  }
+  StepsReport report;
+  report.warmup_steps = options.warmup_steps;
+  report.pattern = patterns.Description();
+  if (const auto error = StepPatternError(options.patterns)) {
+    report.problem = *error;
+    return report;
+  }
+  const bool nvtx = std::any_of(records.begin(), records.end(), [](const ProcessRecord& record) {
+    return record.steps.nvtx.size() > 0;
+  });
+  report.source = nvtx ? StepSource::kNvtx : StepSource::kOptimizerKernels;
+  if (!nvtx) report.pattern = std::string(kOptimizerRule);
+
+  std::vector<RankSource> sources;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ProcessSteps& steps = records[i].steps;
+    StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
+    if (found.size() == 0) continue;
+    RankSource source{&records[i], &processes[i], &found, 0};
+    while (steps.profiler_start_ns && source.skipped < found.size() &&
+           found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {
+      ++source.skipped;
+    }
+    sources.push_back(source);
+  }
+  if (sources.empty()) {
+    report.problem = "no NVTX range matched " + patterns.Description() +
+                     " and no process had optimizer kernels to end steps with (" +
+                     std::string(kOptimizerRule) +
+                     "); name one NVTX range per training step, or pass --step-pattern";
+    return report;
+  }
+  std::stable_sort(sources.begin(), sources.end(), [](const RankSource& a, const RankSource& b) {
+    const auto key = [](const RankSource& s) {
+      return std::make_pair(!s.process->rank.has_value(), s.process->rank.value_or(0));
+    };
+    return key(a) < key(b);
+  });
+
+  uint32_t skipped = 0;
+  for (const RankSource& source : sources) skipped = std::max(skipped, source.skipped);
+  report.before_profiler_start_excluded = skipped > 0;
+  report.first_measured = skipped + options.warmup_steps;
+  for (const RankSource& source : sources) {
+    report.ranks.push_back(RankReportOf(source, report.first_measured));
+  }
+  CompleteFullSteps(report);
+  return report;
+}
+
+}  // namespace vprof::reporter

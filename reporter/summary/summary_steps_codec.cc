@@ -1,0 +1,231 @@
+#include "reporter/summary/summary_steps_codec.h"
+
+#include <optional>
+
+#include "reporter/summary/summary_codec.h"
+
+namespace vprof::reporter {
+namespace {
+
+using vprof::summary::NodeSteps;
+using vprof::summary::RankSteps;
+
+void EncodeTimes(const SegmentTimes& times, vprof::summary::StepTimes* out) {
+  out->set_window_ns(times.window_ns);
+  out->set_compute_ns(times.compute_ns);
+  out->set_exposed_comm_ns(times.exposed_comm_ns);
+  out->set_exposed_comm_blocking_ns(times.exposed_comm_blocking_ns);
+  out->set_exposed_comm_idle_fill_ns(times.exposed_comm_idle_fill_ns);
+  out->set_overlapped_comm_ns(times.overlapped_comm_ns);
+  out->set_copy_ns(times.copy_ns);
+  out->set_idle_ns(times.idle_ns);
+  out->set_idle_host_bound_ns(times.idle_host_bound_ns);
+  out->set_idle_waiting_ns(times.idle_waiting_ns);
+  for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
+    vprof::summary::ReasonTime& row = *out->add_exposed_by_reason();
+    row.set_reason(std::string(ExposureReasonName(reason)));
+    row.set_ns(ns);
+  }
+  for (const auto& [comm_id, ns] : times.exposed_by_comm_ns) {
+    vprof::summary::CommTime& row = *out->add_exposed_by_comm();
+    row.set_comm_id(comm_id);
+    row.set_ns(ns);
+  }
+}
+
+SegmentTimes DecodeTimes(const vprof::summary::StepTimes& times) {
+  SegmentTimes out;
+  out.window_ns = times.window_ns();
+  out.compute_ns = times.compute_ns();
+  out.exposed_comm_ns = times.exposed_comm_ns();
+  out.exposed_comm_blocking_ns = times.exposed_comm_blocking_ns();
+  out.exposed_comm_idle_fill_ns = times.exposed_comm_idle_fill_ns();
+  out.overlapped_comm_ns = times.overlapped_comm_ns();
+  out.copy_ns = times.copy_ns();
+  out.idle_ns = times.idle_ns();
+  out.idle_host_bound_ns = times.idle_host_bound_ns();
+  out.idle_waiting_ns = times.idle_waiting_ns();
+  for (const auto& row : times.exposed_by_reason())
+    out.exposed_by_reason_ns[ExposureReasonNamed(row.reason())] += row.ns();
+  for (const auto& row : times.exposed_by_comm()) out.exposed_by_comm_ns[row.comm_id()] = row.ns();
+  return out;
+}
+
+void EncodeSpan(const SpanRef& span, vprof::summary::StepSpan* out) {
+  out->set_id(span.id);
+  out->set_name(span.name);
+  out->set_start_ns(span.start_ns);
+  out->set_duration_ns(span.duration_ns);
+}
+
+SpanRef DecodeSpan(const vprof::summary::StepSpan& span) {
+  return {span.id(), span.name(), span.start_ns(), span.duration_ns()};
+}
+
+std::optional<StepSource> DecodeSource(const std::string& name) {
+  for (const StepSource source : {StepSource::kNvtx, StepSource::kOptimizerKernels}) {
+    if (StepSourceName(source) == name) return source;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+NodeSteps EncodeNodeSteps(const StepsReport& report) {
+  NodeSteps steps;
+  steps.set_source(std::string(StepSourceName(report.source)));
+  steps.set_pattern(report.pattern);
+  steps.set_steps_found(report.steps_found);
+  steps.set_warmup_steps(report.warmup_steps);
+  steps.set_before_profiler_start_excluded(report.before_profiler_start_excluded);
+  steps.set_first_measured(report.first_measured);
+  steps.set_last_measured(report.last_measured);
+  steps.set_window(report.window);
+  steps.set_problem(report.problem);
+  return steps;
+}
+
+std::string DecodeNodeSteps(const NodeSteps& steps, StepsReport& report) {
+  const std::optional<StepSource> source = DecodeSource(steps.source());
+  if (!source) {
+    return "NodeSteps.source: '" + steps.source() + "' is neither " +
+           std::string(StepSourceName(StepSource::kNvtx)) + " nor " +
+           std::string(StepSourceName(StepSource::kOptimizerKernels));
+  }
+  // With no steps found, nothing is measured and first_measured stays 0.
+  if (steps.steps_found() > 0 && steps.first_measured() < steps.warmup_steps()) {
+    return "NodeSteps.first_measured: " + std::to_string(steps.first_measured()) +
+           " is below warmup_steps " + std::to_string(steps.warmup_steps()) +
+           " (the warmup steps are never measured)";
+  }
+  report.source = *source;
+  report.pattern = steps.pattern();
+  report.steps_found = steps.steps_found();
+  report.warmup_steps = steps.warmup_steps();
+  report.before_profiler_start_excluded = steps.before_profiler_start_excluded();
+  report.first_measured = steps.first_measured();
+  report.last_measured = steps.last_measured();
+  report.window = steps.window();
+  report.problem = steps.problem();
+  return "";
+}
+
+RankSteps EncodeRankSteps(const RankStepsReport& rank) {
+  RankSteps steps;
+  steps.set_steps_found(rank.steps_found);
+  steps.set_late_records(rank.late_records);
+  steps.set_unlaunched_records(rank.unlaunched_records);
+  steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
+  if (rank.deep_capture) {
+    vprof::summary::DeepCapture& deep = *steps.mutable_deep_capture();
+    deep.set_schedule(rank.deep_capture->schedule);
+    deep.set_windows(rank.deep_capture->windows);
+    deep.set_shallow_steps(rank.deep_capture->shallow_steps);
+    if (rank.deep_capture->deep_median_ns) {
+      deep.set_deep_median_ns(*rank.deep_capture->deep_median_ns);
+    }
+    if (rank.deep_capture->shallow_median_ns) {
+      deep.set_shallow_median_ns(*rank.deep_capture->shallow_median_ns);
+    }
+  }
+  for (const RankStepReport& step : rank.steps) {
+    vprof::summary::RankStep& out = *steps.add_steps();
+    out.set_step(step.step);
+    out.set_start_ns(step.start_ns);
+    out.set_end_ns(step.end_ns);
+    EncodeTimes(step.times, out.mutable_times());
+    for (const BucketReport& bucket : step.buckets) {
+      vprof::summary::StepBucket& row = *out.add_buckets();
+      row.set_index(bucket.index);
+      row.set_op(std::string(NcclFunctionName(bucket.op)));
+      row.set_comm_id(bucket.comm_id);
+      row.set_bytes(bucket.bytes);
+      row.set_offset_ns(bucket.offset_ns);
+      row.set_gpu_ns(bucket.gpu_ns);
+      row.set_exposed_ns(bucket.exposed_ns);
+    }
+  }
+  EncodeTimes(rank.total, steps.mutable_total());
+  for (const StepPhaseReport& phase : rank.phases) {
+    vprof::summary::StepPhaseTimes& row = *steps.add_phases();
+    row.set_phase(phase.phase);
+    row.set_from_nvtx(phase.from_nvtx);
+    EncodeTimes(phase.times, row.mutable_times());
+  }
+  for (const StreamRoleReport& stream : rank.streams) {
+    vprof::summary::StepStream& row = *steps.add_streams();
+    row.set_stream(stream.stream);
+    row.set_role(stream.role);
+    row.set_kernels(stream.kernels);
+    row.set_busy_ns(stream.busy_ns);
+  }
+  if (rank.bucket_plan_stable) steps.set_bucket_plan_stable(*rank.bucket_plan_stable);
+  steps.set_max_connections_one(rank.max_connections_one);
+  if (rank.longest_exposed_comm) {
+    EncodeSpan(*rank.longest_exposed_comm, steps.mutable_longest_exposed_comm());
+  }
+  if (rank.longest_idle_gap) EncodeSpan(*rank.longest_idle_gap, steps.mutable_longest_idle_gap());
+  return steps;
+}
+
+std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
+                            RankStepsReport& rank) {
+  // The full steps line ranks up by position: the i-th measured step of every
+  // rank must be step first_measured + i.
+  for (int i = 0; i < steps.steps_size(); ++i) {
+    const uint32_t expected = first_measured + static_cast<uint32_t>(i);
+    if (steps.steps(i).step() != expected) {
+      return "RankSteps.steps[" + std::to_string(i) +
+             "].step: " + std::to_string(steps.steps(i).step()) + ", expected " +
+             std::to_string(expected) + " (the node's first measured step " +
+             std::to_string(first_measured) + " plus " + std::to_string(i) + ")";
+    }
+  }
+  if (steps.steps_size() > 0 &&
+      steps.steps_found() < first_measured + static_cast<uint32_t>(steps.steps_size())) {
+    return "RankSteps.steps_found: " + std::to_string(steps.steps_found()) + ", fewer than the " +
+           std::to_string(first_measured + static_cast<uint32_t>(steps.steps_size())) +
+           " the measured steps need";
+  }
+  rank.steps_found = steps.steps_found();
+  rank.late_records = steps.late_records();
+  rank.unlaunched_records = steps.unlaunched_records();
+  rank.steps_missing_phase_ranges = steps.steps_missing_phase_ranges();
+  if (steps.has_deep_capture()) {
+    const vprof::summary::DeepCapture& deep = steps.deep_capture();
+    DeepCaptureReport& out = rank.deep_capture.emplace();
+    out.schedule = deep.schedule();
+    out.windows = deep.windows();
+    out.shallow_steps = deep.shallow_steps();
+    if (deep.has_deep_median_ns()) out.deep_median_ns = deep.deep_median_ns();
+    if (deep.has_shallow_median_ns()) out.shallow_median_ns = deep.shallow_median_ns();
+  }
+  for (const vprof::summary::RankStep& step : steps.steps()) {
+    RankStepReport& out = rank.steps.emplace_back();
+    out.step = step.step();
+    out.start_ns = step.start_ns();
+    out.end_ns = step.end_ns();
+    out.times = DecodeTimes(step.times());
+    for (const vprof::summary::StepBucket& bucket : step.buckets()) {
+      out.buckets.push_back({bucket.index(), DecodeFunction(bucket.op()), bucket.comm_id(),
+                             bucket.bytes(), bucket.offset_ns(), bucket.gpu_ns(),
+                             bucket.exposed_ns()});
+    }
+  }
+  rank.total = DecodeTimes(steps.total());
+  for (const vprof::summary::StepPhaseTimes& phase : steps.phases()) {
+    rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});
+  }
+  for (const vprof::summary::StepStream& stream : steps.streams()) {
+    rank.streams.push_back({stream.stream(), stream.role(), stream.kernels(), stream.busy_ns()});
+  }
+  if (steps.has_bucket_plan_stable()) rank.bucket_plan_stable = steps.bucket_plan_stable();
+  rank.max_connections_one = steps.max_connections_one();
+  if (steps.has_longest_exposed_comm()) {
+    rank.longest_exposed_comm = DecodeSpan(steps.longest_exposed_comm());
+  }
+  if (steps.has_longest_idle_gap()) rank.longest_idle_gap = DecodeSpan(steps.longest_idle_gap());
+  return "";
+}
+
+}  // namespace vprof::reporter

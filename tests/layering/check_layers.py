@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The layering check: no folder includes a folder above it.
+
+  check_layers.py ROOT        check the tree at ROOT (meson test `layering`)
+  check_layers.py --self-test check the checker on trees made for it
+                              (meson test `layering_checker`)
+
+Every `#include "..."` line of the C++ files under the folders named below is
+read. It fails, naming file, line and include, when
+  - a file includes one of a higher layer (LAYERS, lowest first; a folder may
+    include its own files and those of any layer below it);
+  - the capture side (CAPTURE) includes the reporter or launch/, or those
+    include the capture side, except the few capture files both sides compile
+    (SHARED_WITH_CAPTURE);
+  - a C++ file of reporter/ lies in no layer's folder.
+An include is found beside the file, then from the top of the tree, then
+among the generated headers (a .pb.h beside its .proto, GENERATED); one
+found nowhere (a system or CUDA header) is not judged. CONTRIBUTING.md says
+what each layer holds.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# The layers, lowest first: the pipeline from the trace format to the command
+# line. launch/ runs a program and then reports on it, so it is above the
+# reporter's stages, and reporter/cli (which dispatches `vprof run` and
+# `vprof slurm` to it) above launch/.
+LAYERS = [
+    "schema",
+    "reporter/base",
+    "reporter/trace",
+    "reporter/collectives",
+    "reporter/gpu",
+    "reporter/phases",
+    "reporter/steps",
+    "reporter/ingest",
+    "reporter/model",
+    "reporter/consistency",
+    "reporter/candidates",
+    "reporter/report",
+    "reporter/render",
+    "reporter/summary",
+    "reporter/export",
+    "reporter/drift",
+    "reporter/diff",
+    "launch",
+    "reporter/cli",
+]
+# The capture side, on its own: it includes schema and itself, nothing else.
+CAPTURE = ["interpose", "cupti", "audit"]
+# Capture files the reporter and launch/ compile too (interpose/meson.build's
+# shared_text_sources), settings' bounds, and the build's version.
+SHARED_WITH_CAPTURE = {
+    "interpose/deep_schedule.h",
+    "interpose/secret_text.h",
+    "interpose/utf8_repair.h",
+    "interpose/settings.h",
+    "interpose/vprof_build_info.h",
+}
+# Generated headers that are not a .pb.h beside their .proto: the folder
+# whose meson.build makes them.
+GENERATED = {
+    "vprof_trace_fields.h": "schema/vprof_trace_fields.h",
+    "interpose/vprof_build_info.h": "interpose/vprof_build_info.h",
+    "vprof_build_info.h": "interpose/vprof_build_info.h",
+}
+SOURCE_SUFFIXES = (".h", ".cc", ".hpp", ".cpp", ".inc", ".def")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def folder_of(path):
+    """The layer or capture folder holding `path` (relative to the root), or None."""
+    best = None
+    for folder in LAYERS + CAPTURE:
+        if path.startswith(folder + "/") and (best is None or len(folder) > len(best)):
+            best = folder
+    return best
+
+
+def resolve(root, including, name):
+    """The include `name` of file `including`, relative to root; None when not in the tree."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
+    candidates = [beside, os.path.normpath(name)]
+    # Bare names through the include folders: the capture side's and schema's.
+    if "/" not in name:
+        candidates += [folder + "/" + name for folder in CAPTURE + ["schema"]]
+    for candidate in candidates:
+        if candidate.startswith("..") or os.path.isabs(candidate):
+            continue
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+        if candidate.endswith(".pb.h") and os.path.isfile(
+                os.path.join(root, candidate[:-len(".pb.h")] + ".proto")):
+            return candidate
+    return GENERATED.get(name)
+
+
+def source_files(root):
+    """Files to read, relative to root: git's list in a checkout, else every file."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                                cwd=root, capture_output=True, text=True, check=True).stdout
+        paths = listed.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        paths = [os.path.relpath(os.path.join(folder, name), root)
+                 for folder, _, names in os.walk(root) for name in names]
+    return sorted(p for p in paths if p.endswith(SOURCE_SUFFIXES)
+                  and os.path.isfile(os.path.join(root, p)))
+
+
+def judge(including_folder, included_folder, included):
+    """Why the include is not allowed; None when it is."""
+    if included_folder is None or included_folder == including_folder:
+        return None
+    if including_folder in CAPTURE:
+        if included_folder in CAPTURE or included_folder == "schema":
+            return None
+        return f"the capture side ({including_folder}) may not include {included_folder}"
+    if included_folder in CAPTURE:
+        if included in SHARED_WITH_CAPTURE:
+            return None
+        return (f"{including_folder} may not include the capture side ({included_folder}); "
+                f"only {', '.join(sorted(SHARED_WITH_CAPTURE))}")
+    if LAYERS.index(included_folder) > LAYERS.index(including_folder):
+        return f"{including_folder} may not include {included_folder}, a higher layer"
+    return None
+
+
+def check(root):
+    """One line per include that breaks the layering, and per misplaced file."""
+    problems = []
+    for path in source_files(root):
+        folder = folder_of(path)
+        if folder is None:
+            if path.startswith("reporter/"):
+                problems.append(f"{path}: in no layer's folder (check_layers.py LAYERS)")
+            continue
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as text:
+            for number, line in enumerate(text, 1):
+                match = INCLUDE.match(line)
+                if not match:
+                    continue
+                included = resolve(root, path, match.group(1))
+                if included is None:
+                    continue
+                why = judge(folder, folder_of(included), included)
+                if why:
+                    problems.append(f'{path}:{number}: #include "{match.group(1)}": {why}')
+    return problems
+
+
+def self_test():
+    """Checks the checker: a tree that keeps the rules passes, each break is named."""
+    good = {
+        "schema/vprof_trace.proto": "",
+        "reporter/base/units.h": "",
+        "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
+        "reporter/base/valid_utf8.cc": '#include "interpose/utf8_repair.h"\n',
+        "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
+        "reporter/render/text_report.cc":
+            '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
+            '#include "nccl.h"\n',
+        "reporter/summary/node_summary.proto": "",
+        "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
+        "launch/run_command.cc": '#include "reporter/render/text_report.h"\n'
+                                 '#include "interpose/vprof_build_info.h"\n',
+        "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
+        "launch/run_command.h": "",
+        "reporter/render/text_report.h": "",
+        "interpose/utf8_repair.h": "",
+        "interpose/log.h": "",
+        "interpose/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
+        "cupti/gpu_capture.cc": '#include "log.h"\n',
+        "tests/reporter/test_units.cc": '#include "reporter/cli/cli.h"\n',
+    }
+    bad = {
+        "reporter/base/units.cc": '#include "reporter/base/units.h"\n'
+                                  '  #  include "reporter/render/text_report.h"\n',
+        "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
+        "reporter/render/text_report.cc": '#include "launch/run_command.h"\n',
+        "launch/launch.cc": '#include "interpose/log.h"\n',
+        "interpose/trace_writer.cc": '#include "reporter/base/units.h"\n',
+        "reporter/stray.cc": "",
+    }
+    expected = [
+        'interpose/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
+        "(interpose) may not include reporter/base",
+        'launch/launch.cc:1: #include "interpose/log.h": launch may not include the capture '
+        "side (interpose); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
+        'reporter/base/units.cc:2: #include "reporter/render/text_report.h": reporter/base may '
+        "not include reporter/render, a higher layer",
+        'reporter/render/text_report.cc:1: #include "launch/run_command.h": reporter/render may '
+        "not include launch, a higher layer",
+        "reporter/stray.cc: in no layer's folder (check_layers.py LAYERS)",
+        'reporter/trace/trace_reader.cc:1: #include "reporter/summary/node_summary.pb.h": '
+        "reporter/trace may not include reporter/summary, a higher layer",
+    ]
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="check-layers-") as scratch:
+        for name, files in (("good", good), ("bad", {**good, **bad})):
+            for path, text in files.items():
+                os.makedirs(os.path.join(scratch, name, os.path.dirname(path)), exist_ok=True)
+                with open(os.path.join(scratch, name, path), "w") as out:
+                    out.write(text)
+        got = check(os.path.join(scratch, "good"))
+        if got:
+            failures.append("a tree that keeps the rules was refused:\n  " + "\n  ".join(got))
+        got = check(os.path.join(scratch, "bad"))
+        if got != expected:
+            failures.append("on a tree that breaks them, expected:\n  " + "\n  ".join(expected)
+                            + "\ngot:\n  " + "\n  ".join(got))
+        # The command itself: exit status 1 and the lines on stderr.
+        run = subprocess.run([sys.executable, os.path.abspath(__file__),
+                              os.path.join(scratch, "bad")], capture_output=True, text=True)
+        if run.returncode != 1 or any(line not in run.stderr for line in expected):
+            failures.append(f"check_layers.py on the bad tree exited {run.returncode} with:\n"
+                            + run.stderr)
+    for failure in failures:
+        print("check_layers self-test: " + failure, file=sys.stderr)
+    if not failures:
+        print(f"check_layers self-test: passed ({len(expected)} breaks named, a good tree kept)")
+    return 1 if failures else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    problems = check(sys.argv[1])
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"layering: {len(problems)} problem(s); layers, lowest first: "
+              + " < ".join(LAYERS) + " (CONTRIBUTING.md)", file=sys.stderr)
+        return 1
+    print("layering: every include goes to its own folder or a lower layer")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,4 +21,8 @@ struct SizeBucket {
 
 SizeBucket BucketOf(uint64_t bytes);
 
+// Whether k is a bucket BucketOf can give (-1..63): a k read from a file is
+// checked with this before it is used.
+constexpr bool ValidBucketLog2(int64_t log2) { return log2 >= -1 && log2 <= 63; }
+
 }  // namespace vprof::reporter

@@ -108,6 +108,9 @@ struct GpuRecord {
   // GPUs; device-to-device copies on one GPU are DTOD): data moved between
   // GPUs outside NCCL. Count, bytes, time.
   ActivityTotals peer_copies;
+  // vprof's own kernels (the collective fingerprints, audit/): not the
+  // program's, so in no other figure of the report.
+  ActivityTotals vprof_kernels;
   // By CUPTI device id, which is the CUDA device ordinal in the process
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
   std::map<uint32_t, DeviceInfo> devices;

@@ -105,7 +105,8 @@ struct GpuReport {
   uint64_t batches = 0;
   ActivityTotals kernels;
   ActivityTotals memcpy;
-  ActivityTotals peer_copies;  // of memcpy, those between two GPUs (PtoP)
+  ActivityTotals peer_copies;    // of memcpy, those between two GPUs (PtoP)
+  ActivityTotals vprof_kernels;  // vprof's own (collective fingerprints), in no other figure
   ActivityTotals memset;
   ActivityTotals syncs;
   uint64_t api_calls = 0;

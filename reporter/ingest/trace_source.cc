@@ -14,6 +14,9 @@ namespace {
 constexpr int32_t kNcclSuccess = 0;
 constexpr int32_t kNcclInProgress = 7;
 
+// vprof's own kernel (the schema's CollectiveFingerprint): its records are not the program's.
+constexpr std::string_view kVprofKernelName = "vprof_fingerprint";
+
 std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view detail,
                       uint64_t packets_before) {
   std::string text =
@@ -94,6 +97,7 @@ bool TraceSource::ReadNextBatch() {
     AbsorbMetadata(*packet_);
   }
   record_.gpu = gpu_.Result();
+  record_.gpu.vprof_kernels = vprof_kernels_;
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
   record_.inferred_phase_input = inferred_phases_.Result();
@@ -126,6 +130,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       const auto& interned = packet.interned_string();
       interned_.try_emplace(interned.iid()).first = {interned.str(),
                                                      NcclFunctionFromName(interned.str())};
+      if (interned.str() == kVprofKernelName) vprof_kernel_iids_.push_back(interned.iid());
       break;
     }
     case vprof::trace::TracePacket::kCommunicator: {
@@ -326,7 +331,17 @@ bool TraceSource::Parse(const void* data, int size) {
   return false;
 }
 
-void TraceSource::AbsorbGpuBatch(const GpuBatchRecords& batch) {
+void TraceSource::AbsorbGpuBatch(GpuBatchRecords& batch) {
+  if (!vprof_kernel_iids_.empty()) {
+    std::erase_if(batch.kernels, [&](const KernelRow& k) {
+      if (std::find(vprof_kernel_iids_.begin(), vprof_kernel_iids_.end(), k.name_iid) ==
+          vprof_kernel_iids_.end()) {
+        return false;
+      }
+      vprof_kernels_.Add(0, k.duration_ns);
+      return true;
+    });
+  }
   gpu_.AddBatch(batch);
   steps_.AddGpuBatch(batch);
   inferred_phases_.AddGpuBatch(batch);

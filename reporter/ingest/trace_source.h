@@ -72,7 +72,8 @@ class TraceSource final : private PacketParser {
   // any other into a fresh packet_ on arena_.
   bool ReadPacket();
   bool Parse(const void* data, int size) override;
-  void AbsorbGpuBatch(const GpuBatchRecords& batch);
+  // Takes vprof's own kernels out of the batch first (counted apart).
+  void AbsorbGpuBatch(GpuBatchRecords& batch);
   std::string NameOf(uint64_t iid) const;
   void AddCollectiveSpan(CollectiveKernelSpan span) const;
 
@@ -97,6 +98,10 @@ class TraceSource final : private PacketParser {
   vprof::trace::TracePacket* packet_ = nullptr;
   bool gpu_packet_ = false;
   IidTable<InternedName> interned_;
+  // The interned ids of vprof's own kernel names (the fingerprints'), and
+  // what those kernels took: usually none, and then batches go untouched.
+  std::vector<uint64_t> vprof_kernel_iids_;
+  ActivityTotals vprof_kernels_;
   bool footer_seen_ = false;
   uint64_t packets_after_footer_ = 0;
   uint64_t first_after_footer_offset_ = 0;

@@ -109,6 +109,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     WriteTotals(json, "kernels", gpu.kernels, false);
     WriteTotals(json, "memcpy", gpu.memcpy, true);
     WriteTotals(json, "peer_copies", gpu.peer_copies, true);
+    if (gpu.vprof_kernels.count) WriteTotals(json, "vprof_kernels", gpu.vprof_kernels, false);
     WriteTotals(json, "memset", gpu.memset, true);
     if (gpu.capture && !gpu.capture->records_syncs) {
       json.Key("syncs");

@@ -67,6 +67,13 @@ std::string SyncsText(const GpuReport& gpu) {
   return "syncs " + std::to_string(gpu.syncs.count) + ", " + FormatDurationNs(gpu.syncs.total_ns);
 }
 
+// vprof's own kernels, which no other figure includes.
+std::string VprofKernelsText(const ActivityTotals& own) {
+  if (own.count == 0) return "";
+  return "; vprof's fingerprint kernels " + std::to_string(own.count) + ", " +
+         FormatDurationNs(own.total_ns) + " (in no figure above)";
+}
+
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
   WriteWrapped(
       out,
@@ -76,7 +83,7 @@ void WriteTotals(const GpuReport& gpu, std::ostream& out) {
           PeerCopiesText(gpu.peer_copies) + "; memset " + std::to_string(gpu.memset.count) + ", " +
           FormatBytes(gpu.memset.bytes) + "; " + SyncsText(gpu) + "; " + ApiCallsText(gpu) +
           "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
-          FormatDurationNs(gpu.cupti_overhead_ns),
+          FormatDurationNs(gpu.cupti_overhead_ns) + VprofKernelsText(gpu.vprof_kernels),
       "    ", "      ");
 }
 

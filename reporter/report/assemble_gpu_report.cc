@@ -176,6 +176,7 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.kernels = record.kernels;
   report.memcpy = record.memcpy;
   report.peer_copies = record.peer_copies;
+  report.vprof_kernels = record.vprof_kernels;
   report.memset = record.memset;
   report.syncs = record.syncs;
   report.api_calls = record.api_calls;

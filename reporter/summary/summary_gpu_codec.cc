@@ -114,6 +114,7 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   totals.set_nccl_graph_kernels(record.nccl_graph_kernels);
   EncodeNamedTotals(record.ipc_calls, *totals.mutable_ipc_calls());
   EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
+  EncodeActivity(record.vprof_kernels, totals.mutable_vprof_kernels());
   for (const auto& [id, device] : record.devices) {
     vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
     row.set_id(id);
@@ -145,6 +146,7 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.nccl_graph_kernels = totals.nccl_graph_kernels();
   record.ipc_calls = DecodeNamedTotals(totals.ipc_calls());
   record.peer_copies = DecodeActivity(totals.peer_copies());
+  record.vprof_kernels = DecodeActivity(totals.vprof_kernels());
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;
 }

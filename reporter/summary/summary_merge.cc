@@ -11,6 +11,7 @@
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/collectives/collective_matcher.h"
 #include "reporter/collectives/collective_stats.h"
+#include "reporter/collectives/size_bucket.h"
 #include "reporter/report/assemble_report.h"
 #include "reporter/summary/summary_codec.h"
 #include "reporter/summary/summary_file.h"
@@ -36,6 +37,10 @@ struct SummaryInput {
   std::string Corrupt(const std::string& what) const { return path + ": " + what; }
 };
 
+std::string BadBucket(int32_t log2) {
+  return "size bucket 2^" + std::to_string(log2) + " (bucket_log2), expected -1 to 63";
+}
+
 // Reads the Header and the Process packets, leaving the first packet after
 // them as `next`. Returns what is wrong, or "".
 std::string OpenInput(SummaryInput& input) {
@@ -52,6 +57,12 @@ std::string OpenInput(SummaryInput& input) {
                          ")");
   }
   for (input.Advance(); input.has_next && input.next.has_process(); input.Advance()) {
+    for (const auto& row : input.next.process().gpu().nccl_collectives()) {
+      if (!ValidBucketLog2(row.bucket_log2())) {
+        return input.Corrupt("process " + input.next.process().file() + ": " +
+                             BadBucket(row.bucket_log2()));
+      }
+    }
     input.processes.push_back(input.next.process());
   }
   return "";
@@ -87,6 +98,9 @@ std::string MergeNodeTotals(std::vector<SummaryInput>& inputs, CollectiveStats& 
     }
     for (; input.has_next; input.Advance()) {
       if (input.next.has_op_totals()) {
+        if (!ValidBucketLog2(input.next.op_totals().bucket_log2())) {
+          return input.Corrupt("OpTotals: " + BadBucket(input.next.op_totals().bucket_log2()));
+        }
         const auto op = DecodeOpStats(input.next.op_totals(), input.global_index);
         if (!op) return input.Corrupt("OpTotals names a process it does not have");
         stats.MergeOp(DecodeOpKey(input.next.op_totals()), *op);

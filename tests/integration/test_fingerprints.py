@@ -9,7 +9,8 @@ import os
 import subprocess
 
 from fingerprint_reference import fingerprint, probe_bytes
-from harness import BUILD, LIBVPROF, STANDINS, base_env, check, run, temp_dir, traces
+from harness import (BUILD, LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir,
+                     traces)
 
 PROGRAMS = os.path.join(BUILD, "tests", "integration")
 DUMP = os.path.join(PROGRAMS, "trace_dump")
@@ -81,6 +82,19 @@ check([f["state"] for f in got] == ["FINGERPRINTED"] * 4 + ["FINGERPRINT_SKIPPED
       f"capture states: {got}")
 check(got[4]["input"] == -1 and got[4]["output"] == -1, f"a value for a captured call: {got[4]}")
 print("graph capture: the captured call skipped and marked, the others fingerprinted")
+
+# vprof's kernels are in the GPU records (the fake CUPTI reports them by name) but in no figure
+# of the program's: the report counts them apart. The probe itself runs no kernel.
+e = base_env(VPROF_AUDIT="fingerprint")
+trace_dir = temp_dir("fingerprints-gpu")
+e["VPROF_OUTPUT_DIR"] = trace_dir
+r = run([PROBE], preload=[LIBVPROF], env=e)
+check(r.returncode == 0, f"probe with GPU capture failed: {r.stderr}")
+gpu = [p["gpu"] for p in report_json(trace_dir)["processes"] if p.get("gpu")]
+check(len(gpu) == 1, f"GPU sections: {gpu}")
+check(gpu[0]["kernels"]["count"] == 0, f"the program's kernels: {gpu[0]['kernels']}")
+check(gpu[0]["vprof_kernels"]["count"] == 2 * len(PROBE_CALLS), f"vprof's: {gpu[0].get('vprof_kernels')}")
+print(f"GPU capture: {2 * len(PROBE_CALLS)} fingerprint kernels counted apart, none among the program's")
 
 # 3. No libcuda in the process: the collectives run, the trace says why nothing was fingerprinted.
 no_driver = temp_dir("no-driver")

@@ -51,8 +51,8 @@ void WriteCall(JsonWriter& w, std::string_view key, const std::optional<DriftCal
 void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
   out << "Bitwise comparison of collective fingerprints\n"
       << "  A: " << d.dir_a << "\n  B: " << d.dir_b << "\n"
-      << "  " << d.ranks << (d.ranks == 1 ? " rank; " : " ranks; ") << d.compared << " calls compared, " << d.agreed
-      << " agreed before the first difference";
+      << "  " << d.ranks << (d.ranks == 1 ? " rank; " : " ranks; ") << d.compared
+      << " calls compared, " << d.agreed << " agreed before the first difference";
   if (d.not_compared) out << ", " << d.not_compared << " not fingerprinted in A or B (skipped)";
   out << "\n";
   if (!d.first) {

@@ -12,6 +12,7 @@
 #include "reporter/candidates/audit_links.h"
 #include "reporter/consistency/run_contract.h"
 #include "reporter/diff/diff_command.h"
+#include "reporter/drift/alignment_check.h"
 #include "reporter/export/export_command.h"
 #include "reporter/render/report_output.h"
 #include "reporter/report/analysis_options.h"
@@ -181,9 +182,21 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps);
   if (audit) LinkAudit(*audit, report.candidates);
   status = EmitReport(report, options->output, out, err);
-  if (status == kExitFailure || !report.strict_failed()) return status;
-  SayStrictFailure(report, err);
-  return kExitStrictViolation;
+  if (status == kExitFailure) return status;
+  bool strict_failed = report.strict_failed();
+  if (strict_failed) SayStrictFailure(report, err);
+  // A declared alignment profile is held against the fingerprints under strict consistency.
+  const bool strict =
+      options->strict ||
+      (consistency.contract && consistency.contract->consistency == ConsistencyMode::kStrict);
+  if (strict && consistency.contract && consistency.contract->alignment) {
+    if (const auto violation =
+            AlignmentViolation(options->directory, *consistency.contract->alignment)) {
+      err << "vprof: strict: " << *violation << '\n';
+      strict_failed = true;
+    }
+  }
+  return strict_failed ? kExitStrictViolation : status;
 }
 
 // The help of one command, or none for a command that does not exist.

@@ -107,7 +107,7 @@ class ContractReader {
     }
     if (!OnlyFields(top, "",
                     {"version", "consistency", "nccl", "custom_allreduce_allowed",
-                     "all_reduce_backend", "fallback_axes"})) {
+                     "all_reduce_backend", "fallback_axes", "alignment"})) {
       return false;
     }
     const auto& fields = top.object();
@@ -149,6 +149,32 @@ class ContractReader {
     if (const auto axes = fields.find("fallback_axes"); axes != fields.end()) {
       if (!ReadAxes(axes->second, contract.fallback_axes)) return false;
     }
+    if (const auto alignment = fields.find("alignment"); alignment != fields.end()) {
+      if (!ReadAlignment(alignment->second, contract)) return false;
+    }
+    return true;
+  }
+
+  bool ReadAlignment(const JsonNode& value, RunContract& contract) {
+    const char* expected =
+        "an object with \"profile\" (A0 to A5) and \"reference\" (a run directory)";
+    if (value.type() != JsonNode::Type::kObject) return Fail("alignment", expected, &value);
+    if (!OnlyFields(value, "alignment", {"profile", "reference"})) return false;
+    const auto& fields = value.object();
+    const auto profile = fields.find("profile");
+    if (profile == fields.end() || profile->second.type() != JsonNode::Type::kString ||
+        profile->second.text().size() != 2 || profile->second.text()[0] != 'A' ||
+        profile->second.text()[1] < '0' || profile->second.text()[1] > '5') {
+      return Fail("alignment.profile", "one of A0, A1, A2, A3, A4, A5",
+                  profile == fields.end() ? nullptr : &profile->second);
+    }
+    const auto reference = fields.find("reference");
+    if (reference == fields.end() || reference->second.type() != JsonNode::Type::kString ||
+        reference->second.text().empty()) {
+      return Fail("alignment.reference", "the reference run's directory",
+                  reference == fields.end() ? nullptr : &reference->second);
+    }
+    contract.alignment = RunContract::Alignment{profile->second.text(), reference->second.text()};
     return true;
   }
 
@@ -303,19 +329,27 @@ JsonNode RunContract::ToJson() const {
   for (const ConsistencyAxis axis : fallback_axes) {  // enum order
     axes.Append(JsonNode::Text(std::string(ConsistencyAxisName(axis))));
   }
-  return JsonNode::EmptyObject()
-      .Set("version", JsonNode::Integer(kRunContractVersion))
-      .Set("consistency", JsonNode::Text(std::string(ConsistencyModeName(consistency))))
-      .Set("nccl", JsonNode::EmptyObject()
-                       .Set("algorithms", NamesJson(nccl_algorithms))
-                       .Set("protocols", NamesJson(nccl_protocols))
-                       .Set("channels", std::move(channels)))
-      .Set("custom_allreduce_allowed", JsonNode::Boolean(custom_allreduce_allowed))
-      .Set("all_reduce_backend",
-           all_reduce_backend
-               ? JsonNode::Text(std::string(AllReduceBackendName(*all_reduce_backend)))
-               : JsonNode())
-      .Set("fallback_axes", std::move(axes));
+  JsonNode json =
+      JsonNode::EmptyObject()
+          .Set("version", JsonNode::Integer(kRunContractVersion))
+          .Set("consistency", JsonNode::Text(std::string(ConsistencyModeName(consistency))))
+          .Set("nccl", JsonNode::EmptyObject()
+                           .Set("algorithms", NamesJson(nccl_algorithms))
+                           .Set("protocols", NamesJson(nccl_protocols))
+                           .Set("channels", std::move(channels)))
+          .Set("custom_allreduce_allowed", JsonNode::Boolean(custom_allreduce_allowed))
+          .Set("all_reduce_backend",
+               all_reduce_backend
+                   ? JsonNode::Text(std::string(AllReduceBackendName(*all_reduce_backend)))
+                   : JsonNode())
+          .Set("fallback_axes", std::move(axes));
+  // Only when declared: contracts without it keep the fingerprint they had.
+  if (alignment) {
+    json.Set("alignment", JsonNode::EmptyObject()
+                              .Set("profile", JsonNode::Text(alignment->profile))
+                              .Set("reference", JsonNode::Text(alignment->reference)));
+  }
+  return json;
 }
 
 RunContractLoad LoadRunContract(const std::string& path) {

@@ -50,6 +50,14 @@ struct RunContract {
   bool custom_allreduce_allowed = false;
   std::optional<AllReduceBackend> all_reduce_backend;
   std::set<ConsistencyAxis> fallback_axes;
+  // "alignment": which A0-A5 profile the run is, against which reference
+  // run's directory; checked under --strict by comparing the two runs'
+  // collective fingerprints (reporter/drift/alignment_check.h).
+  struct Alignment {
+    std::string profile;    // "A0" .. "A5"
+    std::string reference;  // a run directory recorded with VPROF_AUDIT=fingerprint
+  };
+  std::optional<Alignment> alignment;
 
   // Every field, defaults filled in and lists sorted: what the requested
   // fingerprint covers of the contract.

@@ -234,6 +234,22 @@ std::string ProfileOf(const std::set<DriftClass>& axes) {
 
 }  // namespace
 
+std::optional<DriftClass> ForbiddenAxis(const std::string& profile,
+                                        const std::set<DriftClass>& axes) {
+  if (profile == "A5") return std::nullopt;
+  const std::map<std::string, DriftClass> only = {{"A1", DriftClass::kUpstream},
+                                                  {"A2", DriftClass::kReduction},
+                                                  {"A3", DriftClass::kRepresentation}};
+  size_t allowed_seen = 0;
+  for (DriftClass axis : axes) {
+    if (profile == "A4" && axis != DriftClass::kMetadata && ++allowed_seen <= 2) continue;
+    const auto found = only.find(profile);
+    if (found != only.end() && found->second == axis) continue;
+    return axis;
+  }
+  return std::nullopt;
+}
+
 const char* DriftClassName(DriftClass c) {
   switch (c) {
     case DriftClass::kNone:
@@ -287,7 +303,10 @@ bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, Bit
     // Once values have diverged, later inputs differ because earlier outputs did: only the
     // first upstream difference is an axis of its own; the other classes show wherever they
     // occur (a reduction difference needs equal inputs, so it cannot be propagated).
-    if (v.drift != DriftClass::kUpstream || !diverged) diff->axes.insert(v.drift);
+    if (v.drift != DriftClass::kUpstream || !diverged) {
+      diff->axes.insert(v.drift);
+      diff->axis_first.try_emplace(v.drift, in->call);
+    }
     diverged = true;
     if (diff->first) continue;
     diff->drift = v.drift;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,9 +66,16 @@ struct BitwiseDiff {
   // (arithmetic) only, A2 reduction/topology only, A3 representation only,
   // A4 two of those three, A5 all three or any metadata difference.
   std::set<DriftClass> axes;
+  std::map<DriftClass, DriftCall> axis_first;  // where each of them first shows
   std::string profile;
   bool inputs_whole = true;
 };
+
+// The first of `axes` (in DriftClass order) that a run declared `profile`
+// ("A0".."A5") may not show: A0 none, A1 upstream, A2 reduction, A3
+// representation, A4 two of those three, A5 any; metadata only under A5.
+std::optional<DriftClass> ForbiddenAxis(const std::string& profile,
+                                        const std::set<DriftClass>& axes);
 
 // Compares A and B. Not comparable (a run without fingerprints, different
 // ranks, different sampling or fingerprint versions): false, with *error

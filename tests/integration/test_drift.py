@@ -74,6 +74,36 @@ r = subprocess.run([VPROF, "diff", "--bitwise", base, drift_run(NCCL_ALGO="TREE"
 check(r.returncode == 0 and "class: reduction" in r.stdout and "NCCL_ALGO: (unset) in A, TREE in B"
       in r.stdout, f"text: {r.stdout}")
 
+# A run contract that declares the pair's profile: `vprof report --strict` holds the run to it.
+def declared(profile, run_dir):
+    contract = os.path.join(temp_dir("contract"), "contract.json")
+    with open(contract, "w") as f:
+        json.dump({"version": 1, "consistency": "strict",
+                   "alignment": {"profile": profile, "reference": base}}, f)
+    r = subprocess.run([VPROF, "report", run_dir, "--contract", contract], capture_output=True,
+                       text=True, timeout=120)
+    return r.returncode, [l for l in r.stderr.splitlines() if "is declared" in l]
+
+
+tree_run, ulp_run = drift_run(NCCL_ALGO="TREE"), drift_run("--perturb-rank", "2", "--perturb-step", "3")
+rc, lines = declared("A1", tree_run)
+check(rc == 4 and len(lines) == 1 and "differ by reduction (the pair is A2)" in lines[0]
+      and "first at ncclAllReduce seq 1" in lines[0], f"TREE declared A1: {rc} {lines}")
+rc, lines = declared("A1", ulp_run)
+check(lines == [], f"one ulp declared A1 (arithmetic only) must keep to it: {lines}")
+rc, lines = declared("A0", ulp_run)
+check(rc == 4 and len(lines) == 1 and "differ by upstream" in lines[0]
+      and "first at ncclAllReduce seq 7" in lines[0], f"one ulp declared A0: {rc} {lines}")
+rc, lines = declared("A2", drift_run(audit=False))
+check(rc == 4 and len(lines) == 1 and "cannot be compared" in lines[0], f"no evidence: {lines}")
+bad = os.path.join(temp_dir("contract"), "bad.json")
+with open(bad, "w") as f:
+    json.dump({"version": 1, "alignment": {"profile": "A9", "reference": base}}, f)
+r = subprocess.run([VPROF, "report", base, "--contract", bad], capture_output=True, text=True)
+check(r.returncode == 2 and "alignment.profile" in r.stderr and "A9" in r.stderr, r.stderr)
+print("contract alignment: A1 with a reduction change and A0 with drift fail --strict naming the "
+      "class and the call; A1 with drift keeps; no evidence fails; a bad profile is named")
+
 # Bad inputs: a run without fingerprints, another number of ranks, other sampling, a cut trace.
 msg = bitwise(base, drift_run(audit=False), expect_rc=2)
 check("B (" in msg and "not fingerprinted" in msg and "VPROF_AUDIT=fingerprint" in msg, msg)

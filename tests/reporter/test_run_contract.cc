@@ -85,7 +85,13 @@ TEST_CASE("a mistake in a contract names its field and what was expected") {
         "channels");
   CHECK(ErrorOf(R"({"version": 1, "strict": true})") ==
         "c.json: field 'strict': unknown field; expected one of version, consistency, nccl, "
-        "custom_allreduce_allowed, all_reduce_backend or fallback_axes");
+        "custom_allreduce_allowed, all_reduce_backend, fallback_axes or alignment");
+  CHECK(ErrorOf(R"({"version": 1, "alignment": {"profile": "A9", "reference": "r"}})") ==
+        "c.json: field 'alignment.profile': expected one of A0, A1, A2, A3, A4, A5, got \"A9\"");
+  CHECK(ErrorOf(R"({"version": 1, "alignment": {"profile": "A1"}})") ==
+        "c.json: field 'alignment.reference': expected the reference run's directory");
+  CHECK(ErrorOf(R"({"version": 1, "alignment": {"profile": "A1", "ref": "r"}})") ==
+        "c.json: field 'alignment.ref': unknown field; expected one of profile or reference");
   CHECK(ErrorOf(R"({"version": 1, "nccl": {"algorithms": ["Ring", "Rign"]}})") ==
         "c.json: field 'nccl.algorithms[1]': expected one of Ring, Tree, CollnetDirect, "
         "CollnetChain, NVLS, NVLSTree or PAT (case ignored), got \"Rign\"");
@@ -110,6 +116,19 @@ TEST_CASE("a mistake in a contract names its field and what was expected") {
         "c.json: not valid JSON: line 1, column 15: expected a key in double quotes");
   CHECK(ErrorOf("{\"version\": 1,\n \"version\": 1}") ==
         "c.json: not valid JSON: line 2, column 2: key \"version\" appears twice in one object");
+}
+
+TEST_CASE("a declared alignment is read, and only a contract that declares it fingerprints it") {
+  const auto load = ParseRunContract(
+      R"({"version": 1, "alignment": {"profile": "A2", "reference": "/runs/a"}})", "c.json");
+  REQUIRE(load.contract);
+  REQUIRE(load.contract->alignment);
+  CHECK(load.contract->alignment->profile == "A2");
+  CHECK(load.contract->alignment->reference == "/runs/a");
+  CHECK(load.contract->ToJson().object().count("alignment") == 1);
+  const auto plain = ParseRunContract(R"({"version": 1})", "c.json");
+  REQUIRE(plain.contract);
+  CHECK(plain.contract->ToJson().object().count("alignment") == 0);
 }
 
 TEST_CASE("contract files: read, missing, a directory") {

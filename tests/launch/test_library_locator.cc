@@ -20,13 +20,15 @@ std::string Touch(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("beside the vprof executable: build tree, then install prefix") {
+TEST_CASE("beside the vprof executable: build tree, then install prefix, then its own folder") {
   unsetenv("VPROF_LIBRARY");
   ScratchDir dir;
   const std::string built = Touch(dir.File("build/interpose/libvprof.so"));
   CHECK(LocateLibrary(std::nullopt, dir.File("build/reporter/vprof")).path == built);
   const std::string installed = Touch(dir.File("prefix/lib/libvprof.so"));
   CHECK(LocateLibrary(std::nullopt, dir.File("prefix/bin/vprof")).path == installed);
+  const std::string copied = Touch(dir.File("tools/libvprof.so"));
+  CHECK(LocateLibrary(std::nullopt, dir.File("tools/vprof")).path == copied);
 }
 
 TEST_CASE("none found: the error names every path tried") {
@@ -36,6 +38,7 @@ TEST_CASE("none found: the error names every path tried") {
   CHECK(none.path.empty());
   CHECK(none.error.find(dir.File("x/interpose/libvprof.so")) != std::string::npos);
   CHECK(none.error.find(dir.File("x/lib/libvprof.so")) != std::string::npos);
+  CHECK(none.error.find(dir.File("x/bin/libvprof.so")) != std::string::npos);
 }
 
 TEST_CASE("--library, then VPROF_LIBRARY, win and must exist") {

@@ -15,7 +15,8 @@ namespace {
 // NCCL_* variables that change what NCCL prints or how it is reached, not how
 // it moves data; they stay out of what a run requested (and its fingerprint).
 // NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT and NCCL_DESYNC_DEBUG are
-// PyTorch's older names for its own watchdog settings.
+// PyTorch's older names for its own watchdog settings. NCCL_VERSION is what a
+// container image (NVIDIA's) records of the NCCL it ships, not a setting.
 constexpr std::string_view kNotRequests[] = {"NCCL_DEBUG",
                                              "NCCL_DEBUG_FILE",
                                              "NCCL_DEBUG_SUBSYS",
@@ -25,7 +26,8 @@ constexpr std::string_view kNotRequests[] = {"NCCL_DEBUG",
                                              "NCCL_COMM_ID",
                                              "NCCL_ASYNC_ERROR_HANDLING",
                                              "NCCL_BLOCKING_WAIT",
-                                             "NCCL_DESYNC_DEBUG"};
+                                             "NCCL_DESYNC_DEBUG",
+                                             "NCCL_VERSION"};
 
 constexpr std::string_view kEvidenceAxis = "evidence";
 

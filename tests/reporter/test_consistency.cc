@@ -294,7 +294,10 @@ TEST_CASE("the contract's NCCL declarations, declared fallbacks, a fallback from
 TEST_CASE("each process is held to its own NCCL_* settings") {
   ScratchDir dir;
   WriteRun(dir.path(),
-           {{{{"NCCL_PROTO", "^LL128"}, {"NCCL_MAX_NCHANNELS", "8"}, {"NCCL_DEBUG", "INFO"}},
+           {{{{"NCCL_PROTO", "^LL128"},
+              {"NCCL_MAX_NCHANNELS", "8"},
+              {"NCCL_DEBUG", "INFO"},
+              {"NCCL_VERSION", "2.28.9"}},
              {{"RING", "LL128", 16, 2}}},
             {{{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_PROTO", "LL128"}}, {{"NVLS", "LL128", 16, 3}}}});
   const Report report = ReportOf(dir.path());
@@ -308,7 +311,8 @@ TEST_CASE("each process is held to its own NCCL_* settings") {
   CheckMismatch(mismatches[2], "nccl_proto", "undeclared_fallback", "NCCL_PROTO", "^LL128",
                 "AllReduce LL128", 2, 1);
 
-  // NCCL_DEBUG says how NCCL logs, not what it does: not a request.
+  // NCCL_DEBUG says how NCCL logs, not what it does, and NCCL_VERSION is a container image's
+  // note of the NCCL it ships: neither is a request.
   const std::vector<RequestedSetting>& requested = report.consistency->requested_env;
   REQUIRE(requested.size() == 3);
   CHECK(requested[0].name == "NCCL_MAX_NCHANNELS");

@@ -49,7 +49,8 @@ def exact(out):
     torch.manual_seed(0)
     record("ncclAllReduce", torch.randn(262144, device="cuda"), dist.all_reduce)  # 1 MiB fp32
     record("ncclAllReduce", torch.randn(4099, device="cuda", dtype=torch.bfloat16), dist.all_reduce)
-    record("ncclBroadcast", torch.randn(1000, device="cuda"), lambda t: dist.broadcast(t, 0))
+    # PyTorch broadcasts in place with ncclBcast (seen on the H200, seventeenth session).
+    record("ncclBcast", torch.randn(1000, device="cuda"), lambda t: dist.broadcast(t, 0))
     json.dump(calls, open(out, "w"))
 
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "collective_audit.h"
 #include "fingerprint_hash.h"
 #include "fingerprinter.h"
 #include "vprof_trace_fields.h"
@@ -105,6 +106,12 @@ bool put_status(TraceWriter& w) {
 }
 
 }  // namespace
+
+void reset_fingerprints_in_child() {
+  g_pending.clear();
+  g_status_written = fingerprint_status().generation;
+  reset_fingerprinter_in_child(collective_audit_on());
+}
 
 void note_fingerprints(const NcclRecord& r) {
   if (!r.fp_input_state && !r.fp_output_state) return;

@@ -18,4 +18,8 @@ void note_fingerprints(const NcclRecord& r);
 // trace could not be written.
 bool drain_fingerprints(TraceWriter& w, bool final);
 
+// In a forked child: the parent's calls are not the child's, and their slots
+// are not mapped there (reset_fingerprinter_in_child).
+void reset_fingerprints_in_child();
+
 }  // namespace vprof

@@ -251,6 +251,16 @@ FingerprintRead read_fingerprint(FingerprintHandle handle, uint64_t* value) {
   return FingerprintRead::kDone;
 }
 
+void reset_fingerprinter_in_child(bool say_why) {
+  g_setup_lock.renew_in_child();
+  g_driver.store(nullptr, std::memory_order_relaxed);
+  g_driver_missing.store(true, std::memory_order_relaxed);
+  g_status_state.store(0, std::memory_order_relaxed);
+  if (!say_why) return;
+  std::lock_guard<std::mutex> lock(*g_setup_lock);
+  set_status(kStatusUnavailable, "forked child: CUDA belongs to the parent process");
+}
+
 FingerprintStatusView fingerprint_status() {
   FingerprintStatusView v;
   v.generation = g_status_generation.load(std::memory_order_acquire);

@@ -68,4 +68,10 @@ struct FingerprintStatusView {
 };
 FingerprintStatusView fingerprint_status();
 
+// In a forked child (single-threaded): CUDA belongs to the parent, and the
+// slots' pinned memory is not mapped in the child (CUDA marks it
+// MADV_DONTFORK), so the child fingerprints nothing; `say_why` (auditing is
+// on): its trace's FingerprintStatus says so.
+void reset_fingerprinter_in_child(bool say_why);
+
 }  // namespace vprof

@@ -27,6 +27,7 @@
 #include "collective_audit.h"
 #include "comm_registry.h"
 #include "deep_windows.h"
+#include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
 #include "log.h"
@@ -159,6 +160,7 @@ void on_fork_child() {
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_flushing.store(false);
   reset_gpu_capture_in_child();
+  reset_fingerprints_in_child();
   reset_deep_windows_in_child();
   reset_nccl_plugin_in_child();
   if (NvtxOpenRanges* open = nvtx_open_ranges()) open->reset_in_child();

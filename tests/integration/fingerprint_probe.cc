@@ -4,8 +4,11 @@
 // ncclInt8 with ncclSum, so one rank's output is its input, bit for bit.
 //   fingerprint_probe [--capture]   prints one line per call: FUNCTION INPUT_BYTES
 // --capture: a fifth all-reduce while the stream captures a CUDA graph.
+// --fork: then a forked child makes one all-reduce on a communicator of its own.
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -58,5 +61,23 @@ int main(int argc, char** argv) {
   }
   if (cudaStreamSynchronize(stream) != cudaSuccess) return 1;
   CHECK_NCCL(ncclCommDestroy(comm));
+  if (argc > 1 && std::string(argv[1]) == "--fork") {
+    const pid_t child = fork();
+    if (child == 0) {
+      ncclUniqueId child_id;
+      ncclComm_t child_comm;
+      unsigned char* buffer = nullptr;
+      CHECK_NCCL(ncclGetUniqueId(&child_id));
+      CHECK_NCCL(ncclCommInitRank(&child_comm, 1, child_id, 0));
+      if (cudaMalloc(reinterpret_cast<void**>(&buffer), 64) != cudaSuccess) return 1;
+      fill(buffer, 64);
+      CHECK_NCCL(ncclAllReduce(buffer, buffer, 64, ncclInt8, ncclSum, child_comm, nullptr));
+      CHECK_NCCL(ncclCommDestroy(child_comm));
+      return 0;
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return 1;
+    std::printf("AllReduce 64, in a forked child\n");
+  }
   return 0;
 }

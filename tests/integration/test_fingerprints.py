@@ -96,6 +96,23 @@ check(gpu[0]["kernels"]["count"] == 0, f"the program's kernels: {gpu[0]['kernels
 check(gpu[0]["vprof_kernels"]["count"] == 2 * len(PROBE_CALLS), f"vprof's: {gpu[0].get('vprof_kernels')}")
 print(f"GPU capture: {2 * len(PROBE_CALLS)} fingerprint kernels counted apart, none among the program's")
 
+# A forked child fingerprints nothing (CUDA and the slots' pinned memory are the parent's) and
+# says why; the parent's fingerprints are as they were.
+e = base_env(VPROF_GPU=0, VPROF_AUDIT="fingerprint")
+trace_dir = temp_dir("fingerprints-fork")
+e["VPROF_OUTPUT_DIR"] = trace_dir
+r = run([PROBE, "--fork"], preload=[LIBVPROF], env=e)
+check(r.returncode == 0, f"probe --fork failed: {r.stderr}")
+by_file = {name: dump(os.path.join(trace_dir, name)) for name in traces(trace_dir)}
+check(len(by_file) == 2, f"traces: {sorted(by_file)}")
+states = sorted(sorted(f["state"] for f in of_kind(rows, "fingerprint")) for rows in by_file.values())
+check(states == [["FINGERPRINTED"] * 4, ["FINGERPRINT_FAILED"]], f"fork states: {states}")
+child = [rows for rows in by_file.values() if len(of_kind(rows, "fingerprint")) == 1][0]
+status = of_kind(child, "fingerprint_status")
+check(len(status) == 1 and status[0]["state"] == "FINGERPRINT_STATUS_UNAVAILABLE"
+      and "forked child" in status[0]["detail"], f"child status: {status}")
+print("fork: the child's call marked FAILED, its status says why; the parent's 4 fingerprinted")
+
 # 3. No libcuda in the process: the collectives run, the trace says why nothing was fingerprinted.
 no_driver = temp_dir("no-driver")
 for lib in ("libcudart.so.13", "libnccl.so.2"):

@@ -73,8 +73,6 @@ void launch_group(bool outputs, bool launched) {
   if (outputs) t_group->size = 0;
 }
 
-bool launched(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
-
 }  // namespace
 
 void configure_collective_audit(const Settings& settings) {
@@ -101,14 +99,14 @@ void audit_before_call(NcclRecord& r, const CallBuffers& b) {
 
 void audit_after_call(const NcclRecord& r, const CallBuffers& b, ncclResult_t result) {
   if (r.function == static_cast<uint16_t>(NcclFn::kGroupEnd)) {
-    if (r.group_depth == 1) launch_group(true, launched(result));
+    if (r.group_depth == 1) launch_group(true, nccl_accepted(result));
     return;
   }
   if (nccl_group_depth() > 0) return;  // launched, or abandoned, at the group's end
   // An input's fingerprint already launched is left to finish even when the
   // collective failed: a slot is given back only before its kernel is queued.
   if (!r.fp_output) return;
-  if (launched(result)) {
+  if (nccl_accepted(result)) {
     launch_fingerprint(r.fp_output, b.output, b.output_bytes, reinterpret_cast<void*>(r.stream));
   } else {
     abandon_fingerprint(r.fp_output);

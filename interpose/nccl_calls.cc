@@ -101,8 +101,6 @@ void fill_payload(NcclRecord& r, const Payload& p) {
   r.stream = reinterpret_cast<uint64_t>(p.stream);
 }
 
-bool created(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
-
 }  // namespace
 
 CommInfo* comm_info(const void* comm) {
@@ -161,6 +159,10 @@ void Collective::before(NcclRecord& r) const {
 
 uint32_t nccl_group_depth() { return t_group_depth; }
 
+bool nccl_accepted(ncclResult_t result) {
+  return result == ncclSuccess || result == ncclInProgress;
+}
+
 CallBuffers Collective::buffers(const NcclRecord& r) const {
   auto place = [&](const BufferRule& rule, const void** data, uint64_t* bytes) {
     if (!rule.data ||
@@ -202,12 +204,12 @@ void GroupEnd::after(const NcclRecord&, ncclResult_t) const {
 
 void CommCreate::before(NcclRecord& r) const { r.comm_id = id_; }
 void CommCreate::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!created(result) || !out_ || !*out_) return;
+  if (!nccl_accepted(result) || !out_ || !*out_) return;
   register_comm(NewComm{*out_, id_}, r);
 }
 
 void CommCreateAll::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!created(result) || !out_ || ndev_ <= 0) return;
+  if (!nccl_accepted(result) || !out_ || ndev_ <= 0) return;
   // One process owns every rank: an id private to this call is enough.
   static std::atomic<uint64_t> calls{0};
   uint64_t parts[2] = {static_cast<uint64_t>(getpid()), calls.fetch_add(1) + 1};
@@ -226,7 +228,7 @@ void CommDerive::before(NcclRecord& r) {
 }
 
 void CommDerive::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!created(result) || !out_ || !*out_ || !parent_id_) return;
+  if (!nccl_accepted(result) || !out_ || !*out_ || !parent_id_) return;
   register_comm(NewComm{*out_, comm_id_derived(parent_id_, kind_, ordinal_, color_), -1, -1,
                         parent_id_, color_},
                 r);

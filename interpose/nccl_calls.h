@@ -26,6 +26,10 @@ uint64_t datatype_bytes(ncclDataType_t dt);
 // until the outermost ncclGroupEnd.
 uint32_t nccl_group_depth();
 
+// Whether NCCL took the call: ncclSuccess, or ncclInProgress from a
+// communicator in non-blocking mode (the work or communicator is coming).
+bool nccl_accepted(ncclResult_t result);
+
 // A call's buffers on this rank, for the collective fingerprints (audit/):
 // null where this rank has no such buffer.
 struct CallBuffers {

@@ -26,13 +26,23 @@ def dump(path):
     return [json.loads(line) for line in r.stdout.splitlines()]
 
 
-def probe(env=None, ld_path=STANDINS):
+def run_probe(*args, env=None, ld_path=STANDINS, gpu=False):
+    """fingerprint_probe ARGS under the preload with auditing on (GPU capture only when `gpu`);
+    its result and trace folder."""
     trace_dir = temp_dir("fingerprints")
-    e = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=0, VPROF_AUDIT="fingerprint", **(env or {}))
+    e = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_AUDIT="fingerprint", **(env or {}))
+    if not gpu:
+        e["VPROF_GPU"] = "0"
     e["LD_LIBRARY_PATH"] = ld_path
-    r = run([PROBE], preload=[LIBVPROF], env=e)
-    check(r.returncode == 0, f"probe failed ({r.returncode}): {r.stderr}")
-    files = [f for f in traces(trace_dir)]
+    r = run([PROBE, *args], preload=[LIBVPROF], env=e)
+    check(r.returncode == 0, f"probe {args} failed ({r.returncode}): {r.stderr}")
+    return r, trace_dir
+
+
+def probe(*args, env=None, ld_path=STANDINS):
+    """run_probe, for a run that leaves one trace: its result and the trace's records."""
+    r, trace_dir = run_probe(*args, env=env, ld_path=ld_path)
+    files = traces(trace_dir)
     check(len(files) == 1, f"expected one trace, got {files}")
     return r, dump(os.path.join(trace_dir, files[0]))
 
@@ -62,22 +72,17 @@ check(len({f["input"] for f in got}) == len(got), "two calls with different byte
 print(f"probe: {len(got)} calls, every input and output equal to the reference")
 
 # 2. Sampling: every 2nd collective of the communicator; only buffers of 1000 bytes or more.
-_, rows = probe({"VPROF_AUDIT_EVERY": 2})
+_, rows = probe(env={"VPROF_AUDIT_EVERY": 2})
 check(sorted(f["seq"] for f in of_kind(rows, "fingerprint")) == [2, 4],
       f"VPROF_AUDIT_EVERY=2: {of_kind(rows, 'fingerprint')}")
-_, rows = probe({"VPROF_AUDIT_MIN_BYTES": 1000})
+_, rows = probe(env={"VPROF_AUDIT_MIN_BYTES": 1000})
 check(sorted(f["seq"] for f in of_kind(rows, "fingerprint")) == [1, 2],
       f"VPROF_AUDIT_MIN_BYTES=1000: {of_kind(rows, 'fingerprint')}")
 print("sampling: every 2nd and at least 1000 bytes select the right calls")
 
 # A collective on a stream that is capturing a CUDA graph is not fingerprinted, and says so.
-e = base_env(VPROF_GPU=0, VPROF_AUDIT="fingerprint")
-trace_dir = temp_dir("fingerprints-capture")
-e["VPROF_OUTPUT_DIR"] = trace_dir
-r = run([PROBE, "--capture"], preload=[LIBVPROF], env=e)
-check(r.returncode == 0, f"probe --capture failed: {r.stderr}")
-got = sorted(of_kind(dump(os.path.join(trace_dir, traces(trace_dir)[0])), "fingerprint"),
-             key=lambda f: f["seq"])
+_, rows = probe("--capture")
+got = sorted(of_kind(rows, "fingerprint"), key=lambda f: f["seq"])
 check([f["state"] for f in got] == ["FINGERPRINTED"] * 4 + ["FINGERPRINT_SKIPPED_GRAPH_CAPTURE"],
       f"capture states: {got}")
 check(got[4]["input"] == -1 and got[4]["output"] == -1, f"a value for a captured call: {got[4]}")
@@ -85,11 +90,7 @@ print("graph capture: the captured call skipped and marked, the others fingerpri
 
 # vprof's kernels are in the GPU records (the fake CUPTI reports them by name) but in no figure
 # of the program's: the report counts them apart. The probe itself runs no kernel.
-e = base_env(VPROF_AUDIT="fingerprint")
-trace_dir = temp_dir("fingerprints-gpu")
-e["VPROF_OUTPUT_DIR"] = trace_dir
-r = run([PROBE], preload=[LIBVPROF], env=e)
-check(r.returncode == 0, f"probe with GPU capture failed: {r.stderr}")
+_, trace_dir = run_probe(gpu=True)
 gpu = [p["gpu"] for p in report_json(trace_dir)["processes"] if p.get("gpu")]
 check(len(gpu) == 1, f"GPU sections: {gpu}")
 check(gpu[0]["kernels"]["count"] == 0, f"the program's kernels: {gpu[0]['kernels']}")
@@ -98,11 +99,7 @@ print(f"GPU capture: {2 * len(PROBE_CALLS)} fingerprint kernels counted apart, n
 
 # A forked child fingerprints nothing (CUDA and the slots' pinned memory are the parent's) and
 # says why; the parent's fingerprints are as they were.
-e = base_env(VPROF_GPU=0, VPROF_AUDIT="fingerprint")
-trace_dir = temp_dir("fingerprints-fork")
-e["VPROF_OUTPUT_DIR"] = trace_dir
-r = run([PROBE, "--fork"], preload=[LIBVPROF], env=e)
-check(r.returncode == 0, f"probe --fork failed: {r.stderr}")
+_, trace_dir = run_probe("--fork")
 by_file = {name: dump(os.path.join(trace_dir, name)) for name in traces(trace_dir)}
 check(len(by_file) == 2, f"traces: {sorted(by_file)}")
 states = sorted(sorted(f["state"] for f in of_kind(rows, "fingerprint")) for rows in by_file.values())

@@ -2,7 +2,8 @@
 # The fuzz targets of scripts/fuzz.sh on a machine with many cores: each TARGET:JOBS runs JOBS
 # libFuzzer processes side by side over a shared corpus (seeded from tests/fuzz), each stopping
 # at 10^6/JOBS inputs or SECONDS, whichever comes first; prints per target the inputs run in all
-# and any finding. The binaries come from build-fuzz/ (scripts/fuzz.sh builds them), carried.
+# and any finding (the first three copied under $OUT when it is set). The binaries come from
+# build-fuzz/ (scripts/fuzz.sh builds them), carried.
 # -entropic=0: the reporter's ~11,000 coverage points make libFuzzer's entropic bookkeeping half
 # of a slow target's time (bench/RESULTS.md, "Fuzzing the readers").
 #   usage: bench/device_fuzz.sh BIN_DIR SECONDS TARGET:JOBS...
@@ -33,5 +34,14 @@ for spec in "$@"; do
   secs=$(cat "$work"/fuzz-*.log | sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' |
          sort -n | tail -1)
   echo "fuzz $target: $runs inputs in all, longest job ${secs:-?} s, $findings findings"
-  if ((findings)); then grep -h -m 3 -E 'ERROR|runtime error|SUMMARY' "$work"/fuzz-*.log; fi
+  if ((findings)); then
+    grep -h -m 3 -E 'ERROR|runtime error|SUMMARY' "$work"/fuzz-*.log
+    # The device call brings back what is under $OUT (at most 8 files): the first inputs that
+    # failed, to become regression cases.
+    if [[ -n ${OUT:-} ]]; then
+      find "$work/findings" -type f | head -3 | while read -r f; do
+        cp "$f" "$OUT/$target-$(basename "$f")"
+      done
+    fi
+  fi
 done

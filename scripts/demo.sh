@@ -2,8 +2,8 @@
 # The main job, end to end: installs what is missing, builds, runs a training
 # job under vprof, and prints the report. With 2+ GPUs and PyTorch present the
 # job is a real 2-GPU DDP loop (scripts/demo_gpu.sh); otherwise the bundled
-# simulated 4-rank training program (CPU stand-ins for CUDA and NCCL, one
-# deliberately slow rank) under LD_PRELOAD=libvprof.so.
+# simulated 4-rank training program (CPU stand-ins for CUDA and NCCL, collectives
+# as kernels on the fake GPU, one deliberately slow rank) under LD_PRELOAD=libvprof.so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -19,7 +19,7 @@ echo "== running 4 simulated ranks under vprof (traces in $out/)"
 LD_LIBRARY_PATH="$PWD/build/tests/standins" \
 LD_PRELOAD="$PWD/build/interpose/libvprof.so" \
 VPROF_OUTPUT_DIR="$out" \
-FAKE_NCCL_BUSBW_GBPS=2 \
+FAKE_NCCL_BUSBW_GBPS=2 FAKE_NCCL_KERNELS=1 \
   build/tests/standins/sim_launch -n 4 build/tests/standins/sim_train \
     --steps 20 --bucket-elems 65536 --slow-rank 3 --slow-ms 2
 echo

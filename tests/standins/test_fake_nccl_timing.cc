@@ -170,3 +170,51 @@ TEST_CASE("a collective first waits for the work queued before it on its stream"
   cudaStreamDestroy(stream);
   ncclCommDestroy(comm);
 }
+
+TEST_CASE("with FAKE_NCCL_KERNELS=1 a collective is a kernel on its stream", "[fake_nccl]") {
+  // Rank 1's stream is busy with a 30 ms kernel when it calls: the calls return at once on both
+  // ranks, and each stream finishes the collective only after rank 1's stream reached it, as on
+  // real NCCL, where a late GPU holds its peers' kernels.
+  constexpr int kRanks = 2;
+  constexpr uint64_t kBusyNs = 30'000'000;
+  constexpr uint64_t kLatencyNs = 2'000'000;
+  ncclUniqueId id;
+  REQUIRE(ncclGetUniqueId(&id) == ncclSuccess);
+  SharedArray<uint64_t> stamps(3 * kRanks);  // per rank: enter, return, stream done
+  SharedArray<uint64_t> busy_end(1);
+  CHECK(RunRanks(kRanks, [&](int rank) {
+          RankCheck check(rank);
+          setenv("FAKE_NCCL_KERNELS", "1", 1);
+          setenv("FAKE_NCCL_LATENCY_US", "2000", 1);
+          ncclComm_t comm = nullptr;
+          cudaStream_t stream = nullptr;
+          if (!check(ncclCommInitRank(&comm, kRanks, id, rank) == ncclSuccess, "init") ||
+              !check(cudaStreamCreate(&stream) == cudaSuccess, "stream")) {
+            return 1;
+          }
+          if (rank == 1) {
+            uint64_t kernel_ns = kBusyNs;
+            void* args[] = {&kernel_ns};
+            busy_end[0] = standins::MonotonicNs() + kBusyNs;
+            check(cudaLaunchKernel(reinterpret_cast<const void*>(&TimeCalls), dim3(1), dim3(1),
+                                   args, 0, stream) == cudaSuccess,
+                  "busy kernel");
+          }
+          int32_t value = rank + 1;
+          stamps[3 * rank] = standins::MonotonicNs();
+          check(ncclAllReduce(&value, &value, 1, ncclInt32, ncclSum, comm, stream) == ncclSuccess,
+                "all-reduce");
+          stamps[3 * rank + 1] = standins::MonotonicNs();
+          check(cudaStreamSynchronize(stream) == cudaSuccess, "synchronize");
+          stamps[3 * rank + 2] = standins::MonotonicNs();
+          check(value == 3, "the sum of both ranks");
+          cudaStreamDestroy(stream);
+          ncclCommDestroy(comm);
+          return check.exit_code();
+        }) == AllZero(kRanks));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    INFO("rank " << rank);
+    CHECK(stamps[3 * rank + 1] - stamps[3 * rank] < kBusyNs / 3);
+    CHECK(stamps[3 * rank + 2] >= busy_end[0] + kLatencyNs);
+  }
+}

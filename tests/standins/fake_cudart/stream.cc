@@ -1,5 +1,6 @@
 #include "stream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -81,10 +82,15 @@ void Stream::Execute(const QueuedOp& queued) const {
         using Op = std::decay_t<decltype(o)>;
         const uint64_t start_ns = standins::MonotonicNs();
         if constexpr (std::is_same_v<Op, KernelOp>) {
-          // The kernel occupies the stream for exactly its duration; the record says so, not
-          // how late a loaded host woke the worker, so tests can compare durations exactly.
-          if (o.body) o.body();
-          const uint64_t end_ns = start_ns + o.duration_ns;
+          // A timed kernel occupies the stream for exactly its duration; the record says so,
+          // not how late a loaded host woke the worker, so tests can compare durations exactly.
+          // A kernel with a body (the fake driver's, the fake NCCL's collectives) lasts as long
+          // as the body does.
+          uint64_t end_ns = start_ns + o.duration_ns;
+          if (o.body) {
+            o.body();
+            end_ns = std::max(end_ns, standins::MonotonicNs());
+          }
           standins::SleepUntilNs(end_ns);
           ReportKernel(o.func, o.name, id_, correlation_id, start_ns, end_ns);
         } else if constexpr (std::is_same_v<Op, CopyOp>) {

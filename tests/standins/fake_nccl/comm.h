@@ -1,8 +1,10 @@
 // The communicator behind ncclComm_t: one rank's view of a group of processes that share a
 // SharedRegion. A communicator is used by one thread at a time (as NCCL requires), so it has no
-// locks of its own.
+// locks of its own: with FAKE_NCCL_KERNELS=1 that thread is the stream's worker for what the
+// collectives do once queued (collective.h), and the caller only queues them in order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +26,9 @@ struct ncclComm {
   bool single_thread_clique = false;
   fake_nccl::TimingModel timing;
   // Set when a wait timed out: the shared state is then out of step with the other ranks.
-  ncclResult_t async_error = ncclSuccess;
+  // Atomic because with FAKE_NCCL_KERNELS=1 the waits run on the stream's worker thread while
+  // the caller's thread checks it before queueing more.
+  std::atomic<ncclResult_t> async_error{ncclSuccess};
   uint64_t collectives_started = 0;
   uint64_t shrinks = 0;                 // ncclCommShrink calls, equal on the ranks that take part
   std::vector<uint32_t> messages_sent;  // per peer

@@ -28,4 +28,26 @@ const char* OpName(OpKind kind) {
   return "?";
 }
 
+const char* KernelName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAllReduce:
+      return "ncclDevKernel_AllReduce";
+    case OpKind::kBroadcast:
+      return "ncclDevKernel_Broadcast";
+    case OpKind::kReduce:
+      return "ncclDevKernel_Reduce";
+    case OpKind::kAllGather:
+      return "ncclDevKernel_AllGather";
+    case OpKind::kReduceScatter:
+      return "ncclDevKernel_ReduceScatter";
+    case OpKind::kAllToAll:
+    case OpKind::kGather:
+    case OpKind::kScatter:
+    case OpKind::kSend:
+    case OpKind::kRecv:
+      return "ncclDevKernel_SendRecv";
+  }
+  return "ncclDevKernel_Generic";
+}
+
 }  // namespace fake_nccl

@@ -28,6 +28,10 @@ enum class OpKind {
 };
 
 const char* OpName(OpKind kind);
+// The name of the kernel a collective runs as with FAKE_NCCL_KERNELS=1, in real NCCL's style
+// ("ncclDevKernel_AllReduce_Sum_f32_RING_LL" there, without the type and algorithm); static
+// storage.
+const char* KernelName(OpKind kind);
 inline bool IsPointToPoint(OpKind kind) { return kind == OpKind::kSend || kind == OpKind::kRecv; }
 
 struct Operation {

@@ -28,11 +28,18 @@ ncclResult_t TimingModel::FromEnvironment(TimingModel* model) {
   double latency_us = model->latency_ns / 1e3;
   double busbw_gbps = model->busbw_bytes_per_ns;
   double timeout_s = static_cast<double>(model->timeout_ns) / 1e9;
+  double on_stream = model->collectives_on_stream ? 1.0 : 0.0;
   for (const ncclResult_t result : {ReadNumber("FAKE_NCCL_LATENCY_US", 0.0, &latency_us),
                                     ReadNumber("FAKE_NCCL_BUSBW_GBPS", 1e-6, &busbw_gbps),
-                                    ReadNumber("FAKE_NCCL_TIMEOUT_S", 1e-3, &timeout_s)}) {
+                                    ReadNumber("FAKE_NCCL_TIMEOUT_S", 1e-3, &timeout_s),
+                                    ReadNumber("FAKE_NCCL_KERNELS", 0.0, &on_stream)}) {
     if (result != ncclSuccess) return result;
   }
+  if (on_stream != 0.0 && on_stream != 1.0) {
+    return SystemFail("FAKE_NCCL_KERNELS=" + std::string(std::getenv("FAKE_NCCL_KERNELS")) +
+                      " is neither 0 nor 1");
+  }
+  model->collectives_on_stream = on_stream == 1.0;
   model->latency_ns = latency_us * 1e3;
   model->busbw_bytes_per_ns = busbw_gbps;
   model->timeout_ns = static_cast<uint64_t>(timeout_s * 1e9);

@@ -16,6 +16,9 @@ struct TimingModel {
   double latency_ns = 5'000;             // FAKE_NCCL_LATENCY_US, default 5
   double busbw_bytes_per_ns = 20.0;      // FAKE_NCCL_BUSBW_GBPS (1 GB/s = 1 byte/ns), default 20
   uint64_t timeout_ns = 60'000'000'000;  // FAKE_NCCL_TIMEOUT_S, default 60
+  // FAKE_NCCL_KERNELS=1: a collective runs as a kernel on the caller's stream and the call
+  // returns once it is queued, as on real NCCL; default 0, host-blocking (README.md).
+  bool collectives_on_stream = false;
 
   // Reads the environment; fails (with a message) on a malformed or non-positive value.
   static ncclResult_t FromEnvironment(TimingModel* model);

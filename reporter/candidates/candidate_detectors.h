@@ -45,6 +45,9 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
 void DetectLaunchBoundKernels(const Report& report, std::vector<DetectedCandidate>& out);
 // The weight-sync phase (actor window), or CUDA IPC calls without it (operator).
 void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out);
+// The rank that enters collectives last, with the time the others wait for it
+// (full step).
+void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out);
 // Communicators rebuilt with the same members (operator: their lifecycle calls).
 void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate>& out);
 

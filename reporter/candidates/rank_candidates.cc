@@ -52,6 +52,7 @@ std::vector<CandidateReport> RankCandidates(const Report& report,
     DetectOperatorCommunication(report, detected);
     DetectOperatorCopies(report, detected);
   }
+  DetectStragglers(report, detected);
   DetectLaunchBoundKernels(report, detected);
   DetectWeightSync(report, detected);
   DetectCommunicatorChurn(report, detected);

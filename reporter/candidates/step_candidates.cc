@@ -123,7 +123,8 @@ void DetectCommunication(const Report& report, const std::set<uint64_t>& buckets
   candidate.count = collectives / windows.count;
   candidate.total_ns = gpu_ns_per_rank / static_cast<int64_t>(windows.count);
   if (collectives > 0) {
-    candidate.evidence.push_back(std::to_string(candidate.count) + " collectives taking " +
+    // The count over the trace: fewer collectives than windows would read "0 per step".
+    candidate.evidence.push_back(std::to_string(collectives) + " collectives over the trace, " +
                                  FormatDurationNs(candidate.total_ns) + " of GPU time per rank " +
                                  windows.text);
   }

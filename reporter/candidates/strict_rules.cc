@@ -70,6 +70,11 @@ constexpr std::array kRules = {
     StrictRule{kAsyncPinnedCopies, "async_pinned_copies", "S11", kEligible,
                "pinned, asynchronous copies move the same bytes earlier; no arithmetic changes", "",
                nullptr},
+    StrictRule{kRebalanceLateRank, "rebalance_late_rank", "S12", kEligible,
+               "a rank that arrives sooner changes when a collective starts, not what it sums or "
+               "in which order; moving work between ranks is a different change, judged on its "
+               "own",
+               "", nullptr},
 };
 
 }  // namespace

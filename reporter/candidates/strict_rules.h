@@ -28,6 +28,7 @@ enum class ChangeKind : uint8_t {
   kBatchWeightBroadcasts,        // fewer, larger weight-sync broadcasts
   kReuseCommunicators,           // keep communicators instead of rebuilding them
   kAsyncPinnedCopies,            // pinned host memory, copies on a side stream
+  kRebalanceLateRank,            // make the rank that arrives last arrive with the others
 };
 
 struct StrictRule {

@@ -29,7 +29,13 @@ void CollectiveStats::AddMatched(const MatchedCollective& collective) {
     participant.total_lateness_ns = SaturatingAdd(
         participant.total_lateness_ns, SaturatingSub(arrival.enter_ns, timing.first_enter_ns));
   }
-  ++participants_[last_process].last_arrivals;
+  ParticipantStats& last = participants_[last_process];
+  ++last.last_arrivals;
+  last.total_lead_ns = SaturatingAdd(last.total_lead_ns, timing.last_lead_ns);
+  if (timing.last_lead_ns > last.longest_lead.lead_ns) {
+    last.longest_lead = {timing.last_lead_ns, collective.arrivals[timing.last_arrival].enter_ns,
+                         collective.comm_id, collective.op, collective.size_bytes};
+  }
 }
 
 void CollectiveStats::AddTeardownCall(uint64_t comm_id, NcclFunction function,
@@ -53,6 +59,8 @@ void ParticipantStats::Merge(const ParticipantStats& other) {
   collectives += other.collectives;
   last_arrivals += other.last_arrivals;
   total_lateness_ns = SaturatingAdd(total_lateness_ns, other.total_lateness_ns);
+  total_lead_ns = SaturatingAdd(total_lead_ns, other.total_lead_ns);
+  if (other.longest_lead.lead_ns > longest_lead.lead_ns) longest_lead = other.longest_lead;
 }
 
 void LifecycleStats::Add(int64_t duration_ns) {

@@ -38,11 +38,24 @@ struct OpStats {
   void Merge(const OpStats& other);
 };
 
+// The collective in which a process, arriving last, held the others longest.
+struct LeadExample {
+  int64_t lead_ns = 0;   // CollectiveTiming::last_lead_ns
+  int64_t enter_ns = 0;  // the late process's enter, on the report's clock
+  uint64_t comm_id = 0;
+  NcclFunction op = NcclFunction::kUnknown;
+  uint64_t size_bytes = 0;
+};
+
 // One process's part in matched collectives (send/recv pairs excluded).
 struct ParticipantStats {
   uint64_t collectives = 0;
   uint64_t last_arrivals = 0;
   int64_t total_lateness_ns = 0;  // sum of (own enter − first enter)
+  // Over the collectives it entered last: the sum of its lead, the time the others waited
+  // for it alone (the straggler candidate's figure), and the longest one.
+  int64_t total_lead_ns = 0;
+  LeadExample longest_lead;
 
   void Merge(const ParticipantStats& other);
 };

@@ -1,6 +1,7 @@
 #include "reporter/collectives/collective_timing.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "reporter/base/saturating_ns.h"
 
@@ -23,8 +24,17 @@ CollectiveTiming MeasureCollective(std::span<const Arrival> arrivals) {
     }
   }
   const int64_t max_enter = arrivals[last].enter_ns;
-  return CollectiveTiming{SaturatingSub(max_exit, max_enter), SaturatingSub(max_enter, min_enter),
-                          SaturatingSub(max_exit, min_exit), min_enter, last};
+  int64_t next_enter = std::numeric_limits<int64_t>::min();
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    if (i != last) next_enter = std::max(next_enter, arrivals[i].enter_ns);
+  }
+  if (arrivals.size() == 1) next_enter = max_enter;
+  return CollectiveTiming{SaturatingSub(max_exit, max_enter),
+                          SaturatingSub(max_enter, min_enter),
+                          SaturatingSub(max_exit, min_exit),
+                          min_enter,
+                          last,
+                          SaturatingSub(max_enter, next_enter)};
 }
 
 }  // namespace vprof::reporter

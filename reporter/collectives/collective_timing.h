@@ -24,6 +24,10 @@ struct CollectiveTiming {
   int64_t exit_skew_ns = 0;     // max exit − min exit
   int64_t first_enter_ns = 0;   // min enter; each rank's lateness is its enter minus this
   size_t last_arrival = 0;      // index of the max enter (lowest comm rank on a tie)
+  // Max enter − the latest enter of the others: how much sooner the collective could have
+  // started had the last rank arrived with the rest, the time it alone held them; 0 with
+  // one member.
+  int64_t last_lead_ns = 0;
 };
 
 // `arrivals` must not be empty.

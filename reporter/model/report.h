@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/size_bucket.h"
 #include "reporter/gpu/gpu_report.h"
 #include "reporter/ingest/nccl_plugin_record.h"
@@ -213,6 +214,11 @@ struct RankReport {
   uint64_t collectives = 0;
   uint64_t last_arrivals = 0;
   int64_t mean_lateness_ns = 0;  // mean of (own enter − first enter)
+  // Over the collectives it entered last, the time the others waited for it alone
+  // (ParticipantStats), and the longest such wait. The {} let aggregate initializers that
+  // stop before them compile under -Wextra.
+  int64_t total_lead_ns{};
+  LeadExample longest_lead{};
 };
 
 struct Report {

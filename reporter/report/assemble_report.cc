@@ -211,7 +211,8 @@ std::vector<RankReport> RankReports(const std::vector<ProcessReport>& processes,
     if (!process.is_rank) continue;
     const ParticipantStats& part = participants[i];
     ranks.push_back({process.rank, process.file, part.collectives, part.last_arrivals,
-                     MeanNs(part.total_lateness_ns, part.collectives)});
+                     MeanNs(part.total_lateness_ns, part.collectives), part.total_lead_ns,
+                     part.longest_lead});
   }
   // Ranked processes first, by rank; processes are already in file order.
   std::stable_sort(ranks.begin(), ranks.end(), [](const RankReport& a, const RankReport& b) {

@@ -64,6 +64,16 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   process.set_collectives(participant.collectives);
   process.set_last_arrivals(participant.last_arrivals);
   process.set_total_lateness_ns(participant.total_lateness_ns);
+  process.set_total_lead_ns(participant.total_lead_ns);
+  if (participant.longest_lead.lead_ns > 0) {
+    const LeadExample& lead = participant.longest_lead;
+    vprof::summary::LeadExample& out = *process.mutable_longest_lead();
+    out.set_lead_ns(lead.lead_ns);
+    out.set_enter_ns(lead.enter_ns);
+    out.set_comm_id(lead.comm_id);
+    out.set_op(std::string(NcclFunctionName(lead.op)));
+    out.set_size_bytes(lead.size_bytes);
+  }
   *process.mutable_gpu() = EncodeGpu(record.gpu);
   for (const auto& [name, value] : record.nccl_env) {
     vprof::summary::EnvVariable& variable = *process.add_nccl_env();
@@ -133,7 +143,13 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
 }
 
 ParticipantStats DecodeParticipant(const Process& process) {
-  return {process.collectives(), process.last_arrivals(), process.total_lateness_ns()};
+  const vprof::summary::LeadExample& lead = process.longest_lead();
+  return {process.collectives(),
+          process.last_arrivals(),
+          process.total_lateness_ns(),
+          process.total_lead_ns(),
+          {lead.lead_ns(), lead.enter_ns(), lead.comm_id(), DecodeFunction(lead.op()),
+           lead.size_bytes()}};
 }
 
 OpTotals EncodeOpTotals(const OpKey& key, const OpStats& stats) {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "reporter/collectives/collective_matcher.h"
+#include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/collective_timing.h"
 
 using namespace vprof::reporter;
@@ -35,6 +36,15 @@ TEST_CASE("timing of 4 ranks with known enter and exit times") {
   CHECK(timing.exit_skew_ns == 1900 - 1850);
   CHECK(timing.first_enter_ns == 1000);
   CHECK(arrivals[timing.last_arrival].comm_rank == 2);
+  // Rank 1 was the next latest: rank 2 alone held the others 200 ns.
+  CHECK(timing.last_lead_ns == 1300 - 1100);
+}
+
+TEST_CASE("the last rank's lead is 0 on a tie and with one member") {
+  const std::vector<Arrival> tie = {{0, 3, 500, 600}, {1, 1, 500, 600}, {2, 0, 400, 600}};
+  CHECK(MeasureCollective(tie).last_lead_ns == 0);
+  const std::vector<Arrival> alone = {{0, 0, 700, 900}};
+  CHECK(MeasureCollective(alone).last_lead_ns == 0);
 }
 
 TEST_CASE("a tie for last arrival goes to the lowest comm rank") {
@@ -105,4 +115,33 @@ TEST_CASE("calls without a communicator or a peer are not matched") {
   CHECK_FALSE(matcher.Add(
       CollectiveCall{0xc0ffee, 1, NcclFunction::kSend, 2, std::nullopt, 8, Arrival{0, 0, 1, 2}}));
   CHECK(matcher.pending_count() == 0);
+}
+
+TEST_CASE("a process entering last sums its lead and keeps its longest one") {
+  // Process 2 is last twice (leads 300 and 50), process 0 once (lead 20).
+  CollectiveStats stats(3);
+  const auto collective = [](int64_t a, int64_t b, int64_t c) {
+    return MatchedCollective{0xc0ffee,
+                             NcclFunction::kAllReduce,
+                             3,
+                             4096,
+                             {{0, 0, a, 5000}, {1, 1, b, 5000}, {2, 2, c, 5000}}};
+  };
+  stats.AddMatched(collective(1000, 1100, 1400));
+  stats.AddMatched(collective(2000, 2010, 2060));
+  stats.AddMatched(collective(3100, 3080, 3000));
+  const std::vector<ParticipantStats>& parts = stats.participants();
+  CHECK(parts[2].last_arrivals == 2);
+  CHECK(parts[2].total_lead_ns == 300 + 50);
+  CHECK(parts[2].longest_lead.lead_ns == 300);
+  CHECK(parts[2].longest_lead.enter_ns == 1400);
+  CHECK(parts[2].longest_lead.op == NcclFunction::kAllReduce);
+  CHECK(parts[0].total_lead_ns == 20);
+  CHECK(parts[1].total_lead_ns == 0);
+
+  // Merging a node's totals adds the sums and keeps the longer example.
+  ParticipantStats merged = parts[0];
+  merged.Merge(parts[2]);
+  CHECK(merged.total_lead_ns == 370);
+  CHECK(merged.longest_lead.lead_ns == 300);
 }

@@ -300,3 +300,63 @@ TEST_CASE("copies with the GPU otherwise idle, with the copy totals of the slowe
   CHECK(copies.rank_order == 3);
   CHECK(Find(candidates, "launch_bound_kernels").rank_order == 4);
 }
+
+namespace {
+
+RankReport LateRank(int32_t rank, uint64_t last_arrivals, int64_t total_lead_ns) {
+  RankReport late;
+  late.rank = rank;
+  late.file = "rank" + std::to_string(rank) + ".vtrace";
+  late.collectives = 20;
+  late.last_arrivals = last_arrivals;
+  late.total_lead_ns = total_lead_ns;
+  late.longest_lead = {5 * kMs, 700 * kMs, kTpComm, NcclFunction::kAllReduce, 1 << 20};
+  return late;
+}
+
+}  // namespace
+
+TEST_CASE("the rank the others wait for is a full-step candidate, with what it did instead") {
+  Report report = StepsFixture();
+  report.ranks = {LateRank(0, 4, 2 * kMs), LateRank(1, 16, 30 * kMs)};
+  const std::vector<CandidateReport> candidates = RankCandidates(report, std::nullopt);
+  const CandidateReport& straggler = Find(candidates, "straggler");
+  // 30 ms of lead over the trace ÷ 2 steps found, of the 100 ms median step.
+  CHECK(straggler.exposed_ns == 15 * kMs);
+  CHECK(straggler.scope == CandidateScope::kFullStep);
+  REQUIRE(straggler.step_share);
+  CHECK(*straggler.step_share == Approx(0.15));
+  CHECK(straggler.count == 8);  // 16 last arrivals ÷ 2 steps
+  CHECK(straggler.title.find("rank 1") != std::string::npos);
+  // Rank 1's host-bound idle is 20 ms per step against rank 0's 0.
+  CHECK(AnyEvidence(straggler, "host-bound idle 20.0 ms per step against 0 ns"));
+  CHECK(AnyEvidence(straggler, "next: rank 0, 1.00 ms per step"));
+  CHECK_FALSE(AnyEvidence(straggler, "clock"));  // one host
+  REQUIRE(straggler.examples.size() == 1);
+  CHECK(straggler.examples[0].start_ns == 695 * kMs);
+  CHECK(straggler.examples[0].duration_ns == 5 * kMs);
+  CHECK(straggler.change == "rebalance_late_rank");
+  CHECK(straggler.strict == StrictTag::kEligible);
+  // Ranked by time among the full-step figures: after the 30 ms of TP communication and the
+  // 20 ms of host-bound idle.
+  CHECK(candidates[1].kind == "host_idle");
+  CHECK(candidates[2].kind == "straggler");
+}
+
+TEST_CASE("a lead of a few microseconds per step is no straggler") {
+  Report report = StepsFixture();
+  report.ranks = {LateRank(0, 10, 9 * kUs), LateRank(1, 10, 19 * kUs)};  // < 10 µs per step
+  CHECK_FALSE(Has(RankCandidates(report, std::nullopt), "straggler"));
+}
+
+TEST_CASE("across hosts the straggler's lead is held against the clock's error bound") {
+  Report report = StepsFixture();
+  report.ranks = {LateRank(0, 4, 0), LateRank(1, 10, 3 * kMs)};  // 300 µs per collective
+  report.time_source.aligned_to_realtime = true;
+  report.time_source.clock_error_bound_ns = 500 * kUs;
+  CHECK(AnyEvidence(Find(RankCandidates(report, std::nullopt), "straggler"),
+                    "mean lead 300 µs is within the clock alignment's error bound ±500 µs"));
+  report.time_source.clock_error_bound_ns = 100 * kUs;
+  CHECK(AnyEvidence(Find(RankCandidates(report, std::nullopt), "straggler"),
+                    "mean lead 300 µs exceeds the clock alignment's error bound ±100 µs"));
+}

@@ -51,6 +51,7 @@ const Expected kExpected[] = {
     {kBatchWeightBroadcasts, "batch_weight_broadcasts", kEligible, kEligible},
     {kReuseCommunicators, "reuse_communicators", kEligible, kEligible},
     {kAsyncPinnedCopies, "async_pinned_copies", kEligible, kEligible},
+    {kRebalanceLateRank, "rebalance_late_rank", kEligible, kEligible},
 };
 
 }  // namespace

@@ -20,10 +20,12 @@
 
 namespace vprof::reporter {
 
-// What the times in a report measure, in the words both outputs use.
+// What the communicator tables' times measure, in the words every output uses: true of any
+// NCCL, stand-in or real, blocking or not.
 inline constexpr std::string_view kTimesMeasured =
-    "host API call times (stand-ins complete collectives before returning; on real NCCL "
-    "this is enqueue time until GPU records are captured)";
+    "collective times and skews are host API call times, from call to return; an NCCL that "
+    "returns once the work is queued makes them enqueue times, and the GPU time of the "
+    "kernels each call launched is printed beside them when GPU capture is on";
 
 // One process's clock against the reference process's, from the kernel ends
 // of the collectives both ran (clock_collective_check.h), on the report's

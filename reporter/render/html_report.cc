@@ -4,6 +4,7 @@
 
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/chart_ranks.h"
+#include "reporter/render/report_summary.h"
 #include "reporter/render/report_tables.h"
 #include "reporter/render/svg_charts.h"
 #include "reporter/render/text_escape.h"
@@ -174,13 +175,26 @@ void WriteCollectives(const Report& report, std::ostream& out) {
       out);
 }
 
+// The Summary first, each line linking to the section behind it.
+void WriteSummary(const Report& report, std::ostream& out) {
+  out << "<section id=\"summary\">\n<h2>Summary</h2>\n<dl class=\"facts\">\n";
+  for (const SummaryLine& line : SummarizeReport(report).lines) {
+    out << "<dt>" << HtmlEscape(line.label) << "</dt><dd>" << HtmlEscape(line.text)
+        << " <a href=\"#" << HtmlEscape(line.section_id) << "\">→ "
+        << HtmlEscape(line.section_title) << "</a></dd>\n";
+  }
+  out << "</dl>\n</section>\n";
+}
+
 }  // namespace
 
 void WriteHtmlReport(const Report& report, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>vprof "
          "report: "
       << HtmlEscape(report.directory) << "</title>\n<style>\n"
-      << kStyle << "</style>\n</head>\n<body>\n<h1>vprof report</h1>\n<dl class=\"facts\">\n";
+      << kStyle << "</style>\n</head>\n<body>\n<h1>vprof report</h1>\n";
+  WriteSummary(report, out);
+  out << "<dl class=\"facts\">\n";
   for (const auto& [label, text] : HeaderFacts(report)) {
     out << "<dt>" << HtmlEscape(label) << "</dt><dd>" << HtmlEscape(text) << "</dd>\n";
   }

@@ -2,10 +2,12 @@
 
 #include "reporter/base/json_writer.h"
 #include "reporter/base/units.h"
+#include "reporter/collectives/nccl_function.h"
 #include "reporter/render/candidate_json_report.h"
 #include "reporter/render/clock_json_report.h"
 #include "reporter/render/consistency_json_report.h"
 #include "reporter/render/gpu_json_report.h"
+#include "reporter/render/report_summary.h"
 #include "reporter/render/step_json_report.h"
 
 namespace vprof::reporter {
@@ -175,6 +177,58 @@ void WriteRank(JsonWriter& json, const RankReport& rank) {
   json.Field("collectives", rank.collectives);
   json.Field("last_arrivals", rank.last_arrivals);
   json.Field("mean_lateness_ns", rank.mean_lateness_ns);
+  json.Field("total_lead_ns", rank.total_lead_ns);
+  json.Key("longest_lead");
+  if (rank.longest_lead.lead_ns > 0) {
+    const LeadExample& lead = rank.longest_lead;
+    json.BeginObject();
+    json.Field("lead_ns", lead.lead_ns);
+    json.Field("enter_ns", lead.enter_ns);
+    json.Field("comm_id", FormatHexId(lead.comm_id));
+    json.Field("op", NcclFunctionName(lead.op));
+    json.Field("size_bytes", lead.size_bytes);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.EndObject();
+}
+
+void WriteSummary(JsonWriter& json, const Report& report) {
+  const ReportSummary summary = SummarizeReport(report);
+  json.Key("summary");
+  json.BeginObject();
+  json.Key("lines");
+  json.BeginArray();
+  for (const SummaryLine& line : summary.lines) {
+    json.BeginObject();
+    json.Field("label", line.label);
+    json.Field("text", line.text);
+    json.Field("section", line.section_id);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("step_shares");
+  if (summary.shares) {
+    const StepShares& s = *summary.shares;
+    json.BeginObject();
+    json.Field("rank", s.rank);
+    json.Field("file", s.file);
+    json.Field("slowest_in_steps", s.slowest_in);
+    json.Field("window_ns", s.window_ns);
+    json.Field("compute_ns", s.compute_ns);
+    json.Field("exposed_comm_ns", s.exposed_comm_ns);
+    json.Field("copy_ns", s.copy_ns);
+    json.Field("idle_host_bound_ns", s.idle_host_bound_ns);
+    json.Field("idle_waiting_ns", s.idle_waiting_ns);
+    json.Field("overlapped_comm_ns", s.overlapped_comm_ns);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.Field("dropped_records", summary.dropped_records);
+  json.Field("coverage_gaps", summary.coverage_gaps);
+  json.Field("traces_not_whole", summary.traces_not_whole);
   json.EndObject();
 }
 
@@ -214,6 +268,7 @@ void WriteJsonReport(const Report& report, std::ostream& out) {
   json.Field("report_version", kJsonReportVersion);
   json.Field("directory", report.directory);
   json.Field("all_inputs_whole", report.all_inputs_whole());
+  WriteSummary(json, report);
   WriteTimeSource(json, report.time_source);
   json.Key("processes");
   json.BeginArray();

@@ -1,5 +1,6 @@
 #include "reporter/render/markdown_report.h"
 
+#include "reporter/render/report_summary.h"
 #include "reporter/render/report_tables.h"
 #include "reporter/render/text_escape.h"
 
@@ -31,7 +32,12 @@ void WriteSection(const ReportTable& table, std::ostream& out) {
 }  // namespace
 
 void WriteMarkdownReport(const Report& report, std::ostream& out) {
-  out << "# vprof report\n\n";
+  out << "# vprof report\n\n## Summary\n\n";
+  for (const SummaryLine& line : SummarizeReport(report).lines) {
+    out << "- **" << MarkdownEscape(line.label) << ":** " << MarkdownEscape(line.text) << " ("
+        << MarkdownEscape(line.section_title) << ")\n";
+  }
+  out << '\n';
   for (const auto& [label, text] : HeaderFacts(report)) {
     out << "- **" << MarkdownEscape(label) << ":** " << MarkdownEscape(text) << '\n';
   }

@@ -16,6 +16,7 @@
 #include "reporter/render/like_communicators.h"
 #include "reporter/render/phases_across_ranks.h"
 #include "reporter/render/ranks_shown.h"
+#include "reporter/render/report_summary.h"
 #include "reporter/render/step_text_report.h"
 #include "reporter/steps/deep_capture.h"
 
@@ -37,7 +38,6 @@ std::string EndText(const ProcessReport& process) {
 }
 
 void WriteHeader(const Report& report, std::ostream& out) {
-  out << "vprof report: " << report.directory << '\n';
   WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
   // vprof's own cost where deep windows measured it, before any figure it inflates.
   if (report.steps) {
@@ -419,9 +419,20 @@ void WritePhases(const Report& report, std::ostream& out) {
   WriteInferredPhases(report, out);
 }
 
+// The Summary: each line with the section that backs it.
+void WriteSummary(const Report& report, std::ostream& out) {
+  out << "Summary (→ the section behind each line)\n";
+  for (const SummaryLine& line : SummarizeReport(report).lines) {
+    WriteWrapped(out, line.label + ": " + line.text + " → " + line.section_title, "  ", "    ");
+  }
+  out << '\n';
+}
+
 }  // namespace
 
 void WriteTextReport(const Report& report, std::ostream& out) {
+  out << "vprof report: " << report.directory << "\n\n";
+  WriteSummary(report, out);
   WriteHeader(report, out);
   WriteProcesses(report, out);
   if (report.communicators.empty()) out << "\nNo communicators.\n";

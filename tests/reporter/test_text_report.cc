@@ -66,7 +66,15 @@ TEST_CASE("text report of the four-rank run") {
   WriteFourRankRun(dir.path());
   const std::string text = TextReportOf(dir.path());
 
+  // The Summary comes first, right after the title; its straggler line names rank 2, the
+  // last in 3 of its 4 collectives.
+  CHECK(text.find("\n\nSummary (") == text.find('\n'));
+  CHECK(text.find("Summary (") < text.find("Times:"));
+  CHECK(LineStarting(text, "Straggler:") ==
+        "  Straggler: rank 2 entered 3 of 4 collectives last, mean lateness 300 ns → Ranks");
   CHECK(LineStarting(text, "Times:").find("host API call times") != std::string::npos);
+  // Nothing in it claims the NCCL completes collectives before returning.
+  CHECK(text.find("complete collectives before returning") == std::string::npos);
   CHECK(LineStarting(text, "Clock:") == "Clock: CLOCK_MONOTONIC of host node1");
   CHECK(LineStarting(text, "Communicator") ==
         "Communicator 0xabc: size 4, ranks seen 4/4, created by ncclCommInitRank");

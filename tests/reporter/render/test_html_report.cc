@@ -76,9 +76,25 @@ TEST_CASE("the HTML page is self-contained: no script, no fetched resource") {
   const std::string html = HtmlOf(SampleReport());
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("src=") == std::string::npos);
-  CHECK(html.find("href=") == std::string::npos);
+  // Links go to the page's own sections only, and each to one that is there.
+  for (size_t at = html.find("href=\""); at != std::string::npos;
+       at = html.find("href=\"", at + 1)) {
+    const size_t begin = at + 6;
+    const std::string target = html.substr(begin, html.find('"', begin) - begin);
+    INFO(target);
+    REQUIRE(target.starts_with("#"));
+    CHECK(html.find("id=\"" + target.substr(1) + "\"") != std::string::npos);
+  }
   CHECK(html.find("url(") == std::string::npos);
   CHECK(html.find("<style>") != std::string::npos);
+}
+
+TEST_CASE("the HTML page leads with the Summary") {
+  const std::string html = HtmlOf(SampleReport());
+  const size_t summary = html.find("<section id=\"summary\">");
+  REQUIRE(summary != std::string::npos);
+  CHECK(summary < html.find("<section id=\"processes\">"));
+  CHECK(html.find("href=\"#candidates\"") != std::string::npos);
 }
 
 TEST_CASE("the HTML tables put each figure in its column") {

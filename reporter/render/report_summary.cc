@@ -1,0 +1,173 @@
+#include "reporter/render/report_summary.h"
+
+#include <algorithm>
+#include <set>
+
+#include "reporter/base/units.h"
+#include "reporter/candidates/step_figures.h"
+#include "reporter/steps/deep_capture.h"
+#include "reporter/steps/full_steps.h"
+
+namespace vprof::reporter {
+namespace {
+
+constexpr size_t kTopCandidates = 3;
+
+std::string Share(int64_t part_ns, int64_t whole_ns) {
+  return whole_ns > 0 ? FormatPercent(static_cast<double>(part_ns) / static_cast<double>(whole_ns))
+                      : "-";
+}
+
+// The rank the full step waits for most often; without full steps, the rank
+// with the longest measured window.
+std::optional<StepShares> SharesOf(const StepsReport& steps) {
+  const RankStepsReport* chosen = nullptr;
+  size_t slowest_in = 0;
+  const FullStepSpread spread = SpreadOf(steps.full_steps);
+  if (!spread.slowest_rank_steps.empty()) {
+    const auto [rank, count] = spread.slowest_rank_steps.front();
+    for (const RankStepsReport& each : steps.ranks) {
+      if (each.rank == rank && !each.steps.empty()) chosen = &each;
+    }
+    slowest_in = count;
+  }
+  if (!chosen) {
+    for (const RankStepsReport& each : steps.ranks) {
+      if (!each.steps.empty() && (!chosen || each.total.window_ns > chosen->total.window_ns)) {
+        chosen = &each;
+      }
+    }
+  }
+  if (!chosen) return std::nullopt;
+  const auto n = static_cast<int64_t>(chosen->steps.size());
+  const SegmentTimes& t = chosen->total;
+  return StepShares{chosen->rank,
+                    chosen->file,
+                    slowest_in,
+                    t.window_ns / n,
+                    t.compute_ns / n,
+                    t.exposed_comm_ns / n,
+                    t.copy_ns / n,
+                    t.idle_host_bound_ns / n,
+                    t.idle_waiting_ns / n,
+                    t.overlapped_comm_ns / n};
+}
+
+std::string StepText(const StepsReport& steps) {
+  const FullStepSpread spread = SpreadOf(steps.full_steps);
+  std::string text = std::to_string(steps.full_steps.size()) + " full steps measured (" +
+                     steps.window + "): median " + FormatDurationNs(*steps.median_step_ns) +
+                     ", p90 " + FormatDurationNs(spread.p90_ns) + ", shortest " +
+                     FormatDurationNs(spread.shortest_ns) + ", longest " +
+                     FormatDurationNs(spread.longest_ns);
+  return text;
+}
+
+std::string SharesText(const StepShares& s) {
+  const int64_t w = s.window_ns;
+  std::string text = RankName(s.rank, s.file);
+  text += s.slowest_in > 0 ? " (the slowest in " + std::to_string(s.slowest_in) + " steps), "
+                           : " (the longest window), ";
+  text += FormatDurationNs(w) + " of GPU window per step: compute " + Share(s.compute_ns, w) +
+          ", exposed communication " + Share(s.exposed_comm_ns, w) + ", copies " +
+          Share(s.copy_ns, w) + ", host-bound idle " + Share(s.idle_host_bound_ns, w) +
+          ", waiting idle " + Share(s.idle_waiting_ns, w) + "; communication under compute " +
+          Share(s.overlapped_comm_ns, w);
+  return text;
+}
+
+std::string CandidateText(const CandidateReport& c) {
+  std::string text = c.kind + ": " + FormatDurationNs(c.exposed_ns) + " per step";
+  if (c.step_share) text += " (" + FormatPercent(*c.step_share) + " of the median step)";
+  text += ", " + std::string(CandidateScopeName(c.scope)) + ", strict " +
+          std::string(StrictTagName(c.strict)) + " (" + c.rule_id + " " + c.change + ")";
+  return text;
+}
+
+// The rank most often last into collectives, from the Ranks table; empty
+// without collectives across ranks.
+std::string LastArrivalText(const Report& report) {
+  const RankReport* most = nullptr;
+  for (const RankReport& rank : report.ranks) {
+    if (!most || rank.last_arrivals > most->last_arrivals) most = &rank;
+  }
+  if (!most || most->last_arrivals == 0 || report.ranks.size() < 2) return "";
+  return RankName(most->rank, most->file) + " entered " + std::to_string(most->last_arrivals) +
+         " of " + std::to_string(most->collectives) + " collectives last, mean lateness " +
+         FormatDurationNs(most->mean_lateness_ns);
+}
+
+std::string HealthText(const Report& report, ReportSummary& summary) {
+  std::set<std::string> hosts;
+  for (const ProcessReport& process : report.processes) {
+    hosts.insert(process.host);
+    if (process.state != InputState::kWhole) ++summary.traces_not_whole;
+    summary.dropped_records += process.dropped_events + process.gpu.dropped_records;
+  }
+  if (report.coverage) summary.coverage_gaps = report.coverage->gaps.size();
+  std::string text = std::to_string(report.processes.size()) + " traces from " +
+                     std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts") +
+                     ", " +
+                     (summary.traces_not_whole == 0
+                          ? std::string("all whole")
+                          : std::to_string(summary.traces_not_whole) + " cut or unreadable") +
+                     "; " + std::to_string(summary.dropped_records) + " records dropped; ";
+  text += !report.coverage             ? std::string("coverage not checked")
+          : summary.coverage_gaps == 0 ? std::string("no coverage gaps")
+                                       : std::to_string(summary.coverage_gaps) + " coverage gaps";
+  return text;
+}
+
+std::string SelfCostText(const Report& report) {
+  if (report.steps) {
+    if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) return deep;
+  }
+  int64_t cupti_ns = 0;
+  for (const ProcessReport& process : report.processes) cupti_ns += process.gpu.cupti_overhead_ns;
+  if (cupti_ns > 0) {
+    return "CUPTI reported " + FormatDurationNs(cupti_ns) +
+           " of its own overhead over the trace; the rest of vprof's cost is not measured in a "
+           "capture without deep windows (README, \"Overhead\")";
+  }
+  return "not measured by this capture (deep windows measure it, VPROF_DEEP; README, "
+         "\"Overhead\")";
+}
+
+}  // namespace
+
+ReportSummary SummarizeReport(const Report& report) {
+  ReportSummary summary;
+  std::vector<SummaryLine>& lines = summary.lines;
+  if (report.steps && !report.steps->full_steps.empty() && report.steps->median_step_ns) {
+    lines.push_back({"Step", StepText(*report.steps), "full-steps", "Full steps"});
+  } else if (report.steps) {
+    lines.push_back(
+        {"Step",
+         report.steps->problem.empty() ? "no full steps across the ranks" : report.steps->problem,
+         "segments", "Steps"});
+  } else {
+    lines.push_back(
+        {"Step", "no steps: no process has GPU kernel records", "processes", "Processes"});
+  }
+  if (report.steps) {
+    summary.shares = SharesOf(*report.steps);
+    if (summary.shares) {
+      lines.push_back({"Where the step goes", SharesText(*summary.shares), "segments", "Steps"});
+    }
+  }
+  for (size_t i = 0; i < std::min(kTopCandidates, report.candidates.size()); ++i) {
+    lines.push_back({"Candidate " + std::to_string(i + 1), CandidateText(report.candidates[i]),
+                     "candidates", "Fast-path candidates"});
+  }
+  if (report.candidates.empty()) {
+    lines.push_back({"Candidates", "none found", "candidates", "Fast-path candidates"});
+  }
+  if (const std::string last = LastArrivalText(report); !last.empty()) {
+    lines.push_back({"Straggler", last, "collectives", "Ranks"});
+  }
+  lines.push_back({"Capture", HealthText(report, summary), "processes", "Processes"});
+  lines.push_back({"vprof's own cost", SelfCostText(report), "processes", "Processes"});
+  return summary;
+}
+
+}  // namespace vprof::reporter

@@ -1,0 +1,95 @@
+// The Summary on the hand-built sample report: each line's figures against
+// the sample's own numbers (sample_report.cc), the top three candidates in
+// rank order, and the capture's health counted over the processes.
+#include <catch2/catch.hpp>
+
+#include "reporter/render/report_summary.h"
+#include "sample_report.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+const SummaryLine& Line(const ReportSummary& summary, std::string_view label) {
+  for (const SummaryLine& line : summary.lines) {
+    if (line.label == label) return line;
+  }
+  FAIL("no summary line " << label);
+  throw;
+}
+
+bool HasLine(const ReportSummary& summary, std::string_view label) {
+  for (const SummaryLine& line : summary.lines) {
+    if (line.label == label) return true;
+  }
+  return false;
+}
+
+bool Contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("the summary gives the step, where it goes, the top candidates and the health") {
+  const ReportSummary summary = SummarizeReport(SampleReport());
+  CHECK(summary.lines.size() <= 12);
+
+  const SummaryLine& step = Line(summary, "Step");
+  CHECK(Contains(step.text, "2 full steps measured"));
+  CHECK(Contains(step.text, "median 10.0 ms"));
+  CHECK(step.section_id == "full-steps");
+
+  // Rank 0 is the slowest in both full steps: its 20 ms over 2 steps is 12
+  // compute (60%), 4 exposed (20%), 2 copy (10%), 2 idle; overlapped 6 (30%).
+  REQUIRE(summary.shares);
+  CHECK(summary.shares->rank == 0);
+  CHECK(summary.shares->slowest_in == 2);
+  CHECK(summary.shares->window_ns == 10'000'000);
+  CHECK(summary.shares->compute_ns == 6'000'000);
+  const SummaryLine& shares = Line(summary, "Where the step goes");
+  CHECK(Contains(shares.text, "rank 0 (the slowest in 2 steps), 10.0 ms of GPU window per step"));
+  CHECK(Contains(shares.text, "compute 60.0%, exposed communication 20.0%, copies 10.0%"));
+  CHECK(Contains(shares.text, "communication under compute 30.0%"));
+
+  // The three candidates, in rank order, with time per step, scope and tag.
+  CHECK(Contains(Line(summary, "Candidate 1").text,
+                 "tp_communication: 2.85 ms per step (28.5% of the median step), full_step, "
+                 "strict needs_contract"));
+  CHECK(Contains(Line(summary, "Candidate 2").text, "launch_bound_kernels"));
+  CHECK(Contains(Line(summary, "Candidate 3").text, "weight_sync: 500 µs per step"));
+  CHECK_FALSE(HasLine(summary, "Candidate 4"));
+
+  CHECK(Line(summary, "Capture").text ==
+        "2 traces from 2 hosts, all whole; 0 records dropped; coverage not checked");
+  CHECK_FALSE(HasLine(summary, "Straggler"));  // the sample has no Ranks table
+  CHECK(Contains(Line(summary, "vprof's own cost").text, "not measured"));
+}
+
+TEST_CASE("the summary counts dropped records, cut traces and gaps, and names the late rank") {
+  Report report = SampleReport();
+  report.processes[0].dropped_events = 3;
+  report.processes[1].gpu.dropped_records = 4;
+  report.processes[1].state = InputState::kCut;
+  report.coverage = CoverageReport{{}, {CoverageGap{}, CoverageGap{}}};
+  report.ranks = {{0, "rank0.vtrace", 30, 5, 100'000, 0, {}},
+                  {1, "rank1.vtrace", 30, 25, 900'000, 0, {}}};
+  const ReportSummary summary = SummarizeReport(report);
+  CHECK(summary.dropped_records == 7);
+  CHECK(summary.traces_not_whole == 1);
+  CHECK(summary.coverage_gaps == 2);
+  CHECK(Line(summary, "Capture").text ==
+        "2 traces from 2 hosts, 1 cut or unreadable; 7 records dropped; 2 coverage gaps");
+  CHECK(Line(summary, "Straggler").text ==
+        "rank 1 entered 25 of 30 collectives last, mean lateness 900 µs");
+}
+
+TEST_CASE("without steps the summary says so and still lists the candidates") {
+  Report report = SampleReport();
+  report.steps.reset();
+  const ReportSummary summary = SummarizeReport(report);
+  CHECK(Line(summary, "Step").text == "no steps: no process has GPU kernel records");
+  CHECK_FALSE(summary.shares);
+  CHECK(HasLine(summary, "Candidate 3"));
+}

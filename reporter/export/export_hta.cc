@@ -13,6 +13,7 @@
 #include "reporter/export/export_event_writer.h"
 #include "reporter/export/export_trace_walker.h"
 #include "reporter/gpu/export_names.h"
+#include "reporter/steps/step_patterns.h"
 
 namespace vprof::reporter {
 namespace {
@@ -74,6 +75,21 @@ class HtaRankWriter : public TimelineSink {
     if (range.record.kind() == vprof::trace::NVTX_KIND_MARK) {
       Event('i', range.name, "cpu_instant_event", pid_, range.tid, range.start_ns)
           .String("s", "t")
+          .End();
+      return;
+    }
+    // HTA finds iterations by PyTorch's step ranges, "ProfilerStep#N": a range the report takes
+    // for a step is exported under that name, numbered by the number in its own name (the same
+    // on every rank) or else by its order, and keeps its own name as an argument.
+    if (DefaultStepMatcher().Matches(range.name) && !range.name.starts_with("ProfilerStep#")) {
+      const size_t digits = range.name.find_last_not_of("0123456789") + 1;
+      const std::string number = digits < range.name.size() ? std::string(range.name.substr(digits))
+                                                            : std::to_string(unnumbered_steps_++);
+      Slice("ProfilerStep#" + number, "user_annotation", pid_, range.tid, range.start_ns,
+            ClampedDuration(range.start_ns, range.end_ns))
+          .BeginArgs()
+          .String("nvtx name", range.name)
+          .EndArgs()
           .End();
       return;
     }
@@ -222,6 +238,7 @@ class HtaRankWriter : public TimelineSink {
   const int32_t rank_;
   std::set<uint32_t> named_devices_;
   std::set<std::pair<uint32_t, uint32_t>> named_streams_;
+  uint64_t unnumbered_steps_ = 0;  // step ranges without a number in their name so far
 };
 
 // HTA finds a file's rank with the pattern "rank":\s+(\d+) on the first line

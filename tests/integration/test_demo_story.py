@@ -61,4 +61,16 @@ check(all(r["total"]["exposed_comm_ns"] > 0 for r in ranks), "no exposed communi
 text = subprocess.run([VPROF, "report", trace_dir], capture_output=True, text=True, timeout=120)
 check(text.returncode == 0, text.stderr)
 check(text.stdout.splitlines()[2].startswith("Summary"), text.stdout[:300])
+# The HTA export names the steps as PyTorch does, so HTA finds the iterations: the simulator's
+# "train_step N" ranges become ProfilerStep#N on every rank.
+hta_dir = os.path.join(temp_dir("demo-hta"), "hta")
+exported = subprocess.run([VPROF, "export", "--format", "hta", "-o", hta_dir, trace_dir],
+                          capture_output=True, text=True, timeout=120)
+check(exported.returncode == 0, exported.stderr)
+for r in range(RANKS):
+    events = json.load(open(os.path.join(hta_dir, f"rank-{r}.json")))["traceEvents"]
+    names = sorted(e["name"] for e in events
+                   if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+    want = sorted(f"ProfilerStep#{n}" for n in range(1, STEPS + 1))
+    check(names == want, f"rank {r}: step ranges {names}")
 print("ok")

@@ -247,14 +247,19 @@ std::optional<ReportTable> FullStepsTable(const StepsReport& steps) {
 ReportTable PhasesTable(const Report& report) {
   ReportTable table{
       .id = "phases",
-      .title = "Phases (NVTX)",
+      .title = "Phases",
       .scope = "actor window",
       .note =
-          "NVTX ranges named into phases by reporter/phase_rules.cc, over each rank's span "
-          "(first range start to last range end, not the measurement window); count and "
-          "total of outermost ranges; phases nest, so shares need not add up to 100%",
+          "Source nvtx: NVTX ranges named into phases by reporter/phases/phase_rules.cc, in host "
+          "range time (a range that only queues GPU work is short here; the Steps section gives "
+          "the GPU time of the same phases), over each rank's span (first range start to last "
+          "range end, not the measurement window); count and total of outermost ranges; phases "
+          "nest, so shares need not add up to 100%. Source inferred: a process without NVTX "
+          "ranges, its phases told from its role and its kernels' classes "
+          "(reporter/phases/inferred_phase.cc), in kernel time",
       .columns = {{"rank", true},
                   {"phase"},
+                  {"source"},
                   {"count", true},
                   {"total", true},
                   {"mean", true},
@@ -275,6 +280,7 @@ ReportTable PhasesTable(const Report& report) {
           {{RankText(process.rank)},
            {phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
                             : phase.name},
+           {phase.source},
            {std::to_string(phase.count)},
            {FormatDurationNs(phase.total_ns)},
            {FormatDurationNs(phase.mean_ns)},

@@ -205,9 +205,10 @@ void WritePhases(const StepsReport& steps, std::ostream& out) {
   if (!any) return;
   out << "\n";
   WriteWrapped(out,
-               "Phases inside the measured steps (NVTX phase ranges): the GPU work launched "
-               "inside a phase's ranges, from its first start to its last end; phases overlap "
-               "on the GPU, so they need not add up to the step",
+               "Phases inside the measured steps (NVTX phase ranges), in GPU time: the GPU work "
+               "launched inside a phase's ranges, from its first start to its last end; phases "
+               "overlap on the GPU, so they need not add up to the step. \"Phases (NVTX)\" gives "
+               "the same ranges' host time, which is shorter when they only queue work",
                "  ", "  ");
   table.Write(out, "  ");
 }

@@ -331,10 +331,12 @@ void WriteNvtxPhases(const Report& report, std::ostream& out) {
     return;
   }
   WriteWrapped(out,
-               "source: NVTX ranges, named into phases by reporter/phase_rules.cc; count and "
-               "total of outermost ranges (one inside another of its phase is part of it); "
-               "share = total / the rank's span (first range start to last range end); phases "
-               "nest, so shares need not add up to 100%",
+               "time: host range time, each range's start to end on the CPU; a range that only "
+               "queues GPU work is short here, and \"Phases inside the measured steps\" (Steps) "
+               "gives the GPU time of the same phases. source: NVTX ranges, named into phases by "
+               "reporter/phases/phase_rules.cc; count and total of outermost ranges (one inside "
+               "another of its phase is part of it); share = total / the rank's span (first range "
+               "start to last range end); phases nest, so shares need not add up to 100%",
                "  ", "  ");
   const size_t processes = ProcessesWithPhases(report, false);
   const bool folded = processes > kFoldAbove;
@@ -383,8 +385,8 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
   out << "\nPhases (inferred: processes without NVTX phase ranges)\n";
   WriteWrapped(
       out,
-      "source: the process's role from its command line (reporter/process_role.cc) and "
-      "its kernels' classes, by reporter/inferred_phase.cc; total = kernel time (ipc_calls "
+      "source: the process's role from its command line (reporter/phases/process_role.cc) and "
+      "its kernels' classes, by reporter/phases/inferred_phase.cc; total = kernel time (ipc_calls "
       "rows: CUDA IPC API call time); share = total / the process's kernel span (first "
       "kernel start to last kernel end); idle = the span less the time any kernel ran; "
       "kernels on several streams overlap, so shares need not add up to 100%; a train "

@@ -11,7 +11,7 @@ namespace vprof::reporter {
 namespace {
 
 constexpr std::string_view kOptimizerRule =
-    "bursts of optimizer kernels (kernel class \"optimizer\", reporter/kernel_class_rules.cc); "
+    "bursts of optimizer kernels (kernel class \"optimizer\", reporter/gpu/kernel_class_rules.cc); "
     "a step ends with the last kernel of a burst";
 
 struct RankSource {

@@ -85,7 +85,7 @@ TEST_CASE("40 ranks: the Markdown per-rank tables fold to a row per figure") {
   // Start, window and the five segments.
   CHECK(TableRows(MarkdownSection(markdown, "Timeline of step 2")) == 7);
   // forward and backward.
-  const std::string phases = MarkdownSection(markdown, "Phases (NVTX)");
+  const std::string phases = MarkdownSection(markdown, "Phases");
   INFO(phases);
   CHECK(TableRows(phases) == 2);
   CHECK(phases.find("| forward | nvtx | 40 | 80 |") != std::string::npos);
@@ -171,7 +171,7 @@ TEST_CASE("16 ranks keep a row and a bar per rank") {
   const std::string markdown = MarkdownOf(report);
   CHECK(TableRows(MarkdownSection(markdown, "Where the measured steps")) == 16);
   CHECK(TableRows(MarkdownSection(markdown, "Timeline of step 2")) == 16);
-  CHECK(TableRows(MarkdownSection(markdown, "Phases (NVTX)")) == 32);
+  CHECK(TableRows(MarkdownSection(markdown, "Phases")) == 32);
   CHECK(TableRows(MarkdownSection(markdown, "Processes")) == 16);
   CHECK(TableRows(MarkdownSection(markdown, "Top GPU kernels")) == 16);
   CHECK(markdown.find("least, median and most") == std::string::npos);

@@ -120,8 +120,17 @@ TEST_CASE("the HTML tables put each figure in its column") {
   CHECK(timeline[2][2] == "9.50 ms");
 
   const auto phases = Rows(Section(html, "phases"));
-  CHECK(phases[1] == std::vector<std::string>{"0", "forward", "2", "6.00 ms", "3.00 ms", "60.0%",
-                                              "10.0 ms", "rank0.vtrace"});
+  CHECK(phases[1] == std::vector<std::string>{"0", "forward", "nvtx", "2", "6.00 ms", "3.00 ms",
+                                              "60.0%", "10.0 ms", "rank0.vtrace"});
+
+  // A process without NVTX ranges: its inferred phases say so in the source column, under a
+  // heading that does not call them NVTX.
+  Report inferred = SampleReport();
+  inferred.phases[1].inferred = true;
+  inferred.phases[1].phases[0].source = "inferred:optimizer_kernels";
+  const std::string inferred_html = HtmlOf(inferred);
+  CHECK(Rows(Section(inferred_html, "phases"))[3][2] == "inferred:optimizer_kernels");
+  CHECK(inferred_html.find("Phases (NVTX)") == std::string::npos);
 
   const auto collectives = Rows(Section(html, "collectives"));
   CHECK(collectives[1] == std::vector<std::string>{"0xabc", "ncclAllReduce", "[1MiB,2MiB)", "8",

@@ -60,7 +60,7 @@ TEST_CASE("the Markdown tables put each figure in its column") {
   CHECK(HasLine(markdown, "## Timeline of step 2 (scope: full step)"));
   CHECK(HasLine(markdown, "| 2 | 10.0 ms | 0 | 2.85 ms |"));  // full step 2
   CHECK(HasLine(markdown,
-                "| 0 | forward | 2 | 6.00 ms | 3.00 ms | 60.0% | 10.0 ms | rank0.vtrace |"));
+                "| 0 | forward | nvtx | 2 | 6.00 ms | 3.00 ms | 60.0% | 10.0 ms | rank0.vtrace |"));
   CHECK(HasLine(markdown, "## Collectives (scope: operator)"));
   CHECK(HasLine(markdown,
                 "| 0xabc | ncclAllReduce | \\[1MiB,2MiB) | 8 | 100 µs | 12.50 | 20.0 µs | 80.0 µs "

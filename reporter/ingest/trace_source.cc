@@ -233,6 +233,7 @@ void TraceSource::CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFun
         ++record_.wrapper_p2p_collectives;
       } else {
         ++record_.wrapper_collectives;
+        record_.wrapper_one_rank_collectives += event.comm_size() == 1;
       }
       return;
     case FunctionRole::kPointToPoint:

@@ -31,6 +31,8 @@ struct CoverageProcess {
   std::string file;
   std::optional<int32_t> rank;  // the report's, else RunHeader's, else its largest plugin context's
   uint64_t wrapper_collectives = 0;
+  // Of wrapper_collectives, those on one-rank communicators (process_record.h).
+  uint64_t wrapper_one_rank_collectives = 0;
   uint64_t wrapper_p2p = 0;
   uint64_t wrapper_p2p_collectives = 0;  // all-to-all, gather, scatter
   bool plugin_attached = false;

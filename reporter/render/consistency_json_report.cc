@@ -94,6 +94,7 @@ void WriteCoverageProcess(JsonWriter& json, const CoverageProcess& row) {
   json.Field("file", row.file);
   json.Field("rank", row.rank);
   json.Field("wrapper_collectives", row.wrapper_collectives);
+  json.Field("wrapper_one_rank_collectives", row.wrapper_one_rank_collectives);
   json.Field("wrapper_p2p", row.wrapper_p2p);
   json.Field("wrapper_p2p_collectives", row.wrapper_p2p_collectives);
   json.Field("plugin_attached", row.plugin_attached);

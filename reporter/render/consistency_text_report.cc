@@ -69,6 +69,15 @@ void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
   }
   table.Write(out, "  ");
   for (const CoverageProcess& row : coverage.processes) {
+    if (row.wrapper_one_rank_collectives == 0) continue;
+    WriteWrapped(out,
+                 "rank " + RankText(row.rank) + ", " + row.file + ": " +
+                     std::to_string(row.wrapper_one_rank_collectives) +
+                     " of its collectives on one-rank communicators: NCCL runs them as a local "
+                     "copy and may report no plugin event and launch no kernel for them",
+                 "  ", "    ");
+  }
+  for (const CoverageProcess& row : coverage.processes) {
     if (row.ipc_calls.empty()) continue;
     std::string text;
     for (const auto& [api, totals] : row.ipc_calls) {

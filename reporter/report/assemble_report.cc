@@ -42,7 +42,7 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.pid = record.pid;
   process.rank = rank.rank;
   process.rank_source = rank.source;
-  process.is_rank = record.nccl_events > 0;
+  process.is_rank = IsRankProcess(record);
   process.nccl_events = record.nccl_events;
   process.failed_calls = record.failed_calls;
   process.dropped_events = record.dropped_events;

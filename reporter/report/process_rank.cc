@@ -2,8 +2,12 @@
 
 namespace vprof::reporter {
 
+bool IsRankProcess(const ProcessRecord& process) {
+  return process.nccl_events > 0 || (process.header_rank && process.gpu.kernels.count > 0);
+}
+
 ProcessRank ResolveRank(const ProcessRecord& process) {
-  if (process.nccl_events == 0) return {};
+  if (!IsRankProcess(process)) return {};
   if (process.header_rank) return {process.header_rank, "header"};
   const CommunicatorMembership* largest = nullptr;
   // Ascending comm_id, strict comparison: ties go to the lowest id, so the

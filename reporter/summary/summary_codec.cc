@@ -82,6 +82,7 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   }
   if (record.ld_preload) process.set_ld_preload(*record.ld_preload);
   process.set_wrapper_collectives(record.wrapper_collectives);
+  process.set_wrapper_one_rank_collectives(record.wrapper_one_rank_collectives);
   process.set_wrapper_p2p(record.wrapper_p2p);
   process.set_wrapper_p2p_collectives(record.wrapper_p2p_collectives);
   for (const auto& [kind, dropped] : record.footer_dropped) {
@@ -131,6 +132,7 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   }
   if (process.has_ld_preload()) record.ld_preload = process.ld_preload();
   record.wrapper_collectives = process.wrapper_collectives();
+  record.wrapper_one_rank_collectives = process.wrapper_one_rank_collectives();
   record.wrapper_p2p = process.wrapper_p2p();
   record.wrapper_p2p_collectives = process.wrapper_p2p_collectives();
   for (const auto& row : process.footer_dropped()) {

@@ -143,6 +143,29 @@ TEST_CASE("full coverage: every count agrees, no gaps") {
   CHECK(json["processes"][0]["nccl_plugin"]["status"]["version"].number() == 5);
 }
 
+TEST_CASE("collectives on a one-rank communicator are no gap: NCCL reports nothing for them") {
+  // A one-process job: 10 all-reduces on a world of one, which NCCL runs as a local copy with
+  // no plugin event and no kernel; the plugin attached to its communicator all the same.
+  ScratchDir dir;
+  PluginTraceBuilder process("node1", 101, 0);
+  process.SetEnv("LD_PRELOAD", "/opt/vprof/lib/libvprof.so");
+  process.AddInjection(true, 5);
+  process.AddCommunicator(kWorld, 1, 0);
+  process.AddPluginComm(1, kWorldHash, "world", 1, 0);
+  process.AddWrapperCalls("ncclAllReduce", kWorld, 1, 0, 1, 10);
+  process.WriteTo(dir.File(FileOf(101)));
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.coverage);
+  INFO(TextOf(report));
+  CHECK(report.coverage->gaps.empty());
+  REQUIRE(report.coverage->processes.size() == 1);
+  CHECK(report.coverage->processes[0].wrapper_collectives == 10);
+  CHECK(report.coverage->processes[0].wrapper_one_rank_collectives == 10);
+  CHECK(TextOf(report).find("10 of its collectives on one-rank communicators") !=
+        std::string::npos);
+  CHECK(JsonOf(report)["coverage"]["processes"][0]["wrapper_one_rank_collectives"].number() == 10);
+}
+
 TEST_CASE("a process that reached NCCL through a dlsym handle, with vprof preloaded") {
   ScratchDir dir;
   WriteHandleOnlyProcess(dir.path(), "/usr/lib/libfoo.so:/opt/vprof/lib/libvprof.so");

@@ -170,7 +170,7 @@ TEST_CASE("text GPU section: totals, classes with shares, short kernel names") {
   const std::string text = TextOf(ReportOf(dir.path()));
   INFO(text);
   CHECK(Contains(Unwrapped(text),
-                 " non-rank, node1.300.vtrace: capture active; timestamps: "
+                 " rank 0, node1.300.vtrace: capture active; timestamps: "
                  "cupti_timestamp_callback kernels 3, 140 µs; memcpy 2, 2.00 "
                  "MiB, 8.00 µs; memset 1, 64 B; syncs 1, 2.00 µs; API calls 3; "
                  "CUPTI dropped records 7, overhead 1.50 µs "));

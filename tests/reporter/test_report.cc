@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "four_rank_run.h"
+#include "gpu_batch_builder.h"
 #include "report_of.h"
 #include "reporter/report/build_report.h"
 #include "reporter/trace/trace_directory.h"
@@ -127,6 +128,31 @@ TEST_CASE("four ranks: processes, with the launcher as a non-rank process") {
   CHECK(rank2.nccl_events == 6);  // init, 4 collectives, destroy
   CHECK(rank2.state == InputState::kWhole);
   CHECK(rank2.end_reason == "exit");
+}
+
+TEST_CASE("a process its launcher ranked is a rank once it runs kernels, NCCL or not") {
+  // A one-process torchrun job: RANK=0, GPU kernels, no NCCL. Its data-loader worker, forked
+  // from it, inherits RANK=0 and runs no kernels. A launcher has neither.
+  ScratchDir dir;
+  TraceFileBuilder worker("node1", 200, 0);
+  GpuBatchBuilder(worker).Kernel("gemm", 1000, 1).Kernel("gemm", 1000, 2).Write();
+  worker.AddFooter();
+  worker.WriteTo(dir.File("node1.200.vtrace"));
+  TraceFileBuilder loader("node1", 201, 0);
+  loader.AddFooter();
+  loader.WriteTo(dir.File("node1.201.vtrace"));
+  TraceFileBuilder launcher("node1", 199);
+  launcher.AddFooter();
+  launcher.WriteTo(dir.File("node1.199.vtrace"));
+
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.processes.size() == 3);
+  CHECK_FALSE(report.processes[0].is_rank);  // the launcher
+  CHECK(report.processes[1].is_rank);        // the worker
+  CHECK(report.processes[1].rank == 0);
+  CHECK(report.processes[1].rank_source == "header");
+  CHECK_FALSE(report.processes[2].is_rank);  // the data loader
+  CHECK_FALSE(report.processes[2].rank);
 }
 
 TEST_CASE("a missing rank leaves its collectives incomplete") {

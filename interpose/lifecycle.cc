@@ -33,6 +33,7 @@
 #include "log.h"
 #include "nccl_plugin.h"
 #include "nvtx_open_ranges.h"
+#include "process_title.h"
 #include "run_info.h"
 #include "runtime.h"
 #include "settings.h"
@@ -164,6 +165,7 @@ void on_fork_child() {
   reset_deep_windows_in_child();
   reset_nccl_plugin_in_child();
   if (NvtxOpenRanges* open = nvtx_open_ranges()) open->reset_in_child();
+  if (TitleWatch* watch = title_watch()) watch->reset_in_child();
   rewrite_injection_status_in_child();
   thread_buffers().reset_in_child();
   comm_registry().reset_in_child();
@@ -219,6 +221,8 @@ void initialise() {
   g_settings = new Settings(parsed.settings);
   g_run = new RunInfo(collect_run_info());
   g_window_origin_ns = g_run->start_ns;
+  // Now, while the title is still the one the RunHeader's argv holds.
+  configure_title_watch();
   g_writer = new TraceWriter;
   if (!g_writer->init(*g_settings, g_run)) {
     disable(g_writer->error());

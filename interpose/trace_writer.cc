@@ -21,6 +21,7 @@
 #include "nccl_plugin.h"
 #include "nvtx_batch_writer.h"
 #include "nvtx_open_ranges.h"
+#include "process_title.h"
 #include "thread_buffers.h"
 #include "utf8_repair.h"
 #include "vprof_build_info.h"
@@ -416,6 +417,11 @@ bool TraceWriter::drain_sources() {
   if (!drain_deep_windows(*this)) return false;
   put_new_communicators();
   if (!put_injection_status(*this)) return false;
+  // On the writer's ticks (read at most once a second), and once more as the trace ends.
+  if (TitleWatch* watch = title_watch();
+      watch && !watch->put_changes(*this, now_ns(), finishing_)) {
+    return false;
+  }
   thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b); });
   if (NvtxOpenRanges* open = nvtx_open_ranges()) count(Source::kNvtx, 0, open->take_lost());
   // Every writer tick, so the plugin's per-communicator pools stay small.

@@ -22,10 +22,18 @@ constexpr size_t kClosedBatch = 256;
 InferredPhaseReader::InferredPhaseReader() : open_(kClosedBatch) {}
 
 void InferredPhaseReader::AddHeader(const vprof::trace::RunHeader& header) {
-  const std::vector<std::string> argv(header.argv().begin(), header.argv().end());
-  std::vector<std::string> environment;
-  for (const auto& variable : header.env()) environment.push_back(variable.name());
-  input_.role = ProcessRoleOf(argv, environment);
+  argv_.assign(header.argv().begin(), header.argv().end());
+  environment_.clear();
+  for (const auto& variable : header.env()) environment_.push_back(variable.name());
+  start_ns_ = header.start_ns();
+}
+
+void InferredPhaseReader::AddProcessTitle(const vprof::trace::ProcessTitle& title) {
+  // The latest reading holds: the writer puts them in the order it read them.
+  title_ = ProcessTitleRecord{
+      {title.argv().begin(), title.argv().end()},
+      title.at_end(),
+      static_cast<int64_t>(title.observed_ns() - std::min(title.observed_ns(), start_ns_))};
 }
 
 void InferredPhaseReader::AddGpuBatch(const GpuBatchRecords& batch) {
@@ -82,8 +90,10 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
   }
 }
 
-InferredPhaseInput InferredPhaseReader::Result() const {
+InferredPhaseInput InferredPhaseReader::Result(
+    const std::map<std::string, ActivityTotals>& kernels) const {
   InferredPhaseInput result = input_;
+  result.role = ProcessRoleOf({argv_, environment_, title_ ? &*title_ : nullptr, &kernels});
   for (const auto& [start_ns, end_ns] : open_) {
     result.kernel_busy_ns += static_cast<int64_t>(end_ns - start_ns);
   }

@@ -1,9 +1,13 @@
-// Folds a process's RunHeader and GpuBatch packets into an InferredPhaseInput
-// as the trace streams past.
+// Folds a process's RunHeader, ProcessTitle and GpuBatch packets into an
+// InferredPhaseInput as the trace streams past.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "reporter/base/trimmed_vector.h"
 #include "reporter/phases/inferred_phase_record.h"
@@ -17,14 +21,20 @@ class InferredPhaseReader {
   InferredPhaseReader();
 
   void AddHeader(const vprof::trace::RunHeader& header);
+  void AddProcessTitle(const vprof::trace::ProcessTitle& title);
   void AddGpuBatch(const GpuBatchRecords& batch);
-  // The input as read so far.
-  InferredPhaseInput Result() const;
+  // The input as read so far; the role told from the header, the latest
+  // title and, when they do not tell it, `kernels` (GpuRecord's by name).
+  InferredPhaseInput Result(const std::map<std::string, ActivityTotals>& kernels) const;
 
  private:
   void AddKernel(uint64_t start_ns, uint64_t end_ns);
 
   InferredPhaseInput input_;
+  std::vector<std::string> argv_;
+  std::vector<std::string> environment_;     // the variables' names
+  uint64_t start_ns_ = 0;                    // RunHeader.start_ns
+  std::optional<ProcessTitleRecord> title_;  // the latest
   bool any_kernel_ = false;
   using Interval = std::pair<uint64_t, uint64_t>;  // [start, end) in ns
 

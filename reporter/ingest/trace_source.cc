@@ -100,7 +100,7 @@ bool TraceSource::ReadNextBatch() {
   record_.gpu.vprof_kernels = vprof_kernels_;
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
-  record_.inferred_phase_input = inferred_phases_.Result();
+  record_.inferred_phase_input = inferred_phases_.Result(record_.gpu.kernels_by_name);
   record_.steps = steps_.Finish();
   record_.inferred_phase_input->off_main_thread_kernels = steps_.OffMainThreadKernels();
   record_.inferred_phase_input->forward_only_kernels = steps_.ForwardOnlyKernels();
@@ -180,6 +180,9 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kDeepWindow:
       steps_.AddDeepWindow(packet.deep_window());
+      break;
+    case vprof::trace::TracePacket::kProcessTitle:
+      inferred_phases_.AddProcessTitle(packet.process_title());
       break;
     default:  // threads are not reported yet
       break;

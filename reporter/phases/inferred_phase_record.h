@@ -1,7 +1,8 @@
 // What phase inference (inferred_phase.h) needs of one process beyond what
-// ProcessRecord's GPU totals keep: its role, from the RunHeader's argv, and
-// its GPU span and busy time, for the idle row, and which kernels other
-// threads than the main one launched. Filled while the trace streams past
+// ProcessRecord's GPU totals keep: its role (process_role.h: from its title,
+// command line, environment or kernels), its GPU span and busy time, for the
+// idle row, and which kernels other threads than the main one launched.
+// Filled while the trace streams past
 // (inferred_phase_reader.h; the threads by step_tracker.h, which matches
 // kernels with their launch calls, and finds the forward-only passes).
 #pragma once

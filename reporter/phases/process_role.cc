@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <optional>
+
+#include "reporter/base/text_layout.h"
+#include "reporter/base/valid_utf8.h"
+#include "reporter/gpu/kernel_class.h"
 
 namespace vprof::reporter {
 namespace {
@@ -11,14 +17,22 @@ struct RoleRule {
   ProcessRole role;
 };
 
-// Rollout engines first: vLLM's workers and entry points ("vllm.entrypoints",
-// "VllmWorker", "ray::VllmWorker") and SGLang's. Then training: Megatron
-// ("pretrain_gpt.py", "megatron.training", vime's "MegatronTrainRayActor"),
+// For command lines and titles. Rollout engines first: vLLM's workers and
+// entry points ("vllm.entrypoints", "VLLM::EngineCore", "ray::VllmWorker"),
+// vLLM's Ray workers ("ray::RayWorkerWrapper.execute_method"), an actor
+// around vLLM's engine (OpenRLHF's "LLMRayActor", "LLMEngine",
+// "AsyncLLMEngine"), and SGLang's. Then training: Megatron
+// ("pretrain_gpt.py", "megatron.training", vime's and slime's
+// "MegatronTrainRayActor"), slime's other trainer ("FSDPTrainRayActor"),
 // training scripts and the torchrun launcher.
 constexpr RoleRule kRules[] = {
     {"vllm", ProcessRole::kRollout},
+    {"rayworkerwrapper", ProcessRole::kRollout},
+    {"llmrayactor", ProcessRole::kRollout},
+    {"llmengine", ProcessRole::kRollout},
     {"sglang", ProcessRole::kRollout},
     {"megatron", ProcessRole::kTrain},
+    {"trainrayactor", ProcessRole::kTrain},
     {"pretrain_", ProcessRole::kTrain},
     {"train.py", ProcessRole::kTrain},
     {"torchrun", ProcessRole::kTrain},
@@ -28,11 +42,90 @@ constexpr RoleRule kRules[] = {
 // Set by torchrun in every worker it starts.
 constexpr std::string_view kTorchrunWorkerVariable = "TORCHELASTIC_RUN_ID";
 
+enum class KernelMatch : uint8_t {
+  kClass,  // the kernel's class (kernel_class.h) is the pattern
+  kName,   // the pattern is found in the kernel's name, case ignored
+};
+
+struct KernelRoleRule {
+  KernelMatch match;
+  std::string_view pattern;  // a kernel class, or lower case text
+  ProcessRole role;
+};
+
+// For kernels, when no name decided. Training first: an optimizer's kernels
+// (multi_tensor_apply, fused Adam) run in no rollout engine, while a
+// trainer's forward may take FlashAttention's split-KV path too. Then
+// decoding over a paged KV cache: vLLM's paged attention and its cache
+// writes, FlashAttention's split-KV kernel (vLLM's decode path) and
+// FlashInfer's paged decode (SGLang's and vLLM's).
+constexpr KernelRoleRule kKernelRules[] = {
+    {KernelMatch::kClass, kOptimizerKernelClass, ProcessRole::kTrain},
+    {KernelMatch::kName, "paged_attention", ProcessRole::kRollout},
+    {KernelMatch::kName, "reshape_and_cache", ProcessRole::kRollout},
+    {KernelMatch::kName, "flash_fwd_splitkv", ProcessRole::kRollout},
+    {KernelMatch::kName, "batchdecodewithpagedkvcache", ProcessRole::kRollout},
+};
+
+// Kernel names are long templates: the rule names one in this many columns.
+constexpr size_t kKernelNameColumns = 60;
+
 std::string Lower(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return lower;
+}
+
+// The first argument that a rule matches, and the rule: "argv[2] contains 'vllm'".
+std::optional<ProcessRoleMatch> ArgumentRole(std::span<const std::string> argv) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string argument = Lower(argv[i]);
+    for (const RoleRule& rule : kRules) {
+      if (argument.find(rule.pattern) == std::string::npos) continue;
+      return ProcessRoleMatch{rule.role, "argv[" + std::to_string(i) + "] contains '" +
+                                             std::string(rule.pattern) + "'"};
+    }
+  }
+  return std::nullopt;
+}
+
+// "title at end", "title at 12.5 s" (after the trace began).
+std::string TitleSource(const ProcessTitleRecord& title) {
+  if (title.at_end) return "title at end";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f",
+                static_cast<double>(std::max<int64_t>(title.after_start_ns, 0)) / 1e9);
+  return "title at " + std::string(seconds) + " s";
+}
+
+bool Matches(const KernelRoleRule& rule, std::string_view name, std::string_view lower_name) {
+  return rule.match == KernelMatch::kClass
+             ? KernelClassOf(name) == rule.pattern
+             : lower_name.find(rule.pattern) != std::string_view::npos;
+}
+
+// The first rule some kernel matches, naming the one of those kernels that
+// ran longest.
+std::optional<ProcessRoleMatch> KernelRole(const std::map<std::string, ActivityTotals>& kernels) {
+  std::vector<std::pair<std::string, const std::pair<const std::string, ActivityTotals>*>> lower;
+  lower.reserve(kernels.size());
+  for (const auto& kernel : kernels) lower.emplace_back(Lower(kernel.first), &kernel);
+  for (const KernelRoleRule& rule : kKernelRules) {
+    const std::pair<const std::string, ActivityTotals>* longest = nullptr;
+    for (const auto& [lower_name, kernel] : lower) {
+      if (!Matches(rule, kernel->first, lower_name)) continue;
+      if (!longest || kernel->second.total_ns > longest->second.total_ns) longest = kernel;
+    }
+    if (!longest) continue;
+    const std::string name =
+        "kernel '" + ElideMiddle(ValidUtf8(longest->first), kKernelNameColumns) + "'";
+    return ProcessRoleMatch{rule.role,
+                            rule.match == KernelMatch::kClass
+                                ? name + " is of class " + std::string(rule.pattern)
+                                : name + " contains '" + std::string(rule.pattern) + "'"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -49,20 +142,21 @@ std::string_view ProcessRoleName(ProcessRole role) {
   return "unknown";
 }
 
-ProcessRoleMatch ProcessRoleOf(std::span<const std::string> argv,
-                               std::span<const std::string> environment) {
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string argument = Lower(argv[i]);
-    for (const RoleRule& rule : kRules) {
-      if (argument.find(rule.pattern) == std::string::npos) continue;
-      return {rule.role,
-              "argv[" + std::to_string(i) + "] contains '" + std::string(rule.pattern) + "'"};
+ProcessRoleMatch ProcessRoleOf(const RoleEvidence& evidence) {
+  if (evidence.title) {
+    if (auto match = ArgumentRole(evidence.title->argv)) {
+      match->rule = TitleSource(*evidence.title) + ": " + match->rule;
+      return *match;
     }
   }
-  if (std::find(environment.begin(), environment.end(), kTorchrunWorkerVariable) !=
-      environment.end()) {
+  if (auto match = ArgumentRole(evidence.argv)) return *match;
+  if (std::find(evidence.environment.begin(), evidence.environment.end(),
+                kTorchrunWorkerVariable) != evidence.environment.end()) {
     return {ProcessRole::kTrain,
             "environment has " + std::string(kTorchrunWorkerVariable) + " (a torchrun worker)"};
+  }
+  if (evidence.kernels) {
+    if (auto match = KernelRole(*evidence.kernels)) return *match;
   }
   return {};
 }

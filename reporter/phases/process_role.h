@@ -1,16 +1,30 @@
-// What a traced process does in RL training, told from its command line
-// (RunHeader.argv): a rollout engine (vLLM, SGLang) or a training process
-// (Megatron, torchrun scripts and workers). The rules are one ordered table in
-// process_role.cc. The earliest argument that matches any rule decides, since
-// the program and its script or module come before their options
-// ("python train.py --rollout-backend vllm" is training); within one
-// argument, the first rule in table order wins.
+// What a traced process does in RL training: a rollout engine (vLLM, SGLang)
+// or a training process (Megatron, torchrun scripts and workers). Told from,
+// in this order, the first that decides:
+//  1. its title as last recorded (ProcessTitle packets): the name the process
+//     gave itself after start. Ray starts every worker as
+//     "python .../default_worker.py ..." and renames it
+//     "ray::MegatronTrainRayActor.train" once it hosts an actor;
+//  2. its command line at load (RunHeader.argv);
+//  3. its environment: torchrun's workers;
+//  4. its kernels: an optimizer's (training) or a decoder's over a paged KV
+//     cache (rollout), for the process whose names tell nothing
+//     ("python3 run.py"). The capture records no loaded modules to tell it by.
+// The rules are ordered tables in process_role.cc. In a command line, the
+// earliest argument that matches any rule decides, since the program and its
+// script or module come before their options ("python train.py
+// --rollout-backend vllm" is training); within one argument, the first rule
+// in table order wins.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "reporter/gpu/gpu_record.h"
 
 namespace vprof::reporter {
 
@@ -21,16 +35,29 @@ std::string_view ProcessRoleName(ProcessRole role);
 
 struct ProcessRoleMatch {
   ProcessRole role = ProcessRole::kUnknown;
-  // Which rule decided, for the report: "argv[2] contains 'vllm'"; empty
-  // when none matched.
+  // Which rule decided, from which source, for the report: "argv[2] contains
+  // 'vllm'", "title at end: argv[0] contains 'megatron'"; empty when none
+  // matched.
   std::string rule;
 };
 
-// `environment`: the names of the variables set in the process (as its
-// RunHeader recorded them). A process no argument names is a training process
-// when it is a torchrun worker: torchrun sets TORCHELASTIC_RUN_ID in its
-// workers, whose command line is the user's script.
-ProcessRoleMatch ProcessRoleOf(std::span<const std::string> argv,
-                               std::span<const std::string> environment = {});
+// The process's title as a ProcessTitle packet recorded it.
+struct ProcessTitleRecord {
+  std::vector<std::string> argv;
+  bool at_end = false;         // read as the trace ended
+  int64_t after_start_ns = 0;  // when it was read, from RunHeader.start_ns
+};
+
+struct RoleEvidence {
+  std::span<const std::string> argv = {};  // RunHeader.argv: the command line at load
+  // The names of the variables set in the process (as its RunHeader recorded
+  // them). torchrun sets TORCHELASTIC_RUN_ID in its workers, whose command
+  // line is the user's script.
+  std::span<const std::string> environment = {};
+  const ProcessTitleRecord* title = nullptr;  // the latest; none without a recorded change
+  const std::map<std::string, ActivityTotals>* kernels = nullptr;  // by name; none without
+};
+
+ProcessRoleMatch ProcessRoleOf(const RoleEvidence& evidence);
 
 }  // namespace vprof::reporter

@@ -9,6 +9,8 @@
 //   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
 //   {"kind":"kernel", ...}        a GpuKernel's name, times and correlation id
+//   {"kind":"process_title", ...} a ProcessTitle: argv (one string, arguments joined by
+//                                 spaces), when read, at_end, unrecorded_changes
 //   {"kind":"fingerprint", ...}   a CollectiveFingerprint (input/output: -1 when absent)
 //   {"kind":"fingerprint_status", ...}  a FingerprintStatus
 //   {"kind":"footer", "counts": {kind: [recorded, dropped]}}
@@ -78,6 +80,16 @@ int main(int argc, char** argv) {
           .unum("start_ns", w.start_ns())
           .unum("end_ns", w.end_ns())
           .str("cause", vprof::trace::DeepWindowCause_Name(w.cause()));
+    }
+    if (p.has_process_title()) {
+      const auto& t = p.process_title();
+      std::string argv;
+      for (const auto& a : t.argv()) argv += (argv.empty() ? "" : " ") + a;
+      Line("process_title")
+          .str("argv", argv)
+          .unum("observed_ns", t.observed_ns())
+          .raw("at_end", t.at_end() ? "true" : "false")
+          .unum("unrecorded_changes", t.unrecorded_changes());
     }
     if (p.has_gpu_batch()) {
       for (const auto& k : p.gpu_batch().kernel()) {

@@ -122,7 +122,7 @@ TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
   // bridging two intervals, and one of zero length.
   reader.AddGpuBatch(RecordsOf(KernelsAt({{500, 700}, {100, 300}})));
   reader.AddGpuBatch(RecordsOf(KernelsAt({{150, 250}, {900, 1000}, {650, 950}, {1200, 1200}})));
-  const InferredPhaseInput input = reader.Result();
+  const InferredPhaseInput input = reader.Result({});
   CHECK(input.role.role == ProcessRole::kRollout);
   CHECK(input.role.rule == "argv[2] contains 'vllm'");
   CHECK(input.first_kernel_start_ns == 100);
@@ -154,7 +154,7 @@ TEST_CASE("inferred phase reader: kernels far out of order merge into the exact 
     if (end > from) busy += static_cast<int64_t>(end - from);
     covered_until = std::max(covered_until, end);
   }
-  CHECK(reader.Result().kernel_busy_ns == busy);
+  CHECK(reader.Result({}).kernel_busy_ns == busy);
 }
 
 namespace {
@@ -334,9 +334,46 @@ TEST_CASE("inferred phase reader: a torchrun worker's role from its RunHeader en
     variable.set_value("1");
   }
   reader.AddHeader(header);
-  const InferredPhaseInput input = reader.Result();
+  const InferredPhaseInput input = reader.Result({});
   CHECK(input.role.role == ProcessRole::kTrain);
   CHECK(input.role.rule == "environment has TORCHELASTIC_RUN_ID (a torchrun worker)");
+}
+
+TEST_CASE("inferred phase reader: a Ray worker's role from its latest title, then its kernels") {
+  InferredPhaseReader reader;
+  vprof::trace::RunHeader header;
+  for (const char* argument : {"/usr/bin/python3", "ray/_private/workers/default_worker.py",
+                               "--node-ip-address=10.0.0.7"}) {
+    header.add_argv(argument);
+  }
+  header.set_start_ns(1'000'000'000);
+  reader.AddHeader(header);
+  const std::map<std::string, ActivityTotals> no_kernels;
+  CHECK(reader.Result(no_kernels).role.role == ProcessRole::kUnknown);
+  // Ray names the worker after its actor; the latest reading holds.
+  const auto title = [&](std::string_view argv0, uint64_t observed_ns, bool at_end) {
+    vprof::trace::ProcessTitle packet;
+    packet.add_argv(std::string(argv0));
+    packet.set_observed_ns(observed_ns);
+    packet.set_at_end(at_end);
+    reader.AddProcessTitle(packet);
+  };
+  title("ray::IDLE", 2'000'000'000, false);
+  title("ray::MegatronTrainRayActor.train", 4'500'000'000, false);
+  InferredPhaseInput input = reader.Result(no_kernels);
+  CHECK(input.role.role == ProcessRole::kTrain);
+  CHECK(input.role.rule == "title at 3.5 s: argv[0] contains 'megatron'");
+  title("ray::MegatronTrainRayActor", 9'000'000'000, true);
+  CHECK(reader.Result(no_kernels).role.rule == "title at end: argv[0] contains 'megatron'");
+  // A title that names no role leaves it to the kernels.
+  title("ray::IDLE", 9'500'000'000, true);
+  std::map<std::string, ActivityTotals> kernels;
+  kernels["multi_tensor_apply_kernel<AdamFunctor<float>>"].Add(0, 100);
+  input = reader.Result(kernels);
+  CHECK(input.role.role == ProcessRole::kTrain);
+  CHECK(input.role.rule ==
+        "kernel 'multi_tensor_apply_kernel<AdamFunctor<float>>' is of class "
+        "optimizer");
 }
 
 TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum exact") {
@@ -349,7 +386,7 @@ TEST_CASE("inferred phase reader: memory stays bounded on long traces, the sum e
   }
   // A late kernel reaching back before the closed intervals counts only after them.
   reader.AddGpuBatch(RecordsOf(KernelsAt({{0, 30}})));
-  const InferredPhaseInput input = reader.Result();
+  const InferredPhaseInput input = reader.Result({});
   CHECK(input.kernel_busy_ns == static_cast<int64_t>(kKernels * 10));
   CHECK(input.kernel_span_ns() == static_cast<int64_t>((kKernels - 1) * 20 + 10));
   CHECK(input.role.role == ProcessRole::kUnknown);
@@ -667,6 +704,39 @@ TEST_CASE("inferred phases: a process with NVTX phase ranges keeps them, and get
   CHECK(TextOf(run.report)
             .find("rank - (node1.101.vtrace): role train (argv[0] contains "
                   "'megatron'); 1 ranges over 5.00 µs") != std::string::npos);
+}
+
+TEST_CASE("inferred phases: a trace's ProcessTitle and kernels reach the role") {
+  ScratchDir dir;
+  // A Ray worker that Ray renamed after its actor while it ran.
+  TraceFileBuilder worker("node1", 103, 0);
+  GpuPacket(worker).Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000).Write();
+  vprof::trace::TracePacket title;
+  title.mutable_process_title()->add_argv("ray::MegatronTrainRayActor.train");
+  title.mutable_process_title()->set_observed_ns(5000);
+  title.mutable_process_title()->set_at_end(true);
+  worker.AddPacket(std::move(title));
+  worker.AddFooter();
+  WriteWithArgv(worker, 103, {"python", "default_worker.py", "--node-ip-address=10.0.0.7"},
+                dir.File("node1.103.vtrace"));
+  // A training script with no telling name, told by its optimizer's kernels.
+  TraceFileBuilder script("node1", 104, 1);
+  GpuPacket(script)
+      .Kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 1000, 1000)
+      .Kernel("multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>>", 2500, 200)
+      .Write();
+  script.AddFooter();
+  WriteWithArgv(script, 104, {"python3", "run.py"}, dir.File("node1.104.vtrace"));
+
+  const InferredRun run = ReadInferredRun(dir.path());
+  REQUIRE(run.report.phases.size() == 2);
+  CHECK(run.report.phases[0].role == "train");
+  CHECK(run.report.phases[0].role_rule == "title at end: argv[0] contains 'megatron'");
+  CHECK(Row(run.report.phases[0], "train compute", "inferred:train_process").total_ns == 1000);
+  CHECK(run.report.phases[1].role == "train");
+  CHECK(run.report.phases[1].role_rule ==
+        "kernel 'multi_tensor_apply_kernel<Ten…tadata<4>, AdamFunctor<float>>' is of class "
+        "optimizer");
 }
 
 TEST_CASE("inferred phases: ranges that name no phase do not stop the inference") {

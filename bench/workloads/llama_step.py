@@ -3,7 +3,10 @@ config with random weights (6 layers, hidden 1024), bf16 autocast, fused AdamW, 
 tokens. Prints the median step time over --steps timed steps (after 5 warm-up steps), each step
 synchronised and timed with host clocks. --torch-profiler wraps the timed steps in
 torch.profiler (CPU + CUDA activities). --nvtx marks each timed step with an NVTX range
-"train_step" (what vprof's step analysis and its deep-capture cost estimate read)."""
+"train_step" (what vprof's step analysis and its deep-capture cost estimate read). --slow-step N
+--slow-ms M makes timed step N (from 0) deliberately slow: the host stalls M ms between forward
+and backward, as a data loader or a checkpoint write would. --title T renames the process after
+the warm-up the way Ray names an actor (setproctitle, when installed)."""
 import argparse
 import statistics
 import time
@@ -21,6 +24,9 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--torch-profiler", action="store_true")
     ap.add_argument("--nvtx", action="store_true")
+    ap.add_argument("--slow-step", type=int, default=-1)
+    ap.add_argument("--slow-ms", type=float, default=0.0)
+    ap.add_argument("--title")
     ap.add_argument("--started-file", help="created once the warm-up is done and the timed steps "
                     "begin (a deep-capture trigger waits for it)")
     args = ap.parse_args()
@@ -32,21 +38,23 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     tokens = torch.randint(0, config.vocab_size, (4, 512), device="cuda")
 
-    def step():
+    def step(stall_ms=0.0):
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = model(input_ids=tokens, labels=tokens).loss
+        if stall_ms:
+            time.sleep(stall_ms / 1e3)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
 
     def timed():
         times = []
-        for _ in range(args.steps):
+        for i in range(args.steps):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             if args.nvtx:
                 torch.cuda.nvtx.range_push("train_step")
-            step()
+            step(args.slow_ms if i == args.slow_step else 0.0)
             torch.cuda.synchronize()
             if args.nvtx:
                 torch.cuda.nvtx.range_pop()
@@ -55,6 +63,9 @@ def main():
 
     for _ in range(WARMUP):
         step()
+    if args.title:
+        import setproctitle
+        setproctitle.setproctitle(args.title)
     if args.started_file:
         open(args.started_file, "w").close()
     ms = torch_profiler_option.run(args.torch_profiler, timed)

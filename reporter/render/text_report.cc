@@ -385,7 +385,8 @@ void WriteInferredPhases(const Report& report, std::ostream& out) {
   out << "\nPhases (inferred: processes without NVTX phase ranges)\n";
   WriteWrapped(
       out,
-      "source: the process's role from its command line (reporter/phases/process_role.cc) and "
+      "source: the process's role from its title, command line or kernels "
+      "(reporter/phases/process_role.cc) and "
       "its kernels' classes, by reporter/phases/inferred_phase.cc; total = kernel time (ipc_calls "
       "rows: CUDA IPC API call time); share = total / the process's kernel span (first "
       "kernel start to last kernel end); idle = the span less the time any kernel ran; "

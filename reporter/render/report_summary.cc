@@ -55,12 +55,17 @@ std::optional<StepShares> SharesOf(const StepsReport& steps) {
 
 std::string StepText(const StepsReport& steps) {
   const FullStepSpread spread = SpreadOf(steps.full_steps);
-  std::string text = std::to_string(steps.full_steps.size()) + " full steps measured (" +
-                     steps.window + "): median " + FormatDurationNs(*steps.median_step_ns) +
-                     ", p90 " + FormatDurationNs(spread.p90_ns) + ", shortest " +
-                     FormatDurationNs(spread.shortest_ns) + ", longest " +
-                     FormatDurationNs(spread.longest_ns);
-  return text;
+  // The longest step by its index, so a reader can find the outlier (the first on a tie).
+  const FullStepReport& longest =
+      *std::max_element(steps.full_steps.begin(), steps.full_steps.end(),
+                        [](const FullStepReport& a, const FullStepReport& b) {
+                          return a.duration_ns < b.duration_ns;
+                        });
+  return std::to_string(steps.full_steps.size()) + " full steps measured (" + steps.window +
+         "): median " + FormatDurationNs(*steps.median_step_ns) + ", p90 " +
+         FormatDurationNs(spread.p90_ns) + ", shortest " + FormatDurationNs(spread.shortest_ns) +
+         ", longest " + FormatDurationNs(spread.longest_ns) + " (step " +
+         std::to_string(longest.step) + ")";
 }
 
 std::string SharesText(const StepShares& s) {

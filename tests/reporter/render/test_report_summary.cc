@@ -39,6 +39,7 @@ TEST_CASE("the summary gives the step, where it goes, the top candidates and the
   const SummaryLine& step = Line(summary, "Step");
   CHECK(Contains(step.text, "2 full steps measured"));
   CHECK(Contains(step.text, "median 10.0 ms"));
+  CHECK(Contains(step.text, "longest 10.0 ms (step 2)"));  // both 10 ms: the first
   CHECK(step.section_id == "full-steps");
 
   // Rank 0 is the slowest in both full steps: its 20 ms over 2 steps is 12
@@ -65,6 +66,12 @@ TEST_CASE("the summary gives the step, where it goes, the top candidates and the
         "2 traces from 2 hosts, all whole; 0 records dropped; coverage not checked");
   CHECK_FALSE(HasLine(summary, "Straggler"));  // the sample has no Ranks table
   CHECK(Contains(Line(summary, "vprof's own cost").text, "not measured"));
+}
+
+TEST_CASE("the summary names the longest step") {
+  Report report = SampleReport();
+  report.steps->full_steps[1].duration_ns = 70'000'000;
+  CHECK(Contains(Line(SummarizeReport(report), "Step").text, "longest 70.0 ms (step 3)"));
 }
 
 TEST_CASE("the summary counts dropped records, cut traces and gaps, and names the late rank") {

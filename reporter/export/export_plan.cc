@@ -49,12 +49,16 @@ ExportPlan PlanExport(const std::vector<std::string>& paths) {
   int64_t earliest_aligned = std::numeric_limits<int64_t>::max();
   int64_t earliest_any = std::numeric_limits<int64_t>::max();
   std::string earliest_aligned_path, earliest_any_path;
+  size_t ranked = 0;
+  std::vector<size_t> gpu_processes;  // indexes in plan.processes
   for (const ProcessRecord& record : gathered.records) {
     if (!record.problem.empty()) plan.problems.push_back(record.path + ": " + record.problem);
     if (!record.opened) continue;
     const vprof::trace::RunHeader header = ReadRunHeader(record.path);
     plan.processes.push_back({record.path, record.host, record.pid, ResolveRank(record).rank,
                               WorldSizeOf(header, record), record.clock_offset_ns});
+    ranked += plan.processes.back().rank.has_value();
+    if (record.gpu.kernels.count > 0) gpu_processes.push_back(plan.processes.size() - 1);
     const int64_t start = static_cast<int64_t>(header.start_ns()) + record.clock_offset_ns;
     if (start < earliest_any) {
       earliest_any = start;
@@ -66,6 +70,9 @@ ExportPlan PlanExport(const std::vector<std::string>& paths) {
     }
   }
   if (plan.processes.empty()) return plan;
+  // A job of one GPU process and no ranks (a plain training script: no NCCL, no RANK) is rank 0
+  // of one, so that the per-rank formats (HTA) have it.
+  if (ranked == 0 && gpu_processes.size() == 1) plan.processes[gpu_processes[0]].rank = 0;
 
   const bool any_aligned = !earliest_aligned_path.empty();
   plan.origin_ns = any_aligned ? earliest_aligned : earliest_any;

@@ -16,7 +16,9 @@ struct ExportProcess {
   std::string path;
   std::string host;
   uint32_t pid = 0;
-  std::optional<int32_t> rank;  // none for processes without NCCL events (a launcher)
+  // None for a process that is no rank (a launcher); 0 for the one GPU process of a job without
+  // ranks.
+  std::optional<int32_t> rank;
   // The launcher's world size (RunHeader), else the size of the largest
   // communicator the process joined; 0 when neither is known.
   int32_t world_size = 0;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "export_trace_builder.h"
+#include "gpu_batch_builder.h"
 #include "mini_json.h"
 #include "reporter/cli/cli.h"
 #include "scratch_dir.h"
@@ -236,6 +237,27 @@ TEST_CASE("hta: a kernel read before its call still carries the call") {
   CHECK(load["tid"].number() == 22);
   CHECK(load["ts"].number() == Exactly(Us(1, 500)));
   CHECK(load["dur"].number() == Exactly(7.5));
+}
+
+TEST_CASE("hta: the one GPU process of a job without ranks is rank 0") {
+  // A plain training script: no NCCL, no RANK; its launcher-less trace and a helper process
+  // without kernels. Only the GPU process is exported, as rank 0 of 1.
+  ScratchDir dir;
+  TraceFileBuilder script("node1", 300);
+  GpuBatchBuilder(script).Kernel("gemm", 1000, 1).Write();
+  script.AddFooter();
+  script.WriteTo(dir.File("node1.300.vtrace"));
+  TraceFileBuilder helper("node1", 301);
+  helper.AddFooter();
+  helper.WriteTo(dir.File("node1.301.vtrace"));
+  const std::string out = dir.File("hta");
+  REQUIRE(Run({"export", "--format", "hta", "-o", out, dir.path()}) == 0);
+  CHECK(std::filesystem::exists(out + "/rank-0.json"));
+  CHECK_FALSE(std::filesystem::exists(out + "/rank-1.json"));
+  const JsonValue document = JsonValue::Parse(ReadFile(out + "/rank-0.json"));
+  CHECK(document["distributedInfo"]["rank"].number() == 0);
+  CHECK(document["distributedInfo"]["world_size"].number() == 1);
+  CHECK(OfCategory(document, "X", "kernel").size() == 1);
 }
 
 TEST_CASE("hta: one host keeps CLOCK_MONOTONIC, as the report does") {

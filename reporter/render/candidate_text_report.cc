@@ -59,9 +59,14 @@ void WriteExample(const CandidateExample& example, std::ostream& out) {
 }
 
 void WriteDetails(const CandidateReport& c, std::ostream& out) {
-  std::string figures = std::string(CandidateScopeName(c.scope));
-  if (c.count > 0) figures += ", count " + std::to_string(c.count);
-  figures += ", total " + FormatDurationNs(c.total_ns);
+  // The ranked time first, then what it is part of: a bare "total" beside the ranked time read
+  // as a contradiction ("total 0 ns" beside 81.8 µs per step).
+  std::string figures = std::string(CandidateScopeName(c.scope)) + ", " +
+                        FormatDurationNs(c.exposed_ns) + " per step";
+  if (c.count > 0) figures += ", " + std::to_string(c.count) + " behind it per step";
+  if (c.total_ns > 0 && c.total_ns != c.exposed_ns) {
+    figures += ", their whole time " + FormatDurationNs(c.total_ns) + " per step";
+  }
   WriteWrapped(out, c.title + " (" + figures + ")", std::to_string(c.rank_order) + ". ", "     ");
   for (const std::string& line : c.evidence) WriteWrapped(out, line, "   - ", "     ");
   for (const CandidateExample& example : c.examples) WriteExample(example, out);

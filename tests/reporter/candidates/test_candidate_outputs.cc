@@ -1,6 +1,7 @@
 // The "Fast-path candidates" text section and the "candidates" JSON array,
 // on the hand-built report of candidate_fixture.h.
 #include <catch2/catch.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -77,8 +78,15 @@ TEST_CASE("the text section: heading, one row per candidate, evidence and rules"
   CHECK(Row(text, "3") == std::vector<std::string>{"3", "launch_bound_kernels", "operator", "5.00",
                                                    "ms", "-", "eligible", "S1",
                                                    "fuse_elementwise_same_order"});
-  CHECK(text.find("1. Tensor-parallel communication not hidden behind compute (full_step, count "
-                  "120, total 12.0 ms)") != std::string::npos);
+  // The wrapped lines joined again.
+  const std::string joined = std::regex_replace(text, std::regex("\n +"), " ");
+  CHECK(joined.find("1. Tensor-parallel communication not hidden behind compute (full_step, 30.0 "
+                    "ms per step, 120 behind it per step, their whole time 12.0 ms per step)") !=
+        std::string::npos);
+  // host_idle: all GPU idle, 20 ms host-bound + 1 ms waiting per step; no count printed as 0.
+  CHECK(joined.find("(full_step, 20.0 ms per step, their whole time 21.0 ms per step)") !=
+        std::string::npos);
+  CHECK(text.find("total 0 ns") == std::string::npos);
   CHECK(text.find("example: rank 1 correlation:77 ncclDevKernel_AllReduce_Sum_bf16 (12.0 ms)") !=
         std::string::npos);
   CHECK(text.find("strict needs_contract: S3 custom_allreduce: ") != std::string::npos);

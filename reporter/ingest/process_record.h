@@ -95,7 +95,7 @@ struct ProcessRecord {
   // Of wrapper_collectives, those on one-rank communicators: NCCL runs them as a local copy,
   // with no profiler-plugin event and no kernel of its own.
   uint64_t wrapper_one_rank_collectives = 0;
-  uint64_t wrapper_p2p = 0;          // ncclSend, ncclRecv
+  uint64_t wrapper_p2p = 0;  // ncclSend, ncclRecv
   // ncclAlltoAll, ncclGather, ncclScatter: NCCL runs them as send/recv, so
   // the plugin reports them as several P2P events each.
   uint64_t wrapper_p2p_collectives = 0;

@@ -3,10 +3,12 @@
 // entered last, per step: the time the collectives would have started sooner
 // had it arrived with the next-latest rank. What it did instead comes from
 // comparing its measured steps and NVTX phases with the other ranks'.
-#include <algorithm>
-#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "reporter/base/units.h"
+#include "reporter/base/upper_median.h"
 #include "reporter/candidates/candidate_detectors.h"
 #include "reporter/candidates/step_figures.h"
 #include "reporter/collectives/nccl_function.h"
@@ -16,12 +18,6 @@ namespace {
 
 // A lead below this per step is noise of the host, not a straggler.
 constexpr int64_t kMinLeadPerStepNs = 10'000;
-
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
 
 struct Component {
   const char* name;
@@ -59,7 +55,7 @@ std::string StepExcess(const Report& report, const RankReport& late, int64_t min
     for (const RankStepsReport* rank : others) {
       values.push_back(rank->total.*component.field / static_cast<int64_t>(rank->steps.size()));
     }
-    const int64_t median = Median(values);
+    const int64_t median = UpperMedian(values);
     const int64_t mine = own->total.*component.field / static_cast<int64_t>(own->steps.size());
     if (mine - median > worst_excess) {
       worst = &component;
@@ -93,7 +89,7 @@ std::string PhaseExcess(const Report& report, const RankReport& late, int64_t mi
       }
     }
     if (values.empty()) continue;
-    const int64_t median = Median(values);
+    const int64_t median = UpperMedian(values);
     if (phase.total_ns - median > best_excess) {
       best_excess = phase.total_ns - median;
       best = "NVTX phase \"" + phase.name + "\": " + FormatDurationNs(phase.total_ns) +

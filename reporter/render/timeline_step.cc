@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 #include <vector>
+
+#include "reporter/base/upper_median.h"
 
 namespace vprof::reporter {
 
@@ -14,9 +17,7 @@ std::optional<uint32_t> TimelineStep(const StepsReport& steps) {
     } else {
       std::vector<int64_t> durations;
       for (const FullStepReport& step : steps.full_steps) durations.push_back(step.duration_ns);
-      std::nth_element(durations.begin(), durations.begin() + durations.size() / 2,
-                       durations.end());
-      median = durations[durations.size() / 2];
+      median = UpperMedian(std::move(durations));
     }
     const auto nearest = std::min_element(
         steps.full_steps.begin(), steps.full_steps.end(),

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "reporter/base/saturating_ns.h"
+#include "reporter/base/upper_median.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/consistency/clock_collective_check.h"
 #include "reporter/ingest/trace_merge.h"
@@ -48,8 +50,7 @@ std::vector<FarClock> FarClocks(const std::vector<std::unique_ptr<TraceSource>>&
     if (record.opened && !record.clock_unaligned) starts.push_back(start_of(record));
   }
   if (starts.size() < 2) return {};
-  std::nth_element(starts.begin(), starts.begin() + starts.size() / 2, starts.end());
-  const int64_t median = starts[starts.size() / 2];
+  const int64_t median = UpperMedian(std::move(starts));
   std::vector<FarClock> far;
   for (const auto& source : sources) {
     const ProcessRecord& record = source->record();

@@ -20,10 +20,9 @@ std::string Share(int64_t part_ns, int64_t whole_ns) {
 
 // The rank the full step waits for most often; without full steps, the rank
 // with the longest measured window.
-std::optional<StepShares> SharesOf(const StepsReport& steps) {
+std::optional<StepShares> SharesOf(const StepsReport& steps, const FullStepSpread& spread) {
   const RankStepsReport* chosen = nullptr;
   size_t slowest_in = 0;
-  const FullStepSpread spread = SpreadOf(steps.full_steps);
   if (!spread.slowest_rank_steps.empty()) {
     const auto [rank, count] = spread.slowest_rank_steps.front();
     for (const RankStepsReport& each : steps.ranks) {
@@ -53,19 +52,12 @@ std::optional<StepShares> SharesOf(const StepsReport& steps) {
                     t.overlapped_comm_ns / n};
 }
 
-std::string StepText(const StepsReport& steps) {
-  const FullStepSpread spread = SpreadOf(steps.full_steps);
-  // The longest step by its index, so a reader can find the outlier (the first on a tie).
-  const FullStepReport& longest =
-      *std::max_element(steps.full_steps.begin(), steps.full_steps.end(),
-                        [](const FullStepReport& a, const FullStepReport& b) {
-                          return a.duration_ns < b.duration_ns;
-                        });
+std::string StepText(const StepsReport& steps, const FullStepSpread& spread) {
   return std::to_string(steps.full_steps.size()) + " full steps measured (" + steps.window +
          "): median " + FormatDurationNs(*steps.median_step_ns) + ", p90 " +
          FormatDurationNs(spread.p90_ns) + ", shortest " + FormatDurationNs(spread.shortest_ns) +
          ", longest " + FormatDurationNs(spread.longest_ns) + " (step " +
-         std::to_string(longest.step) + ")";
+         std::to_string(spread.longest_step) + ")";
 }
 
 std::string SharesText(const StepShares& s) {
@@ -143,8 +135,11 @@ std::string SelfCostText(const Report& report) {
 ReportSummary SummarizeReport(const Report& report) {
   ReportSummary summary;
   std::vector<SummaryLine>& lines = summary.lines;
+  // Computed once for the step line and the shares; empty without full steps (full_steps.h).
+  const FullStepSpread spread =
+      report.steps ? SpreadOf(report.steps->full_steps) : FullStepSpread{};
   if (report.steps && !report.steps->full_steps.empty() && report.steps->median_step_ns) {
-    lines.push_back({"Step", StepText(*report.steps), "full-steps", "Full steps"});
+    lines.push_back({"Step", StepText(*report.steps, spread), "full-steps", "Full steps"});
   } else if (report.steps) {
     lines.push_back(
         {"Step",
@@ -155,7 +150,7 @@ ReportSummary SummarizeReport(const Report& report) {
         {"Step", "no steps: no process has GPU kernel records", "processes", "Processes"});
   }
   if (report.steps) {
-    summary.shares = SharesOf(*report.steps);
+    summary.shares = SharesOf(*report.steps, spread);
     if (summary.shares) {
       lines.push_back({"Where the step goes", SharesText(*summary.shares), "segments", "Steps"});
     }

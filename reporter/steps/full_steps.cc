@@ -81,10 +81,13 @@ FullStepSpread SpreadOf(const std::vector<FullStepReport>& steps) {
   if (steps.empty()) return spread;
   std::vector<int64_t> durations;
   std::map<int32_t, size_t> slowest;
+  const FullStepReport* longest = &steps.front();
   for (const FullStepReport& step : steps) {
     durations.push_back(step.duration_ns);
     if (step.slowest_rank) ++slowest[*step.slowest_rank];
+    if (step.duration_ns > longest->duration_ns) longest = &step;
   }
+  spread.longest_step = longest->step;
   std::sort(durations.begin(), durations.end());
   spread.shortest_ns = durations.front();
   spread.longest_ns = durations.back();

@@ -29,6 +29,7 @@ struct FullStepSpread {
   int64_t shortest_ns = 0;
   int64_t p90_ns = 0;
   int64_t longest_ns = 0;
+  uint32_t longest_step = 0;  // the step that took longest_ns, the first on a tie
   std::vector<std::pair<int32_t, size_t>> slowest_rank_steps;  // (rank, steps)
 };
 FullStepSpread SpreadOf(const std::vector<FullStepReport>& steps);

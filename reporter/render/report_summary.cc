@@ -101,6 +101,8 @@ std::string HealthText(const Report& report, ReportSummary& summary) {
     if (process.state != InputState::kWhole) ++summary.traces_not_whole;
     summary.dropped_records += process.dropped_events + process.gpu.dropped_records;
   }
+  for (const ProcessPhasesReport& process : report.phases)
+    summary.dropped_records += process.dropped;
   if (report.coverage) summary.coverage_gaps = report.coverage->gaps.size();
   std::string text = std::to_string(report.processes.size()) + " traces from " +
                      std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts") +

@@ -41,7 +41,8 @@ struct ReportSummary {
   std::vector<SummaryLine> lines;
   // The figures behind the lines, for the JSON report.
   std::optional<StepShares> shares;
-  uint64_t dropped_records = 0;  // NCCL events and CUPTI records, over all processes
+  // NCCL events, CUPTI records and NVTX ranges, over all processes.
+  uint64_t dropped_records = 0;
   size_t coverage_gaps = 0;
   size_t traces_not_whole = 0;
 };

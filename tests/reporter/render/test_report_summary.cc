@@ -78,16 +78,17 @@ TEST_CASE("the summary counts dropped records, cut traces and gaps, and names th
   Report report = SampleReport();
   report.processes[0].dropped_events = 3;
   report.processes[1].gpu.dropped_records = 4;
+  report.phases[0].dropped = 2;
   report.processes[1].state = InputState::kCut;
   report.coverage = CoverageReport{{}, {CoverageGap{}, CoverageGap{}}};
   report.ranks = {{0, "rank0.vtrace", 30, 5, 100'000, 0, {}},
                   {1, "rank1.vtrace", 30, 25, 900'000, 0, {}}};
   const ReportSummary summary = SummarizeReport(report);
-  CHECK(summary.dropped_records == 7);
+  CHECK(summary.dropped_records == 9);
   CHECK(summary.traces_not_whole == 1);
   CHECK(summary.coverage_gaps == 2);
   CHECK(Line(summary, "Capture").text ==
-        "2 traces from 2 hosts, 1 cut or unreadable; 7 records dropped; 2 coverage gaps");
+        "2 traces from 2 hosts, 1 cut or unreadable; 9 records dropped; 2 coverage gaps");
   CHECK(Line(summary, "Straggler").text ==
         "rank 1 entered 25 of 30 collectives last, mean lateness 900 µs");
 }

@@ -19,10 +19,12 @@ size_t HeldWorksPerProcess(size_t processes) {
 
 void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   if (end_ns < start_ns) return;
-  if (last_closed_range_ && start_ns <= last_closed_range_->second) return;
+  if (last_closed_range_ && start_ns < last_closed_range_->second) return;
   // Steps it holds become part of it; one that holds it or crosses it wins.
   // Open steps do not overlap, so they are sorted by end as well as by start:
-  // those that touch the range are one run, found by binary search.
+  // those that overlap the range are one run, found by binary search. Ranges
+  // that only touch (one's end is the next one's start, as back-to-back steps
+  // on a coarse clock) do not overlap.
   OpenStep step{start_ns, end_ns, SpareWorks()};
   // Steps of a program are alike: room for as much work as the last one
   // closed, or (before any closed) for the waiting work launched inside it,
@@ -33,8 +35,8 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   step.works.reserve(std::max<size_t>(
       last_closed_works_, std::count_if(undecided_.begin(), undecided_.end(), launched_inside)));
   auto it = std::lower_bound(open_.begin(), open_.end(), start_ns,
-                             [](const OpenStep& open, int64_t at) { return open.end_ns < at; });
-  while (it != open_.end() && it->start_ns <= end_ns) {
+                             [](const OpenStep& open, int64_t at) { return open.end_ns <= at; });
+  while (it != open_.end() && it->start_ns < end_ns) {
     if (it->start_ns < start_ns || it->end_ns > end_ns) return;  // crossing
     step.works.insert(step.works.end(), it->works.begin(), it->works.end());
     it = open_.erase(it);
@@ -99,7 +101,7 @@ void NvtxStepCollector::CloseFront() {
                     std::move(step.works)};
   if (last_window_end_)
     closed.window_start_ns = std::max(closed.window_start_ns, *last_window_end_);
-  closed.window_end_ns = closed.window_start_ns;
+  closed.window_end_ns = std::max(closed.window_start_ns, step.end_ns);
   for (const GpuWork& work : closed.works) {
     closed.window_end_ns = std::max(closed.window_end_ns, work.end_ns);
   }

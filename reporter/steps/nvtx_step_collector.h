@@ -4,9 +4,13 @@
 // that queued it), not its GPU start: the CPU runs ahead of the GPU, so work
 // queued during step k often runs while the CPU is already in step k+1, and
 // only the launch says which step asked for it. A step's window is
-// [range start, end of the last GPU work launched in it], its start moved up
-// to the previous window's end when the GPU was still busy with the previous
-// step (windows never overlap).
+// [range start, range end or end of the last GPU work launched in it, whichever
+// is later], its start moved up to the previous window's end when the GPU was
+// still busy with the previous step (windows never overlap). So where step
+// ranges follow each other (torch.profiler's ProfilerStep#N, a training loop's
+// step range) the windows tile them and a step's time is its period: the GPU
+// idle after a step's last kernel while the host finishes the step is the
+// step's. Time between two ranges is no step's: the program marked it as none.
 //
 // Streaming: ranges arrive when they end and GPU records when CUPTI flushes
 // them, in either order. Only open steps keep their work:

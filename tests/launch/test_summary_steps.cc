@@ -49,12 +49,13 @@ Report WholeReport(const std::string& directory) {
 }
 
 // Rank r (host h1: ranks 0, 1; h2: ranks 2, 3), step k at o = 1000k + 10r:
-//   range "step" [o, o+500]
+//   range "step" [o, o+400]
 //   gemm       s7  launch o+10  [o+100, o+300]
 //   all-reduce s13 launch o+20  [a, a+10(r+1)], a = o+320 (o+420 on rank 1 in step 2):
 //              alone on the GPU, exposed 10(r+1)
-// A window runs from the range's start to the end of the last GPU work
-// launched in it: [o, a+10(r+1)].
+// A window runs from the range's start to its end or to the end of the last
+// GPU work launched in it, whichever is later: [o, o+400], but [o, o+440] on
+// rank 1 in step 2.
 // `profiler_start_us`: a cudaProfilerStart at that time.
 // Without `nvtx`, no range: an Adam kernel [o+400, o+410] ends each step instead.
 void WriteRank(const std::string& directory, const std::string& host, uint32_t pid, int32_t rank,
@@ -64,7 +65,7 @@ void WriteRank(const std::string& directory, const std::string& host, uint32_t p
   for (int k = 0; k < kSteps; ++k) {
     const int64_t o = 1000 * k + 10 * rank;
     const int64_t a = o + (rank == 1 && k == 2 ? 420 : 320);
-    if (nvtx) trace.Range("step", o, o + 500);
+    if (nvtx) trace.Range("step", o, o + 400);
     if (!nvtx) trace.Kernel(kAdamKernel, kCompute, o + 440, o + 450, o + 460);
     trace.Kernel(kGemmKernel, kCompute, o + 10, o + 100, o + 300);
     trace.Kernel(kAllReduceKernel, kComm, o + 20, a, a + 10 * (rank + 1),
@@ -157,10 +158,10 @@ TEST_CASE("steps and candidates merged from two hosts are those of the whole fol
     CHECK(rank.total.compute_ns == 3 * 200'000);
   }
   // Step k starts with rank 0 at 1000k; it ends with rank 3 at
-  // 1000k+30+320+40 = 1000k+390, except step 2, where rank 1 ends at
+  // 1000k+30+400 = 1000k+430, except step 2, where rank 1 ends at
   // 2000+10+420+20 = 2450.
   REQUIRE(steps.full_steps.size() == 3);
-  const std::vector<int64_t> durations = {390'000, 450'000, 390'000};
+  const std::vector<int64_t> durations = {430'000, 450'000, 430'000};
   const std::vector<int32_t> slowest = {3, 1, 3};
   for (size_t i = 0; i < 3; ++i) {
     const FullStepReport& full = steps.full_steps[i];
@@ -170,7 +171,7 @@ TEST_CASE("steps and candidates merged from two hosts are those of the whole fol
     CHECK(full.slowest_rank == slowest[i]);
     CHECK(full.max_exposed_comm_ns == 40'000);  // rank 3's 10 * (3 + 1)
   }
-  CHECK(steps.median_step_ns == 390'000);  // median of 390, 450, 390
+  CHECK(steps.median_step_ns == 430'000);  // median of 430, 450, 430
   // Exposed communication in every step: the candidates have something to rank.
   CHECK_FALSE(report.candidates.empty());
 }

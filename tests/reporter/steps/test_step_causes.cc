@@ -98,7 +98,9 @@ TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collecti
   //   100 AR  s13    launch 340 [350,400]  alone: exposed 50; K4 was launched at 360 < 400:
   //   blocking K4 gemm s7 launch 360 [400,450]  launched while AR ran, started when it ended:
   //   waited_at_once
-  // Window [0,450]: compute 100+50+50+50 = 250, exposed 50, idle 150.
+  // Window [0,500], to the range's end: compute 100+50+50+50 = 250, exposed
+  // 50, idle 200: the gap [450,500) after the last kernel is host-bound (the
+  // host launched nothing more in the step).
   ScratchDir dir;
   StepTrace trace("node1", 100, 0);
   trace.Range("vprof.step", 0, 500);
@@ -112,13 +114,13 @@ TEST_CASE("idle gaps are host-bound or waiting; compute queued during a collecti
   const StepsReport steps = StepsOf(dir.path(), 0);
   const RankStepsReport& rank = steps.ranks.at(0);
   const SegmentTimes& times = rank.total;
-  CHECK(times.window_ns == 450 * kStepUs);
+  CHECK(times.window_ns == 500 * kStepUs);
   CHECK(times.compute_ns == 250 * kStepUs);
   CHECK(times.exposed_comm_ns == 50 * kStepUs);
   CHECK(times.exposed_comm_blocking_ns == 50 * kStepUs);
-  CHECK(times.idle_ns == 150 * kStepUs);
+  CHECK(times.idle_ns == 200 * kStepUs);
   CHECK(times.idle_waiting_ns == 50 * kStepUs);
-  CHECK(times.idle_host_bound_ns == 100 * kStepUs);
+  CHECK(times.idle_host_bound_ns == 150 * kStepUs);
   CHECK(times.exposed_by_reason_ns ==
         NsByKey<ExposureReason>{{ExposureReason::kWaitedAtOnce, 50 * kStepUs}});
   REQUIRE(rank.longest_idle_gap);

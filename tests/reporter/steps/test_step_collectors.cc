@@ -51,6 +51,30 @@ TEST_CASE("NVTX steps stay open until the open-step cap, then the oldest close")
   CHECK(collector.late_records() == 0);
 }
 
+TEST_CASE("NVTX step windows reach their range's end: back-to-back steps tile the timeline") {
+  std::vector<ClosedStep> closed;
+  NvtxStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
+  // Ranges [100k, 100k+100] back to back (torch.profiler's ProfilerStep#k);
+  // step k's one kernel runs [100k+10, 100k+60], except step 1's, which runs
+  // past its range into step 2's to 100k+130 = 230.
+  for (int64_t k = 0; k < 4; ++k) {
+    const int64_t o = 100 * k;
+    collector.AddRange(o, o + 100);
+    collector.AddWork(Work(static_cast<uint32_t>(k + 1), o + 5, o + 10, k == 1 ? 230 : o + 60,
+                           false));
+  }
+  collector.Finish();
+  REQUIRE(closed.size() == 4);
+  // Step 0 ends at its range's end (100), not at its kernel's (60); step 1 at
+  // its kernel's end (230), which step 2's window starts from.
+  const std::vector<std::pair<int64_t, int64_t>> windows = {
+      {0, 100}, {100, 230}, {230, 300}, {300, 400}};
+  for (size_t k = 0; k < 4; ++k) {
+    CHECK(closed[k].window_start_ns == windows[k].first);
+    CHECK(closed[k].window_end_ns == windows[k].second);
+  }
+}
+
 TEST_CASE("a ProfilerStep range around train_step ranges is the one step") {
   std::vector<ClosedStep> closed;
   NvtxStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });

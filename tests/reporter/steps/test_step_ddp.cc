@@ -30,7 +30,7 @@ constexpr uint32_t kCopy = 9;
 //   AR2 nccl    s13 launch 50  [360,420]  call 10k+2, 2 MiB
 //   copy        s9  launch 55  [420,430]
 //   O1 adam     s7  launch 440 [450,480]
-// Sweep of the window [o, o+480] (each instant once):
+// Sweep of the window [o, o+500], to the range's end (each instant once):
 //   [0,100)   idle, ended by F1 launched at 10 > 0: host-bound 100
 //   [100,250) compute 150
 //   [250,320) compute 70, AR1 under it: overlapped 70
@@ -42,9 +42,10 @@ constexpr uint32_t kCopy = 9;
 //   [420,430) copy 10
 //   [430,450) idle 20, ended by O1 launched at 440 > 430: host-bound
 //   [450,480) compute 30
+//   [480,500) idle 20, ended by nothing the step launched: host-bound
 // compute 150+70+6+30 = 256, exposed 30+60 = 90 (blocking 30, idle-fill 60),
-// overlapped 70, copy 10, idle 100+2+2+20 = 124 (host-bound 120, waiting 4);
-// 256+90+10+124 = 480 = the window. No compute was launched while AR1
+// overlapped 70, copy 10, idle 100+2+2+20+20 = 144 (host-bound 140, waiting 4);
+// 256+90+10+144 = 500 = the window. No compute was launched while AR1
 // [250,350] or AR2 [360,420] ran (launches 10..55, 440): nothing_to_overlap.
 void AddDdpStep(StepTrace& trace, int64_t o, int64_t shift, uint64_t k) {
   const int64_t g = o + shift;
@@ -133,21 +134,21 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
     CHECK(rank.steps[0].step == 1);
     CHECK(rank.steps[1].step == 2);
     const SegmentTimes& one = rank.steps[0].times;
-    CHECK(one.window_ns == 480 * kStepUs);
+    CHECK(one.window_ns == 500 * kStepUs);
     CHECK(one.compute_ns == 256 * kStepUs);
     CHECK(one.exposed_comm_ns == 90 * kStepUs);
     CHECK(one.exposed_comm_blocking_ns == 30 * kStepUs);
     CHECK(one.exposed_comm_idle_fill_ns == 60 * kStepUs);
     CHECK(one.overlapped_comm_ns == 70 * kStepUs);
     CHECK(one.copy_ns == 10 * kStepUs);
-    CHECK(one.idle_ns == 124 * kStepUs);
-    CHECK(one.idle_host_bound_ns == 120 * kStepUs);
+    CHECK(one.idle_ns == 144 * kStepUs);
+    CHECK(one.idle_host_bound_ns == 140 * kStepUs);
     CHECK(one.idle_waiting_ns == 4 * kStepUs);
     CHECK(one.exposed_by_reason_ns ==
           NsByKey<ExposureReason>{{ExposureReason::kNothingToOverlap, 90 * kStepUs}});
     CHECK(one.exposed_by_comm_ns == NsByKey<uint64_t>{{0xA, 90 * kStepUs}});
     // Two measured steps: every figure doubles.
-    CHECK(rank.total.window_ns == 960 * kStepUs);
+    CHECK(rank.total.window_ns == 1000 * kStepUs);
     CHECK(rank.total.compute_ns == 512 * kStepUs);
     CHECK(rank.total.exposed_comm_ns == 180 * kStepUs);
 
@@ -196,15 +197,15 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
   CHECK(steps.ranks[1].rank == 1);
   CHECK(steps.ranks[0].longest_exposed_comm->id == "correlation:14");  // step 1's AR2
   CHECK(steps.ranks[0].steps[0].start_ns == kStepBase + 1000 * kStepUs);
-  CHECK(steps.ranks[1].steps[0].end_ns == kStepBase + 1485 * kStepUs);
+  CHECK(steps.ranks[1].steps[0].end_ns == kStepBase + 1505 * kStepUs);
 
-  // Full step 1: rank 0 [1000, 1480], rank 1 [1005, 1485]: 485 µs, rank 1 last.
+  // Full step 1: rank 0 [1000, 1500], rank 1 [1005, 1505]: 505 µs, rank 1 last.
   REQUIRE(steps.full_steps.size() == 2);
   CHECK(steps.full_steps[0].step == 1);
-  CHECK(steps.full_steps[0].duration_ns == 485 * kStepUs);
+  CHECK(steps.full_steps[0].duration_ns == 505 * kStepUs);
   CHECK(steps.full_steps[0].slowest_rank == 1);
   CHECK(steps.full_steps[0].max_exposed_comm_ns == 90 * kStepUs);
-  CHECK(steps.median_step_ns == 485 * kStepUs);
+  CHECK(steps.median_step_ns == 505 * kStepUs);
 }
 
 TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buckets") {
@@ -229,7 +230,7 @@ TEST_CASE("NVTX phases inside steps; the backward phase bounds the gradient buck
   REQUIRE(rank.steps.at(0).buckets.size() == 1);
   CHECK(rank.steps[0].buckets[0].bytes == 1u << 20);
   // The step's own figures do not change with phases.
-  CHECK(rank.total.window_ns == 480 * kStepUs);
+  CHECK(rank.total.window_ns == 500 * kStepUs);
   CHECK(rank.total.compute_ns == 256 * kStepUs);
 }
 

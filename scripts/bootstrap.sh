@@ -26,6 +26,27 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# Node.js and npm: the HTML report inlines d3 from the npm registry, and its
+# browser test drives Chromium with playwright-core. A machine whose Node.js
+# came from elsewhere (with npm beside it) keeps it.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "bootstrap: installing nodejs npm"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends nodejs npm
+fi
+# Exactly the versions package-lock.json pins, installed again only when it
+# changed (the stamp is the lock file npm ci last installed).
+web="$(cd "$(dirname "$0")/.." && pwd)/reporter/render/web"
+if ! cmp -s "$web/package-lock.json" "$web/node_modules/.vprof-installed-lock" 2>/dev/null; then
+  echo "bootstrap: npm ci in reporter/render/web"
+  if ! (cd "$web" && npm ci --no-audit --no-fund --loglevel=error); then
+    echo "bootstrap: npm ci in $web failed: the HTML report needs d3 from the npm registry" >&2
+    exit 1
+  fi
+  cp "$web/package-lock.json" "$web/node_modules/.vprof-installed-lock"
+fi
+
 # The CUDA toolkit is not a Debian package of the version vprof targets; only
 # its headers are needed to build (nccl.h, cuda_runtime_api.h).
 cuda="${VPROF_CUDA_TOOLKIT:-/usr/local/cuda}"

@@ -14,6 +14,7 @@
 #include "reporter/diff/diff_command.h"
 #include "reporter/drift/alignment_check.h"
 #include "reporter/export/export_command.h"
+#include "reporter/export/step_timeline_spans.h"
 #include "reporter/render/report_output.h"
 #include "reporter/report/analysis_options.h"
 #include "reporter/report/build_report.h"
@@ -181,6 +182,11 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const PhaseRulesScope phase_rules(options->analysis.phase_rules);
   Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps);
   if (audit) LinkAudit(*audit, report.candidates);
+  // Only the HTML page draws a step span by span: a second pass over the traces of the ranks it
+  // draws, which the other formats need not pay for.
+  if (options->output.format == ReportFormat::kHtml) {
+    report.step_timeline = CollectStepTimeline(report, *paths);
+  }
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure) return status;
   bool strict_failed = report.strict_failed();

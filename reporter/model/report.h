@@ -16,6 +16,7 @@
 #include "reporter/ingest/process_record.h"
 #include "reporter/model/candidate_report.h"
 #include "reporter/model/consistency_report.h"
+#include "reporter/model/step_timeline.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {
@@ -239,6 +240,9 @@ struct Report {
   // None when no process has GPU kernel records to cut into steps.
   std::optional<StepsReport> steps;
   std::vector<CandidateReport> candidates;  // rank_order ascending
+  // The HTML report's interactive timeline; none unless the report is written
+  // as HTML from traces.
+  std::optional<StepTimeline> step_timeline;
 
   bool all_inputs_whole() const {
     return std::all_of(processes.begin(), processes.end(),

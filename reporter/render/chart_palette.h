@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "reporter/model/candidate_report.h"
+#include "reporter/model/step_timeline.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {
@@ -52,5 +53,23 @@ inline constexpr std::array<std::string_view, 8> kPhaseColours = {
 
 // A rank's span outside every phase.
 inline constexpr std::string_view kOutsidePhasesColour = "#e0e0e0";
+
+// The interactive timeline's spans, in TimelineSpanKind's order: what the
+// page's legend and its script name each kind, and its fill.
+struct TimelineKindStyle {
+  TimelineSpanKind kind;
+  std::string_view name;
+  std::string_view colour;
+};
+
+inline constexpr std::array<TimelineKindStyle, 7> kTimelineKindStyles = {{
+    {TimelineSpanKind::kNvtx, "NVTX range", "#7e57c2"},
+    {TimelineSpanKind::kNcclCall, "NCCL call (host)", "#ef6c00"},
+    {TimelineSpanKind::kCompute, "compute kernel", "#2e7d32"},
+    {TimelineSpanKind::kCommKernel, "communication kernel", "#d32f2f"},
+    {TimelineSpanKind::kCopy, "memcpy", "#1565c0"},
+    {TimelineSpanKind::kMemset, "memset", "#0097a7"},
+    {TimelineSpanKind::kIdle, "GPU idle", "#bdbdbd"},
+}};
 
 }  // namespace vprof::reporter

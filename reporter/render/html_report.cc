@@ -4,11 +4,13 @@
 
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/chart_ranks.h"
+#include "reporter/render/html_timeline.h"
 #include "reporter/render/report_summary.h"
 #include "reporter/render/report_tables.h"
 #include "reporter/render/svg_charts.h"
 #include "reporter/render/text_escape.h"
 #include "reporter/render/timeline_step.h"
+#include "reporter/render/web_assets.h"
 
 namespace vprof::reporter {
 namespace {
@@ -30,6 +32,10 @@ td.num{text-align:right;white-space:nowrap}
 td.tag{white-space:nowrap}
 .legend{font-size:12px;margin:2px 0}
 .swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 10px}
+th[aria-sort=ascending]::after{content:" \25B2"}
+th[aria-sort=descending]::after{content:" \25BC"}
+.timeline-controls{margin:4px 0}
+#vprof-tooltip{display:none;position:absolute;white-space:pre;font-size:12px;background:#fffde7;border:1px solid #757575;padding:4px 6px;pointer-events:none;max-width:700px;overflow:hidden}
 )";
 
 void WriteHeading(const std::string& title, const std::string& scope, std::ostream& out) {
@@ -48,7 +54,7 @@ void WriteTable(const ReportTable& table, std::ostream& out) {
     out << "<p class=\"note\">" << HtmlEscape(table.empty_text) << "</p>\n";
     return;
   }
-  out << "<table>\n<tr>";
+  out << "<table class=\"sortable\">\n<tr>";
   for (const TableColumn& column : table.columns)
     out << "<th>" << HtmlEscape(column.header) << "</th>";
   out << "</tr>\n";
@@ -201,6 +207,7 @@ void WriteHtmlReport(const Report& report, std::ostream& out) {
   out << "</dl>\n";
   WriteSection(ProcessesTable(report), out);
   WriteSteps(report, out);
+  if (report.step_timeline) WriteHtmlTimeline(*report.step_timeline, out);
   WritePhases(report, out);
   WriteCollectives(report, out);
   WriteSection(CandidatesTable(report), out);
@@ -210,7 +217,7 @@ void WriteHtmlReport(const Report& report, std::ostream& out) {
   if (const std::optional<ReportTable> consistency = ConsistencyTable(report)) {
     WriteSection(*consistency, out);
   }
-  out << "</body>\n</html>\n";
+  out << "<script>" << kTablesScript << "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace vprof::reporter

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The report a new user reads, on real PyTorch (issue 21): the small Llama training step with one
 # deliberately slow step, run four ways under `vprof run`, each reported; leaves each text
-# report (its first 60 lines) and the JSON summaries in OUT.
+# report (its first 60 lines), the JSON summaries and a's HTML page in OUT.
 #   a  python3, NVTX step ranges, step 10 stalled 60 ms on the host (Summary, spread, HTA steps)
 #   b  torchrun with one process, no NVTX, no NCCL (a rank by RANK; steps from optimizer kernels)
 #   c  plain python3, no NVTX (role from the kernels)
@@ -30,6 +30,8 @@ print(json.dumps({"summary": r["summary"],
   echo "== $name: $(grep -c . "$out/$name.txt") lines kept"
 }
 story a python3 "$llama" --steps 20 --nvtx --slow-step 10 --slow-ms 60
+# The HTML page of a, with its interactive timeline (screenshotted off the GPU machine).
+"$vprof" report /tmp/story-a --format html --output "$out/a.html" 2>&1 | head -3
 "$vprof" export --format hta -o /tmp/story-a-hta /tmp/story-a >/dev/null 2>&1
 echo "hta step ranges: $(grep -o 'ProfilerStep#[0-9]*' /tmp/story-a-hta/*.json | sort -u | wc -l)"
 story b torchrun --standalone --nproc-per-node 1 "$llama" --steps 20

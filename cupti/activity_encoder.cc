@@ -164,6 +164,25 @@ void encode_device(ProtoEncoder& enc, const CUpti_ActivityDevice5& d) {
   enc.end_nested(m);
 }
 
+void encode_memory(ProtoEncoder& enc, const CUpti_ActivityMemory4& a) {
+  namespace f = sf::GpuMemoryOp;
+  size_t m = enc.begin_nested(sf::GpuBatch::kMemory);
+  enc.add_varint(f::kOperation, static_cast<uint32_t>(a.memoryOperationType));
+  enc.add_varint(f::kMemoryKind, static_cast<uint32_t>(a.memoryKind));
+  enc.add_varint(f::kAddress, a.address);
+  enc.add_varint(f::kBytes, a.bytes);
+  enc.add_varint(f::kTimestampNs, a.timestamp);
+  if (a.deviceId) enc.add_varint(f::kDevice, a.deviceId);
+  if (a.contextId) enc.add_varint(f::kContext, a.contextId);
+  if (a.streamId) enc.add_varint(f::kStream, a.streamId);
+  enc.add_varint(f::kCorrelationId, a.correlationId);
+  if (a.isAsync) enc.add_bool(f::kIsAsync, true);
+  if (a.memoryPoolConfig.memoryPoolType) {
+    enc.add_varint(f::kPoolType, static_cast<uint32_t>(a.memoryPoolConfig.memoryPoolType));
+  }
+  enc.end_nested(m);
+}
+
 }  // namespace
 
 std::string_view activity_name(const CUpti_Activity* record, CallbackNameFn get_callback_name) {
@@ -220,6 +239,9 @@ bool encode_activity(ProtoEncoder& enc, const CUpti_Activity* r, uint64_t name_i
       return true;
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       encode_overhead(enc, *reinterpret_cast<const CUpti_ActivityOverhead3*>(r));
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      encode_memory(enc, *reinterpret_cast<const CUpti_ActivityMemory4*>(r));
       return true;
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       // A GPU that CUDA_VISIBLE_DEVICES hides has no CUDA ordinal: no rank

@@ -11,9 +11,24 @@ struct ApiRule {
   std::string_view unless;
 };
 constexpr ApiRule kSelectedApis[] = {
-    {"Launch", ""},          {"Memcpy", "Graph"}, {"Memset", "Graph"}, {"EventRecord", "Graph"},
-    {"StreamWaitEvent", ""}, {"Synchronize", ""}, {"Ipc", ""},         {"ProfilerStart", ""},
+    {"Launch", ""},
+    {"Memcpy", "Graph"},
+    {"Memset", "Graph"},
+    {"EventRecord", "Graph"},
+    {"StreamWaitEvent", ""},
+    {"Synchronize", ""},
+    {"Ipc", ""},
+    {"ProfilerStart", ""},
     {"ProfilerStop", ""},
+    // Device-memory allocation, for the time a step spends in it: cudaMalloc*, cudaFree*,
+    // cuMemAlloc*, cuMemFree*, and the virtual-memory calls memory savers use.
+    {"Malloc", ""},
+    {"Free", ""},
+    {"cuMemAlloc", ""},
+    {"cuMemCreate", ""},
+    {"cuMemRelease", ""},
+    {"cuMemMap", ""},
+    {"cuMemUnmap", ""},
 };
 
 using EnableApiFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);

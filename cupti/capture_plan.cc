@@ -15,6 +15,8 @@ namespace {
 // the stream-wait edges and sync totals need them, and the report says so. MEMCPY2: copies
 // between two GPUs, which CUPTI reports under this kind only, never as MEMCPY.
 // DEVICE: one record per GPU (its UUID), written when the kind is enabled.
+// MEMORY2: device-memory allocations and releases, a few per step at most
+// under a caching allocator (it calls cudaMalloc only to grow).
 // RUNTIME and DRIVER record every API call; the light plan has its selection
 // instead.
 struct KnownKind {
@@ -33,6 +35,7 @@ constexpr KnownKind kKinds[] = {
     {{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"}, true},
     {{CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"}, true},
     {{CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"}, true},
+    {{CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"}, true},
 };
 constexpr std::string_view kSelectedApi = "SELECTED_API";
 

@@ -70,6 +70,9 @@ def main():
         open(args.started_file, "w").close()
     ms = torch_profiler_option.run(args.torch_profiler, timed)
     print(f"llama_step_ms {ms:.2f}")
+    # What PyTorch's caching allocator held from CUDA at most: vprof's peak of
+    # device memory held is compared with it (bench/device_memory.sh).
+    print(f"max_memory_reserved_bytes {torch.cuda.max_memory_reserved()}")
 
 
 if __name__ == "__main__":

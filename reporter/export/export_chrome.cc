@@ -1,5 +1,6 @@
 #include "reporter/export/export_chrome.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 #include "reporter/export/export_event_writer.h"
 #include "reporter/export/export_trace_walker.h"
 #include "reporter/gpu/export_names.h"
+#include "reporter/gpu/memory_events.h"
 
 namespace vprof::reporter {
 namespace {
@@ -139,6 +141,34 @@ class ChromeProcessWriter : public TimelineSink {
     EndLaunchFlow(record.correlation_id(), track, set.start_ns);
   }
 
+  void MemoryOp(const MemoryOpItem& op) override {
+    const vprof::trace::GpuMemoryOp& record = op.record;
+    if (record.memory_kind() != kMemoryKindDevice) return;
+    const auto bytes = static_cast<int64_t>(record.bytes());
+    if (record.operation() == kMemoryOperationAllocation) {
+      memory_[record.device()].emplace_back(op.at_ns, bytes);
+    } else if (record.operation() == kMemoryOperationRelease) {
+      memory_[record.device()].emplace_back(op.at_ns, -bytes);
+    }
+  }
+
+  // After the walk: per GPU, a counter of the device memory the process holds
+  // from CUDA, as of each allocation and release in time order (CUPTI's
+  // buffers come out of order, so they are kept until the end; a process
+  // makes few).
+  void Finish() {
+    for (auto& [device, changes] : memory_) {
+      std::stable_sort(changes.begin(), changes.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      const std::string name = "GPU " + std::to_string(device) + " memory held";
+      int64_t held = 0;
+      for (const auto& [at_ns, delta] : changes) {
+        held += delta;
+        Event('C', name, "gpu_memory", 0, at_ns).BeginArgs().Int("bytes", held).EndArgs().End();
+      }
+    }
+  }
+
   void PluginColl(const PluginCollItem& coll) override {
     const vprof::trace::NcclPluginEvent& record = coll.record;
     Slice(coll.function, "nccl_plugin", PluginTrack(record.context_id(), coll.comm), coll.start_ns,
@@ -258,6 +288,8 @@ class ChromeProcessWriter : public TimelineSink {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> gpu_tracks_;  // (device, stream) → tid
   std::unordered_map<uint64_t, uint32_t> plugin_tracks_;          // context_id → tid
   uint64_t next_nvtx_range_ = 0;
+  // By device: (time, bytes allocated or, negative, released).
+  std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> memory_;
 };
 
 }  // namespace
@@ -280,6 +312,7 @@ void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std
     const ExportProcess& process = plan.processes[index];
     ChromeProcessWriter writer(events, process, index);
     WalkTrace(process.path, process.shift_ns, writer);
+    writer.Finish();
   }
   out << "\n]}\n";
 }

@@ -52,6 +52,12 @@ struct MemsetItem {
   std::optional<uint64_t> nccl_call_id;
 };
 
+// A device-memory allocation or release (GpuMemoryOp).
+struct MemoryOpItem {
+  const vprof::trace::GpuMemoryOp& record;
+  int64_t at_ns = 0;
+};
+
 // A communicator as NCCL's profiler plugin interface announced it.
 struct PluginComm {
   uint64_t comm_hash = 0;
@@ -90,6 +96,8 @@ class TimelineSink {
   virtual void Memcpy(const CopyItem& copy) = 0;
   virtual void Memset(const MemsetItem& set) = 0;
   virtual void PluginColl(const PluginCollItem& coll) = 0;
+  // Only the Chrome timeline draws memory (a counter track); other sinks leave it.
+  virtual void MemoryOp(const MemoryOpItem&) {}
 };
 
 }  // namespace vprof::reporter

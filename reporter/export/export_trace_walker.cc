@@ -88,6 +88,7 @@ class TraceWalker {
     for (const auto& set : batch.memset()) {
       sink_.Memset({set, OnTimeline(set.start_ns()), links_.AddCopyOrSet(set.correlation_id())});
     }
+    for (const auto& op : batch.memory()) sink_.MemoryOp({op, OnTimeline(op.timestamp_ns())});
   }
 
   void WriteKernel(const vprof::trace::GpuKernel& kernel, std::optional<uint64_t> call_id,

@@ -11,6 +11,7 @@
 
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/nccl_function.h"
+#include "reporter/gpu/memory_events.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -114,6 +115,7 @@ struct GpuRecord {
   // By CUPTI device id, which is the CUDA device ordinal in the process
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
   std::map<uint32_t, DeviceInfo> devices;
+  MemoryRecord memory;
 };
 
 }  // namespace vprof::reporter

@@ -1,5 +1,7 @@
 #include "reporter/ingest/gpu_activity_reader.h"
 
+#include <algorithm>
+
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
 
@@ -30,6 +32,12 @@ std::string FormatGpuUuid(std::string_view bytes) {
   return text;
 }
 
+void GpuActivityReader::AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) {
+  record_.capture = status;  // the last one read holds
+  const auto& kinds = status.activity_kinds();
+  record_.memory.recorded = std::find(kinds.begin(), kinds.end(), "MEMORY2") != kinds.end();
+}
+
 // A batch holds its records grouped by kind, not in CUPTI's order, so the
 // kinds others refer to go first: correlations before the API calls and
 // kernels that close them, event records before the waits on them.
@@ -50,6 +58,10 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
     ++record_.api_calls;
     ApiName& name = ApiNamed(api.name_iid);
     if (name.ipc) name.ipc_totals.Add(0, api.duration_ns);
+    if (name.device_memory) {
+      record_.memory.Add(
+          {static_cast<int64_t>(api.start_ns), 0, static_cast<int64_t>(api.duration_ns)});
+    }
     linker_.AddApiCall(api.correlation_id, name.launches_kernel);
   }
   for (const CopyRow& copy : batch.memcpys) {
@@ -65,6 +77,15 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   }
   for (const auto& overhead : others.overhead()) {
     record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
+  }
+  for (const auto& op : others.memory()) {
+    if (op.memory_kind() != kMemoryKindDevice) continue;
+    const auto bytes = static_cast<int64_t>(op.bytes());
+    if (op.operation() == kMemoryOperationAllocation) {
+      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), bytes, 0});
+    } else if (op.operation() == kMemoryOperationRelease) {
+      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), -bytes, 0});
+    }
   }
   // CUPTI describes each GPU once per enable; the last description holds.
   for (const auto& device : others.device()) {
@@ -104,6 +125,7 @@ GpuActivityReader::ApiName& GpuActivityReader::ApiNamed(uint64_t api_name_iid) {
     const std::string name = name_of_(api_name_iid);
     api.launches_kernel = LaunchesKernel(name);
     api.ipc = ApiClassOf(name) == kIpcApiClass;
+    api.device_memory = IsDeviceMemoryApi(name);
   }
   return api;
 }

@@ -36,7 +36,7 @@ class GpuActivityReader {
       : name_of_(std::move(name_of)), linker_(std::move(span_sink)) {}
 
   // The last status read holds.
-  void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) { record_.capture = status; }
+  void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status);
   void AddBatch(const GpuBatchRecords& batch);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
     linker_.AddCall(event, function);
@@ -52,7 +52,8 @@ class GpuActivityReader {
   struct ApiName {
     bool launches_kernel = false;
     bool ipc = false;
-    ActivityTotals ipc_totals;  // only for IPC APIs
+    bool device_memory = false;  // IsDeviceMemoryApi
+    ActivityTotals ipc_totals;   // only for IPC APIs
   };
 
   KernelName& KernelNamed(uint64_t name_iid);

@@ -1,12 +1,15 @@
 #include "reporter/render/report_summary.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <set>
+#include <sstream>
 
 #include "reporter/base/units.h"
 #include "reporter/candidates/step_figures.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/steps/memory_summary.h"
 
 namespace vprof::reporter {
 namespace {
@@ -132,6 +135,49 @@ std::string SelfCostText(const Report& report) {
          "\"Overhead\")";
 }
 
+std::string RankName(const RankStepsReport& rank) {
+  return rank.rank ? "rank " + std::to_string(*rank.rank) : rank.file;
+}
+
+// The highest peak of device memory held over the ranks' measured steps, the
+// rank with the most allocation-call time per step, and the ranks without
+// memory figures; empty when no rank has any.
+std::string MemoryText(const StepsReport& steps) {
+  const RankStepsReport* highest = nullptr;
+  const RankStepsReport* churning = nullptr;
+  std::optional<RankMemorySummary> peak;
+  std::optional<RankMemorySummary> churn;
+  std::vector<std::string> without;
+  for (const RankStepsReport& rank : steps.ranks) {
+    const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
+    if (!memory) {
+      without.push_back(RankName(rank));
+      continue;
+    }
+    if (!peak || memory->peak_bytes > peak->peak_bytes) {
+      peak = memory;
+      highest = &rank;
+    }
+    if (!churn || memory->api_ns > churn->api_ns) {
+      churn = memory;
+      churning = &rank;
+    }
+  }
+  if (!peak) return "";
+  std::ostringstream allocations;
+  allocations << std::setprecision(3) << churn->allocations;
+  std::string text =
+      "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
+      " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
+      "); per step " + allocations.str() + " allocations and " + FormatDurationNs(churn->api_ns) +
+      " in allocation calls (" + RankName(*churning) + ", the most)";
+  if (!without.empty()) {
+    text += "; no memory figures for " + std::to_string(without.size()) + " ranks (" +
+            without.front() + (without.size() > 1 ? ", ..." : "") + ")";
+  }
+  return text;
+}
+
 }  // namespace
 
 ReportSummary SummarizeReport(const Report& report) {
@@ -163,6 +209,11 @@ ReportSummary SummarizeReport(const Report& report) {
   }
   if (report.candidates.empty()) {
     lines.push_back({"Candidates", "none found", "candidates", "Fast-path candidates"});
+  }
+  if (report.steps) {
+    if (const std::string memory = MemoryText(*report.steps); !memory.empty()) {
+      lines.push_back({"GPU memory", memory, "segments", "Steps"});
+    }
   }
   if (const std::string last = LastArrivalText(report); !last.empty()) {
     lines.push_back({"Straggler", last, "collectives", "Ranks"});

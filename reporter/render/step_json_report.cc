@@ -73,6 +73,24 @@ void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& 
   json.EndObject();
 }
 
+void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
+  json.Key("memory");
+  if (!memory) {
+    json.Null();
+    return;
+  }
+  json.BeginObject();
+  json.Field("start_bytes", memory->start_bytes);
+  json.Field("peak_bytes", memory->peak_bytes);
+  json.Field("low_bytes", memory->low_bytes);
+  json.Field("allocations", memory->allocations);
+  json.Field("allocated_bytes", memory->allocated_bytes);
+  json.Field("releases", memory->releases);
+  json.Field("released_bytes", memory->released_bytes);
+  json.Field("api_ns", memory->api_ns);
+  json.EndObject();
+}
+
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
   json.Field("rank", rank.rank);
@@ -98,9 +116,11 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
     json.BeginArray();
     for (const BucketReport& bucket : step.buckets) WriteBucket(json, bucket);
     json.EndArray();
+    WriteMemory(json, step.memory);
     json.EndObject();
   }
   json.EndArray();
+  json.Field("memory_events_dropped", rank.memory_events_dropped);
   json.Key("streams");
   json.BeginArray();
   for (const StreamRoleReport& stream : rank.streams) {

@@ -1,6 +1,8 @@
 #include "reporter/render/step_text_report.h"
 
+#include <iomanip>
 #include <map>
+#include <sstream>
 #include <string_view>
 
 #include "reporter/base/text_layout.h"
@@ -8,6 +10,7 @@
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/spread_over_ranks.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/steps/memory_summary.h"
 
 namespace vprof::reporter {
 namespace {
@@ -240,6 +243,38 @@ void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
   table.Write(out, "  ");
 }
 
+// Signed byte counts: held memory is negative when the capture saw releases of
+// memory allocated before it began.
+std::string SignedBytes(int64_t bytes) {
+  return bytes < 0 ? "-" + FormatBytes(static_cast<uint64_t>(-bytes))
+                   : FormatBytes(static_cast<uint64_t>(bytes));
+}
+
+std::string PerStep(double count) {
+  std::ostringstream text;
+  text << std::setprecision(3) << count;
+  return text.str();
+}
+
+void WriteMemoryNote(const RankStepsReport& rank, std::ostream& out) {
+  const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
+  if (!memory) return;
+  std::string line =
+      "rank " + RankText(rank.rank) +
+      " GPU memory held from CUDA (allocated less released since the capture "
+      "began): peak " +
+      SignedBytes(memory->peak_bytes) + " (step " + std::to_string(memory->peak_step) + "), low " +
+      SignedBytes(memory->low_bytes) + "; per step " + PerStep(memory->allocations) +
+      " allocations (" + FormatBytes(static_cast<uint64_t>(memory->allocated_bytes)) + "), " +
+      PerStep(memory->releases) + " releases, " + FormatDurationNs(memory->api_ns) +
+      " in allocation calls";
+  if (rank.memory_events_dropped > 0) {
+    line += "; " + std::to_string(rank.memory_events_dropped) +
+            " memory events beyond the kept ones are not counted";
+  }
+  WriteWrapped(out, line, "  ", "    ");
+}
+
 void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   std::string line = "rank " + RankText(rank.rank) + " streams:";
   for (const StreamRoleReport& stream : rank.streams) {
@@ -271,6 +306,7 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   }
   line.pop_back();
   WriteWrapped(out, line, "  ", "    ");
+  WriteMemoryNote(rank, out);
 }
 
 }  // namespace

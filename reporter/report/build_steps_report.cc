@@ -6,6 +6,7 @@
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/step_ledger.h"
+#include "reporter/steps/step_memory.h"
 
 namespace vprof::reporter {
 namespace {
@@ -71,6 +72,8 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
     AddSegmentTimes(rank.total, step.times);
   }
   rows = {};
+  AddStepMemory(source.record->gpu.memory, offset, rank.steps);
+  rank.memory_events_dropped = source.record->gpu.memory.dropped_events;
   if (detail) {
     for (const auto& [id, use] : detail->streams) {
       StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns};

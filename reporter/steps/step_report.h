@@ -94,6 +94,20 @@ struct StepPhaseReport {
   SegmentTimes times;     // summed over the measured steps
 };
 
+// Device memory over one step window: what the process held from CUDA
+// (allocated less released since the capture began, memory_events.h), and
+// the allocation calls inside the window.
+struct StepMemory {
+  int64_t start_bytes = 0;  // held at the window's start
+  int64_t peak_bytes = 0;   // the most held at any instant of the window
+  int64_t low_bytes = 0;    // the least
+  uint32_t allocations = 0;
+  uint32_t releases = 0;
+  uint64_t allocated_bytes = 0;
+  uint64_t released_bytes = 0;
+  int64_t api_ns = 0;  // in allocation and release API calls that started in the window
+};
+
 struct RankStepReport {
   uint32_t step = 0;  // index among the steps found on this rank (0 = first)
   // The window (see SegmentTimes), on the report's clock (the process's
@@ -102,6 +116,7 @@ struct RankStepReport {
   int64_t end_ns = 0;
   SegmentTimes times;
   std::vector<BucketReport> buckets;
+  std::optional<StepMemory> memory;  // none when the capture did not record memory
 };
 
 // A stream of one process, by what it ran.
@@ -154,6 +169,9 @@ struct RankStepsReport {
   std::optional<SpanRef> longest_exposed_comm;
   std::optional<SpanRef> longest_idle_gap;
   std::optional<DeepCaptureReport> deep_capture;
+  // Memory events beyond what a process keeps (kMaxMemoryEvents): the
+  // memory figures of its later steps miss them.
+  uint64_t memory_events_dropped = 0;
 
   // Some GPU records or phase ranges did not make it into its steps: late,
   // without a launch record, or dropped for room.

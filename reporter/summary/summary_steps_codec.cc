@@ -144,7 +144,19 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
       row.set_gpu_ns(bucket.gpu_ns);
       row.set_exposed_ns(bucket.exposed_ns);
     }
+    if (step.memory) {
+      vprof::summary::StepMemory& memory = *out.mutable_memory();
+      memory.set_start_bytes(step.memory->start_bytes);
+      memory.set_peak_bytes(step.memory->peak_bytes);
+      memory.set_low_bytes(step.memory->low_bytes);
+      memory.set_allocations(step.memory->allocations);
+      memory.set_releases(step.memory->releases);
+      memory.set_allocated_bytes(step.memory->allocated_bytes);
+      memory.set_released_bytes(step.memory->released_bytes);
+      memory.set_api_ns(step.memory->api_ns);
+    }
   }
+  steps.set_memory_events_dropped(rank.memory_events_dropped);
   EncodeTimes(rank.total, steps.mutable_total());
   for (const StepPhaseReport& phase : rank.phases) {
     vprof::summary::StepPhaseTimes& row = *steps.add_phases();
@@ -211,7 +223,15 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
                              bucket.bytes(), bucket.offset_ns(), bucket.gpu_ns(),
                              bucket.exposed_ns()});
     }
+    if (step.has_memory()) {
+      const vprof::summary::StepMemory& memory = step.memory();
+      out.memory =
+          StepMemory{memory.start_bytes(),    memory.peak_bytes(), memory.low_bytes(),
+                     memory.allocations(),    memory.releases(),   memory.allocated_bytes(),
+                     memory.released_bytes(), memory.api_ns()};
+    }
   }
+  rank.memory_events_dropped = steps.memory_events_dropped();
   rank.total = DecodeTimes(steps.total());
   for (const vprof::summary::StepPhaseTimes& phase : steps.phases()) {
     rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});

@@ -307,6 +307,7 @@ bool AppendGpuBatch(const uint8_t* begin, const uint8_t* end, const uint8_t* rea
       case f::kEventRecord:
       case f::kOverhead:
       case f::kDevice:
+      case f::kMemory:
         others.append(reinterpret_cast<const char*>(field.start),
                       static_cast<size_t>(field.payload_end - field.start));
         return true;

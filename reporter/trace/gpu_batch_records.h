@@ -65,8 +65,8 @@ struct GpuBatchRecords {
   std::vector<CopyRow> memsets;
   std::vector<ExternalRow> externals;
   uint64_t dropped = 0;
-  // Syncs, event records, CUPTI overhead and devices: a few per batch,
-  // parsed by protobuf. Only those fields of it are set.
+  // Syncs, event records, CUPTI overhead, devices and memory operations: a
+  // few per batch, parsed by protobuf. Only those fields of it are set.
   vprof::trace::GpuBatch others;
 };
 

@@ -9,7 +9,9 @@
 
 namespace {
 
-TEST_CASE("launches, copies, memsets, events, waits, syncs, IPC and profiler calls are selected") {
+TEST_CASE(
+    "launches, copies, memsets, events, waits, syncs, IPC, profiler and allocation calls are "
+    "selected") {
   for (const char* name : {"cudaLaunchKernel_v7000",
                            "cudaLaunchKernelExC_ptsz_v11060",
                            "cuLaunchKernelEx",
@@ -30,19 +32,30 @@ TEST_CASE("launches, copies, memsets, events, waits, syncs, IPC and profiler cal
                            "cudaIpcOpenMemHandle_v4010",
                            "cuIpcGetMemHandle",
                            "cudaProfilerStart_v4000",
-                           "cuProfilerStop"}) {
+                           "cuProfilerStop",
+                           "cudaMalloc_v3020",
+                           "cudaFree_v3020",
+                           "cudaMallocAsync_v11020",
+                           "cudaFreeAsync_v11020",
+                           "cuMemAlloc_v2",
+                           "cuMemFree_v2",
+                           "cuMemAllocAsync",
+                           "cuMemCreate",
+                           "cuMemRelease",
+                           "cuMemMap",
+                           "cuMemUnmap"}) {
     INFO(name);
     CHECK(vprof::is_selected_api(name));
   }
 }
 
-TEST_CASE("queries, allocations and graph building are not") {
+TEST_CASE("queries, address reservations and graph building are not") {
   for (const char* name :
        {"cudaGetDevice_v3020", "cuCtxGetCurrent", "cudaStreamIsCapturing_v10000",
-        "cudaGetLastError_v3020", "cudaMalloc_v3020", "cuMemAlloc_v2", "cudaEventQuery_v3020",
-        "cudaGraphAddMemcpyNode_v10000", "cuGraphAddMemsetNode",
-        "cudaGraphAddEventRecordNode_v11010", "cudaGraphExecMemcpyNodeSetParams_v11000",
-        "cuStreamBeginCapture", "cuFuncGetAttribute"}) {
+        "cudaGetLastError_v3020", "cudaMemGetInfo_v3020", "cuMemGetInfo_v2", "cuMemAddressReserve",
+        "cuMemSetAccess", "cudaEventQuery_v3020", "cudaGraphAddMemcpyNode_v10000",
+        "cuGraphAddMemsetNode", "cudaGraphAddEventRecordNode_v11010",
+        "cudaGraphExecMemcpyNodeSetParams_v11000", "cuStreamBeginCapture", "cuFuncGetAttribute"}) {
     INFO(name);
     CHECK_FALSE(vprof::is_selected_api(name));
   }

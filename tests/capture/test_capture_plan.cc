@@ -14,12 +14,12 @@ std::vector<std::string> kind_names(const vprof::CapturePlan& plan) {
   return names;
 }
 
-// What the report reads: work on the GPU, NCCL correlation, CUPTI's own overhead and the GPUs,
-// with selected API records instead of the RUNTIME and DRIVER kinds; not the stream/event plan
-// (SYNCHRONIZATION, CUDA_EVENT), which costs PyTorch's steps the most.
+// What the report reads: work on the GPU, NCCL correlation, CUPTI's own overhead, the GPUs and
+// device-memory allocations, with selected API records instead of the RUNTIME and DRIVER kinds; not
+// the stream/event plan (SYNCHRONIZATION, CUDA_EVENT), which costs PyTorch's steps the most.
 const std::vector<std::string> kLightKinds = {
     "CONCURRENT_KERNEL",    "MEMCPY",   "MEMCPY2", "MEMSET",
-    "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE"};
+    "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE",  "MEMORY2"};
 
 }  // namespace
 
@@ -41,7 +41,7 @@ TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included") {
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMCPY", "MEMCPY2",
                                                      "MEMSET", "SYNCHRONIZATION", "CUDA_EVENT",
                                                      "RUNTIME", "DRIVER", "EXTERNAL_CORRELATION",
-                                                     "OVERHEAD", "DEVICE"});
+                                                     "OVERHEAD", "DEVICE", "MEMORY2"});
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
   CHECK(plan.mode == "all");
 }

@@ -34,6 +34,19 @@ ExportGpuBatch& ExportGpuBatch::Memcpy(uint64_t bytes, uint64_t start_ns, uint64
   return *this;
 }
 
+ExportGpuBatch& ExportGpuBatch::Memory(bool release, uint64_t bytes, uint64_t at_ns,
+                                       uint32_t correlation_id, uint32_t device,
+                                       uint32_t memory_kind) {
+  vprof::trace::GpuMemoryOp& op = *batch_.add_memory();
+  op.set_operation(release ? 2 : 1);
+  op.set_memory_kind(memory_kind);
+  op.set_bytes(bytes);
+  op.set_timestamp_ns(at_ns);
+  op.set_correlation_id(correlation_id);
+  op.set_device(device);
+  return *this;
+}
+
 ExportGpuBatch& ExportGpuBatch::Api(std::string_view name, uint32_t tid, uint64_t start_ns,
                                     uint64_t duration_ns, uint32_t correlation_id) {
   vprof::trace::ApiCall& api = *batch_.add_api();

@@ -29,6 +29,9 @@ class ExportGpuBatch {
   ExportGpuBatch& Api(std::string_view name, uint32_t tid, uint64_t start_ns, uint64_t duration_ns,
                       uint32_t correlation_id);
   ExportGpuBatch& External(uint64_t call_id, uint32_t correlation_id);
+  // A device-memory allocation or (`release`) release of `bytes` on `device`.
+  ExportGpuBatch& Memory(bool release, uint64_t bytes, uint64_t at_ns, uint32_t correlation_id,
+                         uint32_t device, uint32_t memory_kind = 3);
   void Write();
 
  private:

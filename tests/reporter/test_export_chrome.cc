@@ -280,6 +280,37 @@ TEST_CASE("chrome: a cut trace is named, exits 3, and what was read of it is exp
   CHECK(OfPhase(document, "X", "kernel").size() == 3);
 }
 
+TEST_CASE("chrome: each GPU's device memory held is a counter, in time order") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node9", 9, 0);
+  // Read out of time order, as CUPTI's buffers come: +3000 at 300 before
+  // +1000 at 100. GPU 1 gets 64 bytes; pinned host memory (kind 2) is none.
+  const uint64_t base = 5'000'000;
+  ExportGpuBatch(trace)
+      .Memory(false, 3000, base + 300, 1, 0)
+      .Memory(false, 1000, base + 100, 2, 0)
+      .Memory(true, 1000, base + 500, 3, 0)
+      .Memory(false, 64, base + 200, 4, 1)
+      .Memory(false, 4096, base + 250, 5, 0, 2)
+      .Write();
+  trace.AddFooter();
+  trace.WriteTo(dir.File("node9.9.vtrace"));
+  const JsonValue document = ExportChrome(dir.path(), dir.File("timeline.json"), 0);
+  const Events counters = OfPhase(document, "C", "gpu_memory");
+  REQUIRE(counters.size() == 4);
+  std::vector<std::pair<std::string, double>> values;
+  for (const JsonValue* counter : counters) {
+    values.emplace_back((*counter)["name"].string(), (*counter)["args"]["bytes"].number());
+  }
+  CHECK(values == std::vector<std::pair<std::string, double>>{{"GPU 0 memory held", 1000},
+                                                              {"GPU 0 memory held", 4000},
+                                                              {"GPU 0 memory held", 3000},
+                                                              {"GPU 1 memory held", 64}});
+  // 100 ns → 300 ns → 500 ns: 0.2 µs apart.
+  CHECK((*counters[1])["ts"].number() - (*counters[0])["ts"].number() == Exactly(0.2));
+  CHECK((*counters[2])["ts"].number() - (*counters[1])["ts"].number() == Exactly(0.2));
+}
+
 TEST_CASE("chrome: the document is JSON to Python's parser too") {
   if (std::system("python3 -c 'import json' >/dev/null 2>&1") != 0) return;  // no python3 here
   ScratchDir dir;

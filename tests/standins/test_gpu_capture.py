@@ -127,10 +127,24 @@ def api_calls(trace_dir):
     return calls
 
 
+# Device memory: trainer.cc and grad_sync.cc allocate before the first step and free after the
+# last: the metrics buffers (1024 floats, and 1024 per rank), the weights (sync_elems 1048576
+# floats), the peer-copy pair and one bucket of bucket_elems (262144) floats per bucket. Every
+# step holds all of it and allocates nothing.
+BUCKETS = LAYERS // BUCKET_LAYERS
+HELD = 4 * (1024 + 1024 * RANKS + 1048576 + BUCKETS * 262144) + 2 * PEER_COPY_BYTES
+for rank_steps in rep["steps"]["ranks"]:
+    who = f"rank {rank_steps['rank']}"
+    memory = [step["memory"] for step in rank_steps["steps"]]
+    check(memory and all(m is not None for m in memory), f"{who}: steps without memory: {memory}")
+    check(all(m["start_bytes"] == HELD and m["peak_bytes"] == HELD and m["low_bytes"] == HELD
+              and m["allocations"] == 0 and m["releases"] == 0 for m in memory),
+          f"{who}: expected {HELD} bytes held and no allocation in every step, got {memory}")
+
 light_calls, all_calls = api_calls(trace_dir), api_calls(all_dir)
 selected = {"cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemcpyPeerAsync", "cudaMemsetAsync",
             "cudaEventRecord", "cudaStreamWaitEvent", "cudaStreamSynchronize",
-            "cudaDeviceSynchronize", "cudaEventSynchronize"}
+            "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMalloc", "cudaFree"}
 light_names = {name for _, name in light_calls}
 check(light_names and light_names <= selected, f"light capture recorded {sorted(light_names)}")
 check({"cudaLaunchKernel", "cudaStreamSynchronize"} <= light_names,

@@ -101,3 +101,24 @@ TEST_CASE("without steps the summary says so and still lists the candidates") {
   CHECK_FALSE(summary.shares);
   CHECK(HasLine(summary, "Candidate 3"));
 }
+
+TEST_CASE(
+    "the summary gives the highest memory peak, the most allocation time, the ranks without") {
+  Report report = SampleReport();
+  REQUIRE(report.steps);
+  REQUIRE(report.steps->ranks.size() == 2);
+  CHECK_FALSE(HasLine(SummarizeReport(report), "GPU memory"));  // the sample records none
+  // Rank 0: steps 2 and 3 peak at 3 GiB and 5 GiB, one allocation each taking 2 and 4 ms
+  // (3 ms a step); rank 1 has no memory figures.
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  std::vector<RankStepReport>& steps = report.steps->ranks[0].steps;
+  REQUIRE(steps.size() == 2);
+  steps[0].memory = StepMemory{2 * kGiB, 3 * kGiB, 2 * kGiB, 1, 1, kGiB, kGiB, 2'000'000};
+  steps[1].memory = StepMemory{2 * kGiB, 5 * kGiB, 2 * kGiB, 1, 1, kGiB, kGiB, 4'000'000};
+  const SummaryLine& line = Line(SummarizeReport(report), "GPU memory");
+  CHECK(line.text ==
+        "peak 5.00 GiB held from CUDA (rank 0, step " + std::to_string(steps[1].step) +
+            "); per step 1 allocations and 3.00 ms in allocation calls (rank 0, the most); no "
+            "memory figures for 1 ranks (rank 1)");
+  CHECK(line.section_id == "segments");
+}

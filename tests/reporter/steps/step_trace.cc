@@ -95,6 +95,37 @@ void StepTrace::Api(std::string_view name, int64_t at_us) {
   api.set_correlation_id(next_correlation_++);
 }
 
+void StepTrace::RecordsMemory() {
+  vprof::trace::TracePacket packet;
+  vprof::trace::GpuCaptureStatus& status = *packet.mutable_gpu_capture();
+  status.set_state(vprof::trace::GPU_CAPTURE_ACTIVE);
+  for (const char* kind : {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "MEMORY2"}) {
+    status.add_activity_kinds(kind);
+  }
+  trace_.AddPacket(std::move(packet));
+}
+
+void StepTrace::Allocate(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us, false); }
+
+void StepTrace::Release(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us, true); }
+
+void StepTrace::MemoryCall(int64_t bytes, int64_t at_us, bool release) {
+  const uint32_t correlation = next_correlation_++;
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern(release ? "cudaFree_v3020" : "cudaMalloc_v3020"));
+  api.set_start_ns(At(at_us));
+  api.set_duration_ns(2 * kStepUs);
+  api.set_tid(1);
+  api.set_correlation_id(correlation);
+  vprof::trace::GpuMemoryOp& op = *gpu_.add_memory();
+  op.set_operation(release ? 2 : 1);
+  op.set_memory_kind(3);
+  op.set_address(0x7f0000000000);
+  op.set_bytes(static_cast<uint64_t>(bytes));
+  op.set_timestamp_ns(At(at_us + 1));
+  op.set_correlation_id(correlation);
+}
+
 void StepTrace::FlushNvtx() {
   vprof::trace::TracePacket packet;
   *packet.mutable_nvtx_batch() = nvtx_;

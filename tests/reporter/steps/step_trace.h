@@ -46,6 +46,12 @@ class StepTrace {
   uint32_t Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us, int64_t end_us);
   // An API call that launches nothing (cudaProfilerStart).
   void Api(std::string_view name, int64_t at_us);
+  // A GpuCaptureStatus whose kinds include MEMORY2: the capture recorded memory.
+  void RecordsMemory();
+  // A cudaMalloc of device memory at `at_us` (its call lasting 2 µs) and its
+  // GpuMemoryOp; a cudaFree and its release.
+  void Allocate(int64_t bytes, int64_t at_us);
+  void Release(int64_t bytes, int64_t at_us);
 
   // Writes what was added since the last flush as one packet.
   void FlushNvtx();
@@ -62,6 +68,8 @@ class StepTrace {
   int32_t rank_;
   uint64_t comm_id_;
   uint32_t comm_size_;
+  void MemoryCall(int64_t bytes, int64_t at_us, bool release);
+
   uint32_t next_correlation_ = 1;
   uint64_t next_seq_ = 1;
   vprof::trace::NvtxBatch nvtx_;

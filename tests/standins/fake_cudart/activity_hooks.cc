@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "monotonic_clock.h"
+
 namespace fake_cudart {
 namespace {
 
@@ -58,6 +60,12 @@ void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                       uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
   if (const FakeActivitySink* sink = Sink()) {
     sink->stream_wait(event_id, sync_id, stream_id, correlation_id, start_ns, end_ns);
+  }
+}
+
+void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->memory(cbid, released, address, bytes, device, standins::MonotonicNs());
   }
 }
 

@@ -34,6 +34,10 @@ struct FakeActivitySink {
                        uint32_t correlation_id, uint64_t completion_ns);
   void (*stream_wait)(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                       uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+  // On the calling thread, for cudaMalloc (allocation, `released` false) and cudaFree
+  // (`released` true, with the bytes the allocation had) on `device`, at `at_ns`.
+  void (*memory)(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
+                 uint64_t at_ns);
 };
 
 // Exported by the fake libcudart.so.13 (the one symbol beyond the CUDA API): the fake CUPTI
@@ -57,5 +61,6 @@ void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                        uint32_t correlation_id, uint64_t completion_ns);
 void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                       uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device);
 
 }  // namespace fake_cudart

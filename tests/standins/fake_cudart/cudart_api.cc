@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 #include "activity_hooks.h"
 #include "fake_cudart.h"
@@ -21,6 +23,33 @@ constexpr size_t kAllocationAlignment = 256;
 constexpr int kDefaultDeviceCount = 8;
 
 thread_local int t_current_device = 0;
+
+// The size of each live cudaMalloc allocation, for the release's record.
+class AllocationSizeTable {
+ public:
+  void Add(const void* address, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sizes_[address] = bytes;
+  }
+  // The allocation's size, forgotten; 0 for an address cudaMalloc did not give.
+  size_t Take(const void* address) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = sizes_.find(address);
+    if (found == sizes_.end()) return 0;
+    const size_t bytes = found->second;
+    sizes_.erase(found);
+    return bytes;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<const void*, size_t> sizes_;
+};
+
+AllocationSizeTable& AllocationSizes() {
+  static AllocationSizeTable* table = new AllocationSizeTable();  // outlives exit-time frees
+  return *table;
+}
 thread_local cudaError_t t_last_error = cudaSuccess;
 
 // A failing call also becomes the calling thread's last error, as in the real runtime.
@@ -133,12 +162,23 @@ cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
   const size_t rounded =
       (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
   *dev_ptr = std::aligned_alloc(kAllocationAlignment, rounded);
-  return *dev_ptr == nullptr ? Fail(cudaErrorMemoryAllocation) : cudaSuccess;
+  if (*dev_ptr == nullptr) return Fail(cudaErrorMemoryAllocation);
+  // CUPTI reports the size asked for; the release reports the same.
+  AllocationSizes().Add(*dev_ptr, size);
+  fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, false,
+                            reinterpret_cast<uintptr_t>(*dev_ptr), size,
+                            static_cast<uint32_t>(t_current_device));
+  return cudaSuccess;
 }
 
 // Like the real cudaFree, waits for the device first, so queued work never sees freed memory.
 cudaError_t cudaFree(void* dev_ptr) {
   Runtime::Get().SynchronizeDevice();
+  if (dev_ptr != nullptr) {
+    fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, true,
+                              reinterpret_cast<uintptr_t>(dev_ptr), AllocationSizes().Take(dev_ptr),
+                              static_cast<uint32_t>(t_current_device));
+  }
   std::free(dev_ptr);
   return cudaSuccess;
 }

@@ -23,6 +23,8 @@ size_t RecordSize(CUpti_ActivityKind kind) {
       return sizeof(CUpti_ActivityExternalCorrelation);
     case CUPTI_ACTIVITY_KIND_DEVICE:
       return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return sizeof(CUpti_ActivityMemory4);
     default:
       return 0;
   }

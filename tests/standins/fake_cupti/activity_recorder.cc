@@ -192,8 +192,29 @@ void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint3
   Write(record);
 }
 
-const FakeActivitySink kSink = {OnQueued,     OnCalled,      OnKernel,    OnMemcpy,
-                                OnPeerMemcpy, OnEventRecord, OnStreamWait};
+// A cudaMalloc or cudaFree: its RUNTIME record and, with MEMORY2 on, the allocation or release
+// with the same correlation id, as CUPTI writes them.
+void OnMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
+              uint64_t at_ns) {
+  const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
+  WriteRuntimeCall(cbid, correlation_id);
+  if (!Enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
+  CUpti_ActivityMemory4 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  record.memoryOperationType = released ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+                                        : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  record.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  record.correlationId = correlation_id;
+  record.address = address;
+  record.bytes = bytes;
+  record.timestamp = at_ns + ClientOffset();
+  record.processId = static_cast<uint32_t>(getpid());
+  record.deviceId = device;
+  Write(record);
+}
+
+const FakeActivitySink kSink = {OnQueued,     OnCalled,      OnKernel,     OnMemcpy,
+                                OnPeerMemcpy, OnEventRecord, OnStreamWait, OnMemory};
 
 void RegisterSink() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Prints the device-memory figures of a `vprof report --format json` (read on
+stdin) next to what the workload printed (its log, the argument): per process
+with steps, the peak of memory held over the measured steps against PyTorch's
+max_memory_reserved, and the allocations, releases and allocation-call time
+per step. Used by bench/device_memory.sh.
+
+Usage: vprof report DIR --format json | memory_figures.py WORKLOAD.log
+"""
+import json
+import statistics
+import sys
+
+
+def printed(log_path, key):
+    for line in open(log_path):
+        if line.startswith(key + " "):
+            return int(float(line.split()[1]))
+    return None
+
+
+def main():
+    report = json.load(sys.stdin)
+    reserved = printed(sys.argv[1], "max_memory_reserved_bytes")
+    steps = report.get("steps") or {}
+    for rank in steps.get("ranks", []):
+        memory = [s["memory"] for s in rank["steps"] if s.get("memory")]
+        if not memory:
+            print(f"{rank['file']}: no memory figures")
+            continue
+        peak = max(m["peak_bytes"] for m in memory)
+        line = (f"{rank['file']}: {len(memory)} steps; peak held {peak} B "
+                f"({peak / 2**20:.1f} MiB)")
+        if reserved is not None:
+            error = (peak - reserved) / reserved * 100 if reserved else float("nan")
+            line += f"; PyTorch max_memory_reserved {reserved} B ({error:+.2f}%)"
+        line += (f"; per step: allocations {statistics.mean(m['allocations'] for m in memory):.2f}"
+                 f" ({statistics.mean(m['allocated_bytes'] for m in memory) / 2**20:.1f} MiB), "
+                 f"releases {statistics.mean(m['releases'] for m in memory):.2f}, "
+                 f"allocation calls {statistics.median(m['api_ns'] for m in memory) / 1e6:.3f} ms "
+                 f"(median)")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

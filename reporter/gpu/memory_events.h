@@ -1,0 +1,52 @@
+// A process's device memory as its trace tells it: the allocations and
+// releases CUPTI reported (GpuMemoryOp) and the time of the API calls that
+// allocate, in trace order. A caching allocator (PyTorch's) calls cudaMalloc
+// only to grow, so a process has few; they are kept, not totalled, so that
+// each step can be given its own peak and churn once the steps are known.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace vprof::reporter {
+
+// GpuMemoryOp.operation and .memory_kind values (CUPTI's enums).
+inline constexpr uint32_t kMemoryOperationAllocation = 1;
+inline constexpr uint32_t kMemoryOperationRelease = 2;
+inline constexpr uint32_t kMemoryKindDevice = 3;
+
+// On the process's trace clock: an allocation (delta_bytes > 0) or a release
+// (< 0) of device memory, or an allocation API call (delta 0, api_ns its
+// duration, at_ns its start).
+struct MemoryEvent {
+  int64_t at_ns = 0;
+  int64_t delta_bytes = 0;
+  int64_t api_ns = 0;
+};
+
+// At most this many events are kept per process (24 B each, 24 MiB); the
+// rest are counted as dropped, and the figures say so.
+inline constexpr size_t kMaxMemoryEvents = size_t{1} << 20;
+
+struct MemoryRecord {
+  bool recorded = false;  // the capture enabled CUPTI's MEMORY2 kind
+  std::vector<MemoryEvent> events;
+  uint64_t dropped_events = 0;
+
+  void Add(const MemoryEvent& event) {
+    if (events.size() < kMaxMemoryEvents) {
+      events.push_back(event);
+    } else {
+      ++dropped_events;
+    }
+  }
+};
+
+// A CUDA runtime or driver API that allocates or frees device memory, or maps
+// and unmaps it (the virtual-memory calls memory savers use): cudaMalloc*,
+// cudaFree*, cuMemAlloc*, cuMemFree*, cuMemCreate, cuMemRelease, cuMemMap,
+// cuMemUnmap. Host (pinned) allocations are not device memory.
+bool IsDeviceMemoryApi(std::string_view api_name);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,21 @@
+// Each measured step's device memory (StepMemory) from a process's memory
+// events: the steps are known only once the trace is read, the events were
+// kept for this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "reporter/gpu/memory_events.h"
+#include "reporter/steps/step_report.h"
+
+namespace vprof::reporter {
+
+// Sets `memory` of every step in `steps` (windows on the report's clock, in
+// start order, not overlapping) from `record`'s events (on the trace clock;
+// `offset_ns` moves them onto the report's). Leaves them unset when the
+// capture did not record memory.
+void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
+                   std::vector<RankStepReport>& steps);
+
+}  // namespace vprof::reporter

@@ -1,0 +1,124 @@
+// Each step's device memory from a process's allocations and releases
+// (step_memory.h), worked out by hand, and the same from a trace file.
+#include <catch2/catch.hpp>
+
+#include "reporter/steps/memory_summary.h"
+#include "reporter/steps/step_memory.h"
+#include "scratch_dir.h"
+#include "step_trace.h"
+
+using namespace vprof::reporter;
+using namespace vprof::reporter::testing;
+
+namespace {
+
+constexpr int64_t kMiB = 1 << 20;
+
+RankStepReport Window(uint32_t step, int64_t start_ns, int64_t end_ns) {
+  RankStepReport report;
+  report.step = step;
+  report.start_ns = start_ns;
+  report.end_ns = end_ns;
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("a step's peak, low and churn from the events around and inside its window") {
+  // Trace clock; the report's is 1000 ns later. Before step 0: +100 MiB at
+  // 0. Step 0 [1100, 2000] (trace [100, 1000]): an allocation call of 30 ns
+  // at 200, +50 MiB at 230, −20 MiB at 600, +10 MiB at 900. Step 1 [2000,
+  // 3000] (trace [1000, 2000]): −100 MiB at 1500, read before the +40 MiB at
+  // 1200 (CUPTI's buffers come out of order). After: +1 GiB at 2500.
+  MemoryRecord record;
+  record.recorded = true;
+  for (const MemoryEvent& event :
+       std::vector<MemoryEvent>{{0, 100 * kMiB, 0},
+                                {200, 0, 30},
+                                {230, 50 * kMiB, 0},
+                                {600, -20 * kMiB, 0},
+                                {900, 10 * kMiB, 0},
+                                {1500, -100 * kMiB, 0},
+                                {1200, 40 * kMiB, 0},
+                                {2500, 1024 * kMiB, 0}}) {
+    record.Add(event);
+  }
+  std::vector<RankStepReport> steps = {Window(0, 1100, 2000), Window(1, 2000, 3000)};
+  AddStepMemory(record, 1000, steps);
+  REQUIRE(steps[0].memory);
+  const StepMemory& zero = *steps[0].memory;
+  CHECK(zero.start_bytes == 100 * kMiB);
+  CHECK(zero.peak_bytes == 150 * kMiB);  // after +50
+  CHECK(zero.low_bytes == 100 * kMiB);
+  CHECK(zero.allocations == 2);
+  CHECK(zero.allocated_bytes == 60 * kMiB);
+  CHECK(zero.releases == 1);
+  CHECK(zero.released_bytes == 20 * kMiB);
+  CHECK(zero.api_ns == 30);
+  REQUIRE(steps[1].memory);
+  const StepMemory& one = *steps[1].memory;
+  CHECK(one.start_bytes == 140 * kMiB);  // 100 + 50 − 20 + 10
+  CHECK(one.peak_bytes == 180 * kMiB);   // +40 at 1200 comes first by time
+  CHECK(one.low_bytes == 80 * kMiB);
+  CHECK(one.allocations == 1);
+  CHECK(one.releases == 1);
+
+  RankStepsReport rank;
+  rank.steps = steps;
+  const std::optional<RankMemorySummary> summary = SummarizeMemory(rank);
+  REQUIRE(summary);
+  CHECK(summary->peak_bytes == 180 * kMiB);
+  CHECK(summary->peak_step == 1);
+  CHECK(summary->low_bytes == 80 * kMiB);
+  CHECK(summary->allocations == 1.5);
+  CHECK(summary->allocated_bytes == 50.0 * kMiB);
+  CHECK(summary->api_ns == 15);
+}
+
+TEST_CASE("without the memory kind in the capture, steps have no memory figures") {
+  MemoryRecord record;  // recorded stays false
+  record.Add({0, kMiB, 0});
+  std::vector<RankStepReport> steps = {Window(0, 0, 100)};
+  AddStepMemory(record, 0, steps);
+  CHECK_FALSE(steps[0].memory);
+  RankStepsReport rank;
+  rank.steps = steps;
+  CHECK_FALSE(SummarizeMemory(rank));
+}
+
+TEST_CASE("a trace's cudaMalloc and cudaFree records give each step its peak and churn") {
+  // Steps [1000k, 1000k+500], warmup 1: each step allocates 64 MiB at
+  // +100 (its cudaMalloc call lasting 2 µs) and frees it at +300, on top of
+  // 1 GiB allocated before the first step; the last step frees only 32 MiB.
+  ScratchDir dir;
+  StepTrace trace("node1", 100, 0);
+  trace.RecordsMemory();
+  trace.Allocate(1024 * kMiB, 0);
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = 1000 * k;
+    trace.Range("step", o, o + 500);
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 20, o + 400);
+    trace.Allocate(64 * kMiB, o + 100);
+    trace.Release(k == 2 ? 32 * kMiB : 64 * kMiB, o + 300);
+    trace.FlushNvtx();
+    trace.FlushGpu();
+  }
+  trace.WriteTo(dir.File("rank0.vtrace"));
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  const RankStepsReport& rank = report.steps->ranks.at(0);
+  REQUIRE(rank.steps.size() == 2);
+  for (const RankStepReport& step : rank.steps) {
+    INFO(step.step);
+    REQUIRE(step.memory);
+    CHECK(step.memory->start_bytes == 1024 * kMiB);
+    CHECK(step.memory->peak_bytes == 1088 * kMiB);
+    CHECK(step.memory->allocations == 1);
+    CHECK(step.memory->allocated_bytes == 64 * kMiB);
+    CHECK(step.memory->releases == 1);
+    CHECK(step.memory->api_ns == 2 * 2 * kStepUs);  // cudaMalloc's and cudaFree's
+  }
+  CHECK(rank.steps[0].memory->low_bytes == 1024 * kMiB);
+  CHECK(rank.steps[1].memory->low_bytes == 1024 * kMiB);
+  CHECK(rank.steps[1].memory->released_bytes == 32 * kMiB);
+}

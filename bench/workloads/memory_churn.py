@@ -1,5 +1,5 @@
 """A loop whose caching allocator gives memory back and takes it again every
-step: each NVTX step "churn_step" allocates a --mib MiB tensor, uses it, frees
+step: each NVTX range "step" allocates a --mib MiB tensor, uses it, frees
 it and empties PyTorch's cache (torch.cuda.empty_cache), so every step makes
 one cudaMalloc and one cudaFree of that size (bench/device_memory.sh checks
 vprof finds them). Prints the step median and what PyTorch counted."""
@@ -21,7 +21,7 @@ def main():
     times = []
     for _ in range(args.steps):
         t0 = time.perf_counter()
-        torch.cuda.nvtx.range_push("churn_step")
+        torch.cuda.nvtx.range_push("step")
         big = torch.empty(elems, device="cuda")
         big.fill_(1.0)
         (big[:1 << 20] + base).sum().item()

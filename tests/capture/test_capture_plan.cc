@@ -14,12 +14,12 @@ std::vector<std::string> kind_names(const vprof::CapturePlan& plan) {
   return names;
 }
 
-// What the report reads: work on the GPU, NCCL correlation, CUPTI's own overhead, the GPUs and
-// device-memory allocations, with selected API records instead of the RUNTIME and DRIVER kinds; not
+// What the report reads: work on the GPU, NCCL correlation, CUPTI's own overhead and the GPUs,
+// with selected API records instead of the RUNTIME and DRIVER kinds; not
 // the stream/event plan (SYNCHRONIZATION, CUDA_EVENT), which costs PyTorch's steps the most.
 const std::vector<std::string> kLightKinds = {
     "CONCURRENT_KERNEL",    "MEMCPY",   "MEMCPY2", "MEMSET",
-    "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE",  "MEMORY2"};
+    "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE"};
 
 }  // namespace
 
@@ -64,6 +64,20 @@ TEST_CASE("a list names kinds in any case and order, with spaces; SELECTED_API a
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 }
 
+TEST_CASE("in a list, 'light' is the light plan: 'light,MEMORY2' adds device memory to it") {
+  std::string error;
+  vprof::CapturePlan plan = vprof::plan_capture("light, memory2", &error);
+  CHECK(error.empty());
+  std::vector<std::string> expected = kLightKinds;
+  expected.push_back("MEMORY2");
+  CHECK(kind_names(plan) == expected);
+  CHECK(plan.api_records == vprof::ApiRecords::kSelected);
+  CHECK(plan.mode == "light, memory2");
+  // With a kind that records every API call, all API calls are recorded.
+  plan = vprof::plan_capture("RUNTIME,light", &error);
+  CHECK(plan.api_records == vprof::ApiRecords::kAll);
+}
+
 TEST_CASE("an unknown or empty name keeps the light plan and names the variable and the choices") {
   for (const char* setting : {"CONCURRENT_KERNEL,BOGUS", "CONCURRENT_KERNEL,", "ful"}) {
     std::string error;
@@ -71,7 +85,7 @@ TEST_CASE("an unknown or empty name keeps the light plan and names the variable 
     CHECK(kind_names(plan) == kLightKinds);
     CHECK(plan.api_records == vprof::ApiRecords::kSelected);
     CHECK(error.find("VPROF_CUPTI_KINDS='" + std::string(setting) + "'") == 0);
-    CHECK(error.find("light, all, or a comma-separated list of CONCURRENT_KERNEL") !=
+    CHECK(error.find("light, all, or a comma-separated list of light, CONCURRENT_KERNEL") !=
           std::string::npos);
     CHECK(error.find("using the light default") != std::string::npos);
   }

@@ -115,7 +115,8 @@ TEST_CASE(
   REQUIRE(steps.size() == 2);
   steps[0].memory = StepMemory{2 * kGiB, 3 * kGiB, 2 * kGiB, 1, 1, kGiB, kGiB, 2'000'000};
   steps[1].memory = StepMemory{2 * kGiB, 5 * kGiB, 2 * kGiB, 1, 1, kGiB, kGiB, 4'000'000};
-  const SummaryLine& line = Line(SummarizeReport(report), "GPU memory");
+  const ReportSummary summary = SummarizeReport(report);
+  const SummaryLine& line = Line(summary, "GPU memory");
   CHECK(line.text ==
         "peak 5.00 GiB held from CUDA (rank 0, step " + std::to_string(steps[1].step) +
             "); per step 1 allocations and 3.00 ms in allocation calls (rank 0, the most); no "

@@ -142,13 +142,8 @@ class ChromeProcessWriter : public TimelineSink {
   }
 
   void MemoryOp(const MemoryOpItem& op) override {
-    const vprof::trace::GpuMemoryOp& record = op.record;
-    if (record.memory_kind() != kMemoryKindDevice) return;
-    const auto bytes = static_cast<int64_t>(record.bytes());
-    if (record.operation() == kMemoryOperationAllocation) {
-      memory_[record.device()].emplace_back(op.at_ns, bytes);
-    } else if (record.operation() == kMemoryOperationRelease) {
-      memory_[record.device()].emplace_back(op.at_ns, -bytes);
+    if (const std::optional<int64_t> delta = DeviceMemoryDelta(op.record)) {
+      memory_[op.record.device()].emplace_back(op.at_ns, *delta);
     }
   }
 

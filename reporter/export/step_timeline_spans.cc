@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <utility>
 
+#include "reporter/export/export_plan.h"
 #include "reporter/export/export_trace_walker.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
@@ -174,15 +176,13 @@ void Cap(RankTimeline& rank) {
   });
 }
 
-std::string FileName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string RankLabel(const RankStepsReport& rank, const ProcessReport* process) {
-  std::string label = rank.rank ? "rank " + std::to_string(*rank.rank) : "non-rank";
-  if (process) label += " (" + process->host + " pid " + std::to_string(process->pid) + ")";
-  return label;
+// The rank as `vprof export` names its process: "rank R (host pid P)".
+std::string RankLabel(const ProcessReport& process) {
+  ExportProcess named;
+  named.host = process.host;
+  named.pid = process.pid;
+  named.rank = process.rank;
+  return DisplayName(named);
 }
 
 }  // namespace
@@ -201,24 +201,21 @@ std::optional<StepTimeline> CollectStepTimeline(const Report& report,
     const RankStepsReport& rank = steps.ranks[index];
     const RankStepReport* window = RankStep(rank, *step);
     if (!window) continue;
+    // Every rank of the steps report is one of the report's processes, read from one of `paths`.
     const auto path = std::find_if(paths.begin(), paths.end(), [&](const std::string& candidate) {
-      return FileName(candidate) == rank.file;
+      return std::filesystem::path(candidate).filename() == rank.file;
     });
     const auto process =
         std::find_if(report.processes.begin(), report.processes.end(),
                      [&](const ProcessReport& candidate) { return candidate.file == rank.file; });
-    const ProcessReport* found = process == report.processes.end() ? nullptr : &*process;
+    if (path == paths.end() || process == report.processes.end()) continue;
     RankTimeline drawn;
-    drawn.label = RankLabel(rank, found);
+    drawn.label = RankLabel(*process);
     drawn.file = rank.file;
     drawn.window_start_ns = window->start_ns;
     drawn.window_end_ns = window->end_ns;
-    if (path == paths.end()) {
-      timeline.ranks.push_back(std::move(drawn));
-      continue;
-    }
     WindowSink sink(window->start_ns, window->end_ns);
-    WalkTrace(*path, found ? found->clock_offset_ns : 0, sink);
+    WalkTrace(*path, process->clock_offset_ns, sink);
     LayOutHost(sink.host(), drawn);
     LayOutGpu(sink.gpu(), drawn);
     const auto gaps = IdleGaps(std::move(sink.busy()), window->start_ns, window->end_ns);

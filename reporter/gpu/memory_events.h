@@ -6,15 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
-namespace vprof::reporter {
+#include "vprof_trace.pb.h"
 
-// GpuMemoryOp.operation and .memory_kind values (CUPTI's enums).
-inline constexpr uint32_t kMemoryOperationAllocation = 1;
-inline constexpr uint32_t kMemoryOperationRelease = 2;
-inline constexpr uint32_t kMemoryKindDevice = 3;
+namespace vprof::reporter {
 
 // On the process's trace clock: an allocation (delta_bytes > 0) or a release
 // (< 0) of device memory, or an allocation API call (delta 0, api_ns its
@@ -42,6 +40,11 @@ struct MemoryRecord {
     }
   }
 };
+
+// What a GpuMemoryOp does to the device memory a process holds: + its bytes
+// for an allocation, − for a release; none for other memory (pinned host,
+// managed) or an operation of another type.
+std::optional<int64_t> DeviceMemoryDelta(const vprof::trace::GpuMemoryOp& op);
 
 // A CUDA runtime or driver API that allocates or frees device memory, or maps
 // and unmaps it (the virtual-memory calls memory savers use): cudaMalloc*,

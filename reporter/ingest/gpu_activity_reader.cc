@@ -79,12 +79,8 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
     record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
   }
   for (const auto& op : others.memory()) {
-    if (op.memory_kind() != kMemoryKindDevice) continue;
-    const auto bytes = static_cast<int64_t>(op.bytes());
-    if (op.operation() == kMemoryOperationAllocation) {
-      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), bytes, 0});
-    } else if (op.operation() == kMemoryOperationRelease) {
-      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), -bytes, 0});
+    if (const std::optional<int64_t> delta = DeviceMemoryDelta(op)) {
+      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), *delta, 0});
     }
   }
   // CUPTI describes each GPU once per enable; the last description holds.

@@ -30,6 +30,7 @@
 #include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
+#include "loaded_libraries.h"
 #include "log.h"
 #include "nccl_plugin.h"
 #include "nvtx_open_ranges.h"
@@ -166,6 +167,7 @@ void on_fork_child() {
   reset_nccl_plugin_in_child();
   if (NvtxOpenRanges* open = nvtx_open_ranges()) open->reset_in_child();
   if (TitleWatch* watch = title_watch()) watch->reset_in_child();
+  if (LoadedLibraryWatch* watch = loaded_library_watch()) watch->reset_in_child();
   rewrite_injection_status_in_child();
   thread_buffers().reset_in_child();
   comm_registry().reset_in_child();
@@ -223,6 +225,7 @@ void initialise() {
   g_window_origin_ns = g_run->start_ns;
   // Now, while the title is still the one the RunHeader's argv holds.
   configure_title_watch();
+  configure_loaded_library_watch();
   g_writer = new TraceWriter;
   if (!g_writer->init(*g_settings, g_run)) {
     disable(g_writer->error());

@@ -17,6 +17,7 @@
 #include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
+#include "loaded_libraries.h"
 #include "nccl_functions.h"
 #include "nccl_plugin.h"
 #include "nvtx_batch_writer.h"
@@ -420,6 +421,10 @@ bool TraceWriter::drain_sources() {
   // On the writer's ticks (read at most once a second), and once more as the trace ends.
   if (TitleWatch* watch = title_watch();
       watch && !watch->put_changes(*this, now_ns(), finishing_)) {
+    return false;
+  }
+  if (LoadedLibraryWatch* watch = loaded_library_watch();
+      watch && !watch->put_new(*this, now_ns(), finishing_)) {
     return false;
   }
   thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b); });

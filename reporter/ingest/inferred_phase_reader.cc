@@ -36,6 +36,15 @@ void InferredPhaseReader::AddProcessTitle(const vprof::trace::ProcessTitle& titl
       static_cast<int64_t>(title.observed_ns() - std::min(title.observed_ns(), start_ns_))};
 }
 
+void InferredPhaseReader::AddLoadedLibraries(const vprof::trace::LoadedLibraries& libraries) {
+  for (const std::string& path : libraries.path()) {
+    if (NamesRoleLibrary(path) &&
+        std::find(role_libraries_.begin(), role_libraries_.end(), path) == role_libraries_.end()) {
+      role_libraries_.push_back(path);
+    }
+  }
+}
+
 void InferredPhaseReader::AddGpuBatch(const GpuBatchRecords& batch) {
   for (const KernelRow& kernel : batch.kernels) {
     AddKernel(kernel.start_ns, kernel.start_ns + kernel.duration_ns);
@@ -93,7 +102,8 @@ void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {
 InferredPhaseInput InferredPhaseReader::Result(
     const std::map<std::string, ActivityTotals>& kernels) const {
   InferredPhaseInput result = input_;
-  result.role = ProcessRoleOf({argv_, environment_, title_ ? &*title_ : nullptr, &kernels});
+  result.role =
+      ProcessRoleOf({argv_, environment_, title_ ? &*title_ : nullptr, role_libraries_, &kernels});
   for (const auto& [start_ns, end_ns] : open_) {
     result.kernel_busy_ns += static_cast<int64_t>(end_ns - start_ns);
   }

@@ -1,4 +1,4 @@
-// Folds a process's RunHeader, ProcessTitle and GpuBatch packets into an
+// Folds a process's RunHeader, ProcessTitle, LoadedLibraries and GpuBatch packets into an
 // InferredPhaseInput as the trace streams past.
 #pragma once
 
@@ -22,6 +22,7 @@ class InferredPhaseReader {
 
   void AddHeader(const vprof::trace::RunHeader& header);
   void AddProcessTitle(const vprof::trace::ProcessTitle& title);
+  void AddLoadedLibraries(const vprof::trace::LoadedLibraries& libraries);
   void AddGpuBatch(const GpuBatchRecords& batch);
   // The input as read so far; the role told from the header, the latest
   // title and, when they do not tell it, `kernels` (GpuRecord's by name).
@@ -35,6 +36,7 @@ class InferredPhaseReader {
   std::vector<std::string> environment_;     // the variables' names
   uint64_t start_ns_ = 0;                    // RunHeader.start_ns
   std::optional<ProcessTitleRecord> title_;  // the latest
+  std::vector<std::string> role_libraries_;  // loaded objects that name a role, each once
   bool any_kernel_ = false;
   using Interval = std::pair<uint64_t, uint64_t>;  // [start, end) in ns
 

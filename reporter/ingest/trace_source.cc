@@ -184,6 +184,9 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
     case vprof::trace::TracePacket::kProcessTitle:
       inferred_phases_.AddProcessTitle(packet.process_title());
       break;
+    case vprof::trace::TracePacket::kLoadedLibraries:
+      inferred_phases_.AddLoadedLibraries(packet.loaded_libraries());
+      break;
     default:  // threads are not reported yet
       break;
   }

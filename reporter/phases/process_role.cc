@@ -39,6 +39,23 @@ constexpr RoleRule kRules[] = {
     {"torch.distributed.run", ProcessRole::kTrain},
 };
 
+// For loaded objects' paths, whole, case ignored. A package's folder
+// (".../site-packages/vllm/_C.abi3.so") or a library's own name, never a
+// bare word a virtual environment's folder could hold ("/opt/vllm-env/").
+// Training first: Megatron's compiled helpers and fused kernels, Transformer
+// Engine (its core library and its PyTorch extension) and Apex's amp_C (the
+// fused optimizers' kernels) are training's; then vLLM's extension modules
+// (vllm/_C, _moe_C, its FlashAttention build) and SGLang's (sgl_kernel).
+constexpr RoleRule kLibraryRules[] = {
+    {"/megatron/", ProcessRole::kTrain},
+    {"transformer_engine", ProcessRole::kTrain},
+    {"/amp_c.", ProcessRole::kTrain},
+    {"/vllm/", ProcessRole::kRollout},
+    {"/vllm_flash_attn/", ProcessRole::kRollout},
+    {"/sgl_kernel/", ProcessRole::kRollout},
+    {"/sglang/", ProcessRole::kRollout},
+};
+
 // Set by torchrun in every worker it starts.
 constexpr std::string_view kTorchrunWorkerVariable = "TORCHELASTIC_RUN_ID";
 
@@ -99,6 +116,24 @@ std::string TitleSource(const ProcessTitleRecord& title) {
   return "title at " + std::string(seconds) + " s";
 }
 
+// The first library rule some loaded object matches, naming the first such
+// object, whole: "loaded '.../site-packages/vllm/_C.abi3.so' (path contains
+// '/vllm/')".
+std::optional<ProcessRoleMatch> LibraryRole(std::span<const std::string> libraries) {
+  std::vector<std::string> lower;
+  lower.reserve(libraries.size());
+  for (const std::string& path : libraries) lower.push_back(Lower(path));
+  for (const RoleRule& rule : kLibraryRules) {
+    for (size_t i = 0; i < lower.size(); ++i) {
+      if (lower[i].find(rule.pattern) == std::string::npos) continue;
+      return ProcessRoleMatch{rule.role, "loaded '" + ValidUtf8(libraries[i]) +
+                                             "' (path contains '" + std::string(rule.pattern) +
+                                             "')"};
+    }
+  }
+  return std::nullopt;
+}
+
 bool Matches(const KernelRoleRule& rule, std::string_view name, std::string_view lower_name) {
   return rule.match == KernelMatch::kClass
              ? KernelClassOf(name) == rule.pattern
@@ -150,6 +185,7 @@ ProcessRoleMatch ProcessRoleOf(const RoleEvidence& evidence) {
     }
   }
   if (auto match = ArgumentRole(evidence.argv)) return *match;
+  if (auto match = LibraryRole(evidence.libraries)) return *match;
   if (std::find(evidence.environment.begin(), evidence.environment.end(),
                 kTorchrunWorkerVariable) != evidence.environment.end()) {
     return {ProcessRole::kTrain,
@@ -159,6 +195,13 @@ ProcessRoleMatch ProcessRoleOf(const RoleEvidence& evidence) {
     if (auto match = KernelRole(*evidence.kernels)) return *match;
   }
   return {};
+}
+
+bool NamesRoleLibrary(std::string_view path) {
+  const std::string lower = Lower(path);
+  return std::any_of(std::begin(kLibraryRules), std::end(kLibraryRules), [&](const RoleRule& rule) {
+    return lower.find(rule.pattern) != std::string::npos;
+  });
 }
 
 }  // namespace vprof::reporter

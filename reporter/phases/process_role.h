@@ -6,15 +6,21 @@
 //     "python .../default_worker.py ..." and renames it
 //     "ray::MegatronTrainRayActor.train" once it hosts an actor;
 //  2. its command line at load (RunHeader.argv);
-//  3. its environment: torchrun's workers;
-//  4. its kernels: an optimizer's (training) or a decoder's over a paged KV
-//     cache (rollout), for the process whose names tell nothing
-//     ("python3 run.py"). The capture records no loaded modules to tell it by.
+//  3. the shared objects it loaded (LoadedLibraries packets): Megatron's,
+//     Transformer Engine's or Apex's (training), vLLM's or SGLang's extension
+//     modules (rollout), for the process whose names tell nothing
+//     ("python3 run.py", a Ray worker not yet renamed) or that torchrun
+//     started (vLLM's external launcher runs its engine under torchrun);
+//  4. its environment: torchrun's workers;
+//  5. its kernels: an optimizer's (training) or a decoder's over a paged KV
+//     cache (rollout).
 // The rules are ordered tables in process_role.cc. In a command line, the
 // earliest argument that matches any rule decides, since the program and its
 // script or module come before their options ("python train.py
 // --rollout-backend vllm" is training); within one argument, the first rule
-// in table order wins.
+// in table order wins. Among loaded objects, training's rules come first: a
+// trainer may import a rollout engine (to generate in-process), while no
+// rollout engine loads Megatron.
 #pragma once
 
 #include <cstdint>
@@ -55,9 +61,15 @@ struct RoleEvidence {
   // line is the user's script.
   std::span<const std::string> environment = {};
   const ProcessTitleRecord* title = nullptr;  // the latest; none without a recorded change
+  // The paths of loaded objects that NamesRoleLibrary, in load order.
+  std::span<const std::string> libraries = {};
   const std::map<std::string, ActivityTotals>* kernels = nullptr;  // by name; none without
 };
 
 ProcessRoleMatch ProcessRoleOf(const RoleEvidence& evidence);
+
+// Whether a loaded object's path matches a library rule: a reader keeps only
+// those of the hundreds a process loads.
+bool NamesRoleLibrary(std::string_view path);
 
 }  // namespace vprof::reporter

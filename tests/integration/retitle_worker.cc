@@ -8,10 +8,14 @@
 //   RETITLE_TO              the title (unset: the command line stays)
 //   RETITLE_KERNEL          "optimizer": the kernel is multi_tensor_apply_kernel
 //                           (an optimizer's), else worker_matmul_kernel
-//   RETITLE_KILL_AFTER_MS   rename only after 300 ms (past the writer's first
-//                           reading of the title), then SIGKILL itself this
-//                           many ms after the start instead of exiting
+//   RETITLE_LOAD            libraries to dlopen, ':'-separated (as the
+//                           Python import of an extension module does)
+//   RETITLE_KILL_AFTER_MS   rename and load only after 300 ms (past the
+//                           writer's first reading of the title), then
+//                           SIGKILL itself this many ms after the start
+//                           instead of exiting
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <nccl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -51,6 +55,21 @@ bool set_title(int argc, char** argv, const std::string& title) {
   return prctl(PR_SET_NAME, title.substr(0, 15).c_str()) == 0;
 }
 
+// Each ':'-separated path, kept loaded.
+bool load_all(const std::string& paths) {
+  size_t start = 0;
+  while (start <= paths.size()) {
+    const size_t end = std::min(paths.find(':', start), paths.size());
+    const std::string path = paths.substr(start, end - start);
+    if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      std::fprintf(stderr, "retitle_worker: %s\n", dlerror());
+      return false;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
 void sleep_ms(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 }  // namespace
@@ -60,6 +79,7 @@ int main(int argc, char** argv) {
   const char* title = std::getenv("RETITLE_TO");
   const char* kernel_choice = std::getenv("RETITLE_KERNEL");
   const char* kill_after = std::getenv("RETITLE_KILL_AFTER_MS");
+  const char* load = std::getenv("RETITLE_LOAD");
 
   void (*kernel)(uint64_t) = kernel_choice && std::string(kernel_choice) == "optimizer"
                                  ? multi_tensor_apply_kernel
@@ -83,6 +103,7 @@ int main(int argc, char** argv) {
   CHECK_NCCL(ncclCommDestroy(comm));
 
   if (kill_after) sleep_ms(300);
+  if (load && !load_all(load)) return 1;
   if (title && !set_title(argc, argv, title)) {
     std::fprintf(stderr, "retitle_worker: the title does not fit the argv area\n");
     return 1;

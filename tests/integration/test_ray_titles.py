@@ -5,10 +5,13 @@ the preload, over the CPU stand-ins with GPU capture, the trace records the
 new title and `vprof report` gives the worker the role its title names. A
 worker that keeps its command line stays "unknown" (what every Ray worker was
 before the title was read again); one whose names tell nothing is told by its
-optimizer kernel."""
+optimizer kernel. One that loaded vLLM's extension module (a stand-in library
+copied to site-packages/vllm/_C.abi3.so) is told by it: the writer lists the
+loader's objects once a second and at the end."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 from harness import (BUILD, LIBVPROF, base_env, check, report_json, run, temp_dir,
@@ -20,6 +23,21 @@ TRACE_DUMP = os.path.join(BUILD, "tests", "integration", "trace_dump")
 RAY_WORKER_ARGV = ["python", "/venv/lib/python3.12/site-packages/ray/_private/workers/default_worker.py",
                    "--node-ip-address=10.0.0.7"]
 TITLE = "ray::MegatronTrainRayActor.train"
+EXTENSION = os.path.join(BUILD, "tests", "integration", "librole_extension.so")
+
+
+def extension_at(name, package_path):
+    """The stand-in extension module copied to site-packages/<package_path>; its path."""
+    path = os.path.join(temp_dir(f"site-{name}"), "lib", "python3.12", "site-packages",
+                        package_path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    shutil.copy(EXTENSION, path)
+    return path
+
+
+def loaded(trace_dir):
+    """The paths the trace lists as loaded, each with when it was read, in order."""
+    return [(x["path"], x["observed_ns"]) for x in dump(trace_dir) if x["kind"] == "loaded_library"]
 
 
 def run_worker(name, **settings):
@@ -83,4 +101,33 @@ trace_dir, r = run_worker("optimizer", RETITLE_KERNEL="optimizer")
 check(r.returncode == 0, f"optimizer worker: {r.returncode} {r.stderr}")
 check(role(trace_dir) == ("train", "kernel 'multi_tensor_apply_kernel' is of class optimizer"),
       f"optimizer worker: {role(trace_dir)}")
+# A Ray worker not yet renamed that loaded vLLM's extension module: rollout, by the library.
+vllm_c = extension_at("vllm", "vllm/_C.abi3.so")
+trace_dir, r = run_worker("vllm", RETITLE_LOAD=vllm_c)
+check(r.returncode == 0, f"vllm worker: {r.returncode} {r.stderr}")
+listed = [path for path, _ in loaded(trace_dir)]
+check(listed.count(vllm_c) == 1, f"vllm worker: {vllm_c} listed {listed.count(vllm_c)} times")
+libc = [p for p in listed if os.path.basename(p).startswith("libc.so")]
+check(len(libc) == 1 and len(set(listed)) == len(listed), f"vllm worker: listed {listed}")
+got_role, rule = role(trace_dir)
+check(got_role == "rollout" and rule.startswith("loaded '") and
+      rule.endswith("/vllm/_C.abi3.so' (path contains '/vllm/')"),
+      f"vllm worker: role {got_role} ({rule})")
+print(f"vllm worker: {got_role} ({rule})")
+
+# Training's libraries first: one that loaded Megatron's helpers and vLLM is train.
+helpers = extension_at("megatron", "megatron/core/datasets/helpers_cpp.cpython-312.so")
+trace_dir, r = run_worker("both", RETITLE_LOAD=f"{vllm_c}:{helpers}")
+check(r.returncode == 0, f"both worker: {r.returncode} {r.stderr}")
+got_role, rule = role(trace_dir)
+check(got_role == "train" and "(path contains '/megatron/')" in rule,
+      f"both worker: role {got_role} ({rule})")
+
+# Loaded 300 ms after start, then killed by SIGKILL: the writer's periodic look listed it.
+trace_dir, r = run_worker("vllm-killed", RETITLE_LOAD=vllm_c, RETITLE_KILL_AFTER_MS=2500,
+                          VPROF_FLUSH_MS=100)
+check(r.returncode == -9, f"killed vllm worker: exit {r.returncode} {r.stderr}")
+start_ns = next(x for x in dump(trace_dir) if x["kind"] == "header")["start_ns"]
+seen = [(observed - start_ns) / 1e9 for path, observed in loaded(trace_dir) if path == vllm_c]
+check(len(seen) == 1 and 0.3 <= seen[0] < 2.5, f"killed vllm worker: listed at {seen} s")
 print("PASS")

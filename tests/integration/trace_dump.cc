@@ -9,6 +9,7 @@
 //   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
 //   {"kind":"kernel", ...}        a GpuKernel's name, times and correlation id
+//   {"kind":"loaded_library", ...} one path of a LoadedLibraries: path, observed_ns, unrecorded
 //   {"kind":"process_title", ...} a ProcessTitle: argv (one string, arguments joined by
 //                                 spaces), when read, at_end, unrecorded_changes
 //   {"kind":"fingerprint", ...}   a CollectiveFingerprint (input/output: -1 when absent)
@@ -90,6 +91,12 @@ int main(int argc, char** argv) {
           .unum("observed_ns", t.observed_ns())
           .raw("at_end", t.at_end() ? "true" : "false")
           .unum("unrecorded_changes", t.unrecorded_changes());
+    }
+    for (const auto& path : p.loaded_libraries().path()) {
+      Line("loaded_library")
+          .str("path", path)
+          .unum("observed_ns", p.loaded_libraries().observed_ns())
+          .unum("unrecorded", p.loaded_libraries().unrecorded());
     }
     if (p.has_gpu_batch()) {
       for (const auto& k : p.gpu_batch().kernel()) {

@@ -169,3 +169,56 @@ TEST_CASE("process role: unknown without a matching argument") {
   CHECK(Described(std::vector<std::string>{}) == "unknown / ");
   CHECK(ProcessRoleName(ProcessRole::kUnknown) == "unknown");
 }
+
+namespace {
+
+std::string LoadedRole(const std::vector<std::string>& libraries,
+                       const std::vector<std::string>& argv = kRayWorker,
+                       const std::vector<std::string>& environment = {}) {
+  const auto kernels = Kernels({{std::string(kAdam), 100}});
+  return Described(ProcessRoleOf(
+      {.argv = argv, .environment = environment, .libraries = libraries, .kernels = &kernels}));
+}
+
+constexpr std::string_view kSitePackages = "/venv/lib/python3.12/site-packages/";
+
+std::string Site(std::string_view rest) { return std::string(kSitePackages) + std::string(rest); }
+
+}  // namespace
+
+TEST_CASE("process role: from the libraries it loaded, before the environment and the kernels") {
+  // A Ray worker not yet renamed, an optimizer kernel: the library decides first.
+  CHECK(LoadedRole({Site("vllm/_C.abi3.so")}) ==
+        "rollout / loaded '/venv/lib/python3.12/site-packages/vllm/_C.abi3.so' (path contains "
+        "'/vllm/')");
+  CHECK(LoadedRole({Site("sgl_kernel/common_ops.abi3.so")})
+            .starts_with("rollout / loaded "
+                         "'/venv/lib/python3.12/site-packages/sgl_kernel/common_ops.abi3.so'"));
+  CHECK(LoadedRole({Site("megatron/core/datasets/helpers_cpp.cpython-312-x86_64-linux-gnu.so")})
+            .starts_with("train / loaded '/venv/lib/python3.12/site-packages/meg"));
+  CHECK(LoadedRole({Site("transformer_engine/libtransformer_engine.so")})
+            .ends_with("(path contains 'transformer_engine')"));
+  CHECK(LoadedRole({Site("amp_C.cpython-312-x86_64-linux-gnu.so")}).starts_with("train / "));
+  // Training's rules first, whatever the load order: a trainer that imports vLLM.
+  CHECK(LoadedRole({Site("vllm/_C.abi3.so"), Site("vllm/_moe_C.abi3.so"),
+                    Site("transformer_engine_torch.cpython-312-x86_64-linux-gnu.so")})
+            .starts_with("train / loaded '/venv/lib/python3.12/site-packages/transformer_engi"));
+  // vLLM's engine under torchrun (its external launcher): the library, not the environment.
+  CHECK(LoadedRole({Site("vllm/_C.abi3.so")}, {"python3", "generate.py"}, {"TORCHELASTIC_RUN_ID"})
+            .starts_with("rollout / "));
+  // The command line still comes first.
+  CHECK(LoadedRole({Site("vllm/_C.abi3.so")}, {"python3", "train.py"}) ==
+        "train / argv[1] contains 'train.py'");
+  // A virtual environment named after vLLM: its libraries name no role, the kernel decides.
+  CHECK(LoadedRole({}).starts_with("train / kernel '"));
+  CHECK(LoadedRole({"/opt/vllm-env/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"}) ==
+        LoadedRole({}));
+}
+
+TEST_CASE("process role: which loaded objects a reader keeps") {
+  CHECK(NamesRoleLibrary(Site("vllm/_C.abi3.so")));
+  CHECK(NamesRoleLibrary("/usr/lib/x86_64-linux-gnu/libTRANSFORMER_ENGINE.so"));
+  CHECK(!NamesRoleLibrary(Site("torch/lib/libtorch_cuda.so")));
+  CHECK(!NamesRoleLibrary("/opt/vllm-env/lib/libpython3.12.so"));
+  CHECK(!NamesRoleLibrary(Site("vllm_env_tools/x.so")));
+}

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "cupti_library.h"
 #include "deep_schedule.h"
+#include "device_memory_sampler.h"
 #include "load_order.h"
 #include "log.h"
 #include "trace_writer.h"
@@ -262,6 +263,7 @@ bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
   };
   std::vector<uint64_t> name_iids;
   for (CUpti_Activity* r = nullptr; next(r, &r);) {
+    device_memory_sampler().note(r);
     std::string_view name = activity_name(r, g_cupti->cuptiGetCallbackName);
     name_iids.push_back(name.empty() ? 0 : w.intern(name));
   }
@@ -346,6 +348,7 @@ void reset_gpu_capture_in_child() {
   g_wanted.store(false);
   g_status_lock.renew_in_child();
   reset_buffers_in_child();
+  device_memory_sampler().reset_in_child();
   set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,
             "forked child: CUPTI belongs to the parent process");
 }

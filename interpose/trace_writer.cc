@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "comm_registry.h"
 #include "deep_windows.h"
+#include "device_memory_sampler.h"
 #include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
@@ -450,6 +451,11 @@ bool TraceWriter::flush() {
   if (!begin()) return false;
   if (!drain_sources()) return false;
   if (!drain_gpu_activity(*this)) return false;
+  // After the activity, which names the GPUs used.
+  if (!device_memory_sampler().put_samples(
+          *this, now_ns(), uint64_t{settings_.flush_interval_ms} * 1000000, finishing_)) {
+    return false;
+  }
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
   // A process that recorded nothing yet keeps its header and clock samples

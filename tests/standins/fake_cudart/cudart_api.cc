@@ -24,26 +24,35 @@ constexpr int kDefaultDeviceCount = 8;
 
 thread_local int t_current_device = 0;
 
-// The size of each live cudaMalloc allocation, for the release's record.
+// The size and device of each live cudaMalloc allocation, for the release's
+// record, and what each device holds (the fake NVML's figure).
 class AllocationSizeTable {
  public:
-  void Add(const void* address, size_t bytes) {
+  void Add(const void* address, size_t bytes, int device) {
     std::lock_guard<std::mutex> lock(mutex_);
-    sizes_[address] = bytes;
+    live_[address] = {bytes, device};
+    held_[device] += bytes;
   }
   // The allocation's size, forgotten; 0 for an address cudaMalloc did not give.
   size_t Take(const void* address) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = sizes_.find(address);
-    if (found == sizes_.end()) return 0;
-    const size_t bytes = found->second;
-    sizes_.erase(found);
+    const auto found = live_.find(address);
+    if (found == live_.end()) return 0;
+    const auto [bytes, device] = found->second;
+    live_.erase(found);
+    held_[device] -= bytes;
     return bytes;
+  }
+  uint64_t Held(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = held_.find(device);
+    return found == held_.end() ? 0 : found->second;
   }
 
  private:
   std::mutex mutex_;
-  std::unordered_map<const void*, size_t> sizes_;
+  std::unordered_map<const void*, std::pair<size_t, int>> live_;
+  std::unordered_map<int, uint64_t> held_;
 };
 
 AllocationSizeTable& AllocationSizes() {
@@ -126,7 +135,8 @@ cudaError_t EnqueueKernel(cudaStream_t stream, const char* name, std::function<v
 
 }  // namespace fake_cudart
 
-// The library is built with hidden visibility; exactly the CUDA API is exported.
+// The library is built with hidden visibility; exactly the CUDA API is exported (and
+// fake_cudart_bytes_held, for the fake NVML).
 #pragma GCC visibility push(default)
 extern "C" {
 
@@ -164,12 +174,17 @@ cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
   *dev_ptr = std::aligned_alloc(kAllocationAlignment, rounded);
   if (*dev_ptr == nullptr) return Fail(cudaErrorMemoryAllocation);
   // CUPTI reports the size asked for; the release reports the same.
-  AllocationSizes().Add(*dev_ptr, size);
+  AllocationSizes().Add(*dev_ptr, size, t_current_device);
   fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, false,
                             reinterpret_cast<uintptr_t>(*dev_ptr), size,
                             static_cast<uint32_t>(t_current_device));
   return cudaSuccess;
 }
+
+// Not CUDA's: the bytes cudaMalloc holds on `device`, which the fake NVML
+// (tests/standins/fake_nvml) reports as in use, as the real NVML sees what
+// the real runtime allocated.
+uint64_t fake_cudart_bytes_held(int device) { return AllocationSizes().Held(device); }
 
 // Like the real cudaFree, waits for the device first, so queued work never sees freed memory.
 cudaError_t cudaFree(void* dev_ptr) {

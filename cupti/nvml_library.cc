@@ -1,0 +1,47 @@
+#include "nvml_library.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+namespace vprof {
+
+bool load_nvml(NvmlLibrary* lib, std::string* error) {
+  constexpr const char* kPath = "libnvidia-ml.so.1";
+  void* h = dlopen(kPath, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* why = dlerror();
+    *error = why ? why : std::string(kPath) + ": cannot be opened";
+    return false;
+  }
+  NvmlLibrary loaded;
+#define VPROF_NVML_FN(name, ret, params)                          \
+  loaded.name = reinterpret_cast<ret(*) params>(dlsym(h, #name)); \
+  if (!loaded.name) {                                             \
+    *error = std::string(kPath) + " has no " #name;               \
+    dlclose(h);                                                   \
+    return false;                                                 \
+  }
+#include "nvml_functions.def"
+#undef VPROF_NVML_FN
+  if (const nvml::Return r = loaded.nvmlInit_v2(); r != nvml::kSuccess) {
+    const char* why = loaded.nvmlErrorString(r);
+    *error = "nvmlInit_v2: " + std::string(why ? why : "error") + " (" + std::to_string(r) + ")";
+    dlclose(h);
+    return false;
+  }
+  *lib = loaded;
+  return true;
+}
+
+std::string nvml_uuid(const char (&bytes)[16]) {
+  char text[64];
+  int at = std::snprintf(text, sizeof text, "GPU-");
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
+    at += std::snprintf(text + at, sizeof text - at, "%02x", static_cast<unsigned char>(bytes[i]));
+  }
+  return std::string(text, at);
+}
+
+}  // namespace vprof

@@ -5,24 +5,28 @@
 #          steps against torch.cuda.max_memory_reserved
 #   churn  bench/workloads/memory_churn.py: 1 GiB allocated and given back every step
 #          (empty_cache): one cudaMalloc and one cudaFree per step, and their time
-# Each is run once under `vprof run` (light default capture); the Chrome export's memory
-# counter events are counted. Leaves the logs and figures in OUT.
+# Each is run once under `vprof run`: train under the light default (NVML's samples of the
+# GPU's memory in use only) and again with MEMORY2 (VPROF_CUPTI_KINDS=light,MEMORY2: every
+# allocation and release), churn with MEMORY2. The Chrome export's memory counter events are
+# counted. Leaves the logs and figures in OUT.
 # Usage: bench/device_memory.sh LIB VPROF OUT
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 use_reporter "$2"
 out="$3"
 here="$(dirname "$0")"
-measure() {  # NAME COMMAND...
-  local name="$1" dir="/tmp/memory-$1"
-  shift
+measure() {  # NAME KINDS COMMAND...
+  local name="$1" kinds="$2" dir="/tmp/memory-$1"
+  shift 2
   rm -rf "$dir"
-  "$vprof" run --output "$dir" -- "$@" >"$out/$name.log" 2>&1
+  VPROF_CUPTI_KINDS="$kinds" "$vprof" run --output "$dir" -- "$@" >"$out/$name.log" 2>&1
   echo "== $name: $(grep -E '_ms|max_memory|segment' "$out/$name.log" | tr '\n' ' ')"
   "$vprof" report "$dir" --format json 2>/dev/null | python3 "$here/memory_figures.py" "$out/$name.log"
-  "$vprof" report "$dir" 2>/dev/null | grep -A1 "GPU memory held" | head -4
+  "$vprof" report "$dir" 2>/dev/null | grep -E -A1 "GPU memory|memory in use" | head -8
   "$vprof" export --format chrome -o "$dir/timeline.json" "$dir" >/dev/null 2>&1
-  echo "chrome memory counter events: $(grep -o 'gpu_memory'  "$dir/timeline.json" | wc -l)"
+  echo "chrome memory counter events: $(grep -o 'gpu_memory'  "$dir/timeline.json" | wc -l)" \
+    "(in use: $(grep -o 'memory in use' "$dir/timeline.json" | wc -l))"
 }
-measure train python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
-measure churn python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024
+measure train "" python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
+measure train_exact light,MEMORY2 python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
+measure churn light,MEMORY2 python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Prints the device-memory figures of a `vprof report --format json` (read on
 stdin) next to what the workload printed (its log, the argument): per process
-with steps, the peak of memory held over the measured steps against PyTorch's
-max_memory_reserved, and the allocations, releases and allocation-call time
-per step. Used by bench/device_memory.sh.
+with steps, the peak of memory held over the measured steps (MEMORY2 records)
+against PyTorch's max_memory_reserved, and the allocations, releases and
+allocation-call time per step; and the GPU's memory in use as NVML sampled
+it (the whole device: the CUDA context's and libraries' memory beyond
+PyTorch's reserve). Used by bench/device_memory.sh.
 
 Usage: vprof report DIR --format json | memory_figures.py WORKLOAD.log
 """
@@ -24,9 +26,23 @@ def main():
     reserved = printed(sys.argv[1], "max_memory_reserved_bytes")
     steps = report.get("steps") or {}
     for rank in steps.get("ranks", []):
+        device = rank.get("device_memory")
+        if device:
+            line = (f"{rank['file']}: GPU {device['device']} in use (NVML, every "
+                    f"{device['interval_ns'] / 1e6:.0f} ms, {device['samples']} samples in the "
+                    f"measured steps): peak {device['peak_used_bytes'] / 2**20:.1f} MiB, low "
+                    f"{device['low_used_bytes'] / 2**20:.1f} MiB of "
+                    f"{device['total_bytes'] / 2**30:.1f} GiB (headroom "
+                    f"{device['headroom_bytes'] / 2**30:.1f} GiB)")
+            if reserved is not None:
+                line += (f"; beyond PyTorch's max_memory_reserved "
+                         f"{(device['peak_used_bytes'] - reserved) / 2**20:+.1f} MiB")
+            print(line)
+        else:
+            print(f"{rank['file']}: no NVML samples ({rank.get('memory_unavailable') or 'none in steps'})")
         memory = [s["memory"] for s in rank["steps"] if s.get("memory")]
         if not memory:
-            print(f"{rank['file']}: no memory figures")
+            print(f"{rank['file']}: no MEMORY2 figures")
             continue
         peak = max(m["peak_bytes"] for m in memory)
         line = (f"{rank['file']}: {len(memory)} steps; peak held {peak} B "

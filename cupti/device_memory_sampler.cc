@@ -32,6 +32,8 @@ void DeviceMemorySampler::note(const CUpti_Activity* record) {
 }
 
 void DeviceMemorySampler::reset_in_child() {
+  // A forked child's CUPTI is off: nothing to wait for.
+  waiting_.store(false, std::memory_order_relaxed);
   used_mask_ = 0;
   known_mask_ = 0;
   last_sample_ns_ = 0;
@@ -84,6 +86,7 @@ bool DeviceMemorySampler::put_samples(TraceWriter& writer, uint64_t now_ns, uint
                                       bool at_end) {
   const uint64_t readable = used_mask_ & known_mask_ & ~handle_failed_mask_;
   if (state_ == State::kOff || readable == 0) return true;
+  waiting_.store(false, std::memory_order_relaxed);
   if (!at_end && last_sample_ns_ != 0 && now_ns - last_sample_ns_ < interval_ns / 2) return true;
   if (state_ == State::kWaiting) {
     if (!start(writer, interval_ns, readable)) return false;

@@ -17,6 +17,7 @@
 #include <cupti.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -45,6 +46,11 @@ class DeviceMemorySampler {
   bool put_samples(TraceWriter& writer, uint64_t now_ns, uint64_t interval_ns, bool at_end);
   // In a forked child: no GPU of the parent's is the child's to report.
   void reset_in_child();
+  // Until it knows a GPU this process ran kernels on, and while sampling may
+  // still start: CUPTI hands over a buffer only once it is full, which in a
+  // light process may take minutes, so the writer asks for partly filled
+  // ones (a forced flush) on its ticks until then: a few ticks per process.
+  bool waiting_for_device() const { return waiting_.load(std::memory_order_relaxed); }
 
  private:
   enum class State : uint8_t { kWaiting, kSampling, kOff };
@@ -60,6 +66,8 @@ class DeviceMemorySampler {
   std::array<nvml::Device, kMostDevices> handle_{};
   uint64_t handle_failed_mask_ = 0;  // NVML knows no such UUID: not read again
   uint64_t last_sample_ns_ = 0;
+  // Read by the writer thread outside the flush lock; set by its holder.
+  std::atomic<bool> waiting_{true};
 };
 
 // The process's sampler (NVML from libnvidia-ml.so.1); never destroyed.

@@ -27,6 +27,7 @@
 #include "collective_audit.h"
 #include "comm_registry.h"
 #include "deep_windows.h"
+#include "device_memory_sampler.h"
 #include "fingerprint_drain.h"
 #include "gpu_capture.h"
 #include "injection_status.h"
@@ -115,7 +116,7 @@ void* writer_main(void*) {
     bool flush_now = now >= next_flush;
     // Outside the flush lock: CUPTI may call back into the buffer queue.
     if (state == RunState::kRecording) update_deep_windows(now, realtime_ns());
-    if (flush_now) request_gpu_flush(false);
+    if (flush_now) request_gpu_flush(device_memory_sampler().waiting_for_device());
     if (!lock_flush(tick_ns)) continue;
     bool ok = true;
     if (flush_now) {

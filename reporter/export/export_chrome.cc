@@ -147,6 +147,17 @@ class ChromeProcessWriter : public TimelineSink {
     }
   }
 
+  // Samples come in time order: each is drawn as read.
+  void DeviceMemorySample(const DeviceMemorySampleItem& sample) override {
+    const std::string name = "GPU " + std::to_string(sample.record.device()) + " memory in use";
+    Event('C', name, "gpu_memory", 0, sample.at_ns)
+        .BeginArgs()
+        .Uint("bytes", sample.record.used_bytes())
+        .Uint("total bytes", sample.record.total_bytes())
+        .EndArgs()
+        .End();
+  }
+
   // After the walk: per GPU, a counter of the device memory the process holds
   // from CUDA, as of each allocation and release in time order (CUPTI's
   // buffers come out of order, so they are kept until the end; a process

@@ -58,6 +58,12 @@ struct MemoryOpItem {
   int64_t at_ns = 0;
 };
 
+// A GPU's memory in use as NVML sampled it.
+struct DeviceMemorySampleItem {
+  const vprof::trace::DeviceMemorySample& record;
+  int64_t at_ns = 0;
+};
+
 // A communicator as NCCL's profiler plugin interface announced it.
 struct PluginComm {
   uint64_t comm_hash = 0;
@@ -96,8 +102,9 @@ class TimelineSink {
   virtual void Memcpy(const CopyItem& copy) = 0;
   virtual void Memset(const MemsetItem& set) = 0;
   virtual void PluginColl(const PluginCollItem& coll) = 0;
-  // Only the Chrome timeline draws memory (a counter track); other sinks leave it.
+  // Only the Chrome timeline draws memory (counter tracks); other sinks leave it.
   virtual void MemoryOp(const MemoryOpItem&) {}
+  virtual void DeviceMemorySample(const DeviceMemorySampleItem&) {}
 };
 
 }  // namespace vprof::reporter

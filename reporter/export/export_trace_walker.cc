@@ -45,6 +45,11 @@ class TraceWalker {
       case vprof::trace::TracePacket::kNcclPluginBatch:
         AddPluginBatch(packet.nccl_plugin_batch());
         break;
+      case vprof::trace::TracePacket::kDeviceMemory:
+        for (const auto& sample : packet.device_memory().sample()) {
+          sink_.DeviceMemorySample({sample, OnTimeline(sample.time_ns())});
+        }
+        break;
       default:  // header, clocks, communicators, footer: the plan has what they say
         break;
     }

@@ -1,12 +1,13 @@
 // A process's device memory as its trace tells it: the allocations and
-// releases CUPTI reported (GpuMemoryOp) and the time of the API calls that
-// allocate, in trace order. A caching allocator (PyTorch's) calls cudaMalloc
-// only to grow, so a process has few; they are kept, not totalled, so that
-// each step can be given its own peak and churn once the steps are known.
+// releases CUPTI reported (GpuMemoryOp), the time of the API calls that
+// allocate, in trace order, and NVML's samples of each GPU's memory in use. A caching allocator
+// (PyTorch's) calls cudaMalloc only to grow, so a process has few; they are kept, not totalled, so
+// that each step can be given its own peak and churn once the steps are known.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,14 +28,37 @@ struct MemoryEvent {
 // rest are counted as dropped, and the figures say so.
 inline constexpr size_t kMaxMemoryEvents = size_t{1} << 20;
 
+// On the process's trace clock: one GPU's memory in use as NVML read it
+// (DeviceMemorySample): the whole device, every process's.
+struct DeviceMemorySampleRow {
+  int64_t at_ns = 0;
+  uint32_t device = 0;
+  uint64_t used_bytes = 0;
+  uint64_t total_bytes = 0;
+};
+
 struct MemoryRecord {
   bool recorded = false;  // the capture enabled CUPTI's MEMORY2 kind
   std::vector<MemoryEvent> events;
   uint64_t dropped_events = 0;
+  // NVML's samples (kMaxMemoryEvents at most, the rest counted in
+  // dropped_events), and whether sampling ran: none when the trace says
+  // nothing of it (no kernels, or a capture older than sampling).
+  std::vector<DeviceMemorySampleRow> samples;
+  std::optional<bool> sampling;
+  std::string sampling_why_not;  // when it did not run
+  uint64_t sampling_interval_ns = 0;
 
   void Add(const MemoryEvent& event) {
     if (events.size() < kMaxMemoryEvents) {
       events.push_back(event);
+    } else {
+      ++dropped_events;
+    }
+  }
+  void AddSample(const DeviceMemorySampleRow& sample) {
+    if (samples.size() < kMaxMemoryEvents) {
+      samples.push_back(sample);
     } else {
       ++dropped_events;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reporter/base/valid_utf8.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
 
@@ -36,6 +37,21 @@ void GpuActivityReader::AddCaptureStatus(const vprof::trace::GpuCaptureStatus& s
   record_.capture = status;  // the last one read holds
   const auto& kinds = status.activity_kinds();
   record_.memory.recorded = std::find(kinds.begin(), kinds.end(), "MEMORY2") != kinds.end();
+}
+
+void GpuActivityReader::AddDeviceMemory(const vprof::trace::DeviceMemorySamples& samples) {
+  for (const auto& sample : samples.sample()) {
+    record_.memory.AddSample(DeviceMemorySampleRow{static_cast<int64_t>(sample.time_ns()),
+                                                   sample.device(), sample.used_bytes(),
+                                                   sample.total_bytes()});
+  }
+}
+
+void GpuActivityReader::AddDeviceMemorySampling(
+    const vprof::trace::DeviceMemorySampling& sampling) {
+  record_.memory.sampling = sampling.sampling();
+  record_.memory.sampling_why_not = ValidUtf8(sampling.why_not());
+  record_.memory.sampling_interval_ns = sampling.interval_ns();
 }
 
 // A batch holds its records grouped by kind, not in CUPTI's order, so the

@@ -38,6 +38,8 @@ class GpuActivityReader {
   // The last status read holds.
   void AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status);
   void AddBatch(const GpuBatchRecords& batch);
+  void AddDeviceMemory(const vprof::trace::DeviceMemorySamples& samples);
+  void AddDeviceMemorySampling(const vprof::trace::DeviceMemorySampling& sampling);
   void AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
     linker_.AddCall(event, function);
   }

@@ -168,6 +168,12 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
     case vprof::trace::TracePacket::kGpuCapture:
       gpu_.AddCaptureStatus(packet.gpu_capture());
       break;
+    case vprof::trace::TracePacket::kDeviceMemory:
+      gpu_.AddDeviceMemory(packet.device_memory());
+      break;
+    case vprof::trace::TracePacket::kDeviceMemorySampling:
+      gpu_.AddDeviceMemorySampling(packet.device_memory_sampling());
+      break;
     case vprof::trace::TracePacket::kNcclPluginBatch:
       nccl_plugin_.AddBatch(packet.nccl_plugin_batch());
       break;

@@ -139,19 +139,32 @@ std::string RankName(const RankStepsReport& rank) {
   return rank.rank ? "rank " + std::to_string(*rank.rank) : rank.file;
 }
 
-// The highest peak of device memory held over the ranks' measured steps, the
-// rank with the most allocation-call time per step, and the ranks without
-// memory figures; empty when no rank has any.
+// The highest peak of device memory held from CUDA over the ranks' measured
+// steps (MEMORY2 records) and the rank with the most allocation-call time per
+// step; the highest peak of a GPU's memory in use as NVML sampled it, with
+// the headroom left; the ranks with neither, and why sampling failed. Empty
+// when no rank has either and no sampling failed.
 std::string MemoryText(const StepsReport& steps) {
   const RankStepsReport* highest = nullptr;
   const RankStepsReport* churning = nullptr;
+  const RankStepsReport* fullest = nullptr;
   std::optional<RankMemorySummary> peak;
   std::optional<RankMemorySummary> churn;
   std::vector<std::string> without;
+  std::string first_why_not;
   for (const RankStepsReport& rank : steps.ranks) {
     const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
+    if (rank.device_memory && (!fullest || rank.device_memory->sampled.peak_used_bytes >
+                                               fullest->device_memory->sampled.peak_used_bytes)) {
+      fullest = &rank;
+    }
     if (!memory) {
-      without.push_back(RankName(rank));
+      if (!rank.device_memory) {
+        without.push_back(RankName(rank));
+        if (first_why_not.empty() && !rank.memory_unavailable.empty()) {
+          first_why_not = RankName(rank) + ": " + rank.memory_unavailable;
+        }
+      }
       continue;
     }
     if (!peak || memory->peak_bytes > peak->peak_bytes) {
@@ -163,18 +176,35 @@ std::string MemoryText(const StepsReport& steps) {
       churning = &rank;
     }
   }
-  if (!peak) return "";
-  std::ostringstream allocations;
-  allocations << std::setprecision(3) << churn->allocations;
-  std::string text =
-      "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
-      " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
-      "); per step " + allocations.str() + " allocations and " + FormatDurationNs(churn->api_ns) +
-      " in allocation calls (" + RankName(*churning) + ", the most)";
-  if (!without.empty()) {
-    text += "; no memory figures for " + std::to_string(without.size()) + " ranks (" +
-            without.front() + (without.size() > 1 ? ", ..." : "") + ")";
+  // Said also when no rank has figures, if sampling failed on one: the
+  // reader learns why there are none.
+  if (!peak && !fullest && first_why_not.empty()) return "";
+  std::vector<std::string> parts;
+  if (peak) {
+    std::ostringstream allocations;
+    allocations << std::setprecision(3) << churn->allocations;
+    parts.push_back(
+        "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
+        " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
+        "); per step " + allocations.str() + " allocations and " + FormatDurationNs(churn->api_ns) +
+        " in allocation calls (" + RankName(*churning) + ", the most)");
   }
+  if (fullest) {
+    const RankDeviceMemory& device = *fullest->device_memory;
+    const uint64_t used = device.sampled.peak_used_bytes;
+    parts.push_back("GPU " + std::to_string(device.device) + " in use at most " +
+                    FormatBytes(used) + " of " + FormatBytes(device.total_bytes) + " (" +
+                    RankName(*fullest) + ", step " + std::to_string(device.peak_step) +
+                    ", whole device, sampled), headroom " +
+                    FormatBytes(device.total_bytes - std::min(used, device.total_bytes)));
+  }
+  if (!without.empty()) {
+    parts.push_back("no memory figures for " + std::to_string(without.size()) + " ranks (" +
+                    (first_why_not.empty() ? without.front() : first_why_not) +
+                    (without.size() > 1 ? ", ..." : "") + ")");
+  }
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : "; ") + part;
   return text;
 }
 

@@ -91,6 +91,30 @@ void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
   json.EndObject();
 }
 
+void WriteSampled(JsonWriter& json, const SampledDeviceMemory& memory) {
+  json.Field("samples", memory.samples);
+  json.Field("peak_used_bytes", memory.peak_used_bytes);
+  json.Field("low_used_bytes", memory.low_used_bytes);
+}
+
+// NVML's samples of the rank's GPU over its measured steps; null without.
+void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& device) {
+  json.Key("device_memory");
+  if (!device) {
+    json.Null();
+    return;
+  }
+  json.BeginObject();
+  json.Field("device", device->device);
+  json.Field("interval_ns", device->interval_ns);
+  WriteSampled(json, device->sampled);
+  json.Field("peak_step", device->peak_step);
+  json.Field("total_bytes", device->total_bytes);
+  json.Field("headroom_bytes",
+             device->total_bytes - std::min(device->sampled.peak_used_bytes, device->total_bytes));
+  json.EndObject();
+}
+
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
   json.Field("rank", rank.rank);
@@ -117,10 +141,20 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
     for (const BucketReport& bucket : step.buckets) WriteBucket(json, bucket);
     json.EndArray();
     WriteMemory(json, step.memory);
+    json.Key("device_memory");
+    if (step.device_memory) {
+      json.BeginObject(JsonWriter::Layout::kOneLine);
+      WriteSampled(json, *step.device_memory);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
     json.EndObject();
   }
   json.EndArray();
   json.Field("memory_events_dropped", rank.memory_events_dropped);
+  WriteDeviceMemory(json, rank.device_memory);
+  json.Field("memory_unavailable", rank.memory_unavailable);
   json.Key("streams");
   json.BeginArray();
   for (const StreamRoleReport& stream : rank.streams) {

@@ -256,7 +256,32 @@ std::string PerStep(double count) {
   return text.str();
 }
 
+// NVML's samples of the rank's GPU, or why there are none.
+void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
+  if (!rank.memory_unavailable.empty()) {
+    WriteWrapped(out,
+                 "rank " + RankText(rank.rank) +
+                     " GPU memory in use: not sampled: " + rank.memory_unavailable,
+                 "  ", "    ");
+  }
+  if (!rank.device_memory) return;
+  const RankDeviceMemory& device = *rank.device_memory;
+  const uint64_t peak = device.sampled.peak_used_bytes;
+  WriteWrapped(out,
+               "rank " + RankText(rank.rank) + " GPU " + std::to_string(device.device) +
+                   " memory in use (the whole device, every process's; " +
+                   std::to_string(device.sampled.samples) +
+                   " samples in the measured steps, every " +
+                   FormatDurationNs(static_cast<int64_t>(device.interval_ns)) + "): peak " +
+                   FormatBytes(peak) + " of " + FormatBytes(device.total_bytes) + " (step " +
+                   std::to_string(device.peak_step) + "; headroom " +
+                   FormatBytes(device.total_bytes - std::min(peak, device.total_bytes)) +
+                   "), low " + FormatBytes(device.sampled.low_used_bytes),
+               "  ", "    ");
+}
+
 void WriteMemoryNote(const RankStepsReport& rank, std::ostream& out) {
+  WriteDeviceMemoryNote(rank, out);
   const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
   if (!memory) return;
   std::string line =

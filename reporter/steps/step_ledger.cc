@@ -68,7 +68,7 @@ void StepLedger::Add(StepResult step) {
   rows_.push_back({step.range_start_ns,
                    step.phase_ranges_missing,
                    {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns,
-                    std::move(step.times), std::move(step.buckets), std::nullopt}});
+                    std::move(step.times), std::move(step.buckets), std::nullopt, std::nullopt}});
 }
 
 std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {

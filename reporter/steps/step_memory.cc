@@ -1,6 +1,7 @@
 #include "reporter/steps/step_memory.h"
 
 #include <algorithm>
+#include <map>
 
 namespace vprof::reporter {
 
@@ -35,6 +36,61 @@ void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
     }
     step.memory = memory;
   }
+}
+
+namespace {
+
+void AddSample(SampledDeviceMemory& memory, uint64_t used_bytes) {
+  if (memory.samples == 0) {
+    memory.peak_used_bytes = memory.low_used_bytes = used_bytes;
+  } else {
+    memory.peak_used_bytes = std::max(memory.peak_used_bytes, used_bytes);
+    memory.low_used_bytes = std::min(memory.low_used_bytes, used_bytes);
+  }
+  ++memory.samples;
+}
+
+// The step whose window holds `at_ns` (on the report's clock), if any.
+RankStepReport* StepAt(std::vector<RankStepReport>& steps, int64_t at_ns) {
+  auto after =
+      std::upper_bound(steps.begin(), steps.end(), at_ns,
+                       [](int64_t at, const RankStepReport& s) { return at < s.start_ns; });
+  if (after == steps.begin()) return nullptr;
+  RankStepReport& step = *std::prev(after);
+  return at_ns <= step.end_ns ? &step : nullptr;
+}
+
+}  // namespace
+
+void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
+  if (record.sampling == false) rank.memory_unavailable = record.sampling_why_not;
+  // The GPU sampled most inside the steps.
+  std::map<uint32_t, uint32_t> in_steps;
+  for (const DeviceMemorySampleRow& sample : record.samples) {
+    if (StepAt(rank.steps, sample.at_ns + offset_ns)) ++in_steps[sample.device];
+  }
+  if (in_steps.empty()) return;
+  const uint32_t device =
+      std::max_element(in_steps.begin(), in_steps.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  RankDeviceMemory figures;
+  figures.device = device;
+  figures.interval_ns = record.sampling_interval_ns;
+  // Samples come in the order read, which is time order.
+  for (const DeviceMemorySampleRow& sample : record.samples) {
+    if (sample.device != device) continue;
+    RankStepReport* step = StepAt(rank.steps, sample.at_ns + offset_ns);
+    if (!step) continue;
+    if (!step->device_memory) step->device_memory.emplace();
+    AddSample(*step->device_memory, sample.used_bytes);
+    if (figures.sampled.samples == 0 || sample.used_bytes > figures.sampled.peak_used_bytes) {
+      figures.peak_step = step->step;
+      figures.total_bytes = sample.total_bytes;
+    }
+    AddSample(figures.sampled, sample.used_bytes);
+  }
+  rank.device_memory = figures;
 }
 
 }  // namespace vprof::reporter

@@ -1,6 +1,6 @@
-// Each measured step's device memory (StepMemory) from a process's memory
-// events: the steps are known only once the trace is read, the events were
-// kept for this.
+// Each measured step's device memory from a process's memory events
+// (StepMemory) and NVML's samples (SampledDeviceMemory): the steps are known
+// only once the trace is read, the events were kept for this.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +17,10 @@ namespace vprof::reporter {
 // capture did not record memory.
 void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
                    std::vector<RankStepReport>& steps);
+
+// Sets `device_memory` of each of the rank's steps that holds an NVML sample
+// and of the rank (over its measured steps), on the GPU sampled most in them;
+// `memory_unavailable` when the capture could not sample.
+void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank);
 
 }  // namespace vprof::reporter

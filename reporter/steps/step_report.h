@@ -108,6 +108,24 @@ struct StepMemory {
   int64_t api_ns = 0;  // in allocation and release API calls that started in the window
 };
 
+// A GPU's memory in use as NVML sampled it (the whole device: every
+// process's allocations and the driver's), over the samples in a window.
+struct SampledDeviceMemory {
+  uint32_t samples = 0;
+  uint64_t peak_used_bytes = 0;
+  uint64_t low_used_bytes = 0;
+};
+
+// The same over a rank's measured steps, on the GPU it ran kernels on (of
+// several, the one sampled most in them).
+struct RankDeviceMemory {
+  uint32_t device = 0;
+  uint64_t interval_ns = 0;  // between samples
+  SampledDeviceMemory sampled;
+  uint32_t peak_step = 0;    // the step whose window holds the first peak sample
+  uint64_t total_bytes = 0;  // headroom at the peak: total - peak
+};
+
 struct RankStepReport {
   uint32_t step = 0;  // index among the steps found on this rank (0 = first)
   // The window (see SegmentTimes), on the report's clock (the process's
@@ -116,7 +134,8 @@ struct RankStepReport {
   int64_t end_ns = 0;
   SegmentTimes times;
   std::vector<BucketReport> buckets;
-  std::optional<StepMemory> memory;  // none when the capture did not record memory
+  std::optional<StepMemory> memory;                  // none when the capture did not record memory
+  std::optional<SampledDeviceMemory> device_memory;  // none without a sample in the window
 };
 
 // A stream of one process, by what it ran.
@@ -172,6 +191,11 @@ struct RankStepsReport {
   // Memory events beyond what a process keeps (kMaxMemoryEvents): the
   // memory figures of its later steps miss them.
   uint64_t memory_events_dropped = 0;
+  // None without a sample in the measured steps.
+  std::optional<RankDeviceMemory> device_memory;
+  // Why the capture could not sample device memory ("libnvidia-ml.so.1:
+  // cannot open ..."); empty when it could, or said nothing.
+  std::string memory_unavailable;
 
   // Some GPU records or phase ranges did not make it into its steps: late,
   // without a launch record, or dropped for room.

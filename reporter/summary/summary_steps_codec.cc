@@ -51,6 +51,16 @@ SegmentTimes DecodeTimes(const vprof::summary::StepTimes& times) {
   return out;
 }
 
+void EncodeSampled(const SampledDeviceMemory& memory, vprof::summary::SampledDeviceMemory* out) {
+  out->set_samples(memory.samples);
+  out->set_peak_used_bytes(memory.peak_used_bytes);
+  out->set_low_used_bytes(memory.low_used_bytes);
+}
+
+SampledDeviceMemory DecodeSampled(const vprof::summary::SampledDeviceMemory& memory) {
+  return {memory.samples(), memory.peak_used_bytes(), memory.low_used_bytes()};
+}
+
 void EncodeSpan(const SpanRef& span, vprof::summary::StepSpan* out) {
   out->set_id(span.id);
   out->set_name(span.name);
@@ -155,8 +165,18 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
       memory.set_released_bytes(step.memory->released_bytes);
       memory.set_api_ns(step.memory->api_ns);
     }
+    if (step.device_memory) EncodeSampled(*step.device_memory, out.mutable_device_memory());
   }
   steps.set_memory_events_dropped(rank.memory_events_dropped);
+  if (rank.device_memory) {
+    vprof::summary::RankDeviceMemory& device = *steps.mutable_device_memory();
+    device.set_device(rank.device_memory->device);
+    device.set_interval_ns(rank.device_memory->interval_ns);
+    EncodeSampled(rank.device_memory->sampled, device.mutable_sampled());
+    device.set_peak_step(rank.device_memory->peak_step);
+    device.set_total_bytes(rank.device_memory->total_bytes);
+  }
+  steps.set_memory_unavailable(rank.memory_unavailable);
   EncodeTimes(rank.total, steps.mutable_total());
   for (const StepPhaseReport& phase : rank.phases) {
     vprof::summary::StepPhaseTimes& row = *steps.add_phases();
@@ -230,8 +250,16 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
                      memory.allocations(),    memory.releases(),   memory.allocated_bytes(),
                      memory.released_bytes(), memory.api_ns()};
     }
+    if (step.has_device_memory()) out.device_memory = DecodeSampled(step.device_memory());
   }
   rank.memory_events_dropped = steps.memory_events_dropped();
+  if (steps.has_device_memory()) {
+    const vprof::summary::RankDeviceMemory& device = steps.device_memory();
+    rank.device_memory =
+        RankDeviceMemory{device.device(), device.interval_ns(), DecodeSampled(device.sampled()),
+                         device.peak_step(), device.total_bytes()};
+  }
+  rank.memory_unavailable = steps.memory_unavailable();
   rank.total = DecodeTimes(steps.total());
   for (const vprof::summary::StepPhaseTimes& phase : steps.phases()) {
     rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});

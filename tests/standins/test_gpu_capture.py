@@ -19,10 +19,13 @@ KERNELS_PER_RANK = STEPS * (2 * LAYERS + OPT_KERNELS)
 
 trace_dir = temp_dir("gpu-capture")
 # base_env turns GPU capture off for the other tests; this one is about it.
-env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1)
+# Writer ticks every 10 ms, and steps of about 50 ms (8 layers of 3 ms forward and backward), so
+# that NVML's samples (one a tick) fall inside the measured steps.
+env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10)
 cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STANDINS, "sim_train"),
        "--steps", str(STEPS), "--layers", str(LAYERS), "--bucket-layers", str(BUCKET_LAYERS),
-       "--opt-kernels", str(OPT_KERNELS), "--peer-copy-bytes", str(PEER_COPY_BYTES)]
+       "--opt-kernels", str(OPT_KERNELS), "--peer-copy-bytes", str(PEER_COPY_BYTES),
+       "--fwd-us", "3000", "--bwd-us", "3000"]
 traced = run(cmd, preload=[LIBVPROF], env=env)
 check(traced.returncode == 0, f"traced run failed: {traced.stderr}")
 check("vprof" not in traced.stderr, f"vprof printed something: {traced.stderr}")
@@ -86,7 +89,7 @@ for comm in world:
 # every count, name and label, while the light trace holds only the selected API records.
 all_dir = temp_dir("gpu-capture-all")
 full = run(cmd, preload=[LIBVPROF],
-           env=base_env(VPROF_OUTPUT_DIR=all_dir, VPROF_GPU=1, VPROF_CUPTI_KINDS=" all ",
+           env=base_env(VPROF_OUTPUT_DIR=all_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, VPROF_CUPTI_KINDS=" all ",
                         FAKE_CUPTI_HW_TRACE="1"))
 check(full.returncode == 0, f"full-capture run failed: {full.stderr}")
 rep_all = report_json(all_dir)
@@ -162,6 +165,45 @@ for rank_steps in rep_all["steps"]["ranks"]:
           f"{who}: expected {HELD} bytes held and no allocation in every step, got {memory}")
 light_memory = [s["memory"] for r in rep["steps"]["ranks"] for s in r["steps"]]
 check(all(m is None for m in light_memory), f"the light default recorded memory: {light_memory}")
+
+# Device memory in use as NVML samples it, in both captures: the fake NVML reports its base
+# (FAKE_NVML_BASE_MIB, 512 MiB) plus what the fake cudaMalloc holds, so every sample in a step
+# reads 512 MiB + HELD, of 80 GiB, on device 0 (the fake CUPTI's kernel records name no other).
+IN_USE, TOTAL = (512 << 20) + HELD, 80 << 30
+for name, report in (("light", rep), ("all", rep_all)):
+    for rank_steps in report["steps"]["ranks"]:
+        who = f"{name}, rank {rank_steps['rank']}"
+        device = rank_steps["device_memory"]
+        check(device is not None and device["samples"] >= 1, f"{who}: no samples: {device}")
+        check(device["device"] == 0 and device["interval_ns"] == 10_000_000,
+              f"{who}: {device}")
+        check(device["peak_used_bytes"] == IN_USE and device["low_used_bytes"] == IN_USE
+              and device["total_bytes"] == TOTAL and device["headroom_bytes"] == TOTAL - IN_USE,
+              f"{who}: expected {IN_USE} of {TOTAL} bytes in use, got {device}")
+        in_steps = [s["device_memory"] for s in rank_steps["steps"] if s["device_memory"]]
+        check(sum(m["samples"] for m in in_steps) == device["samples"]
+              and all(m["peak_used_bytes"] == IN_USE for m in in_steps),
+              f"{who}: per step {in_steps}")
+        check(rank_steps["memory_unavailable"] == "", f"{who}: {rank_steps['memory_unavailable']}")
+
+# Without NVML (the fake's initialisation fails as without a driver): each rank says why, once,
+# and the program runs as before.
+nvml_dir = temp_dir("gpu-capture-no-nvml")
+no_nvml = run(cmd, preload=[LIBVPROF],
+              env=base_env(VPROF_OUTPUT_DIR=nvml_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10,
+                           FAKE_NVML_FAIL="init"))
+check(no_nvml.returncode == 0 and "vprof" not in no_nvml.stderr,
+      f"run without NVML: {no_nvml.returncode} {no_nvml.stderr}")
+rep_no_nvml = report_json(nvml_dir)
+for rank_steps in rep_no_nvml["steps"]["ranks"]:
+    check(rank_steps["device_memory"] is None
+          and rank_steps["memory_unavailable"] == "nvmlInit_v2: Driver Not Loaded (9)",
+          f"rank {rank_steps['rank']} without NVML: {rank_steps['device_memory']}, "
+          f"{rank_steps['memory_unavailable']!r}")
+summary = {line["label"]: line["text"] for line in rep_no_nvml["summary"]["lines"]}
+check(summary.get("GPU memory", "").startswith(
+    "no memory figures for 2 ranks (rank 0: nvmlInit_v2: Driver Not Loaded (9), ...)"),
+      f"summary without NVML: {summary}")
 
 light_json, all_json = os.path.join(trace_dir, "light.json"), os.path.join(all_dir, "all.json")
 json.dump(rep, open(light_json, "w"))

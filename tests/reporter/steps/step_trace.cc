@@ -105,6 +105,25 @@ void StepTrace::RecordsMemory() {
   trace_.AddPacket(std::move(packet));
 }
 
+void StepTrace::DeviceMemory(uint64_t used_bytes, int64_t at_us, uint32_t device) {
+  vprof::trace::TracePacket packet;
+  vprof::trace::DeviceMemorySample& sample = *packet.mutable_device_memory()->add_sample();
+  sample.set_time_ns(At(at_us));
+  sample.set_device(device);
+  sample.set_used_bytes(used_bytes);
+  sample.set_total_bytes(uint64_t{80} << 30);
+  trace_.AddPacket(std::move(packet));
+}
+
+void StepTrace::MemorySampling(bool sampling, const std::string& why_not) {
+  vprof::trace::TracePacket packet;
+  vprof::trace::DeviceMemorySampling& status = *packet.mutable_device_memory_sampling();
+  status.set_sampling(sampling);
+  status.set_why_not(why_not);
+  status.set_interval_ns(250 * kStepUs);
+  trace_.AddPacket(std::move(packet));
+}
+
 void StepTrace::Allocate(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us, false); }
 
 void StepTrace::Release(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us, true); }

@@ -52,6 +52,10 @@ class StepTrace {
   // GpuMemoryOp; a cudaFree and its release.
   void Allocate(int64_t bytes, int64_t at_us);
   void Release(int64_t bytes, int64_t at_us);
+  // NVML's sample of a GPU's memory in use at `at_us`, of 80 GiB, as its own packet.
+  void DeviceMemory(uint64_t used_bytes, int64_t at_us, uint32_t device = 0);
+  // The DeviceMemorySampling packet: whether sampling ran, and why not.
+  void MemorySampling(bool sampling, const std::string& why_not = "");
 
   // Writes what was added since the last flush as one packet.
   void FlushNvtx();

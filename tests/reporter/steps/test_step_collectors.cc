@@ -60,8 +60,8 @@ TEST_CASE("NVTX step windows reach their range's end: back-to-back steps tile th
   for (int64_t k = 0; k < 4; ++k) {
     const int64_t o = 100 * k;
     collector.AddRange(o, o + 100);
-    collector.AddWork(Work(static_cast<uint32_t>(k + 1), o + 5, o + 10, k == 1 ? 230 : o + 60,
-                           false));
+    collector.AddWork(
+        Work(static_cast<uint32_t>(k + 1), o + 5, o + 10, k == 1 ? 230 : o + 60, false));
   }
   collector.Finish();
   REQUIRE(closed.size() == 4);

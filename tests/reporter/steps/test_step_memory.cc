@@ -1,6 +1,7 @@
 // Each step's device memory from a process's allocations and releases
 // (step_memory.h), worked out by hand, and the same from a trace file.
 #include <catch2/catch.hpp>
+#include <functional>
 
 #include "reporter/steps/memory_summary.h"
 #include "reporter/steps/step_memory.h"
@@ -22,6 +23,26 @@ RankStepReport Window(uint32_t step, int64_t start_ns, int64_t end_ns) {
   return report;
 }
 
+// Three steps [1000k, 1000k+500] with a kernel each, warmup 1 (steps 1 and 2
+// measured), `add` putting each step's own records in (k, its start); the
+// rank's steps as reported.
+RankStepsReport ThreeSteps(StepTrace& trace, const std::function<void(int64_t, int64_t)>& add) {
+  ScratchDir dir;
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = 1000 * k;
+    trace.Range("step", o, o + 500);
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 20, o + 400);
+    add(k, o);
+    trace.FlushNvtx();
+    trace.FlushGpu();
+  }
+  trace.WriteTo(dir.File("rank0.vtrace"));
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  REQUIRE(report.steps->ranks.size() == 1);
+  return report.steps->ranks.front();
+}
+
 }  // namespace
 
 TEST_CASE("a step's peak, low and churn from the events around and inside its window") {
@@ -32,15 +53,14 @@ TEST_CASE("a step's peak, low and churn from the events around and inside its wi
   // 1200 (CUPTI's buffers come out of order). After: +1 GiB at 2500.
   MemoryRecord record;
   record.recorded = true;
-  for (const MemoryEvent& event :
-       std::vector<MemoryEvent>{{0, 100 * kMiB, 0},
-                                {200, 0, 30},
-                                {230, 50 * kMiB, 0},
-                                {600, -20 * kMiB, 0},
-                                {900, 10 * kMiB, 0},
-                                {1500, -100 * kMiB, 0},
-                                {1200, 40 * kMiB, 0},
-                                {2500, 1024 * kMiB, 0}}) {
+  for (const MemoryEvent& event : std::vector<MemoryEvent>{{0, 100 * kMiB, 0},
+                                                           {200, 0, 30},
+                                                           {230, 50 * kMiB, 0},
+                                                           {600, -20 * kMiB, 0},
+                                                           {900, 10 * kMiB, 0},
+                                                           {1500, -100 * kMiB, 0},
+                                                           {1200, 40 * kMiB, 0},
+                                                           {2500, 1024 * kMiB, 0}}) {
     record.Add(event);
   }
   std::vector<RankStepReport> steps = {Window(0, 1100, 2000), Window(1, 2000, 3000)};
@@ -90,23 +110,13 @@ TEST_CASE("a trace's cudaMalloc and cudaFree records give each step its peak and
   // Steps [1000k, 1000k+500], warmup 1: each step allocates 64 MiB at
   // +100 (its cudaMalloc call lasting 2 µs) and frees it at +300, on top of
   // 1 GiB allocated before the first step; the last step frees only 32 MiB.
-  ScratchDir dir;
   StepTrace trace("node1", 100, 0);
   trace.RecordsMemory();
   trace.Allocate(1024 * kMiB, 0);
-  for (int64_t k = 0; k < 3; ++k) {
-    const int64_t o = 1000 * k;
-    trace.Range("step", o, o + 500);
-    trace.Kernel(kGemmKernel, 7, o + 10, o + 20, o + 400);
+  const RankStepsReport rank = ThreeSteps(trace, [&](int64_t k, int64_t o) {
     trace.Allocate(64 * kMiB, o + 100);
     trace.Release(k == 2 ? 32 * kMiB : 64 * kMiB, o + 300);
-    trace.FlushNvtx();
-    trace.FlushGpu();
-  }
-  trace.WriteTo(dir.File("rank0.vtrace"));
-  const Report report = StepReportOf(dir.path(), 1);
-  REQUIRE(report.steps);
-  const RankStepsReport& rank = report.steps->ranks.at(0);
+  });
   REQUIRE(rank.steps.size() == 2);
   for (const RankStepReport& step : rank.steps) {
     INFO(step.step);
@@ -121,4 +131,48 @@ TEST_CASE("a trace's cudaMalloc and cudaFree records give each step its peak and
   CHECK(rank.steps[0].memory->low_bytes == 1024 * kMiB);
   CHECK(rank.steps[1].memory->low_bytes == 1024 * kMiB);
   CHECK(rank.steps[1].memory->released_bytes == 32 * kMiB);
+}
+
+TEST_CASE("NVML's samples give each step that holds one, and the rank, a peak, low and headroom") {
+  // Steps [1000k, 1000k+500], warmup 1, measured: 1 and 2. GPU 0 is sampled
+  // at +100 and +400 of every step and once between steps (+700, in no
+  // step); GPU 1 only once, inside step 1, so GPU 0 (more samples) is the
+  // rank's. Step 1: 10 and 30 GiB; between: 79 GiB (in no step, not the
+  // peak); step 2: 20 and 25 GiB.
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  StepTrace trace("node1", 100, 0);
+  trace.MemorySampling(true);
+  const uint64_t used[3][3] = {{5, 6, 7}, {10, 30, 79}, {20, 25, 1}};
+  const RankStepsReport rank = ThreeSteps(trace, [&](int64_t k, int64_t o) {
+    trace.DeviceMemory(used[k][0] * kGiB, o + 100);
+    trace.DeviceMemory(used[k][1] * kGiB, o + 400);
+    trace.DeviceMemory(used[k][2] * kGiB, o + 700);
+    if (k == 1) trace.DeviceMemory(70 * kGiB, o + 200, 1);
+  });
+  REQUIRE(rank.steps.size() == 2);
+  REQUIRE(rank.steps[0].device_memory);
+  CHECK(rank.steps[0].device_memory->samples == 2);
+  CHECK(rank.steps[0].device_memory->peak_used_bytes == 30 * kGiB);
+  CHECK(rank.steps[0].device_memory->low_used_bytes == 10 * kGiB);
+  REQUIRE(rank.steps[1].device_memory);
+  CHECK(rank.steps[1].device_memory->peak_used_bytes == 25 * kGiB);
+  CHECK(rank.steps[1].device_memory->low_used_bytes == 20 * kGiB);
+  REQUIRE(rank.device_memory);
+  CHECK(rank.device_memory->device == 0);
+  CHECK(rank.device_memory->interval_ns == 250 * kStepUs);
+  CHECK(rank.device_memory->sampled.samples == 4);
+  CHECK(rank.device_memory->sampled.peak_used_bytes == 30 * kGiB);
+  CHECK(rank.device_memory->sampled.low_used_bytes == 10 * kGiB);
+  CHECK(rank.device_memory->peak_step == 1);
+  CHECK(rank.device_memory->total_bytes == 80 * kGiB);
+  CHECK(rank.memory_unavailable.empty());
+}
+
+TEST_CASE("a capture that could not sample says why, and its steps have no sampled figures") {
+  StepTrace trace("node1", 100, 0);
+  trace.MemorySampling(false, "libnvidia-ml.so.1: cannot open shared object file");
+  const RankStepsReport rank = ThreeSteps(trace, [](int64_t, int64_t) {});
+  CHECK_FALSE(rank.device_memory);
+  CHECK_FALSE(rank.steps.at(0).device_memory);
+  CHECK(rank.memory_unavailable == "libnvidia-ml.so.1: cannot open shared object file");
 }

@@ -24,35 +24,34 @@ constexpr int kDefaultDeviceCount = 8;
 
 thread_local int t_current_device = 0;
 
-// The size and device of each live cudaMalloc allocation, for the release's
-// record, and what each device holds (the fake NVML's figure).
+// The size of each live cudaMalloc allocation, for the release's record, and
+// what they hold together (the fake NVML's figure).
 class AllocationSizeTable {
  public:
-  void Add(const void* address, size_t bytes, int device) {
+  void Add(const void* address, size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    live_[address] = {bytes, device};
-    held_[device] += bytes;
+    sizes_[address] = bytes;
+    held_ += bytes;
   }
   // The allocation's size, forgotten; 0 for an address cudaMalloc did not give.
   size_t Take(const void* address) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = live_.find(address);
-    if (found == live_.end()) return 0;
-    const auto [bytes, device] = found->second;
-    live_.erase(found);
-    held_[device] -= bytes;
+    const auto found = sizes_.find(address);
+    if (found == sizes_.end()) return 0;
+    const size_t bytes = found->second;
+    sizes_.erase(found);
+    held_ -= bytes;
     return bytes;
   }
-  uint64_t Held(int device) {
+  uint64_t Held() {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = held_.find(device);
-    return found == held_.end() ? 0 : found->second;
+    return held_;
   }
 
  private:
   std::mutex mutex_;
-  std::unordered_map<const void*, std::pair<size_t, int>> live_;
-  std::unordered_map<int, uint64_t> held_;
+  std::unordered_map<const void*, size_t> sizes_;
+  uint64_t held_ = 0;
 };
 
 AllocationSizeTable& AllocationSizes() {
@@ -174,17 +173,19 @@ cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
   *dev_ptr = std::aligned_alloc(kAllocationAlignment, rounded);
   if (*dev_ptr == nullptr) return Fail(cudaErrorMemoryAllocation);
   // CUPTI reports the size asked for; the release reports the same.
-  AllocationSizes().Add(*dev_ptr, size, t_current_device);
+  AllocationSizes().Add(*dev_ptr, size);
   fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, false,
                             reinterpret_cast<uintptr_t>(*dev_ptr), size,
                             static_cast<uint32_t>(t_current_device));
   return cudaSuccess;
 }
 
-// Not CUDA's: the bytes cudaMalloc holds on `device`, which the fake NVML
-// (tests/standins/fake_nvml) reports as in use, as the real NVML sees what
-// the real runtime allocated.
-uint64_t fake_cudart_bytes_held(int device) { return AllocationSizes().Held(device); }
+// Not CUDA's: the bytes cudaMalloc holds, on whichever device, which the fake
+// NVML (tests/standins/fake_nvml) reports as in use, as the real NVML sees
+// what the real runtime allocated. Not by device: the fake CUPTI's kernel
+// records name no device (0), so vprof samples device 0 whatever the
+// process's current device.
+uint64_t fake_cudart_bytes_held() { return AllocationSizes().Held(); }
 
 // Like the real cudaFree, waits for the device first, so queued work never sees freed memory.
 cudaError_t cudaFree(void* dev_ptr) {

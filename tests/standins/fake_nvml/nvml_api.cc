@@ -3,7 +3,8 @@
 // UUID is the one the fake CUPTI gives it ("GPU-fa4ec0de-0000-0000-0000-"
 // and the ordinal in 12 hex digits); its memory in use is FAKE_NVML_BASE_MIB
 // (the driver's and contexts' share, read at every call) plus what the fake
-// runtime's cudaMalloc holds on it, of 80 GiB. FAKE_NVML_FAIL=init makes
+// runtime's cudaMalloc holds (on any device: the fake CUPTI's kernel records
+// name device 0, the device vprof then samples), of 80 GiB. FAKE_NVML_FAIL=init makes
 // nvmlInit_v2 fail as without a driver.
 #include <dlfcn.h>
 
@@ -32,18 +33,15 @@ bool g_initialized = false;
 nvml::Device HandleOf(unsigned ordinal) {
   return reinterpret_cast<nvml::Device>(static_cast<uintptr_t>(ordinal) + 1);
 }
-unsigned OrdinalOf(nvml::Device device) {
-  return static_cast<unsigned>(reinterpret_cast<uintptr_t>(device) - 1);
-}
 
-// The bytes the fake runtime holds on a device, asked of the loaded libcudart.so.13 (0 when the
-// process has not loaded it).
-uint64_t RuntimeBytesHeld(unsigned ordinal) {
+// The bytes the fake runtime holds, asked of the loaded libcudart.so.13 (0 when the process has
+// not loaded it).
+uint64_t RuntimeBytesHeld() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
   if (cudart == nullptr) return 0;
-  using BytesHeld = uint64_t (*)(int);
+  using BytesHeld = uint64_t (*)();
   const auto held = reinterpret_cast<BytesHeld>(dlsym(cudart, "fake_cudart_bytes_held"));
-  const uint64_t bytes = held ? held(static_cast<int>(ordinal)) : 0;
+  const uint64_t bytes = held ? held() : 0;
   dlclose(cudart);  // drops only the reference RTLD_NOLOAD took
   return bytes;
 }
@@ -102,7 +100,7 @@ nvml::Return nvmlDeviceGetMemoryInfo(nvml::Device device, nvml::Memory* memory) 
   const char* base_mib = std::getenv("FAKE_NVML_BASE_MIB");
   const unsigned long long base = (base_mib ? std::strtoull(base_mib, nullptr, 10) : 512) << 20;
   memory->total = kTotalBytes;
-  memory->used = base + RuntimeBytesHeld(OrdinalOf(device));
+  memory->used = base + RuntimeBytesHeld();
   memory->free = kTotalBytes - memory->used;
   return nvml::kSuccess;
 }

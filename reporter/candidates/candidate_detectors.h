@@ -19,6 +19,11 @@ inline constexpr uint64_t kLaunchBoundMinPerWindow = 100;
 // Communicator churn: this many communicators with the same members, one of
 // them destroyed, means the group was rebuilt during the run.
 inline constexpr size_t kChurnMinCommunicators = 3;
+// Allocator churn: allocation calls inside steps cost at least this much per
+// step (mean over the rank's measured steps) and this share of the median
+// full step, where there is one.
+inline constexpr int64_t kAllocatorChurnMinNs = 50'000;
+inline constexpr double kAllocatorChurnMinShare = 0.005;
 // Examples (spans) per candidate.
 inline constexpr size_t kMaxCandidateExamples = 3;
 
@@ -50,5 +55,8 @@ void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out)
 void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out);
 // Communicators rebuilt with the same members (operator: their lifecycle calls).
 void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate>& out);
+// Device-memory allocation calls inside the measured steps (operator: their
+// host time), when they cost a measurable share of the step.
+void DetectAllocatorChurn(const Report& report, std::vector<DetectedCandidate>& out);
 
 }  // namespace vprof::reporter

@@ -56,6 +56,7 @@ std::vector<CandidateReport> RankCandidates(const Report& report,
   DetectLaunchBoundKernels(report, detected);
   DetectWeightSync(report, detected);
   DetectCommunicatorChurn(report, detected);
+  DetectAllocatorChurn(report, detected);
 
   std::vector<CandidateReport> candidates;
   for (DetectedCandidate& each : detected) {

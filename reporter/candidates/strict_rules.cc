@@ -75,6 +75,12 @@ constexpr std::array kRules = {
                "in which order; moving work between ranks is a different change, judged on its "
                "own",
                "", nullptr},
+    StrictRule{kKeepAllocations, "keep_allocations", "S13", kEligible,
+               "where a tensor lives changes no arithmetic: keeping blocks cached (no "
+               "empty_cache in the loop, expandable_segments) runs the same kernels on the same "
+               "values; assumes no kernel picks its path by address beyond the allocator's "
+               "alignment, which both keep",
+               "", nullptr},
 };
 
 }  // namespace

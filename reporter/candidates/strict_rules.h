@@ -29,6 +29,7 @@ enum class ChangeKind : uint8_t {
   kReuseCommunicators,           // keep communicators instead of rebuilding them
   kAsyncPinnedCopies,            // pinned host memory, copies on a side stream
   kRebalanceLateRank,            // make the rank that arrives last arrive with the others
+  kKeepAllocations,              // keep device memory cached instead of freeing and reallocating
 };
 
 struct StrictRule {

@@ -80,7 +80,8 @@ struct CandidateAudit {
 struct CandidateReport {
   uint32_t rank_order = 0;  // 1 = build first
   // "tp_communication", "gradient_buckets", "host_idle", "copies",
-  // "launch_bound_kernels", "weight_sync", "communicator_churn", "straggler", and without
+  // "launch_bound_kernels", "weight_sync", "communicator_churn", "allocator_churn",
+  // "straggler", and without
   // steps "communication".
   std::string kind;
   std::string title;   // one line for people

@@ -155,6 +155,8 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("memory_events_dropped", rank.memory_events_dropped);
   WriteDeviceMemory(json, rank.device_memory);
   json.Field("memory_unavailable", rank.memory_unavailable);
+  json.Field("allocation_calls", rank.allocation_calls);
+  json.Field("allocation_call_ns", rank.allocation_call_ns);
   json.Key("streams");
   json.BeginArray();
   for (const StreamRoleReport& stream : rank.streams) {

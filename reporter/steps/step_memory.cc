@@ -62,6 +62,14 @@ RankStepReport* StepAt(std::vector<RankStepReport>& steps, int64_t at_ns) {
 
 }  // namespace
 
+void AddAllocationCalls(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
+  for (const MemoryEvent& event : record.events) {
+    if (event.api_ns == 0 || !StepAt(rank.steps, event.at_ns + offset_ns)) continue;
+    ++rank.allocation_calls;
+    rank.allocation_call_ns += event.api_ns;
+  }
+}
+
 void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
   if (record.sampling == false) rank.memory_unavailable = record.sampling_why_not;
   // The GPU sampled most inside the steps.

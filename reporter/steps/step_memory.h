@@ -18,6 +18,10 @@ namespace vprof::reporter {
 void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
                    std::vector<RankStepReport>& steps);
 
+// Counts the rank's allocation API calls that started in its measured steps
+// (allocation_calls, allocation_call_ns), whether or not MEMORY2 was recorded.
+void AddAllocationCalls(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank);
+
 // Sets `device_memory` of each of the rank's steps that holds an NVML sample
 // and of the rank (over its measured steps), on the GPU sampled most in them;
 // `memory_unavailable` when the capture could not sample.

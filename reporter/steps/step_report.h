@@ -191,6 +191,11 @@ struct RankStepsReport {
   // Memory events beyond what a process keeps (kMaxMemoryEvents): the
   // memory figures of its later steps miss them.
   uint64_t memory_events_dropped = 0;
+  // Device-memory allocation API calls (cudaMalloc*, cudaFree*, cuMem*
+  // create/release/map/unmap: selected API records, in the light default)
+  // that started in the measured steps, and their time.
+  uint64_t allocation_calls = 0;
+  int64_t allocation_call_ns = 0;
   // None without a sample in the measured steps.
   std::optional<RankDeviceMemory> device_memory;
   // Why the capture could not sample device memory ("libnvidia-ml.so.1:

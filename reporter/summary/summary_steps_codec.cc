@@ -177,6 +177,8 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
     device.set_total_bytes(rank.device_memory->total_bytes);
   }
   steps.set_memory_unavailable(rank.memory_unavailable);
+  steps.set_allocation_calls(rank.allocation_calls);
+  steps.set_allocation_call_ns(rank.allocation_call_ns);
   EncodeTimes(rank.total, steps.mutable_total());
   for (const StepPhaseReport& phase : rank.phases) {
     vprof::summary::StepPhaseTimes& row = *steps.add_phases();
@@ -260,6 +262,8 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
                          device.peak_step(), device.total_bytes()};
   }
   rank.memory_unavailable = steps.memory_unavailable();
+  rank.allocation_calls = steps.allocation_calls();
+  rank.allocation_call_ns = steps.allocation_call_ns();
   rank.total = DecodeTimes(steps.total());
   for (const vprof::summary::StepPhaseTimes& phase : steps.phases()) {
     rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});

@@ -360,3 +360,27 @@ TEST_CASE("across hosts the straggler's lead is held against the clock's error b
   CHECK(AnyEvidence(Find(RankCandidates(report, std::nullopt), "straggler"),
                     "mean lead 300 µs exceeds the clock alignment's error bound ±100 µs"));
 }
+
+TEST_CASE("allocation calls that cost a measurable share of the step are allocator churn") {
+  Report report = StepsFixture();
+  // Rank 1: 6 calls and 2.4 ms over its 2 measured steps (1.2 ms and 3 calls per step, 1.2% of
+  // the 100 ms median); rank 0 less.
+  report.steps->ranks[0].allocation_calls = 2;
+  report.steps->ranks[0].allocation_call_ns = 200 * kUs;
+  report.steps->ranks[1].allocation_calls = 6;
+  report.steps->ranks[1].allocation_call_ns = 2400 * kUs;
+  const std::vector<CandidateReport> candidates = RankCandidates(report, std::nullopt);
+  const CandidateReport& churn = Find(candidates, "allocator_churn");
+  CHECK(churn.exposed_ns == 1200 * kUs);
+  CHECK(churn.total_ns == 1200 * kUs);
+  CHECK(churn.count == 3);
+  CHECK(churn.scope == CandidateScope::kOperator);
+  CHECK(churn.change == "keep_allocations");
+  CHECK(churn.strict == StrictTag::kEligible);
+  CHECK(churn.rule_id == "S13");
+  CHECK(AnyEvidence(churn, "6 calls, 2.40 ms"));
+
+  // 0.4 ms per step is under 0.5% of the median step: not a candidate.
+  report.steps->ranks[1].allocation_call_ns = 800 * kUs;
+  CHECK_FALSE(Has(RankCandidates(report, std::nullopt), "allocator_churn"));
+}

@@ -52,6 +52,7 @@ const Expected kExpected[] = {
     {kReuseCommunicators, "reuse_communicators", kEligible, kEligible},
     {kAsyncPinnedCopies, "async_pinned_copies", kEligible, kEligible},
     {kRebalanceLateRank, "rebalance_late_rank", kEligible, kEligible},
+    {kKeepAllocations, "keep_allocations", kEligible, kEligible},
 };
 
 }  // namespace

@@ -176,3 +176,18 @@ TEST_CASE("a capture that could not sample says why, and its steps have no sampl
   CHECK_FALSE(rank.steps.at(0).device_memory);
   CHECK(rank.memory_unavailable == "libnvidia-ml.so.1: cannot open shared object file");
 }
+
+TEST_CASE("allocation calls in the steps are counted without the memory kind") {
+  // Steps [1000, 2000] and [3000, 4000]; calls of 30 ns at 1500, 50 ns at 2500 (between
+  // steps), 70 ns at 3000 (a step's first instant); an allocation record without a call.
+  MemoryRecord record;  // recorded stays false: only API records
+  for (const MemoryEvent& event :
+       std::vector<MemoryEvent>{{1500, 0, 30}, {2500, 0, 50}, {3000, 0, 70}, {3500, kMiB, 0}}) {
+    record.Add(event);
+  }
+  RankStepsReport rank;
+  rank.steps = {Window(0, 1000, 2000), Window(1, 3000, 4000)};
+  AddAllocationCalls(record, 0, rank);
+  CHECK(rank.allocation_calls == 2);
+  CHECK(rank.allocation_call_ns == 100);
+}

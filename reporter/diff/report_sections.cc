@@ -136,6 +136,39 @@ SideSection ReadSteps(const JsonNode& report) {
   return items.Take();
 }
 
+// Per rank: the GPU's memory in use as sampled (peak, low, headroom), the
+// allocation calls in the measured steps, and, where MEMORY2 was recorded,
+// the most held from CUDA in any measured step.
+SideSection ReadMemory(const JsonNode& report) {
+  const JsonNode* steps = Member(report, "steps");
+  const JsonNode::Array* ranks = steps ? ArrayAt(*steps, "ranks") : nullptr;
+  if (!ranks) return std::nullopt;
+  ItemList items;
+  for (const JsonNode& rank : *ranks) {
+    SideItem& item = items.Add(ProcessName(rank));
+    if (const JsonNode* device = Member(rank, "device_memory")) {
+      AddNumbers(item, *device,
+                 {{"peak_used_bytes", DiffUnit::kBytes},
+                  {"low_used_bytes", DiffUnit::kBytes},
+                  {"headroom_bytes", DiffUnit::kBytes}});
+    }
+    if (std::optional<std::string> why = TextAt(rank, "memory_unavailable"); why && !why->empty()) {
+      AddText(item, "memory_unavailable", std::move(*why));
+    }
+    AddNumbers(item, rank,
+               {{"allocation_calls", DiffUnit::kCount}, {"allocation_call_ns", DiffUnit::kNs}});
+    std::optional<double> held;
+    for (const JsonNode& step :
+         ArrayAt(rank, "steps") ? *ArrayAt(rank, "steps") : JsonNode::Array{}) {
+      const JsonNode* memory = Member(step, "memory");
+      const std::optional<double> peak = memory ? NumberAt(*memory, "peak_bytes") : std::nullopt;
+      if (peak && (!held || *peak > *held)) held = peak;
+    }
+    if (held) item.metrics.push_back({"peak_held_bytes", DiffUnit::kBytes, *held});
+  }
+  return items.Take();
+}
+
 SideSection ReadCandidates(const JsonNode& report) {
   const JsonNode::Array* candidates = ArrayAt(report, "candidates");
   if (!candidates) return std::nullopt;
@@ -319,6 +352,7 @@ const std::vector<SectionRule>& DiffSectionRules() {
   static const std::vector<SectionRule> rules = {
       {"phases", "Phases (NVTX), per rank", ReadPhases},
       {"steps", "Steps: median step, and per rank the time of the measured steps", ReadSteps},
+      {"memory", "GPU memory per rank: in use (sampled), allocation calls, most held", ReadMemory},
       {"candidates", "Fast-path candidates, by kind (and change)", ReadCandidates},
       {"communication",
        "Communication: op rows summed over the communicators of one size, by op and size bucket",

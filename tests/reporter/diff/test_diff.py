@@ -183,6 +183,37 @@ class DiffTest(unittest.TestCase):
         # Nothing else in these reports: every other section is in neither.
         self.assertEqual(section(diff, "communication")["presence"], "neither")
 
+    def test_memory_from_reports(self):
+        # GPU memory as step_json_report.cc writes it: NVML's samples per rank, the allocation
+        # calls, and per step the MEMORY2 figures (the most held is the max over the steps).
+        gib = 1 << 30
+        base = {"report_version": 1, "all_inputs_whole": True}
+
+        def rank(number, peak_gib, calls, call_ns, held, unavailable=""):
+            device = None if peak_gib is None else {
+                "peak_used_bytes": peak_gib * gib, "low_used_bytes": 30 * gib,
+                "headroom_bytes": (140 - peak_gib) * gib}
+            return {"rank": number, "device_memory": device, "memory_unavailable": unavailable,
+                    "allocation_calls": calls, "allocation_call_ns": call_ns,
+                    "steps": [{"memory": None if h is None else {"peak_bytes": h}} for h in held]}
+
+        a = dict(base, steps={"ranks": [rank(0, 40, 10, 5000, [1000, 3000]),
+                                        rank(1, 40, 0, 0, [None])]})
+        b = dict(base, steps={"ranks": [rank(0, 50, 40, 20000, [2000, 6000]),
+                                        rank(1, None, 0, 0, [None], "nvmlInit_v2: failed")]})
+        diff = self.diff_json(write_json(self.root / "ma.json", a),
+                              write_json(self.root / "mb.json", b))
+        zero = metrics_of(diff, "memory", "rank 0")
+        self.assertEqual(zero["peak_used_bytes"]["relative"], 0.25)  # 50 / 40 − 1
+        self.assertEqual(zero["headroom_bytes"]["change"], -10 * gib)
+        self.assertEqual(zero["allocation_calls"]["change"], 30)
+        self.assertEqual(zero["allocation_call_ns"]["relative"], 3.0)
+        self.assertEqual((zero["peak_held_bytes"]["a"], zero["peak_held_bytes"]["b"]),
+                         (3000, 6000))
+        one = metrics_of(diff, "memory", "rank 1")
+        self.assertEqual(one["memory_unavailable"]["b"], "nvmlInit_v2: failed")
+        self.assertNotIn("peak_held_bytes", one)
+
     def test_step_options_reach_directory_reports(self):
         # ddp_step (tests/reporter/cases/ddp_step/README.md) has one step: with
         # the default warmup of 1 none is measured, with --warmup 0 it is, and

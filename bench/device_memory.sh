@@ -4,7 +4,9 @@
 #   train  bench/workloads/llama_step.py --nvtx: the peak of memory held over the measured
 #          steps against torch.cuda.max_memory_reserved
 #   churn  bench/workloads/memory_churn.py: 1 GiB allocated and given back every step
-#          (empty_cache): one cudaMalloc and one cudaFree per step, and their time
+#          (empty_cache): one cudaMalloc and one cudaFree per step, and their time; again
+#          under the light default (churn_light), where the allocator_churn candidate must
+#          come from the API records alone
 # Each is run once under `vprof run`: train under the light default (NVML's samples of the
 # GPU's memory in use only) and again with MEMORY2 (VPROF_CUPTI_KINDS=light,MEMORY2: every
 # allocation and release), churn with MEMORY2. The Chrome export's memory counter events are
@@ -23,6 +25,12 @@ measure() {  # NAME KINDS COMMAND...
   echo "== $name: $(grep -E '_ms|max_memory|segment' "$out/$name.log" | tr '\n' ' ')"
   "$vprof" report "$dir" --format json 2>/dev/null | python3 "$here/memory_figures.py" "$out/$name.log"
   "$vprof" report "$dir" 2>/dev/null | grep -E -A1 "GPU memory|memory in use" | head -8
+  "$vprof" report "$dir" --format json 2>/dev/null | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["candidates"]:
+    print("candidate %d: %s %.3f ms per step, %s, %s (%s), %d calls per step" % (
+        c["rank_order"], c["kind"], c["exposed_ns"] / 1e6, c["scope"], c["strict"],
+        c["rule_id"], c["count"]))'
   "$vprof" export --format chrome -o "$dir/timeline.json" "$dir" >/dev/null 2>&1
   echo "chrome memory counter events: $(grep -o 'gpu_memory'  "$dir/timeline.json" | wc -l)" \
     "(in use: $(grep -o 'memory in use' "$dir/timeline.json" | wc -l))"
@@ -30,3 +38,4 @@ measure() {  # NAME KINDS COMMAND...
 measure train "" python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
 measure train_exact light,MEMORY2 python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
 measure churn light,MEMORY2 python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024
+measure churn_light "" python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024

@@ -7,6 +7,9 @@
 #          (empty_cache): one cudaMalloc and one cudaFree per step, and their time; again
 #          under the light default (churn_light), where the allocator_churn candidate must
 #          come from the API records alone
+#   offload bench/workloads/offload_step.py: 8 weights of 128 MiB copied to pinned host memory
+#          and back every step (and, in offload_vmm, as many bytes released and restored
+#          through the virtual-memory calls): the bytes and time moved per step
 # Each is run once under `vprof run`: train under the light default (NVML's samples of the
 # GPU's memory in use only) and again with MEMORY2 (VPROF_CUPTI_KINDS=light,MEMORY2: every
 # allocation and release), churn with MEMORY2. The Chrome export's memory counter events are
@@ -39,3 +42,5 @@ measure train "" python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
 measure train_exact light,MEMORY2 python3 "$here/workloads/llama_step.py" --steps 20 --nvtx
 measure churn light,MEMORY2 python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024
 measure churn_light "" python3 "$here/workloads/memory_churn.py" --steps 20 --mib 1024
+measure offload "" python3 "$here/workloads/offload_step.py" --steps 10
+measure offload_vmm "" python3 "$here/workloads/offload_step.py" --steps 10 --vmm

@@ -40,6 +40,21 @@ def main():
             print(line)
         else:
             print(f"{rank['file']}: no NVML samples ({rank.get('memory_unavailable') or 'none in steps'})")
+        moved = [s.get("transfers") or {} for s in rank["steps"]]
+        if any(moved):
+            n = len(moved)
+            total = {k: sum(m.get(k, 0) for m in moved) for k in (
+                "to_host_bytes", "to_host_ns", "to_device_bytes", "to_device_ns", "unmaps", "maps",
+                "map_call_ns")}
+            line = (f"{rank['file']}: moved per step over {n} steps: to host "
+                    f"{total['to_host_bytes'] / n:.0f} B in {total['to_host_ns'] / n / 1e6:.3f} ms, "
+                    f"to device {total['to_device_bytes'] / n:.0f} B in "
+                    f"{total['to_device_ns'] / n / 1e6:.3f} ms; {total['unmaps'] / n:.2f} unmaps, "
+                    f"{total['maps'] / n:.2f} maps, {total['map_call_ns'] / n / 1e6:.3f} ms in them")
+            offloaded = printed(sys.argv[1], "offload_bytes_per_step")
+            if offloaded is not None:
+                line += f"; the workload moved {offloaded} B each way per step"
+            print(line)
         memory = [s["memory"] for s in rank["steps"] if s.get("memory")]
         if not memory:
             print(f"{rank['file']}: no MEMORY2 figures")

@@ -157,12 +157,23 @@ SideSection ReadMemory(const JsonNode& report) {
     }
     AddNumbers(item, rank,
                {{"allocation_calls", DiffUnit::kCount}, {"allocation_call_ns", DiffUnit::kNs}});
+    double to_host = 0, to_device = 0;
+    bool moved = false;
     std::optional<double> held;
     for (const JsonNode& step :
          ArrayAt(rank, "steps") ? *ArrayAt(rank, "steps") : JsonNode::Array{}) {
       const JsonNode* memory = Member(step, "memory");
       const std::optional<double> peak = memory ? NumberAt(*memory, "peak_bytes") : std::nullopt;
       if (peak && (!held || *peak > *held)) held = peak;
+      if (const JsonNode* transfers = Member(step, "transfers")) {
+        moved = true;
+        to_host += NumberAt(*transfers, "to_host_bytes").value_or(0);
+        to_device += NumberAt(*transfers, "to_device_bytes").value_or(0);
+      }
+    }
+    if (moved) {
+      item.metrics.push_back({"to_host_bytes", DiffUnit::kBytes, to_host});
+      item.metrics.push_back({"to_device_bytes", DiffUnit::kBytes, to_device});
     }
     if (held) item.metrics.push_back({"peak_held_bytes", DiffUnit::kBytes, *held});
   }

@@ -32,4 +32,11 @@ bool IsDeviceMemoryApi(std::string_view api_name) {
   return false;
 }
 
+MemoryCall MemoryCallOf(std::string_view api_name) {
+  if (!IsDeviceMemoryApi(api_name)) return MemoryCall::kNone;
+  if (api_name.find("cuMemUnmap") != std::string_view::npos) return MemoryCall::kUnmap;
+  if (api_name.find("cuMemMap") != std::string_view::npos) return MemoryCall::kMap;
+  return MemoryCall::kAllocateOrFree;
+}
+
 }  // namespace vprof::reporter

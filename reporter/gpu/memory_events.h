@@ -18,10 +18,27 @@ namespace vprof::reporter {
 // On the process's trace clock: an allocation (delta_bytes > 0) or a release
 // (< 0) of device memory, or an allocation API call (delta 0, api_ns its
 // duration, at_ns its start).
+// Which kind of API call a MemoryEvent with api_ns is: one that allocates or
+// frees, or a virtual-memory map or unmap (what memory savers offload and
+// onload with).
+enum class MemoryCall : uint8_t { kNone, kAllocateOrFree, kMap, kUnmap };
+
 struct MemoryEvent {
   int64_t at_ns = 0;
   int64_t delta_bytes = 0;
   int64_t api_ns = 0;
+  MemoryCall call = MemoryCall::kNone;
+};
+
+// A copy between device and host memory of at least kLargeTransferBytes
+// (weights, optimizer state, KV cache moved out and back; smaller copies are
+// inputs and results), on the trace clock.
+inline constexpr uint64_t kLargeTransferBytes = uint64_t{1} << 20;
+struct TransferEvent {
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  uint64_t bytes = 0;
+  bool to_host = false;  // device to host; else host to device
 };
 
 // At most this many events are kept per process (24 B each, 24 MiB); the
@@ -45,6 +62,9 @@ struct MemoryRecord {
   // dropped_events), and whether sampling ran: none when the trace says
   // nothing of it (no kernels, or a capture older than sampling).
   std::vector<DeviceMemorySampleRow> samples;
+  // Large device↔host copies (kMaxMemoryEvents at most, the rest counted in
+  // dropped_events).
+  std::vector<TransferEvent> transfers;
   std::optional<bool> sampling;
   std::string sampling_why_not;  // when it did not run
   uint64_t sampling_interval_ns = 0;
@@ -52,6 +72,13 @@ struct MemoryRecord {
   void Add(const MemoryEvent& event) {
     if (events.size() < kMaxMemoryEvents) {
       events.push_back(event);
+    } else {
+      ++dropped_events;
+    }
+  }
+  void AddTransfer(const TransferEvent& transfer) {
+    if (transfers.size() < kMaxMemoryEvents) {
+      transfers.push_back(transfer);
     } else {
       ++dropped_events;
     }
@@ -75,5 +102,11 @@ std::optional<int64_t> DeviceMemoryDelta(const vprof::trace::GpuMemoryOp& op);
 // cudaFree*, cuMemAlloc*, cuMemFree*, cuMemCreate, cuMemRelease, cuMemMap,
 // cuMemUnmap. Host (pinned) allocations are not device memory.
 bool IsDeviceMemoryApi(std::string_view api_name);
+// Which kind of call such an API is (kNone for any other API).
+MemoryCall MemoryCallOf(std::string_view api_name);
+
+// CUpti_ActivityMemcpyKind's host-to-device and device-to-host values.
+inline constexpr uint32_t kHostToDeviceCopyKind = 1;
+inline constexpr uint32_t kDeviceToHostCopyKind = 2;
 
 }  // namespace vprof::reporter

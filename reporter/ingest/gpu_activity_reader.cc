@@ -74,15 +74,20 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
     ++record_.api_calls;
     ApiName& name = ApiNamed(api.name_iid);
     if (name.ipc) name.ipc_totals.Add(0, api.duration_ns);
-    if (name.device_memory) {
-      record_.memory.Add(
-          {static_cast<int64_t>(api.start_ns), 0, static_cast<int64_t>(api.duration_ns)});
+    if (name.memory_call != MemoryCall::kNone) {
+      record_.memory.Add({static_cast<int64_t>(api.start_ns), 0,
+                          static_cast<int64_t>(api.duration_ns), name.memory_call});
     }
     linker_.AddApiCall(api.correlation_id, name.launches_kernel);
   }
   for (const CopyRow& copy : batch.memcpys) {
     record_.memcpy.Add(copy.bytes, copy.duration_ns);
     if (IsPeerCopy(copy)) record_.peer_copies.Add(copy.bytes, copy.duration_ns);
+    const bool to_host = copy.copy_kind == kDeviceToHostCopyKind;
+    if ((to_host || copy.copy_kind == kHostToDeviceCopyKind) && copy.bytes >= kLargeTransferBytes) {
+      record_.memory.AddTransfer({static_cast<int64_t>(copy.start_ns),
+                                  static_cast<int64_t>(copy.duration_ns), copy.bytes, to_host});
+    }
   }
   for (const CopyRow& set : batch.memsets) record_.memset.Add(set.bytes, set.duration_ns);
   const vprof::trace::GpuBatch& others = batch.others;
@@ -96,7 +101,7 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   }
   for (const auto& op : others.memory()) {
     if (const std::optional<int64_t> delta = DeviceMemoryDelta(op)) {
-      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), *delta, 0});
+      record_.memory.Add({static_cast<int64_t>(op.timestamp_ns()), *delta, 0, MemoryCall::kNone});
     }
   }
   // CUPTI describes each GPU once per enable; the last description holds.
@@ -137,7 +142,7 @@ GpuActivityReader::ApiName& GpuActivityReader::ApiNamed(uint64_t api_name_iid) {
     const std::string name = name_of_(api_name_iid);
     api.launches_kernel = LaunchesKernel(name);
     api.ipc = ApiClassOf(name) == kIpcApiClass;
-    api.device_memory = IsDeviceMemoryApi(name);
+    api.memory_call = MemoryCallOf(name);
   }
   return api;
 }

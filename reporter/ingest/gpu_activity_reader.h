@@ -54,8 +54,8 @@ class GpuActivityReader {
   struct ApiName {
     bool launches_kernel = false;
     bool ipc = false;
-    bool device_memory = false;  // IsDeviceMemoryApi
-    ActivityTotals ipc_totals;   // only for IPC APIs
+    MemoryCall memory_call = MemoryCall::kNone;  // MemoryCallOf
+    ActivityTotals ipc_totals;                   // only for IPC APIs
   };
 
   KernelName& KernelNamed(uint64_t name_iid);

@@ -91,6 +91,26 @@ void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
   json.EndObject();
 }
 
+// Large device↔host copies and virtual-memory unmaps/maps in a step; null without.
+void WriteTransfers(JsonWriter& json, const std::optional<StepTransfers>& transfers) {
+  json.Key("transfers");
+  if (!transfers) {
+    json.Null();
+    return;
+  }
+  json.BeginObject(JsonWriter::Layout::kOneLine);
+  json.Field("to_host_copies", transfers->to_host_copies);
+  json.Field("to_host_bytes", transfers->to_host_bytes);
+  json.Field("to_host_ns", transfers->to_host_ns);
+  json.Field("to_device_copies", transfers->to_device_copies);
+  json.Field("to_device_bytes", transfers->to_device_bytes);
+  json.Field("to_device_ns", transfers->to_device_ns);
+  json.Field("unmaps", transfers->unmaps);
+  json.Field("maps", transfers->maps);
+  json.Field("map_call_ns", transfers->map_call_ns);
+  json.EndObject();
+}
+
 void WriteSampled(JsonWriter& json, const SampledDeviceMemory& memory) {
   json.Field("samples", memory.samples);
   json.Field("peak_used_bytes", memory.peak_used_bytes);
@@ -141,6 +161,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
     for (const BucketReport& bucket : step.buckets) WriteBucket(json, bucket);
     json.EndArray();
     WriteMemory(json, step.memory);
+    WriteTransfers(json, step.transfers);
     json.Key("device_memory");
     if (step.device_memory) {
       json.BeginObject(JsonWriter::Layout::kOneLine);

@@ -280,8 +280,48 @@ void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
                "  ", "    ");
 }
 
+// Memory moved out and back, per measured step (mean over all of them).
+void WriteTransfersNote(const RankStepsReport& rank, std::ostream& out) {
+  StepTransfers sum;
+  bool any = false;
+  for (const RankStepReport& step : rank.steps) {
+    if (!step.transfers) continue;
+    any = true;
+    const StepTransfers& t = *step.transfers;
+    sum.to_host_copies += t.to_host_copies;
+    sum.to_host_bytes += t.to_host_bytes;
+    sum.to_host_ns += t.to_host_ns;
+    sum.to_device_copies += t.to_device_copies;
+    sum.to_device_bytes += t.to_device_bytes;
+    sum.to_device_ns += t.to_device_ns;
+    sum.unmaps += t.unmaps;
+    sum.maps += t.maps;
+    sum.map_call_ns += t.map_call_ns;
+  }
+  if (!any) return;
+  const auto steps = static_cast<int64_t>(rank.steps.size());
+  const auto per_step = [&](uint64_t bytes) {
+    return FormatBytes(bytes / static_cast<uint64_t>(steps));
+  };
+  std::string line = "rank " + RankText(rank.rank) +
+                     " memory moved out and back per step (copies of 1 MiB or more, GPU time): "
+                     "to host " +
+                     per_step(sum.to_host_bytes) + " in " +
+                     FormatDurationNs(sum.to_host_ns / steps) + ", to device " +
+                     per_step(sum.to_device_bytes) + " in " +
+                     FormatDurationNs(sum.to_device_ns / steps);
+  if (sum.unmaps + sum.maps > 0) {
+    line += "; virtual memory: " +
+            PerStep(static_cast<double>(sum.unmaps) / static_cast<double>(steps)) + " unmaps and " +
+            PerStep(static_cast<double>(sum.maps) / static_cast<double>(steps)) + " maps, " +
+            FormatDurationNs(sum.map_call_ns / steps) + " in the calls";
+  }
+  WriteWrapped(out, line, "  ", "    ");
+}
+
 void WriteMemoryNote(const RankStepsReport& rank, std::ostream& out) {
   WriteDeviceMemoryNote(rank, out);
+  WriteTransfersNote(rank, out);
   const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
   if (!memory) return;
   std::string line =

@@ -75,6 +75,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   AddStepMemory(source.record->gpu.memory, offset, rank.steps);
   AddSampledDeviceMemory(source.record->gpu.memory, offset, rank);
   AddAllocationCalls(source.record->gpu.memory, offset, rank);
+  AddStepTransfers(source.record->gpu.memory, offset, rank);
   rank.memory_events_dropped = source.record->gpu.memory.dropped_events;
   if (detail) {
     for (const auto& [id, use] : detail->streams) {

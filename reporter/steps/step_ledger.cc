@@ -65,10 +65,11 @@ void StepLedger::Add(StepResult step) {
   const bool detailed = rows_.size() < detailed_steps_;
   if (detailed) first_.emplace_back();
   (detailed ? first_.back() : rest_).Add(step);
-  rows_.push_back({step.range_start_ns,
-                   step.phase_ranges_missing,
-                   {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns,
-                    std::move(step.times), std::move(step.buckets), std::nullopt, std::nullopt}});
+  rows_.push_back(
+      {step.range_start_ns,
+       step.phase_ranges_missing,
+       {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns, std::move(step.times),
+        std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt}});
 }
 
 std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {

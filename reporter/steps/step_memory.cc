@@ -70,6 +70,31 @@ void AddAllocationCalls(const MemoryRecord& record, int64_t offset_ns, RankSteps
   }
 }
 
+void AddStepTransfers(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
+  for (const TransferEvent& copy : record.transfers) {
+    RankStepReport* step = StepAt(rank.steps, copy.start_ns + offset_ns);
+    if (!step) continue;
+    StepTransfers& moved = step->transfers ? *step->transfers : step->transfers.emplace();
+    if (copy.to_host) {
+      ++moved.to_host_copies;
+      moved.to_host_bytes += copy.bytes;
+      moved.to_host_ns += copy.duration_ns;
+    } else {
+      ++moved.to_device_copies;
+      moved.to_device_bytes += copy.bytes;
+      moved.to_device_ns += copy.duration_ns;
+    }
+  }
+  for (const MemoryEvent& event : record.events) {
+    if (event.call != MemoryCall::kMap && event.call != MemoryCall::kUnmap) continue;
+    RankStepReport* step = StepAt(rank.steps, event.at_ns + offset_ns);
+    if (!step) continue;
+    StepTransfers& moved = step->transfers ? *step->transfers : step->transfers.emplace();
+    ++(event.call == MemoryCall::kMap ? moved.maps : moved.unmaps);
+    moved.map_call_ns += event.api_ns;
+  }
+}
+
 void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
   if (record.sampling == false) rank.memory_unavailable = record.sampling_why_not;
   // The GPU sampled most inside the steps.

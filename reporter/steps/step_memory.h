@@ -22,6 +22,11 @@ void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
 // (allocation_calls, allocation_call_ns), whether or not MEMORY2 was recorded.
 void AddAllocationCalls(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank);
 
+// Sets `transfers` of each of the rank's steps that copied memory between
+// device and host in large copies (by the copy's start) or unmapped or mapped
+// virtual memory (by the call's start).
+void AddStepTransfers(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank);
+
 // Sets `device_memory` of each of the rank's steps that holds an NVML sample
 // and of the rank (over its measured steps), on the GPU sampled most in them;
 // `memory_unavailable` when the capture could not sample.

@@ -126,6 +126,21 @@ struct RankDeviceMemory {
   uint64_t total_bytes = 0;  // headroom at the peak: total - peak
 };
 
+// Memory moved out and back in a step: device↔host copies of at least
+// kLargeTransferBytes each, and virtual-memory unmap/map calls (memory
+// savers release physical memory that way and map it again to wake up).
+struct StepTransfers {
+  uint32_t to_host_copies = 0;
+  uint64_t to_host_bytes = 0;
+  int64_t to_host_ns = 0;  // the copies' GPU time
+  uint32_t to_device_copies = 0;
+  uint64_t to_device_bytes = 0;
+  int64_t to_device_ns = 0;
+  uint32_t unmaps = 0;
+  uint32_t maps = 0;
+  int64_t map_call_ns = 0;  // host time of the unmap and map calls
+};
+
 struct RankStepReport {
   uint32_t step = 0;  // index among the steps found on this rank (0 = first)
   // The window (see SegmentTimes), on the report's clock (the process's
@@ -136,6 +151,7 @@ struct RankStepReport {
   std::vector<BucketReport> buckets;
   std::optional<StepMemory> memory;                  // none when the capture did not record memory
   std::optional<SampledDeviceMemory> device_memory;  // none without a sample in the window
+  std::optional<StepTransfers> transfers;            // none when the step moved nothing
 };
 
 // A stream of one process, by what it ran.

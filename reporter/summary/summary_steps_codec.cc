@@ -166,6 +166,19 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
       memory.set_api_ns(step.memory->api_ns);
     }
     if (step.device_memory) EncodeSampled(*step.device_memory, out.mutable_device_memory());
+    if (step.transfers) {
+      const StepTransfers& t = *step.transfers;
+      vprof::summary::StepTransfers& moved = *out.mutable_transfers();
+      moved.set_to_host_copies(t.to_host_copies);
+      moved.set_to_host_bytes(t.to_host_bytes);
+      moved.set_to_host_ns(t.to_host_ns);
+      moved.set_to_device_copies(t.to_device_copies);
+      moved.set_to_device_bytes(t.to_device_bytes);
+      moved.set_to_device_ns(t.to_device_ns);
+      moved.set_unmaps(t.unmaps);
+      moved.set_maps(t.maps);
+      moved.set_map_call_ns(t.map_call_ns);
+    }
   }
   steps.set_memory_events_dropped(rank.memory_events_dropped);
   if (rank.device_memory) {
@@ -253,6 +266,13 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
                      memory.released_bytes(), memory.api_ns()};
     }
     if (step.has_device_memory()) out.device_memory = DecodeSampled(step.device_memory());
+    if (step.has_transfers()) {
+      const vprof::summary::StepTransfers& t = step.transfers();
+      out.transfers = StepTransfers{
+          t.to_host_copies(),  t.to_host_bytes(), t.to_host_ns(), t.to_device_copies(),
+          t.to_device_bytes(), t.to_device_ns(),  t.unmaps(),     t.maps(),
+          t.map_call_ns()};
+    }
   }
   rank.memory_events_dropped = steps.memory_events_dropped();
   if (steps.has_device_memory()) {

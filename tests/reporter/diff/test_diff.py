@@ -201,6 +201,10 @@ class DiffTest(unittest.TestCase):
                                         rank(1, 40, 0, 0, [None])]})
         b = dict(base, steps={"ranks": [rank(0, 50, 40, 20000, [2000, 6000]),
                                         rank(1, None, 0, 0, [None], "nvmlInit_v2: failed")]})
+        # Memory moved out and back, summed over the steps: 3 GiB to host in A, 1 GiB in B.
+        for report, to_host in ((a, [gib, 2 * gib]), (b, [gib, 0])):
+            for step, out in zip(report["steps"]["ranks"][0]["steps"], to_host):
+                step["transfers"] = {"to_host_bytes": out, "to_device_bytes": gib}
         diff = self.diff_json(write_json(self.root / "ma.json", a),
                               write_json(self.root / "mb.json", b))
         zero = metrics_of(diff, "memory", "rank 0")
@@ -210,9 +214,12 @@ class DiffTest(unittest.TestCase):
         self.assertEqual(zero["allocation_call_ns"]["relative"], 3.0)
         self.assertEqual((zero["peak_held_bytes"]["a"], zero["peak_held_bytes"]["b"]),
                          (3000, 6000))
+        self.assertEqual((zero["to_host_bytes"]["a"], zero["to_host_bytes"]["b"]), (3 * gib, gib))
+        self.assertEqual(zero["to_device_bytes"]["change"], 0)
         one = metrics_of(diff, "memory", "rank 1")
         self.assertEqual(one["memory_unavailable"]["b"], "nvmlInit_v2: failed")
         self.assertNotIn("peak_held_bytes", one)
+        self.assertNotIn("to_host_bytes", one)
 
     def test_step_options_reach_directory_reports(self):
         # ddp_step (tests/reporter/cases/ddp_step/README.md) has one step: with

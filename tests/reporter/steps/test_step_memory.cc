@@ -15,6 +15,14 @@ namespace {
 
 constexpr int64_t kMiB = 1 << 20;
 
+// A change of the memory held, and an allocation call of `ns`, at `at_ns`.
+MemoryEvent Held(int64_t at_ns, int64_t delta_bytes) {
+  return {at_ns, delta_bytes, 0, MemoryCall::kNone};
+}
+MemoryEvent Call(int64_t at_ns, int64_t ns, MemoryCall call = MemoryCall::kAllocateOrFree) {
+  return {at_ns, 0, ns, call};
+}
+
 RankStepReport Window(uint32_t step, int64_t start_ns, int64_t end_ns) {
   RankStepReport report;
   report.step = step;
@@ -53,14 +61,10 @@ TEST_CASE("a step's peak, low and churn from the events around and inside its wi
   // 1200 (CUPTI's buffers come out of order). After: +1 GiB at 2500.
   MemoryRecord record;
   record.recorded = true;
-  for (const MemoryEvent& event : std::vector<MemoryEvent>{{0, 100 * kMiB, 0},
-                                                           {200, 0, 30},
-                                                           {230, 50 * kMiB, 0},
-                                                           {600, -20 * kMiB, 0},
-                                                           {900, 10 * kMiB, 0},
-                                                           {1500, -100 * kMiB, 0},
-                                                           {1200, 40 * kMiB, 0},
-                                                           {2500, 1024 * kMiB, 0}}) {
+  for (const MemoryEvent& event :
+       {Held(0, 100 * kMiB), Call(200, 30), Held(230, 50 * kMiB), Held(600, -20 * kMiB),
+        Held(900, 10 * kMiB), Held(1500, -100 * kMiB), Held(1200, 40 * kMiB),
+        Held(2500, 1024 * kMiB)}) {
     record.Add(event);
   }
   std::vector<RankStepReport> steps = {Window(0, 1100, 2000), Window(1, 2000, 3000)};
@@ -97,7 +101,7 @@ TEST_CASE("a step's peak, low and churn from the events around and inside its wi
 
 TEST_CASE("without the memory kind in the capture, steps have no memory figures") {
   MemoryRecord record;  // recorded stays false
-  record.Add({0, kMiB, 0});
+  record.Add(Held(0, kMiB));
   std::vector<RankStepReport> steps = {Window(0, 0, 100)};
   AddStepMemory(record, 0, steps);
   CHECK_FALSE(steps[0].memory);
@@ -182,7 +186,7 @@ TEST_CASE("allocation calls in the steps are counted without the memory kind") {
   // steps), 70 ns at 3000 (a step's first instant); an allocation record without a call.
   MemoryRecord record;  // recorded stays false: only API records
   for (const MemoryEvent& event :
-       std::vector<MemoryEvent>{{1500, 0, 30}, {2500, 0, 50}, {3000, 0, 70}, {3500, kMiB, 0}}) {
+       {Call(1500, 30), Call(2500, 50), Call(3000, 70), Held(3500, kMiB)}) {
     record.Add(event);
   }
   RankStepsReport rank;
@@ -190,4 +194,51 @@ TEST_CASE("allocation calls in the steps are counted without the memory kind") {
   AddAllocationCalls(record, 0, rank);
   CHECK(rank.allocation_calls == 2);
   CHECK(rank.allocation_call_ns == 100);
+}
+
+TEST_CASE("large device-host copies and virtual-memory unmaps and maps, per step") {
+  // Steps [1000, 2000] and [3000, 4000]. Step 0: 2 GiB to host (two 1 GiB copies of 400 and
+  // 500 ns), an unmap of 20 ns at 1800. Between steps: a 1 GiB copy to device at
+  // 2500 (in no step). Step 1: a map of 30 ns at 3000 and 1 GiB back to device at 3100 (600
+  // ns); an allocation call at 3200 is no map.
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  MemoryRecord record;
+  for (const TransferEvent& copy :
+       {TransferEvent{1100, 400, kGiB, true}, TransferEvent{1500, 500, kGiB, true},
+        TransferEvent{2500, 700, kGiB, false}, TransferEvent{3100, 600, kGiB, false}}) {
+    record.AddTransfer(copy);
+  }
+  for (const MemoryEvent& event :
+       {Call(1800, 20, MemoryCall::kUnmap), Call(3000, 30, MemoryCall::kMap), Call(3200, 90)}) {
+    record.Add(event);
+  }
+  RankStepsReport rank;
+  rank.steps = {Window(0, 1000, 2000), Window(1, 3000, 4000)};
+  AddStepTransfers(record, 0, rank);
+  REQUIRE(rank.steps[0].transfers);
+  const StepTransfers& out = *rank.steps[0].transfers;
+  CHECK(out.to_host_copies == 2);
+  CHECK(out.to_host_bytes == 2 * kGiB);
+  CHECK(out.to_host_ns == 900);
+  CHECK(out.to_device_copies == 0);
+  CHECK(out.unmaps == 1);
+  CHECK(out.maps == 0);
+  CHECK(out.map_call_ns == 20);
+  REQUIRE(rank.steps[1].transfers);
+  const StepTransfers& back = *rank.steps[1].transfers;
+  CHECK(back.to_device_copies == 1);
+  CHECK(back.to_device_bytes == kGiB);
+  CHECK(back.to_device_ns == 600);
+  CHECK(back.maps == 1);
+  CHECK(back.map_call_ns == 30);
+  CHECK(back.to_host_bytes == 0);
+}
+
+TEST_CASE("API names tell allocation calls from virtual-memory maps and unmaps") {
+  CHECK(MemoryCallOf("cudaMalloc_v3020") == MemoryCall::kAllocateOrFree);
+  CHECK(MemoryCallOf("cuMemRelease") == MemoryCall::kAllocateOrFree);
+  CHECK(MemoryCallOf("cuMemMap") == MemoryCall::kMap);
+  CHECK(MemoryCallOf("cuMemUnmap") == MemoryCall::kUnmap);
+  CHECK(MemoryCallOf("cudaMallocHost_v3020") == MemoryCall::kNone);
+  CHECK(MemoryCallOf("cudaLaunchKernel_v7000") == MemoryCall::kNone);
 }

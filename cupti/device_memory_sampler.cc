@@ -44,9 +44,7 @@ void DeviceMemorySampler::reset_in_child() {
 nvml::Device DeviceMemorySampler::handle(uint32_t device) {
   if (handle_[device]) return handle_[device];
   if (handle_failed_mask_ & bit(device)) return nullptr;
-  char bytes[16];
-  std::memcpy(bytes, uuid_[device].data(), sizeof bytes);
-  std::string name = nvml_uuid(bytes);
+  std::string name = nvml_uuid(uuid_[device]);
   if (nvml_.nvmlDeviceGetHandleByUUID(name.c_str(), &handle_[device]) != nvml::kSuccess) {
     name.replace(0, 3, "MIG");
     if (nvml_.nvmlDeviceGetHandleByUUID(name.c_str(), &handle_[device]) != nvml::kSuccess) {
@@ -66,9 +64,8 @@ bool DeviceMemorySampler::start(TraceWriter& writer, uint64_t interval_ns, uint6
       any = handle(static_cast<uint32_t>(std::countr_zero(left))) != nullptr || any;
     }
     if (!any) {
-      char first[16];
-      std::memcpy(first, uuid_[std::countr_zero(readable)].data(), sizeof first);
-      why_not = "NVML knows none of the GPUs this process used (" + nvml_uuid(first) + ")";
+      why_not = "NVML knows none of the GPUs this process used (" +
+                nvml_uuid(uuid_[std::countr_zero(readable)]) + ")";
       state_ = State::kOff;
     }
   }

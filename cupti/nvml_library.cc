@@ -34,10 +34,10 @@ bool load_nvml(NvmlLibrary* lib, std::string* error) {
   return true;
 }
 
-std::string nvml_uuid(const char (&bytes)[16]) {
+std::string nvml_uuid(const std::array<char, 16>& bytes) {
   char text[64];
   int at = std::snprintf(text, sizeof text, "GPU-");
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
     at += std::snprintf(text + at, sizeof text - at, "%02x", static_cast<unsigned char>(bytes[i]));
   }

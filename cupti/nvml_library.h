@@ -3,6 +3,7 @@
 // CUDA context, so reading it touches none of the program's CUDA state.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "nvml_abi.h"
@@ -22,6 +23,6 @@ bool load_nvml(NvmlLibrary* lib, std::string* error);
 
 // NVML's name of a GPU from CUDA's 16-byte UUID: "GPU-" and the bytes in hex,
 // grouped 4-2-2-2-6 ("GPU-fa4ec0de-0000-0000-0000-000000000001").
-std::string nvml_uuid(const char (&bytes)[16]);
+std::string nvml_uuid(const std::array<char, 16>& bytes);
 
 }  // namespace vprof

@@ -53,11 +53,10 @@ int on_phdr(struct dl_phdr_info* info, size_t size, void* data) {
   return walk->on_object(walk->context, {info->dlpi_name, info->dlpi_addr}) ? 0 : 1;
 }
 
-bool walk_loader(void* context, bool (*on_counts)(void*, LoaderList::Counts),
+void walk_loader(void* context, bool (*on_counts)(void*, LoaderList::Counts),
                  bool (*on_object)(void*, const LoadedObject&)) {
   PhdrWalk walk{context, on_counts, on_object};
   dl_iterate_phdr(on_phdr, &walk);
-  return true;
 }
 
 }  // namespace
@@ -123,7 +122,7 @@ bool LoadedLibraryWatch::put_new(TraceWriter& writer, uint64_t now_ns, bool at_e
   arena_used_ = 0;
   found_ = 0;
   arena_full_ = false;
-  if (!list_.walk(this, on_counts, on_object)) return true;
+  list_.walk(this, on_counts, on_object);
   looked_ = !arena_full_;  // a full arena: look again, whatever the counts
   if (found_ == 0 && unrecorded_ == unrecorded_before) return true;
   return put_packet(writer, now_ns);

@@ -30,7 +30,7 @@ struct LoadedObject {
   uint64_t base = 0;  // where it is mapped (a reloaded object may move)
 };
 
-// The loader's list, walked through `visit` (dl_iterate_phdr in the process;
+// The loader's list, walked through `walk` (dl_iterate_phdr in the process;
 // a list in tests).
 struct LoaderList {
   // The loader's counts of loads and unloads since the process began.
@@ -38,9 +38,9 @@ struct LoaderList {
     uint64_t adds = 0, subs = 0;
     bool operator==(const Counts&) const = default;
   };
-  // Calls `on_counts` once, then `on_object` for each object while it
-  // returns true; false when the list cannot be walked.
-  using Walk = bool (*)(void* context, bool (*on_counts)(void*, Counts),
+  // Calls `on_counts` once, then, while it and `on_object` return true,
+  // `on_object` for each object.
+  using Walk = void (*)(void* context, bool (*on_counts)(void*, Counts),
                         bool (*on_object)(void*, const LoadedObject&));
   Walk walk;
 };

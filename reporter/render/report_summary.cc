@@ -195,8 +195,7 @@ std::string MemoryText(const StepsReport& steps) {
     parts.push_back("GPU " + std::to_string(device.device) + " in use at most " +
                     FormatBytes(used) + " of " + FormatBytes(device.total_bytes) + " (" +
                     RankName(*fullest) + ", step " + std::to_string(device.peak_step) +
-                    ", whole device, sampled), headroom " +
-                    FormatBytes(device.total_bytes - std::min(used, device.total_bytes)));
+                    ", whole device, sampled), headroom " + FormatBytes(device.headroom_bytes()));
   }
   if (!without.empty()) {
     parts.push_back("no memory figures for " + std::to_string(without.size()) + " ranks (" +

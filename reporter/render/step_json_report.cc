@@ -130,8 +130,7 @@ void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& 
   WriteSampled(json, device->sampled);
   json.Field("peak_step", device->peak_step);
   json.Field("total_bytes", device->total_bytes);
-  json.Field("headroom_bytes",
-             device->total_bytes - std::min(device->sampled.peak_used_bytes, device->total_bytes));
+  json.Field("headroom_bytes", device->headroom_bytes());
   json.EndObject();
 }
 

@@ -267,17 +267,16 @@ void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
   if (!rank.device_memory) return;
   const RankDeviceMemory& device = *rank.device_memory;
   const uint64_t peak = device.sampled.peak_used_bytes;
-  WriteWrapped(out,
-               "rank " + RankText(rank.rank) + " GPU " + std::to_string(device.device) +
-                   " memory in use (the whole device, every process's; " +
-                   std::to_string(device.sampled.samples) +
-                   " samples in the measured steps, every " +
-                   FormatDurationNs(static_cast<int64_t>(device.interval_ns)) + "): peak " +
-                   FormatBytes(peak) + " of " + FormatBytes(device.total_bytes) + " (step " +
-                   std::to_string(device.peak_step) + "; headroom " +
-                   FormatBytes(device.total_bytes - std::min(peak, device.total_bytes)) +
-                   "), low " + FormatBytes(device.sampled.low_used_bytes),
-               "  ", "    ");
+  WriteWrapped(
+      out,
+      "rank " + RankText(rank.rank) + " GPU " + std::to_string(device.device) +
+          " memory in use (the whole device, every process's; " +
+          std::to_string(device.sampled.samples) + " samples in the measured steps, every " +
+          FormatDurationNs(static_cast<int64_t>(device.interval_ns)) + "): peak " +
+          FormatBytes(peak) + " of " + FormatBytes(device.total_bytes) + " (step " +
+          std::to_string(device.peak_step) + "; headroom " + FormatBytes(device.headroom_bytes()) +
+          "), low " + FormatBytes(device.sampled.low_used_bytes),
+      "  ", "    ");
 }
 
 // Memory moved out and back, per measured step (mean over all of them).
@@ -287,16 +286,7 @@ void WriteTransfersNote(const RankStepsReport& rank, std::ostream& out) {
   for (const RankStepReport& step : rank.steps) {
     if (!step.transfers) continue;
     any = true;
-    const StepTransfers& t = *step.transfers;
-    sum.to_host_copies += t.to_host_copies;
-    sum.to_host_bytes += t.to_host_bytes;
-    sum.to_host_ns += t.to_host_ns;
-    sum.to_device_copies += t.to_device_copies;
-    sum.to_device_bytes += t.to_device_bytes;
-    sum.to_device_ns += t.to_device_ns;
-    sum.unmaps += t.unmaps;
-    sum.maps += t.maps;
-    sum.map_call_ns += t.map_call_ns;
+    sum += *step.transfers;
   }
   if (!any) return;
   const auto steps = static_cast<int64_t>(rank.steps.size());

@@ -11,6 +11,7 @@
 // communicator and GPU tables, never here.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -122,8 +123,13 @@ struct RankDeviceMemory {
   uint32_t device = 0;
   uint64_t interval_ns = 0;  // between samples
   SampledDeviceMemory sampled;
-  uint32_t peak_step = 0;    // the step whose window holds the first peak sample
-  uint64_t total_bytes = 0;  // headroom at the peak: total - peak
+  uint32_t peak_step = 0;  // the step whose window holds the first peak sample
+  uint64_t total_bytes = 0;
+
+  // What was left at the peak sample: total − peak (0 if NVML read more used than total).
+  uint64_t headroom_bytes() const {
+    return total_bytes - std::min(sampled.peak_used_bytes, total_bytes);
+  }
 };
 
 // Memory moved out and back in a step: device↔host copies of at least
@@ -139,6 +145,19 @@ struct StepTransfers {
   uint32_t unmaps = 0;
   uint32_t maps = 0;
   int64_t map_call_ns = 0;  // host time of the unmap and map calls
+
+  StepTransfers& operator+=(const StepTransfers& other) {
+    to_host_copies += other.to_host_copies;
+    to_host_bytes += other.to_host_bytes;
+    to_host_ns += other.to_host_ns;
+    to_device_copies += other.to_device_copies;
+    to_device_bytes += other.to_device_bytes;
+    to_device_ns += other.to_device_ns;
+    unmaps += other.unmaps;
+    maps += other.maps;
+    map_call_ns += other.map_call_ns;
+    return *this;
+  }
 };
 
 struct RankStepReport {

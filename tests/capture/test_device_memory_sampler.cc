@@ -73,6 +73,14 @@ CUpti_ActivityKernel10 Kernel(uint32_t device) {
 
 const CUpti_Activity* AsRecord(const void* r) { return static_cast<const CUpti_Activity*>(r); }
 
+// A GPU's DEVICE record and one kernel on it, as the writer drains them.
+void NoteUsedDevice(vprof::DeviceMemorySampler& sampler, uint32_t id, unsigned char last) {
+  const auto device = Device(id, last);
+  const auto kernel = Kernel(id);
+  sampler.note(AsRecord(&device));
+  sampler.note(AsRecord(&kernel));
+}
+
 constexpr uint64_t kInterval = 250'000'000;
 
 struct Sampled {
@@ -113,7 +121,8 @@ struct Sampled {
 }  // namespace
 
 TEST_CASE("NVML's name of a CUDA UUID") {
-  const char bytes[16] = {'\xfa', '\x4e', '\xc0', '\xde', 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 0, '\x2a'};
+  const std::array<char, 16> bytes = {'\xfa', '\x4e', '\xc0', '\xde', 0, 1, 0, 2,
+                                      0,      3,      0,      0,      0, 0, 0, '\x2a'};
   CHECK(vprof::nvml_uuid(bytes) == "GPU-fa4ec0de-0001-0002-0003-00000000002a");
 }
 
@@ -158,10 +167,7 @@ TEST_CASE("only GPUs that ran kernels are read, at most every half interval, alw
 
 TEST_CASE("without NVML, why is written once and nothing is read") {
   Sampled s(FailingLoad);
-  const auto d0 = Device(0, 0);
-  const auto k0 = Kernel(0);
-  s.sampler.note(AsRecord(&d0));
-  s.sampler.note(AsRecord(&k0));
+  NoteUsedDevice(s.sampler, 0, 0);
   REQUIRE(s.put(1000));
   REQUIRE(s.put(1000 + kInterval, true));
   const auto got = s.packets();
@@ -173,10 +179,7 @@ TEST_CASE("without NVML, why is written once and nothing is read") {
 
 TEST_CASE("an NVML that knows none of the GPUs used turns sampling off, naming one") {
   Sampled s(FakeLoad);
-  const auto d2 = Device(2, 9);
-  const auto k2 = Kernel(2);
-  s.sampler.note(AsRecord(&d2));
-  s.sampler.note(AsRecord(&k2));
+  NoteUsedDevice(s.sampler, 2, 9);
   REQUIRE(s.put(1000));
   REQUIRE(s.put(1000 + kInterval));
   const auto got = s.packets();
@@ -189,11 +192,8 @@ TEST_CASE("an NVML that knows none of the GPUs used turns sampling off, naming o
 
 TEST_CASE("a forked child reads no GPU of its parent's") {
   Sampled s(FakeLoad);
-  const auto d0 = Device(0, 0);
-  const auto k0 = Kernel(0);
   g_used["GPU-ab000000-0000-0000-0000-000000000000"] = 1ull << 30;
-  s.sampler.note(AsRecord(&d0));
-  s.sampler.note(AsRecord(&k0));
+  NoteUsedDevice(s.sampler, 0, 0);
   s.sampler.reset_in_child();
   REQUIRE(s.put(1000, true));
   CHECK(s.packets().empty());

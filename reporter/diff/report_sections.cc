@@ -138,7 +138,8 @@ SideSection ReadSteps(const JsonNode& report) {
 
 // Per rank: the GPU's memory in use as sampled (peak, low, headroom), the
 // allocation calls in the measured steps, and, where MEMORY2 was recorded,
-// the most held from CUDA in any measured step.
+// the most held from CUDA in any measured step; per rank and phase, the most
+// and least held and the sampled peak in its spans.
 SideSection ReadMemory(const JsonNode& report) {
   const JsonNode* steps = Member(report, "steps");
   const JsonNode::Array* ranks = steps ? ArrayAt(*steps, "ranks") : nullptr;
@@ -176,6 +177,22 @@ SideSection ReadMemory(const JsonNode& report) {
       item.metrics.push_back({"to_device_bytes", DiffUnit::kBytes, to_device});
     }
     if (held) item.metrics.push_back({"peak_held_bytes", DiffUnit::kBytes, *held});
+    const std::string who = ProcessName(rank);
+    for (const JsonNode& phase :
+         ArrayAt(rank, "phase_memory") ? *ArrayAt(rank, "phase_memory") : JsonNode::Array{}) {
+      std::string name = who + ": " + TextAt(phase, "phase").value_or("?");
+      if (const JsonNode* nvtx = Member(phase, "from_nvtx"); nvtx && !nvtx->boolean()) {
+        name += " (inferred)";
+      }
+      SideItem& phase_item = items.Add(name);
+      if (const JsonNode* in_phase = Member(phase, "held")) {
+        AddNumbers(phase_item, *in_phase,
+                   {{"peak_bytes", DiffUnit::kBytes}, {"low_bytes", DiffUnit::kBytes}});
+      }
+      if (const JsonNode* sampled = Member(phase, "device_memory")) {
+        AddNumbers(phase_item, *sampled, {{"peak_used_bytes", DiffUnit::kBytes}});
+      }
+    }
   }
   return items.Take();
 }

@@ -1,6 +1,7 @@
 #include "reporter/render/report_summary.h"
 
 #include <algorithm>
+#include <functional>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -144,6 +145,19 @@ std::string RankName(const RankStepsReport& rank) {
 // step; the highest peak of a GPU's memory in use as NVML sampled it, with
 // the headroom left; the ranks with neither, and why sampling failed. Empty
 // when no rank has either and no sampling failed.
+// ", in <phase>" for the phases (of `rank`) whose spans held `peak`, by
+// `figure`; "" when none did (a peak between phases, or no phases).
+std::string PhasesAtPeak(
+    const RankStepsReport& rank, uint64_t peak,
+    const std::function<std::optional<uint64_t>(const PhaseMemoryReport&)>& figure) {
+  std::string names;
+  for (const PhaseMemoryReport& phase : rank.phase_memory) {
+    if (figure(phase) != peak) continue;
+    names += (names.empty() ? ", in " : " and ") + phase.phase;
+  }
+  return names;
+}
+
 std::string MemoryText(const StepsReport& steps) {
   const RankStepsReport* highest = nullptr;
   const RankStepsReport* churning = nullptr;
@@ -186,6 +200,11 @@ std::string MemoryText(const StepsReport& steps) {
     parts.push_back(
         "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
         " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
+        PhasesAtPeak(*highest, static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes)),
+                     [](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
+                       if (!phase.held) return std::nullopt;
+                       return static_cast<uint64_t>(std::max<int64_t>(0, phase.held->peak_bytes));
+                     }) +
         "); per step " + allocations.str() + " allocations and " + FormatDurationNs(churn->api_ns) +
         " in allocation calls (" + RankName(*churning) + ", the most)");
   }
@@ -195,6 +214,11 @@ std::string MemoryText(const StepsReport& steps) {
     parts.push_back("GPU " + std::to_string(device.device) + " in use at most " +
                     FormatBytes(used) + " of " + FormatBytes(device.total_bytes) + " (" +
                     RankName(*fullest) + ", step " + std::to_string(device.peak_step) +
+                    PhasesAtPeak(*fullest, used,
+                                 [](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
+                                   if (!phase.device_memory) return std::nullopt;
+                                   return phase.device_memory->peak_used_bytes;
+                                 }) +
                     ", whole device, sampled), headroom " + FormatBytes(device.headroom_bytes()));
   }
   if (!without.empty()) {

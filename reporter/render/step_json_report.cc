@@ -117,6 +117,18 @@ void WriteSampled(JsonWriter& json, const SampledDeviceMemory& memory) {
   json.Field("low_used_bytes", memory.low_used_bytes);
 }
 
+// "device_memory": NVML's samples in a step or a phase's spans, on one line; null without.
+void WriteSampledInWindow(JsonWriter& json, const std::optional<SampledDeviceMemory>& memory) {
+  json.Key("device_memory");
+  if (!memory) {
+    json.Null();
+    return;
+  }
+  json.BeginObject(JsonWriter::Layout::kOneLine);
+  WriteSampled(json, *memory);
+  json.EndObject();
+}
+
 // NVML's samples of the rank's GPU over its measured steps; null without.
 void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& device) {
   json.Key("device_memory");
@@ -132,6 +144,31 @@ void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& 
   json.Field("total_bytes", device->total_bytes);
   json.Field("headroom_bytes", device->headroom_bytes());
   json.EndObject();
+}
+
+// Memory per phase over the measured steps, a line each.
+void WritePhaseMemory(JsonWriter& json, const std::vector<PhaseMemoryReport>& phases) {
+  json.Key("phase_memory");
+  json.BeginArray();
+  for (const PhaseMemoryReport& phase : phases) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("phase", phase.phase);
+    json.Field("from_nvtx", phase.from_nvtx);
+    json.Field("steps", phase.steps);
+    json.Key("held");
+    if (phase.held) {
+      json.BeginObject(JsonWriter::Layout::kOneLine);
+      json.Field("peak_bytes", phase.held->peak_bytes);
+      json.Field("peak_step", phase.held->peak_step);
+      json.Field("low_bytes", phase.held->low_bytes);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
+    WriteSampledInWindow(json, phase.device_memory);
+    json.EndObject();
+  }
+  json.EndArray();
 }
 
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
@@ -161,14 +198,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
     json.EndArray();
     WriteMemory(json, step.memory);
     WriteTransfers(json, step.transfers);
-    json.Key("device_memory");
-    if (step.device_memory) {
-      json.BeginObject(JsonWriter::Layout::kOneLine);
-      WriteSampled(json, *step.device_memory);
-      json.EndObject();
-    } else {
-      json.Null();
-    }
+    WriteSampledInWindow(json, step.device_memory);
     json.EndObject();
   }
   json.EndArray();
@@ -177,6 +207,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("memory_unavailable", rank.memory_unavailable);
   json.Field("allocation_calls", rank.allocation_calls);
   json.Field("allocation_call_ns", rank.allocation_call_ns);
+  WritePhaseMemory(json, rank.phase_memory);
   json.Key("streams");
   json.BeginArray();
   for (const StreamRoleReport& stream : rank.streams) {

@@ -256,6 +256,49 @@ std::string PerStep(double count) {
   return text.str();
 }
 
+// Memory per phase, of every rank, or folded of the first (the JSON report has every rank's).
+void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
+  const bool folded = steps.ranks.size() > kFoldAbove;
+  TextTable table({{"rank", Align::kLeft},
+                   {"phase", Align::kLeft},
+                   {"steps", Align::kRight},
+                   {"held peak", Align::kRight},
+                   {"at step", Align::kRight},
+                   {"held low", Align::kRight},
+                   {"in use peak", Align::kRight},
+                   {"samples", Align::kRight}});
+  bool any = false;
+  for (const RankStepsReport& rank : steps.ranks) {
+    for (const PhaseMemoryReport& phase : rank.phase_memory) {
+      if (!phase.held && !phase.device_memory) continue;
+      any = true;
+      const auto held = [&](auto figure) {
+        return phase.held ? figure(*phase.held) : std::string("-");
+      };
+      table.AddRow(
+          {RankText(rank.rank), phase.phase + (phase.from_nvtx ? "" : " (inferred)"),
+           std::to_string(phase.steps),
+           held([](const PhaseMemoryReport::Held& h) { return SignedBytes(h.peak_bytes); }),
+           held([](const PhaseMemoryReport::Held& h) { return std::to_string(h.peak_step); }),
+           held([](const PhaseMemoryReport::Held& h) { return SignedBytes(h.low_bytes); }),
+           phase.device_memory ? FormatBytes(phase.device_memory->peak_used_bytes) : "-",
+           std::to_string(phase.device_memory ? phase.device_memory->samples : 0)});
+    }
+    if (folded) break;
+  }
+  if (!any) return;
+  out << "\n";
+  WriteWrapped(out,
+               std::string("GPU memory by phase") + (folded ? ", of the first rank" : "") +
+                   ": held from CUDA (allocated less released since the capture began) at any "
+                   "instant of the phase's host span in a step (NVTX: its ranges' first start to "
+                   "last end; inferred: its work's first launch to last), most and least over "
+                   "the measured steps; in use: NVML's samples of the rank's GPU in those spans "
+                   "(spans shorter than the sampling interval often hold none)",
+               "  ", "  ");
+  table.Write(out, "  ");
+}
+
 // NVML's samples of the rank's GPU, or why there are none.
 void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
   if (!rank.memory_unavailable.empty()) {
@@ -412,6 +455,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
       "  ", "    ");
   WriteFullSteps(steps, out);
   WritePhases(steps, out);
+  WritePhaseMemory(steps, out);
   if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
   out << "\n";
   if (steps.ranks.size() <= kFoldAbove) {

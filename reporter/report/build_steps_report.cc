@@ -64,8 +64,14 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
   std::deque<StepRow> rows = ledger.TakeRows();
   if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
+  std::vector<PhaseWindow> phase_spans;
   for (size_t index = first_measured; index < rows.size(); ++index) {
     rank.steps_missing_phase_ranges += rows[index].phase_ranges_missing;
+    for (const StepRow::PhaseSpan& span : rows[index].phase_spans) {
+      phase_spans.push_back({ledger.phase_names()[span.phase], span.from_nvtx,
+                             static_cast<uint32_t>(index), span.start_ns + offset,
+                             span.end_ns + offset});
+    }
     RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));
     step.start_ns += offset;
     step.end_ns += offset;
@@ -74,6 +80,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   rows = {};
   AddStepMemory(source.record->gpu.memory, offset, rank.steps);
   AddSampledDeviceMemory(source.record->gpu.memory, offset, rank);
+  AddPhaseMemory(source.record->gpu.memory, offset, phase_spans, rank);
   AddAllocationCalls(source.record->gpu.memory, offset, rank);
   AddStepTransfers(source.record->gpu.memory, offset, rank);
   rank.memory_events_dropped = source.record->gpu.memory.dropped_events;

@@ -1,5 +1,6 @@
 #include "reporter/steps/step_ledger.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace vprof::reporter {
@@ -65,11 +66,20 @@ void StepLedger::Add(StepResult step) {
   const bool detailed = rows_.size() < detailed_steps_;
   if (detailed) first_.emplace_back();
   (detailed ? first_.back() : rest_).Add(step);
+  std::vector<StepRow::PhaseSpan> spans;
+  spans.reserve(step.phase_spans.size());
+  for (const PhaseSpan& span : step.phase_spans) {
+    auto name = std::find(phase_names_.begin(), phase_names_.end(), span.phase);
+    if (name == phase_names_.end()) name = phase_names_.emplace(name, span.phase);
+    spans.push_back({static_cast<uint32_t>(name - phase_names_.begin()), span.from_nvtx,
+                     span.start_ns, span.end_ns});
+  }
   rows_.push_back(
       {step.range_start_ns,
        step.phase_ranges_missing,
        {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns, std::move(step.times),
-        std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt}});
+        std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt},
+       std::move(spans)});
 }
 
 std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {

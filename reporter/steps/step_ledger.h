@@ -31,9 +31,18 @@ constexpr uint32_t kDetailedStepsPastWarmup = 64;
 // One step's row: the report's RankStepReport on the process's own clock,
 // and where its NVTX range (or inferred start) began.
 struct StepRow {
+  // A PhaseSpan of the step, its phase an index into the ledger's phase_names().
+  struct PhaseSpan {
+    uint32_t phase = 0;
+    bool from_nvtx = true;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+  };
+
   int64_t range_start_ns = 0;
   bool phase_ranges_missing = false;  // StepResult's
   RankStepReport step;
+  std::vector<PhaseSpan> phase_spans;
 };
 
 // The parts of step results that the report only sums over steps.
@@ -67,6 +76,8 @@ class StepLedger {
   const std::deque<StepRow>& rows() const { return rows_; }
   // Hands the rows over (the ledger keeps none).
   std::deque<StepRow> TakeRows() { return std::move(rows_); }
+  // The phases its rows' spans name.
+  const std::vector<std::string>& phase_names() const { return phase_names_; }
   // The detail summed over the steps from `first` on; none when `first` is
   // past the steps kept in detail and steps after it were summed.
   std::optional<StepDetail> DetailFrom(uint32_t first) const;
@@ -75,9 +86,10 @@ class StepLedger {
 
  private:
   uint32_t detailed_steps_ = 1 + kDetailedStepsPastWarmup;
-  std::deque<StepRow> rows_;       // grows by blocks: no spare room to double
-  std::vector<StepDetail> first_;  // the first detailed_steps_ steps, one each
-  StepDetail rest_;                // summed over the steps after them
+  std::deque<StepRow> rows_;              // grows by blocks: no spare room to double
+  std::vector<StepDetail> first_;         // the first detailed_steps_ steps, one each
+  StepDetail rest_;                       // summed over the steps after them
+  std::vector<std::string> phase_names_;  // a handful: found by a walk
   uint32_t shallow_ = 0;
 };
 

@@ -2,43 +2,65 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
+#include <utility>
 
 namespace vprof::reporter {
 
-void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
-                   std::vector<RankStepReport>& steps) {
-  if (!record.recorded) return;
-  // CUPTI hands buffers over out of order: by time, allocations and releases
-  // at one instant in the order read.
-  std::vector<MemoryEvent> events = record.events;
-  std::stable_sort(events.begin(), events.end(),
-                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.at_ns < b.at_ns; });
-  int64_t held = 0;
-  auto next = events.begin();
-  for (RankStepReport& step : steps) {
-    for (; next != events.end() && next->at_ns + offset_ns < step.start_ns; ++next) {
-      held += next->delta_bytes;
-    }
-    StepMemory memory;
-    memory.start_bytes = memory.peak_bytes = memory.low_bytes = held;
-    for (; next != events.end() && next->at_ns + offset_ns <= step.end_ns; ++next) {
-      held += next->delta_bytes;
-      memory.peak_bytes = std::max(memory.peak_bytes, held);
-      memory.low_bytes = std::min(memory.low_bytes, held);
-      memory.api_ns += next->api_ns;
-      if (next->delta_bytes > 0) {
-        ++memory.allocations;
-        memory.allocated_bytes += static_cast<uint64_t>(next->delta_bytes);
-      } else if (next->delta_bytes < 0) {
-        ++memory.releases;
-        memory.released_bytes += static_cast<uint64_t>(-next->delta_bytes);
-      }
-    }
-    step.memory = memory;
-  }
-}
-
 namespace {
+
+// The device memory a process held over time: its allocations and releases
+// by time (CUPTI hands buffers over out of order; at one instant, in the
+// order read), and what was held after each.
+class HeldMemory {
+ public:
+  explicit HeldMemory(const std::vector<MemoryEvent>& events) {
+    for (const MemoryEvent& event : events) {
+      if (event.delta_bytes != 0) events_.push_back(event);
+    }
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const MemoryEvent& a, const MemoryEvent& b) { return a.at_ns < b.at_ns; });
+    held_after_.reserve(events_.size());
+    int64_t held = 0;
+    for (const MemoryEvent& event : events_) held_after_.push_back(held += event.delta_bytes);
+  }
+
+  struct Figures {
+    int64_t start_bytes = 0;
+    int64_t peak_bytes = 0;
+    int64_t low_bytes = 0;
+  };
+  // Over [start_ns, end_ns] (trace clock): held at the start, and the most
+  // and least held at any instant of it.
+  Figures Over(int64_t start_ns, int64_t end_ns) const {
+    const auto [first, last] = Indexes(start_ns, end_ns);
+    Figures figures;
+    figures.start_bytes = first == 0 ? 0 : held_after_[first - 1];
+    figures.peak_bytes = figures.low_bytes = figures.start_bytes;
+    for (size_t i = first; i < last; ++i) {
+      figures.peak_bytes = std::max(figures.peak_bytes, held_after_[i]);
+      figures.low_bytes = std::min(figures.low_bytes, held_after_[i]);
+    }
+    return figures;
+  }
+  // The allocations and releases in [start_ns, end_ns].
+  std::span<const MemoryEvent> In(int64_t start_ns, int64_t end_ns) const {
+    const auto [first, last] = Indexes(start_ns, end_ns);
+    return std::span(events_).subspan(first, last - first);
+  }
+
+ private:
+  std::pair<size_t, size_t> Indexes(int64_t start_ns, int64_t end_ns) const {
+    const auto at = [](const MemoryEvent& event, int64_t ns) { return event.at_ns < ns; };
+    const auto first = std::lower_bound(events_.begin(), events_.end(), start_ns, at);
+    const auto last = std::lower_bound(first, events_.end(), end_ns + 1, at);
+    return {static_cast<size_t>(first - events_.begin()),
+            static_cast<size_t>(last - events_.begin())};
+  }
+
+  std::vector<MemoryEvent> events_;
+  std::vector<int64_t> held_after_;
+};
 
 void AddSample(SampledDeviceMemory& memory, uint64_t used_bytes) {
   if (memory.samples == 0) {
@@ -61,6 +83,37 @@ RankStepReport* StepAt(std::vector<RankStepReport>& steps, int64_t at_ns) {
 }
 
 }  // namespace
+
+void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
+                   std::vector<RankStepReport>& steps) {
+  if (!record.recorded) return;
+  const HeldMemory held(record.events);
+  for (RankStepReport& step : steps) {
+    const int64_t start = step.start_ns - offset_ns;
+    const int64_t end = step.end_ns - offset_ns;
+    const HeldMemory::Figures figures = held.Over(start, end);
+    StepMemory memory;
+    memory.start_bytes = figures.start_bytes;
+    memory.peak_bytes = figures.peak_bytes;
+    memory.low_bytes = figures.low_bytes;
+    for (const MemoryEvent& event : held.In(start, end)) {
+      if (event.delta_bytes > 0) {
+        ++memory.allocations;
+        memory.allocated_bytes += static_cast<uint64_t>(event.delta_bytes);
+      } else {
+        ++memory.releases;
+        memory.released_bytes += static_cast<uint64_t>(-event.delta_bytes);
+      }
+    }
+    step.memory = memory;
+  }
+  for (const MemoryEvent& event : record.events) {
+    if (event.api_ns == 0) continue;
+    if (RankStepReport* step = StepAt(steps, event.at_ns + offset_ns)) {
+      step->memory->api_ns += event.api_ns;
+    }
+  }
+}
 
 void AddAllocationCalls(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank) {
   for (const MemoryEvent& event : record.events) {
@@ -124,6 +177,51 @@ void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankS
     AddSample(figures.sampled, sample.used_bytes);
   }
   rank.device_memory = figures;
+}
+
+void AddPhaseMemory(const MemoryRecord& record, int64_t offset_ns,
+                    const std::vector<PhaseWindow>& spans, RankStepsReport& rank) {
+  std::optional<HeldMemory> held;
+  if (record.recorded) held.emplace(record.events);
+  // The rank's GPU's samples, on the report's clock (in time order, as read).
+  std::vector<const DeviceMemorySampleRow*> samples;
+  if (rank.device_memory) {
+    for (const DeviceMemorySampleRow& sample : record.samples) {
+      if (sample.device == rank.device_memory->device) samples.push_back(&sample);
+    }
+  }
+  std::map<std::pair<std::string_view, bool>, PhaseMemoryReport> phases;
+  for (const PhaseWindow& span : spans) {
+    PhaseMemoryReport& phase = phases[{span.phase, span.from_nvtx}];
+    ++phase.steps;
+    if (held) {
+      const HeldMemory::Figures figures =
+          held->Over(span.start_ns - offset_ns, span.end_ns - offset_ns);
+      if (!phase.held) {
+        phase.held = {figures.peak_bytes, span.step, figures.low_bytes};
+      } else {
+        if (figures.peak_bytes > phase.held->peak_bytes) {
+          phase.held->peak_bytes = figures.peak_bytes;
+          phase.held->peak_step = span.step;
+        }
+        phase.held->low_bytes = std::min(phase.held->low_bytes, figures.low_bytes);
+      }
+    }
+    const auto first = std::lower_bound(
+        samples.begin(), samples.end(), span.start_ns,
+        [&](const DeviceMemorySampleRow* s, int64_t ns) { return s->at_ns + offset_ns < ns; });
+    for (auto sample = first;
+         sample != samples.end() && (*sample)->at_ns + offset_ns <= span.end_ns; ++sample) {
+      if (!phase.device_memory) phase.device_memory.emplace();
+      AddSample(*phase.device_memory, (*sample)->used_bytes);
+    }
+  }
+  rank.phase_memory.clear();
+  for (auto& [key, phase] : phases) {
+    phase.phase = std::string(key.first);
+    phase.from_nvtx = key.second;
+    rank.phase_memory.push_back(std::move(phase));
+  }
 }
 
 }  // namespace vprof::reporter

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "reporter/gpu/memory_events.h"
@@ -31,5 +32,20 @@ void AddStepTransfers(const MemoryRecord& record, int64_t offset_ns, RankStepsRe
 // and of the rank (over its measured steps), on the GPU sampled most in them;
 // `memory_unavailable` when the capture could not sample.
 void AddSampledDeviceMemory(const MemoryRecord& record, int64_t offset_ns, RankStepsReport& rank);
+
+// One phase's span in one measured step (PhaseSpan), on the report's clock.
+struct PhaseWindow {
+  std::string_view phase;
+  bool from_nvtx = true;
+  uint32_t step = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// Sets `phase_memory` of the rank from its phases' spans (in step order):
+// the memory held, when the capture recorded it, and the samples of the
+// rank's GPU, so after AddSampledDeviceMemory.
+void AddPhaseMemory(const MemoryRecord& record, int64_t offset_ns,
+                    const std::vector<PhaseWindow>& spans, RankStepsReport& rank);
 
 }  // namespace vprof::reporter

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,18 @@ struct StepSpan {
   int64_t exposed_ns = 0;  // communication: the part of it no compute hid
 };
 
+// Where the host was in one phase during one step, on the process's own
+// clock: for an NVTX phase, its first range's start to its last range's end,
+// cut to the step's range; for an inferred one, the launches of its first and
+// last GPU work (StepTracker::InferredPhaseSpans). The memory a phase held is
+// read over this span (step_memory.h): allocations happen on the host.
+struct PhaseSpan {
+  std::string_view phase;  // static storage, or a PhaseRulesScope's
+  bool from_nvtx = true;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 // One step of one process, analyzed once all its GPU records were read.
 struct StepResult {
   int64_t range_start_ns = 0;  // the NVTX range's start (or the inferred start)
@@ -50,6 +63,7 @@ struct StepResult {
   // was analyzed (the cap on held ranges, step_tracker.h): its phases may
   // be short.
   bool phase_ranges_missing = false;
+  std::vector<PhaseSpan> phase_spans;  // by phase name
 };
 
 }  // namespace vprof::reporter

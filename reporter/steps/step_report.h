@@ -160,6 +160,26 @@ struct StepTransfers {
   }
 };
 
+// Device memory in one phase over a rank's measured steps, read over the
+// phase's span in each step: its NVTX ranges' first start to last end, or
+// for an inferred phase its work's first launch to last (step_record.h).
+struct PhaseMemoryReport {
+  std::string phase;
+  bool from_nvtx = true;
+  uint32_t steps = 0;  // measured steps with a span of the phase
+  // Held from CUDA (StepMemory's sense) at any instant of the spans; none
+  // when the capture did not record memory.
+  struct Held {
+    int64_t peak_bytes = 0;
+    uint32_t peak_step = 0;  // the first step that reached the peak
+    int64_t low_bytes = 0;
+  };
+  std::optional<Held> held;
+  // NVML's samples inside the spans, of the rank's GPU (RankDeviceMemory);
+  // none without one: spans shorter than the sampling interval often hold none.
+  std::optional<SampledDeviceMemory> device_memory;
+};
+
 struct RankStepReport {
   uint32_t step = 0;  // index among the steps found on this rank (0 = first)
   // The window (see SegmentTimes), on the report's clock (the process's
@@ -233,6 +253,8 @@ struct RankStepsReport {
   int64_t allocation_call_ns = 0;
   // None without a sample in the measured steps.
   std::optional<RankDeviceMemory> device_memory;
+  // By phase name, of the phases with spans in the measured steps.
+  std::vector<PhaseMemoryReport> phase_memory;
   // Why the capture could not sample device memory ("libnvidia-ml.so.1:
   // cannot open ..."); empty when it could, or said nothing.
   std::string memory_unavailable;

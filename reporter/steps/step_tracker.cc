@@ -6,6 +6,7 @@
 #include "reporter/gpu/export_names.h"
 #include "reporter/gpu/kernel_class.h"
 #include "reporter/gpu/nccl_kernel_linker.h"
+#include "reporter/phases/inferred_phase.h"
 #include "reporter/phases/phase_rules.h"
 #include "reporter/steps/step_segments.h"
 
@@ -15,8 +16,6 @@ namespace {
 // CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware work queue per device, so work
 // of different streams runs in launch order and cannot overlap freely.
 constexpr std::string_view kMaxConnections = "CUDA_DEVICE_MAX_CONNECTIONS";
-// The phase whose reductions are the gradient buckets.
-constexpr std::string_view kBackwardPhase = "backward";
 
 NcclFunction FunctionInKernelName(std::string_view name, std::string_view kernel_class) {
   if (kernel_class == kCustomAllReduceKernelClass) return NcclFunction::kAllReduce;
@@ -269,7 +268,65 @@ void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forw
                                   step.works, context);
   result.phases = std::move(phases);
   result.phase_ranges_missing = step.range_start_ns <= dropped_phase_ranges_until_ns_;
+  result.phase_spans = NvtxPhaseSpans(step);
+  if (result.phase_spans.empty()) result.phase_spans = InferredPhaseSpans(step);
   into.Add(std::move(result));
+}
+
+std::vector<PhaseSpan> StepTracker::NvtxPhaseSpans(const ClosedStep& step) const {
+  std::vector<PhaseSpan> spans;
+  const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
+  for (auto range = first; range != last; ++range) {
+    const int64_t start = std::max(range->start_ns, step.range_start_ns);
+    const int64_t end = std::min(range->end_ns, step.range_end_ns);
+    if (end < start) continue;
+    const auto span = std::find_if(spans.begin(), spans.end(),
+                                   [&](const PhaseSpan& s) { return s.phase == range->phase; });
+    if (span == spans.end()) {
+      spans.push_back({range->phase, true, start, end});
+    } else {
+      span->start_ns = std::min(span->start_ns, start);
+      span->end_ns = std::max(span->end_ns, end);
+    }
+  }
+  std::sort(spans.begin(), spans.end(),
+            [](const PhaseSpan& a, const PhaseSpan& b) { return a.phase < b.phase; });
+  return spans;
+}
+
+std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) const {
+  if (!main_tid_) return {};
+  struct Launches {
+    int64_t first = INT64_MAX;
+    int64_t last = INT64_MIN;
+    void Add(int64_t at) {
+      first = std::min(first, at);
+      last = std::max(last, at);
+    }
+    bool empty() const { return first > last; }
+  };
+  Launches backward;
+  Launches forward;
+  Launches optimizer;
+  const auto training_compute = [](const GpuWork& work) {
+    return work.kind == WorkKind::kCompute && !work.optimizer;
+  };
+  for (const GpuWork& work : step.works) {
+    if (work.kind == WorkKind::kCompute && work.optimizer) optimizer.Add(work.launch_ns);
+    if (training_compute(work) && work.tid != *main_tid_) backward.Add(work.launch_ns);
+  }
+  for (const GpuWork& work : step.works) {
+    if (training_compute(work) && work.tid == *main_tid_ && work.launch_ns < backward.last) {
+      forward.Add(work.launch_ns);
+    }
+  }
+  std::vector<PhaseSpan> spans;  // in name order
+  const std::pair<std::string_view, Launches> inferred[] = {
+      {kBackwardPhase, backward}, {kForwardPhase, forward}, {kOptimizerPhase, optimizer}};
+  for (const auto& [phase, launches] : inferred) {
+    if (!launches.empty()) spans.push_back({phase, false, launches.first, launches.last});
+  }
+  return spans;
 }
 
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(

@@ -133,6 +133,16 @@ class StepTracker {
   // phase's ranges, over the part of the window it spans.
   std::vector<std::pair<std::string, SegmentTimes>> PhasesOf(const ClosedStep& step,
                                                              const StepContext& context);
+  // The step's phase spans (PhaseSpan): of its NVTX phases, or when it has
+  // none, inferred from the threads and kernels of its work.
+  std::vector<PhaseSpan> NvtxPhaseSpans(const ClosedStep& step) const;
+  // Backward: the compute launched from threads other than the main one
+  // (inferred_phase.h). Forward: the main thread's compute launched before
+  // backward's last launch, so that with gradient accumulation it spans every
+  // micro-batch's forward, as backward spans every backward. Optimizer: the
+  // optimizer kernels. None without a main thread; forward and backward none
+  // when no compute came from another thread (no backward to tell them apart).
+  std::vector<PhaseSpan> InferredPhaseSpans(const ClosedStep& step) const;
   // Steps close in start order, so once a step starting at `start_ns` is
   // analyzed, no later step needs a range that ended before then.
   void ForgetPhaseRangesBefore(int64_t start_ns);

@@ -192,6 +192,19 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   steps.set_memory_unavailable(rank.memory_unavailable);
   steps.set_allocation_calls(rank.allocation_calls);
   steps.set_allocation_call_ns(rank.allocation_call_ns);
+  for (const PhaseMemoryReport& phase : rank.phase_memory) {
+    vprof::summary::PhaseMemory& row = *steps.add_phase_memory();
+    row.set_phase(phase.phase);
+    row.set_from_nvtx(phase.from_nvtx);
+    row.set_steps(phase.steps);
+    if (phase.held) {
+      vprof::summary::PhaseHeldMemory& held = *row.mutable_held();
+      held.set_peak_bytes(phase.held->peak_bytes);
+      held.set_peak_step(phase.held->peak_step);
+      held.set_low_bytes(phase.held->low_bytes);
+    }
+    if (phase.device_memory) EncodeSampled(*phase.device_memory, row.mutable_device_memory());
+  }
   EncodeTimes(rank.total, steps.mutable_total());
   for (const StepPhaseReport& phase : rank.phases) {
     vprof::summary::StepPhaseTimes& row = *steps.add_phases();
@@ -284,6 +297,17 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   rank.memory_unavailable = steps.memory_unavailable();
   rank.allocation_calls = steps.allocation_calls();
   rank.allocation_call_ns = steps.allocation_call_ns();
+  for (const vprof::summary::PhaseMemory& row : steps.phase_memory()) {
+    PhaseMemoryReport& phase = rank.phase_memory.emplace_back();
+    phase.phase = row.phase();
+    phase.from_nvtx = row.from_nvtx();
+    phase.steps = row.steps();
+    if (row.has_held()) {
+      phase.held = PhaseMemoryReport::Held{row.held().peak_bytes(), row.held().peak_step(),
+                                           row.held().low_bytes()};
+    }
+    if (row.has_device_memory()) phase.device_memory = DecodeSampled(row.device_memory());
+  }
   rank.total = DecodeTimes(steps.total());
   for (const vprof::summary::StepPhaseTimes& phase : steps.phases()) {
     rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});

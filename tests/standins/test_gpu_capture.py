@@ -163,6 +163,16 @@ for rank_steps in rep_all["steps"]["ranks"]:
     check(all(m["start_bytes"] == HELD and m["peak_bytes"] == HELD and m["low_bytes"] == HELD
               and m["allocations"] == 0 and m["releases"] == 0 for m in memory),
           f"{who}: expected {HELD} bytes held and no allocation in every step, got {memory}")
+    # Per phase: trainer.cc's NVTX forward, backward and optimizer ranges, in every measured
+    # step, each holding HELD.
+    phases = rank_steps["phase_memory"]
+    check([(p["phase"], p["from_nvtx"], p["steps"]) for p in phases]
+          == [(name, True, len(memory)) for name in ("backward", "forward", "optimizer")]
+          and all(p["held"]["peak_bytes"] == HELD and p["held"]["low_bytes"] == HELD
+                  for p in phases),
+          f"{who}: memory by phase {phases}")
+check(all(p["held"] is None for r in rep["steps"]["ranks"] for p in r["phase_memory"]),
+      "the light default has held memory by phase")
 light_memory = [s["memory"] for r in rep["steps"]["ranks"] for s in r["steps"]]
 check(all(m is None for m in light_memory), f"the light default recorded memory: {light_memory}")
 
@@ -185,6 +195,12 @@ for name, report in (("light", rep), ("all", rep_all)):
               and all(m["peak_used_bytes"] == IN_USE for m in in_steps),
               f"{who}: per step {in_steps}")
         check(rank_steps["memory_unavailable"] == "", f"{who}: {rank_steps['memory_unavailable']}")
+        # Backward's host ranges wait for the gradient buckets, so they hold samples.
+        sampled = {p["phase"]: p["device_memory"] for p in rank_steps["phase_memory"]}
+        check(sampled["backward"] is not None
+              and sampled["backward"]["peak_used_bytes"] == IN_USE
+              and all(m is None or m["low_used_bytes"] == IN_USE for m in sampled.values()),
+              f"{who}: sampled by phase {sampled}")
 
 # Without NVML (the fake's initialisation fails as without a driver): each rank says why, once,
 # and the program runs as before.

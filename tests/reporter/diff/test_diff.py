@@ -205,8 +205,27 @@ class DiffTest(unittest.TestCase):
         for report, to_host in ((a, [gib, 2 * gib]), (b, [gib, 0])):
             for step, out in zip(report["steps"]["ranks"][0]["steps"], to_host):
                 step["transfers"] = {"to_host_bytes": out, "to_device_bytes": gib}
+        # Memory per phase: forward in both (held peak 3000 then 6000 B), the inferred
+        # optimizer only in B.
+        a["steps"]["ranks"][0]["phase_memory"] = [
+            {"phase": "forward", "from_nvtx": True, "steps": 2,
+             "held": {"peak_bytes": 3000, "peak_step": 1, "low_bytes": 1000},
+             "device_memory": {"samples": 1, "peak_used_bytes": 40 * gib}}]
+        b["steps"]["ranks"][0]["phase_memory"] = [
+            {"phase": "forward", "from_nvtx": True, "steps": 2,
+             "held": {"peak_bytes": 6000, "peak_step": 2, "low_bytes": 1000},
+             "device_memory": None},
+            {"phase": "optimizer", "from_nvtx": False, "steps": 2,
+             "held": {"peak_bytes": 2000, "peak_step": 1, "low_bytes": 2000},
+             "device_memory": None}]
         diff = self.diff_json(write_json(self.root / "ma.json", a),
                               write_json(self.root / "mb.json", b))
+        forward = metrics_of(diff, "memory", "rank 0: forward")
+        self.assertEqual((forward["peak_bytes"]["a"], forward["peak_bytes"]["b"]), (3000, 6000))
+        self.assertEqual(forward["low_bytes"]["change"], 0)
+        self.assertEqual(forward["peak_used_bytes"]["a"], 40 * gib)
+        presence = {i["item"]: i["presence"] for i in section(diff, "memory")["items"]}
+        self.assertEqual(presence["rank 0: optimizer (inferred)"], "only_in_b")
         zero = metrics_of(diff, "memory", "rank 0")
         self.assertEqual(zero["peak_used_bytes"]["relative"], 0.25)  # 50 / 40 − 1
         self.assertEqual(zero["headroom_bytes"]["change"], -10 * gib)

@@ -122,4 +122,12 @@ TEST_CASE(
             "); per step 1 allocations and 3.00 ms in allocation calls (rank 0, the most); no "
             "memory figures for 1 ranks (rank 1)");
   CHECK(line.section_id == "segments");
+
+  // Phases: backward's spans held the 5 GiB peak, forward's at most 4 GiB.
+  report.steps->ranks[0].phase_memory = {
+      {"backward", true, 2, PhaseMemoryReport::Held{5 * kGiB, 3, 2 * kGiB}, std::nullopt},
+      {"forward", true, 2, PhaseMemoryReport::Held{4 * kGiB, 3, 2 * kGiB}, std::nullopt}};
+  CHECK(Line(SummarizeReport(report), "GPU memory")
+            .text.starts_with("peak 5.00 GiB held from CUDA (rank 0, step " +
+                              std::to_string(steps[1].step) + ", in backward); "));
 }

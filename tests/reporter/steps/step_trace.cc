@@ -52,7 +52,7 @@ uint32_t StepTrace::Kernel(std::string_view name, uint32_t stream, int64_t launc
   api.set_name_iid(trace_.Intern("cudaLaunchKernel"));
   api.set_start_ns(At(launch_us));
   api.set_duration_ns(2 * kStepUs);
-  api.set_tid(1);
+  api.set_tid(launch_tid_);
   api.set_correlation_id(correlation);
   vprof::trace::GpuKernel& kernel = *gpu_.add_kernel();
   kernel.set_name_iid(trace_.Intern(name));

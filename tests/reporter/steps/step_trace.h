@@ -43,6 +43,8 @@ class StepTrace {
   // ncclAllReduce of `bytes` on the helper's communicator. Returns its correlation id.
   uint32_t Kernel(std::string_view name, uint32_t stream, int64_t launch_us, int64_t start_us,
                   int64_t end_us, uint64_t call_id = 0, uint64_t bytes = 0);
+  // The thread the kernels added from now on are launched from (1 until set).
+  void LaunchFrom(uint32_t tid) { launch_tid_ = tid; }
   uint32_t Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us, int64_t end_us);
   // An API call that launches nothing (cudaProfilerStart).
   void Api(std::string_view name, int64_t at_us);
@@ -74,6 +76,7 @@ class StepTrace {
   uint32_t comm_size_;
   void MemoryCall(int64_t bytes, int64_t at_us, bool release);
 
+  uint32_t launch_tid_ = 1;
   uint32_t next_correlation_ = 1;
   uint64_t next_seq_ = 1;
   vprof::trace::NvtxBatch nvtx_;

@@ -242,3 +242,160 @@ TEST_CASE("API names tell allocation calls from virtual-memory maps and unmaps")
   CHECK(MemoryCallOf("cudaMallocHost_v3020") == MemoryCall::kNone);
   CHECK(MemoryCallOf("cudaLaunchKernel_v7000") == MemoryCall::kNone);
 }
+
+TEST_CASE("each phase's peak and low held, and NVML's samples, over its spans in the steps") {
+  // Trace clock; the report's is 1000 ns later. +100 MiB at 0. Step 1:
+  // forward [100, 300] gets +50 MiB at 150; backward [300, 600] −30 MiB at
+  // 400. Step 2: forward [1100, 1300] +80 MiB at 1200; backward [1300, 1600]
+  // −100 MiB at 1500. Optimizer (inferred) [1600, 1700] in step 2: nothing.
+  // GPU 0 sampled at 200 (10 GiB, forward), 500 (20 GiB, backward) and 1550
+  // (30 GiB, backward); GPU 1 at 1250, not the rank's GPU.
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  MemoryRecord record;
+  record.recorded = true;
+  for (const MemoryEvent& event : {Held(0, 100 * kMiB), Held(150, 50 * kMiB), Held(400, -30 * kMiB),
+                                   Held(1200, 80 * kMiB), Held(1500, -100 * kMiB)}) {
+    record.Add(event);
+  }
+  for (const DeviceMemorySampleRow& sample :
+       {DeviceMemorySampleRow{200, 0, 10 * kGiB, 80 * kGiB},
+        DeviceMemorySampleRow{500, 0, 20 * kGiB, 80 * kGiB},
+        DeviceMemorySampleRow{1250, 1, 70 * kGiB, 80 * kGiB},
+        DeviceMemorySampleRow{1550, 0, 30 * kGiB, 80 * kGiB}}) {
+    record.AddSample(sample);
+  }
+  const std::vector<PhaseWindow> spans = {{"forward", true, 1, 1100, 1300},
+                                          {"backward", true, 1, 1300, 1600},
+                                          {"forward", true, 2, 2100, 2300},
+                                          {"backward", true, 2, 2300, 2600},
+                                          {"optimizer", false, 2, 2600, 2700}};
+  RankStepsReport rank;
+  rank.device_memory.emplace();  // GPU 0
+  AddPhaseMemory(record, 1000, spans, rank);
+  REQUIRE(rank.phase_memory.size() == 3);
+
+  const PhaseMemoryReport& backward = rank.phase_memory[0];
+  CHECK(backward.phase == "backward");
+  CHECK(backward.from_nvtx);
+  CHECK(backward.steps == 2);
+  REQUIRE(backward.held);
+  CHECK(backward.held->peak_bytes == 200 * kMiB);  // held when step 2's backward began
+  CHECK(backward.held->peak_step == 2);
+  CHECK(backward.held->low_bytes == 100 * kMiB);
+  REQUIRE(backward.device_memory);
+  CHECK(backward.device_memory->samples == 2);
+  CHECK(backward.device_memory->peak_used_bytes == 30 * kGiB);
+  CHECK(backward.device_memory->low_used_bytes == 20 * kGiB);
+
+  const PhaseMemoryReport& forward = rank.phase_memory[1];
+  CHECK(forward.phase == "forward");
+  REQUIRE(forward.held);
+  CHECK(forward.held->peak_bytes == 200 * kMiB);
+  CHECK(forward.held->peak_step == 2);
+  CHECK(forward.held->low_bytes == 100 * kMiB);
+  REQUIRE(forward.device_memory);
+  CHECK(forward.device_memory->samples == 1);  // GPU 1's sample in its span is not the rank's
+  CHECK(forward.device_memory->peak_used_bytes == 10 * kGiB);
+
+  const PhaseMemoryReport& optimizer = rank.phase_memory[2];
+  CHECK(optimizer.phase == "optimizer");
+  CHECK_FALSE(optimizer.from_nvtx);
+  CHECK(optimizer.steps == 1);
+  REQUIRE(optimizer.held);
+  CHECK(optimizer.held->peak_bytes == 100 * kMiB);
+  CHECK(optimizer.held->low_bytes == 100 * kMiB);
+  CHECK_FALSE(optimizer.device_memory);
+}
+
+TEST_CASE("NVTX phases in a trace's steps get the memory held inside their ranges") {
+  // Steps [1000k, 1000k+500], warmup 1, on top of 1 GiB allocated first.
+  // Step k: forward [+5, +200] allocates (k+1)·64 MiB at +100; backward
+  // [+200, +450] allocates 16 MiB at +250 and frees the (k+1)·64 MiB at +300;
+  // the 16 MiB are freed at +470, after backward. Each record lands 1 µs
+  // after its call (StepTrace).
+  StepTrace trace("node1", 100, 0);
+  trace.RecordsMemory();
+  trace.Allocate(1024 * kMiB, 0);
+  const RankStepsReport rank = ThreeSteps(trace, [&](int64_t k, int64_t o) {
+    trace.Range("forward", o + 5, o + 200, 1);
+    trace.Range("backward", o + 200, o + 450, 1);
+    trace.Allocate((k + 1) * 64 * kMiB, o + 100);
+    trace.Allocate(16 * kMiB, o + 250);
+    trace.Release((k + 1) * 64 * kMiB, o + 300);
+    trace.Release(16 * kMiB, o + 470);
+  });
+  REQUIRE(rank.phase_memory.size() == 2);
+  const PhaseMemoryReport& backward = rank.phase_memory[0];
+  CHECK(backward.phase == "backward");
+  CHECK(backward.from_nvtx);
+  CHECK(backward.steps == 2);
+  REQUIRE(backward.held);
+  CHECK(backward.held->peak_bytes == (1024 + 3 * 64 + 16) * kMiB);
+  CHECK(backward.held->peak_step == 2);
+  CHECK(backward.held->low_bytes == (1024 + 16) * kMiB);
+  const PhaseMemoryReport& forward = rank.phase_memory[1];
+  CHECK(forward.phase == "forward");
+  REQUIRE(forward.held);
+  CHECK(forward.held->peak_bytes == (1024 + 3 * 64) * kMiB);
+  CHECK(forward.held->peak_step == 2);
+  CHECK(forward.held->low_bytes == 1024 * kMiB);
+}
+
+TEST_CASE("without NVTX phases, forward, backward and optimizer spans come from launches") {
+  // Steps [1000k, 1000k+500] with no phase ranges, warmup 1, on top of 1 GiB.
+  // Main thread 1 launches forward GEMMs at +10 and +60; thread 2 (autograd)
+  // backward at +200 and +280; thread 1 then a clipping GEMM at +390 (after
+  // backward: not forward) and Adam at +380 and +395. Forward allocates
+  // 64 MiB at +30, backward frees them at +250, the optimizer allocates
+  // 8 MiB at +388 and frees them at +480. GPU 0 is sampled at +40 (20 GiB),
+  // +250 (30 GiB) and +300 (50 GiB, between backward and the optimizer).
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  StepTrace trace("node1", 100, 0);
+  trace.RecordsMemory();
+  trace.MemorySampling(true);
+  trace.Allocate(1024 * kMiB, 0);
+  const RankStepsReport rank = ThreeSteps(trace, [&](int64_t, int64_t o) {
+    trace.Kernel(kGemmKernel, 7, o + 60, o + 100, o + 150);
+    trace.LaunchFrom(2);
+    trace.Kernel(kGemmKernel, 7, o + 200, o + 210, o + 260);
+    trace.Kernel(kGemmKernel, 7, o + 280, o + 290, o + 330);
+    trace.LaunchFrom(1);
+    trace.Kernel(kAdamKernel, 7, o + 380, o + 400, o + 410);
+    trace.Kernel(kGemmKernel, 7, o + 390, o + 410, o + 420);
+    trace.Kernel(kAdamKernel, 7, o + 395, o + 420, o + 430);
+    trace.Allocate(64 * kMiB, o + 30);
+    trace.Release(64 * kMiB, o + 250);
+    trace.Allocate(8 * kMiB, o + 388);
+    trace.Release(8 * kMiB, o + 480);
+    trace.DeviceMemory(20 * kGiB, o + 40);
+    trace.DeviceMemory(30 * kGiB, o + 250);
+    trace.DeviceMemory(50 * kGiB, o + 300);
+  });
+  REQUIRE(rank.phase_memory.size() == 3);
+  const PhaseMemoryReport& backward = rank.phase_memory[0];
+  CHECK(backward.phase == "backward");
+  CHECK_FALSE(backward.from_nvtx);
+  CHECK(backward.steps == 2);
+  REQUIRE(backward.held);
+  CHECK(backward.held->peak_bytes == 1088 * kMiB);
+  CHECK(backward.held->low_bytes == 1024 * kMiB);  // freed at +251, inside [+200, +280]
+  REQUIRE(backward.device_memory);
+  CHECK(backward.device_memory->samples == 2);
+  CHECK(backward.device_memory->peak_used_bytes == 30 * kGiB);
+
+  const PhaseMemoryReport& forward = rank.phase_memory[1];
+  CHECK(forward.phase == "forward");
+  REQUIRE(forward.held);
+  CHECK(forward.held->peak_bytes == 1088 * kMiB);
+  CHECK(forward.held->low_bytes == 1024 * kMiB);
+  REQUIRE(forward.device_memory);
+  CHECK(forward.device_memory->samples == 2);  // +40 only: the span ends at +60
+  CHECK(forward.device_memory->peak_used_bytes == 20 * kGiB);
+
+  const PhaseMemoryReport& optimizer = rank.phase_memory[2];
+  CHECK(optimizer.phase == "optimizer");
+  REQUIRE(optimizer.held);
+  CHECK(optimizer.held->peak_bytes == 1032 * kMiB);
+  CHECK(optimizer.held->low_bytes == 1024 * kMiB);
+  CHECK_FALSE(optimizer.device_memory);
+}

@@ -13,7 +13,10 @@
 # SYNCHRONIZATION, CUDA_EVENT), oldlight (the fifteenth session's light default: gpuwork, the
 # selected API records, SYNCHRONIZATION and CUDA_EVENT); between (VPROF_DEEP=trigger with no
 # trigger: always-on capture between deep windows); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI
-# attached, nothing recorded per launch). MODES="..." picks and orders them.
+# attached, nothing recorded per launch); nonvml (the light default with NVML's sampling off:
+# the CPU stand-in libnvidia-ml.so.1 from NONVML_DIR, told to fail its initialisation, is found
+# first, so the capture records why it could not sample and carries on). MODES="..." picks and
+# orders them.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 rounds="$2"
@@ -32,6 +35,9 @@ for round in $(seq 1 "$rounds"); do
         oldlight) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT,SELECTED_API) ;;
         between) env=(VPROF_DEEP=trigger) ;;
         device) env=(VPROF_CUPTI_KINDS=DEVICE) ;;
+        nonvml)
+          env=(LD_LIBRARY_PATH="${NONVML_DIR:?}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+               FAKE_NVML_FAIL=init) ;;
         all) env=(VPROF_CUPTI_KINDS=all) ;;
         nogpu) env=(VPROF_GPU=0) ;;
         torchprof) pre="" flag="--torch-profiler" ;;

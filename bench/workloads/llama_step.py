@@ -6,8 +6,14 @@ torch.profiler (CPU + CUDA activities). --nvtx marks each timed step with an NVT
 "train_step" (what vprof's step analysis and its deep-capture cost estimate read). --slow-step N
 --slow-ms M makes timed step N (from 0) deliberately slow: the host stalls M ms between forward
 and backward, as a data loader or a checkpoint write would. --title T renames the process after
-the warm-up the way Ray names an actor (setproctitle, when installed)."""
+the warm-up the way Ray names an actor (setproctitle, when installed). --phase-memory prints,
+per phase (forward, backward, optimizer) over the timed steps, the most PyTorch's caching
+allocator held from CUDA inside it (torch.cuda.max_memory_reserved after resetting the peak at
+the phase's start) and the least (memory_reserved at its start); --nvtx-phases also marks each
+phase with an NVTX range of its name; --empty-cache returns the cache to CUDA after every step,
+so that each phase allocates anew (vprof's peaks per phase are compared with these)."""
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -26,6 +32,9 @@ def main():
     ap.add_argument("--nvtx", action="store_true")
     ap.add_argument("--slow-step", type=int, default=-1)
     ap.add_argument("--slow-ms", type=float, default=0.0)
+    ap.add_argument("--phase-memory", action="store_true")
+    ap.add_argument("--nvtx-phases", action="store_true")
+    ap.add_argument("--empty-cache", action="store_true")
     ap.add_argument("--title")
     ap.add_argument("--started-file", help="created once the warm-up is done and the timed steps "
                     "begin (a deep-capture trigger waits for it)")
@@ -38,14 +47,36 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     tokens = torch.randint(0, config.vocab_size, (4, 512), device="cuda")
 
+    phase_peak = {}  # phase: (most reserved, least reserved) over the timed steps
+    measuring = [False]
+
+    @contextlib.contextmanager
+    def phase(name):
+        if args.nvtx_phases:
+            torch.cuda.nvtx.range_push(name)
+        if measuring[0]:
+            low = torch.cuda.memory_reserved()
+            torch.cuda.reset_peak_memory_stats()
+        yield
+        if measuring[0]:
+            high, least = phase_peak.get(name, (0, low))
+            phase_peak[name] = (max(high, torch.cuda.max_memory_reserved()), min(least, low))
+        if args.nvtx_phases:
+            torch.cuda.nvtx.range_pop()
+
     def step(stall_ms=0.0):
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=tokens, labels=tokens).loss
+        with phase("forward"):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=tokens, labels=tokens).loss
         if stall_ms:
             time.sleep(stall_ms / 1e3)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        with phase("backward"):
+            loss.backward()
+        with phase("optimizer"):
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        if args.empty_cache:
+            torch.cuda.empty_cache()
 
     def timed():
         times = []
@@ -68,11 +99,16 @@ def main():
         setproctitle.setproctitle(args.title)
     if args.started_file:
         open(args.started_file, "w").close()
+    measuring[0] = args.phase_memory
     ms = torch_profiler_option.run(args.torch_profiler, timed)
     print(f"llama_step_ms {ms:.2f}")
     # What PyTorch's caching allocator held from CUDA at most: vprof's peak of
     # device memory held is compared with it (bench/device_memory.sh).
-    print(f"max_memory_reserved_bytes {torch.cuda.max_memory_reserved()}")
+    # (Under --phase-memory the peak was reset at each phase: the phases' most is the step's.)
+    reserved = max((high for high, _ in phase_peak.values()), default=0)
+    print(f"max_memory_reserved_bytes {reserved or torch.cuda.max_memory_reserved()}")
+    for name, (high, low) in phase_peak.items():
+        print(f"phase_reserved_bytes {name} {high} {low}")
 
 
 if __name__ == "__main__":

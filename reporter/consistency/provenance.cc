@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "reporter/base/fingerprint.h"
+#include "reporter/consistency/actual_layout.h"
 #include "reporter/consistency/coverage.h"
 #include "reporter/consistency/nccl_selection.h"
 
@@ -270,14 +271,17 @@ JsonNode ActualJson(const ConsistencyReport& report) {
                     .Set("channels", JsonNode::Integer(use.channels)));
   }
   return JsonNode::EmptyObject()
+      .Set("collectives", CollectiveShapesJson(report.collective_shapes))
       .Set("custom_allreduce", JsonNode::Boolean(report.custom_allreduce_kernels.count > 0))
       .Set("nccl", std::move(uses))
+      .Set("placement", PlacementJson(report.placement))
       .Set("plugin_evidence", JsonNode::Boolean(report.plugin_processes > 0));
 }
 
 }  // namespace
 
 ConsistencyReport CompareRequestedWithActual(const std::vector<ProcessRecord>& records,
+                                             const std::vector<ProcessReport>& processes,
                                              const ConsistencyOptions& options) {
   ConsistencyReport report;
   const std::optional<RunContract>& contract = options.contract;
@@ -307,6 +311,9 @@ ConsistencyReport CompareRequestedWithActual(const std::vector<ProcessRecord>& r
   }
   report.requested_env = RequestedEnvironment(records, communicating);
   report.requested_fingerprint = Fingerprint(RequestedJson(report));
+  report.collective_shapes =
+      CollectiveShapesOf(records, processes, communicating, report.collective_calls_left_out);
+  report.placement = PlacementOf(records, processes, communicating);
   report.actual_fingerprint = Fingerprint(ActualJson(report));
   if (report.mode == ConsistencyMode::kOff) return report;
 

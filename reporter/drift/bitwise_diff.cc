@@ -75,7 +75,7 @@ std::string MetadataChange(const FingerprintedCall& a, const FingerprintedCall& 
     return "count " + std::to_string(a.count) + " in A, " + std::to_string(b.count) + " in B";
   }
   if (a.red_op != b.red_op) {
-    return "reduction op " + std::to_string(a.red_op) + " in A, " + std::to_string(b.red_op) +
+    return "reduction op " + NcclRedOpName(a.red_op) + " in A, " + NcclRedOpName(b.red_op) +
            " in B";
   }
   if (a.root != b.root) {

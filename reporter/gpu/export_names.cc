@@ -24,6 +24,11 @@ constexpr std::array<std::string_view, 12> kNcclDataTypes = {
     "ncclInt64",   "ncclUint64",   "ncclFloat16",    "ncclFloat32",
     "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
 
+// ncclRedOp_t's built-in operations; later numbers are ops a program made
+// (ncclRedOpCreatePreMulSum).
+constexpr std::array<std::string_view, 5> kNcclRedOps = {"ncclSum", "ncclProd", "ncclMax",
+                                                         "ncclMin", "ncclAvg"};
+
 template <size_t N>
 std::string_view NameAt(const std::array<std::string_view, N>& names, uint64_t index) {
   return index < N ? names[index] : names[0];
@@ -70,6 +75,14 @@ std::string MemcpyName(uint32_t copy_kind, uint32_t src_kind, uint32_t dst_kind)
 std::string_view NcclDataTypeName(int32_t datatype) {
   if (datatype < 0 || static_cast<size_t>(datatype) >= kNcclDataTypes.size()) return "unknown";
   return kNcclDataTypes[static_cast<size_t>(datatype)];
+}
+
+std::string NcclRedOpName(int32_t red_op) {
+  if (red_op < 0) return "unknown";
+  if (static_cast<size_t>(red_op) < kNcclRedOps.size()) {
+    return std::string(kNcclRedOps[static_cast<size_t>(red_op)]);
+  }
+  return "user op " + std::to_string(red_op);
 }
 
 }  // namespace vprof::reporter

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "reporter/base/saturating_ns.h"
+#include "reporter/collectives/collective_shape.h"
 #include "reporter/gpu/gpu_record.h"
 #include "reporter/ingest/nccl_plugin_record.h"
 #include "reporter/phases/inferred_phase_record.h"
@@ -99,6 +100,8 @@ struct ProcessRecord {
   // ncclAlltoAll, ncclGather, ncclScatter: NCCL runs them as send/recv, so
   // the plugin reports them as several P2P events each.
   uint64_t wrapper_p2p_collectives = 0;
+  // The collectives among those calls, by shape (function, data type, reduction, count).
+  CollectiveShapes collective_shapes;
   // The Footer's dropped totals by kind ("nccl": wrapper events, "cupti",
   // "nvtx", "nccl_plugin"); empty without a Footer.
   std::map<std::string, uint64_t> footer_dropped;

@@ -247,6 +247,9 @@ void TraceSource::CountWrapperCall(const vprof::trace::NcclEvent& event, NcclFun
         ++record_.wrapper_collectives;
         record_.wrapper_one_rank_collectives += event.comm_size() == 1;
       }
+      record_.collective_shapes.Add({function, event.has_datatype() ? event.datatype() : -1,
+                                     event.has_red_op() ? event.red_op() : -1, event.count(),
+                                     event.comm_size()});
       return;
     case FunctionRole::kPointToPoint:
       ++record_.wrapper_p2p;

@@ -96,6 +96,28 @@ struct ConsistencyMismatch {
   bool violation = false;  // anything but a declared fallback
 };
 
+// Collectives of one shape (collective_shape.h) over the processes that
+// issued it.
+struct CollectiveShapeReport {
+  std::string function;  // NcclFunctionName
+  std::string datatype;  // NcclDataTypeName; "-" when the call has none
+  std::string red_op;    // NcclRedOpName; "-" when the call has none
+  uint64_t count = 0;    // elements each call passed
+  uint32_t comm_size = 0;
+  std::vector<int32_t> ranks;       // of the ranked processes that issued it, ascending
+  uint32_t unranked_processes = 0;  // processes without a rank that issued it
+  uint64_t calls = 0;
+};
+
+// Where a process that took part in communication ran.
+struct RankPlacement {
+  std::optional<int32_t> rank;
+  std::string file;
+  std::string host;
+  int32_t cuda_device = -1;  // of its communicators' (the first that says); -1: unknown
+  std::string gpu_uuid;      // that device's, when CUPTI described it
+};
+
 struct ConsistencyReport {
   ConsistencyMode mode = ConsistencyMode::kAuto;
   std::string mode_source;                      // "flag" (--strict), "contract", "default"
@@ -107,6 +129,11 @@ struct ConsistencyReport {
   uint32_t plugin_processes = 0;         // of those, with NCCL profiler-plugin evidence
   std::map<NcclAlgorithmUse, uint64_t> actual_algorithms;  // COLL events, summed over processes
   ActivityTotals custom_allreduce_kernels;
+  // By shape; what the fingerprint holds of them is which ranks issued each
+  // shape, not how often.
+  std::vector<CollectiveShapeReport> collective_shapes;
+  uint64_t collective_calls_left_out = 0;  // of shapes past a process's cap: in no row
+  std::vector<RankPlacement> placement;    // ranked processes by rank, then the others by file
   std::string actual_fingerprint;
   std::vector<ConsistencyMismatch> mismatches;  // violations first, then by axis, source, actual
   uint64_t violations = 0;                      // mismatches with violation set

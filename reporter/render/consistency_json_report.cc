@@ -182,6 +182,38 @@ void WriteActual(JsonWriter& json, const ConsistencyReport& report) {
   json.Field("plugin_processes", report.plugin_processes);
   WriteAlgorithms(json, "nccl", report.actual_algorithms);
   WriteTotals(json, "custom_allreduce_kernels", report.custom_allreduce_kernels);
+  json.Key("collective_shapes");
+  json.BeginArray();
+  for (const CollectiveShapeReport& shape : report.collective_shapes) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("function", shape.function);
+    json.Field("datatype", shape.datatype);
+    json.Field("red_op", shape.red_op);
+    json.Field("count", shape.count);
+    json.Field("comm_size", shape.comm_size);
+    json.Key("ranks");
+    json.BeginArray();
+    for (const int32_t rank : shape.ranks) json.Int(rank);
+    json.EndArray();
+    json.Field("unranked_processes", shape.unranked_processes);
+    json.Field("calls", shape.calls);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Field("collective_calls_left_out", report.collective_calls_left_out);
+  json.Key("placement");
+  json.BeginArray();
+  for (const RankPlacement& row : report.placement) {
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("rank", row.rank);
+    json.Field("file", row.file);
+    json.Field("host", row.host);
+    json.Field("cuda_device",
+               row.cuda_device < 0 ? std::nullopt : std::optional<int32_t>(row.cuda_device));
+    json.Field("gpu_uuid", row.gpu_uuid);
+    json.EndObject();
+  }
+  json.EndArray();
   json.EndObject();
 }
 

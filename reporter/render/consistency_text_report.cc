@@ -1,5 +1,9 @@
 #include "reporter/render/consistency_text_report.h"
 
+#include <map>
+#include <utility>
+#include <vector>
+
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 
@@ -146,6 +150,81 @@ void WriteActualTable(const ConsistencyReport& consistency, std::ostream& out) {
   table.Write(out, "    ");
 }
 
+// "0-3,5, 2 unranked": ranks as runs of consecutive numbers (`ranks` ascending).
+std::string RanksText(const std::vector<int32_t>& ranks, uint32_t unranked) {
+  std::string text;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t last = i;
+    while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(ranks[i]);
+    if (last > i) text += "-" + std::to_string(ranks[last]);
+    i = last + 1;
+  }
+  if (unranked > 0) text += (text.empty() ? "" : ", ") + std::to_string(unranked) + " unranked";
+  return text;
+}
+
+// Collectives by shape: a rank whose count differs has a row of its own.
+void WriteCollectiveShapes(const ConsistencyReport& consistency, std::ostream& out) {
+  if (consistency.collective_shapes.empty()) return;
+  WriteWrapped(out,
+               "by shape (function, data type, reduction, elements per call, communicator size: "
+               "the ranks that issued it; the fingerprint holds these, not the calls)",
+               "    collectives ", "      ");
+  TextTable table({{"function", Align::kLeft},
+                   {"dtype", Align::kLeft},
+                   {"red op", Align::kLeft},
+                   {"count", Align::kRight},
+                   {"size", Align::kRight},
+                   {"ranks", Align::kLeft},
+                   {"calls", Align::kRight}});
+  for (const CollectiveShapeReport& shape : consistency.collective_shapes) {
+    table.AddRow({shape.function, shape.datatype, shape.red_op, std::to_string(shape.count),
+                  std::to_string(shape.comm_size), RanksText(shape.ranks, shape.unranked_processes),
+                  std::to_string(shape.calls)});
+  }
+  table.Write(out, "      ");
+  if (consistency.collective_calls_left_out > 0) {
+    WriteWrapped(out,
+                 std::to_string(consistency.collective_calls_left_out) +
+                     " calls of shapes past a process's 4,096 are in no row",
+                 "      ", "      ");
+  }
+}
+
+// "rank 1: node2, CUDA device 3 (GPU-…)" each, or with more processes than
+// kFoldAbove, a line per host with its ranks.
+void WritePlacement(const ConsistencyReport& consistency, std::ostream& out) {
+  if (consistency.placement.empty()) return;
+  out << "    placement (the fingerprint holds which ranks share a host, and their devices):\n";
+  const auto device = [](const RankPlacement& row) {
+    std::string text = row.cuda_device < 0 ? "CUDA device unknown"
+                                           : "CUDA device " + std::to_string(row.cuda_device);
+    if (!row.gpu_uuid.empty()) text += " (" + row.gpu_uuid + ")";
+    return text;
+  };
+  if (consistency.placement.size() <= kFoldAbove) {
+    for (const RankPlacement& row : consistency.placement) {
+      const std::string who = row.rank ? "rank " + std::to_string(*row.rank) : row.file;
+      WriteWrapped(out, who + ": " + row.host + ", " + device(row), "      ", "        ");
+    }
+    return;
+  }
+  std::map<std::string, std::pair<std::vector<int32_t>, uint32_t>> by_host;
+  for (const RankPlacement& row : consistency.placement) {
+    auto& [ranks, unranked] = by_host[row.host];
+    if (row.rank) {
+      ranks.push_back(*row.rank);
+    } else {
+      ++unranked;
+    }
+  }
+  for (const auto& [host, ranks] : by_host) {
+    WriteWrapped(out, host + ": ranks " + RanksText(ranks.first, ranks.second), "      ",
+                 "        ");
+  }
+}
+
 // "nccl_algo undeclared_fallback: NCCL_ALGO requested Ring; actual AllReduce TREE (4×, 1 process)"
 std::string MismatchText(const ConsistencyMismatch& mismatch) {
   std::string text = mismatch.axis + " " + mismatch.kind + ": " + mismatch.source + " requested " +
@@ -177,6 +256,8 @@ void WriteConsistency(const ConsistencyReport& consistency, std::ostream& out) {
   WriteActualTable(consistency, out);
   out << "    custom all-reduce kernels: " << CountAndTime(consistency.custom_allreduce_kernels)
       << '\n';
+  WriteCollectiveShapes(consistency, out);
+  WritePlacement(consistency, out);
   if (consistency.mode == ConsistencyMode::kOff) {
     out << "  nothing compared: consistency is off\n";
     return;

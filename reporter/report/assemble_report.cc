@@ -267,7 +267,7 @@ Report AssembleReport(std::string directory, TimeSource time_source,
   });
   if (consistency.requested() || AnyPluginStatus(records)) {
     report.coverage = CheckCoverage(records, report.processes, report.communicators);
-    report.consistency = CompareRequestedWithActual(records, consistency);
+    report.consistency = CompareRequestedWithActual(records, report.processes, consistency);
   }
   return report;
 }

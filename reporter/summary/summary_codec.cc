@@ -85,6 +85,16 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   process.set_wrapper_one_rank_collectives(record.wrapper_one_rank_collectives);
   process.set_wrapper_p2p(record.wrapper_p2p);
   process.set_wrapper_p2p_collectives(record.wrapper_p2p_collectives);
+  for (const auto& [shape, calls] : record.collective_shapes.calls) {
+    vprof::summary::CollectiveShapeCalls& row = *process.add_collective_shapes();
+    row.set_function(std::string(NcclFunctionName(shape.function)));
+    row.set_datatype(shape.datatype);
+    row.set_red_op(shape.red_op);
+    row.set_count(shape.count);
+    row.set_comm_size(shape.comm_size);
+    row.set_calls(calls);
+  }
+  process.set_collective_shape_calls_left_out(record.collective_shapes.calls_left_out);
   for (const auto& [kind, dropped] : record.footer_dropped) {
     vprof::summary::KindDropped& row = *process.add_footer_dropped();
     row.set_kind(kind);
@@ -135,6 +145,12 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   record.wrapper_one_rank_collectives = process.wrapper_one_rank_collectives();
   record.wrapper_p2p = process.wrapper_p2p();
   record.wrapper_p2p_collectives = process.wrapper_p2p_collectives();
+  for (const auto& row : process.collective_shapes()) {
+    record.collective_shapes.Add({DecodeFunction(row.function()), row.datatype(), row.red_op(),
+                                  row.count(), row.comm_size()},
+                                 row.calls());
+  }
+  record.collective_shapes.calls_left_out = process.collective_shape_calls_left_out();
   for (const auto& row : process.footer_dropped()) {
     record.footer_dropped[row.kind()] = row.dropped();
   }

@@ -1,6 +1,7 @@
 // Requested vs actual: each process held to its NCCL_* settings and to the run
 // contract, mismatches summed over processes, fingerprints of both sides, and
 // `vprof report --strict` / `--contract` end to end through the command line.
+#include <array>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -132,10 +133,14 @@ TEST_CASE("NCCL_ALGO=Ring requested, Tree observed: a mismatch; --strict exits 4
         "sha256:" + Sha256Hex(R"({"contract":null,"nccl_env":{"NCCL_ALGO":["Ring"]}})"));
   CHECK(consistency.actual_fingerprint ==
         "sha256:" +
-            Sha256Hex(R"({"custom_allreduce":false,"nccl":[)"
-                      R"({"algo":"RING","channels":4,"func":"AllReduce","proto":"SIMPLE"},)"
-                      R"({"algo":"TREE","channels":4,"func":"AllReduce","proto":"SIMPLE"}],)"
-                      R"("plugin_evidence":true})"));
+            Sha256Hex(
+                R"({"collectives":[{"comm_size":2,"count":1024,"dtype":"ncclFloat32",)"
+                R"("func":"ncclAllReduce","ranks":[0,1],"red_op":"-","unranked":0}],)"
+                R"("custom_allreduce":false,"nccl":[)"
+                R"({"algo":"RING","channels":4,"func":"AllReduce","proto":"SIMPLE"},)"
+                R"({"algo":"TREE","channels":4,"func":"AllReduce","proto":"SIMPLE"}],)"
+                R"("placement":[{"device":0,"host":0,"rank":0},{"device":0,"host":0,"rank":1}],)"
+                R"("plugin_evidence":true})"));
   CHECK(consistency.actual_algorithms.at({"AllReduce", "RING", "SIMPLE", 4}) == 8);
   CHECK(consistency.actual_algorithms.at({"AllReduce", "TREE", "SIMPLE", 4}) == 4);
   REQUIRE(consistency.requested_env.size() == 1);
@@ -446,4 +451,168 @@ TEST_CASE("merged node summaries are held to --strict and --contract as the trac
     CHECK(bad.status == kExitUsage);
     CHECK(Contains(bad.err, "vprof: report: bad contract: " + contract));
   }
+}
+
+namespace {
+
+// Two ranks of one 2-rank communicator, for the actual side's collective
+// shapes and placement: each issues `all_reduces` all-reduces of 1024
+// elements (rank 1's in `rank1_dtype`; float32 on rank 0) with ncclSum, two
+// reduce-scatters of bf16 (512 elements on rank 0, `rank1_shard` on rank 1)
+// and a send, which is no collective; rank r runs on hosts[r], CUDA device
+// devices[r].
+struct LayoutSpec {
+  std::array<std::string, 2> hosts = {"node1", "node2"};
+  std::array<int32_t, 2> devices = {0, 3};
+  uint64_t all_reduces = 3;
+  int32_t rank1_dtype = 7;  // ncclFloat32
+  uint64_t rank1_shard = 256;
+};
+
+void WriteLayoutRun(const std::string& directory, const LayoutSpec& spec) {
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    PluginTraceBuilder process(spec.hosts[rank], 101 + rank, static_cast<int32_t>(rank));
+    process.AddInjection(true, 5);
+    TraceFileBuilder& trace = process.trace();
+    vprof::trace::TracePacket packet;
+    vprof::trace::Communicator& comm = *packet.mutable_communicator();
+    comm.set_comm_id(kWorld);
+    comm.set_nranks(2);
+    comm.set_rank(rank);
+    comm.set_cuda_device(spec.devices[rank]);
+    trace.AddPacket(std::move(packet));
+    std::vector<vprof::trace::NcclEvent> events;
+    uint64_t seq = 1;
+    const auto add = [&](std::string_view function, uint64_t count, int32_t dtype) {
+      vprof::trace::NcclEvent event =
+          trace.Event(function, kWorld, 2, rank, seq, count * 4, seq * 1000, seq * 1000 + 500);
+      event.set_count(count);
+      event.set_datatype(dtype);
+      event.set_red_op(0);  // ncclSum
+      events.push_back(event);
+      ++seq;
+    };
+    for (uint64_t i = 0; i < spec.all_reduces; ++i) {
+      add("ncclAllReduce", 1024, rank == 1 ? spec.rank1_dtype : 7);
+    }
+    for (int i = 0; i < 2; ++i) add("ncclReduceScatter", rank == 1 ? spec.rank1_shard : 512, 9);
+    vprof::trace::NcclEvent send =
+        trace.Event("ncclSend", kWorld, 2, rank, 1, 4096, 90'000, 91'000);
+    send.set_peer(1 - static_cast<int32_t>(rank));
+    events.push_back(send);
+    trace.AddBatch(events);
+    process.WriteTo(directory + "/" + spec.hosts[rank] + "." + std::to_string(101 + rank) +
+                    ".vtrace");
+  }
+}
+
+std::string ActualFingerprintOf(const LayoutSpec& spec) {
+  ScratchDir dir;
+  WriteLayoutRun(dir.path(), spec);
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.consistency);
+  return report.consistency->actual_fingerprint;
+}
+
+}  // namespace
+
+TEST_CASE("the actual side lists each collective shape with its ranks, and where ranks ran") {
+  ScratchDir dir;
+  WriteLayoutRun(dir.path(), {});
+  const Report report = ReportOf(dir.path());
+  REQUIRE(report.consistency);
+  const ConsistencyReport& actual = *report.consistency;
+  REQUIRE(actual.collective_shapes.size() == 3);
+  const CollectiveShapeReport& all_reduce = actual.collective_shapes[0];
+  CHECK(std::tie(all_reduce.function, all_reduce.datatype, all_reduce.red_op) ==
+        std::tie("ncclAllReduce", "ncclFloat32", "ncclSum"));
+  CHECK(all_reduce.count == 1024);
+  CHECK(all_reduce.comm_size == 2);
+  CHECK(all_reduce.ranks == std::vector<int32_t>{0, 1});
+  CHECK(all_reduce.calls == 6);
+  // An uneven shard layout: each rank's reduce-scatter count is a shape of its own.
+  const CollectiveShapeReport& rank1_shard = actual.collective_shapes[1];
+  CHECK(std::tie(rank1_shard.function, rank1_shard.datatype) ==
+        std::tie("ncclReduceScatter", "ncclBfloat16"));
+  CHECK(rank1_shard.count == 256);
+  CHECK(rank1_shard.ranks == std::vector<int32_t>{1});
+  CHECK(rank1_shard.calls == 2);
+  CHECK(actual.collective_shapes[2].count == 512);
+  CHECK(actual.collective_shapes[2].ranks == std::vector<int32_t>{0});
+  CHECK(actual.collective_calls_left_out == 0);
+
+  REQUIRE(actual.placement.size() == 2);
+  CHECK(actual.placement[0].rank == 0);
+  CHECK(actual.placement[0].host == "node1");
+  CHECK(actual.placement[0].cuda_device == 0);
+  CHECK(actual.placement[1].rank == 1);
+  CHECK(actual.placement[1].host == "node2");
+  CHECK(actual.placement[1].cuda_device == 3);
+
+  std::ostringstream written;
+  WriteTextReport(report, written);
+  // The text, unwrapped, with the tables' runs of spaces made one.
+  std::string text = Unwrapped(written.str());
+  text.erase(
+      std::unique(text.begin(), text.end(), [](char a, char b) { return a == ' ' && b == ' '; }),
+      text.end());
+  CHECK(Contains(text, "ncclReduceScatter ncclBfloat16 ncclSum 256 2 1 2"));
+  CHECK(Contains(text, "rank 1: node2, CUDA device 3"));
+}
+
+TEST_CASE(
+    "the actual fingerprint changes with shapes and placement, not with call counts or host "
+    "names") {
+  const std::string base = ActualFingerprintOf({});
+  LayoutSpec longer;
+  longer.all_reduces = 5;
+  CHECK(ActualFingerprintOf(longer) == base);
+  LayoutSpec renamed;
+  renamed.hosts = {"nodeA", "nodeB"};
+  CHECK(ActualFingerprintOf(renamed) == base);
+
+  LayoutSpec one_host;
+  one_host.hosts = {"node1", "node1"};
+  CHECK(ActualFingerprintOf(one_host) != base);
+  LayoutSpec other_device;
+  other_device.devices = {0, 1};
+  CHECK(ActualFingerprintOf(other_device) != base);
+  LayoutSpec bf16;
+  bf16.rank1_dtype = 9;  // ncclBfloat16
+  CHECK(ActualFingerprintOf(bf16) != base);
+  LayoutSpec even;
+  even.rank1_shard = 512;
+  CHECK(ActualFingerprintOf(even) != base);
+}
+
+TEST_CASE("the JSON report's actual side has the collective shapes and the placement") {
+  ScratchDir dir;
+  WriteLayoutRun(dir.path(), {});
+  const CliResult result = Run({"report", dir.path(), "--format", "json"});
+  REQUIRE(result.status == kExitOk);
+  const JsonValue json = JsonValue::Parse(result.out);
+  const JsonValue& actual = json["consistency"]["actual"];
+  const JsonValue& shard = actual["collective_shapes"][1];
+  CHECK(shard["function"].string() == "ncclReduceScatter");
+  CHECK(shard["datatype"].string() == "ncclBfloat16");
+  CHECK(shard["red_op"].string() == "ncclSum");
+  CHECK(shard["count"].number() == 256);
+  CHECK(shard["ranks"][0].number() == 1);
+  CHECK(shard["calls"].number() == 2);
+  CHECK(actual["collective_calls_left_out"].number() == 0);
+  const JsonValue& rank1 = actual["placement"][1];
+  CHECK(rank1["rank"].number() == 1);
+  CHECK(rank1["host"].string() == "node2");
+  CHECK(rank1["cuda_device"].number() == 3);
+}
+
+TEST_CASE("a process keeps 4,096 collective shapes and counts the calls of the others") {
+  CollectiveShapes shapes;
+  for (uint64_t count = 1; count <= CollectiveShapes::kMaxShapes + 2; ++count) {
+    shapes.Add({NcclFunction::kAllGather, 9, -1, count, 8}, 3);
+  }
+  shapes.Add({NcclFunction::kAllGather, 9, -1, 1, 8});  // a kept shape still counts
+  CHECK(shapes.calls.size() == CollectiveShapes::kMaxShapes);
+  CHECK(shapes.calls.at({NcclFunction::kAllGather, 9, -1, 1, 8}) == 4);
+  CHECK(shapes.calls_left_out == 2 * 3);
 }

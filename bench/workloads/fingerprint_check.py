@@ -7,7 +7,10 @@ process group (NCCL still runs every collective). Modes:
   train [--perturb] [--tf32]   a DDP training step of an MLP, fixed seeds and deterministic
                    algorithms, 6 steps; --perturb changes one weight by one ulp before the first
                    step, --tf32 lets matmuls use TF32.
-  cost             ms per all-reduce of 1 MiB and 256 MiB (median of 7 blocks of 20)."""
+                   --bf16-grads all-reduces the gradients in bf16 (DDP's bf16_compress_hook):
+                   the same arithmetic, another representation on the wire.
+  cost             ms per all-reduce of 1 MiB and 256 MiB (median of 7 blocks of 20).
+  step-cost        ms per step of that training (median of 40 steps after 5 warm-up steps)."""
 import argparse
 import json
 import os
@@ -54,7 +57,7 @@ def exact(out):
     json.dump(calls, open(out, "w"))
 
 
-def train(perturb, tf32):
+def train(perturb, tf32, bf16_grads=False, timed_steps=0):
     torch.manual_seed(1234)
     torch.use_deterministic_algorithms(True)
     torch.backends.cuda.matmul.allow_tf32 = tf32
@@ -66,13 +69,32 @@ def train(perturb, tf32):
             w = model[2].weight
             w[0, 0] = torch.nextafter(w[0, 0], torch.tensor(1.0, device="cuda"))
     ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=4)
+    if bf16_grads:
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+        ddp.register_comm_hook(None, default_hooks.bf16_compress_hook)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
     x = torch.randn(64, 1024, device="cuda")
     y = torch.randn(64, 1024, device="cuda")
-    for _ in range(6):
+
+    def step():
         opt.zero_grad()
         torch.nn.functional.mse_loss(ddp(x), y).backward()
         opt.step()
+
+    if timed_steps:
+        for _ in range(5):
+            step()
+        times = []
+        for _ in range(timed_steps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+        print(f"train_step_ms {statistics.median(times):.4f}")
+        return
+    for _ in range(6):
+        step()
     torch.cuda.synchronize()
     print("train: loss", float(torch.nn.functional.mse_loss(ddp(x), y)))
 
@@ -95,16 +117,19 @@ def cost():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["exact", "train", "cost"])
+    ap.add_argument("mode", choices=["exact", "train", "cost", "step-cost"])
     ap.add_argument("out", nargs="?")
     ap.add_argument("--perturb", action="store_true")
     ap.add_argument("--tf32", action="store_true")
+    ap.add_argument("--bf16-grads", action="store_true")
     args = ap.parse_args()
     init()
     if args.mode == "exact":
         exact(args.out)
     elif args.mode == "train":
-        train(args.perturb, args.tf32)
+        train(args.perturb, args.tf32, args.bf16_grads)
+    elif args.mode == "step-cost":
+        train(False, False, timed_steps=40)
     else:
         cost()
     dist.destroy_process_group()

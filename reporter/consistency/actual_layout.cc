@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 #include "reporter/gpu/export_names.h"
 
@@ -50,18 +49,23 @@ std::vector<RankPlacement> PlacementOf(const std::vector<ProcessRecord>& records
     row.rank = processes[i].rank;
     row.file = processes[i].file;
     row.host = processes[i].host;
+    // Communicator ids are hashes: of several devices, the lowest, not the first id's.
     for (const auto& [comm_id, membership] : records[i].communicators) {
-      if (membership.cuda_device < 0) continue;
-      row.cuda_device = membership.cuda_device;
-      const auto device = records[i].gpu.devices.find(static_cast<uint32_t>(row.cuda_device));
-      if (device != records[i].gpu.devices.end()) row.gpu_uuid = device->second.uuid;
-      break;
+      if (membership.cuda_device >= 0 &&
+          (row.cuda_device < 0 || membership.cuda_device < row.cuda_device)) {
+        row.cuda_device = membership.cuda_device;
+      }
+    }
+    const auto device = records[i].gpu.devices.find(static_cast<uint32_t>(row.cuda_device));
+    if (row.cuda_device >= 0 && device != records[i].gpu.devices.end()) {
+      row.gpu_uuid = device->second.uuid;
     }
   }
   std::stable_sort(placement.begin(), placement.end(),
                    [](const RankPlacement& a, const RankPlacement& b) {
-                     return std::make_tuple(!a.rank, a.rank.value_or(0), a.file) <
-                            std::make_tuple(!b.rank, b.rank.value_or(0), b.file);
+                     if (a.rank.has_value() != b.rank.has_value()) return a.rank.has_value();
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     return a.file < b.file;
                    });
   return placement;
 }
@@ -89,8 +93,7 @@ JsonNode PlacementJson(const std::vector<RankPlacement>& placement) {
   for (const RankPlacement& row : placement) {
     if (!row.rank) continue;
     const int64_t host =
-        host_numbers.try_emplace(row.host, static_cast<int64_t>(host_numbers.size()))
-            .first->second;
+        host_numbers.try_emplace(row.host, static_cast<int64_t>(host_numbers.size())).first->second;
     rows.Append(JsonNode::EmptyObject()
                     .Set("rank", JsonNode::Integer(*row.rank))
                     .Set("host", JsonNode::Integer(host))

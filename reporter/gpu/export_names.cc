@@ -78,7 +78,7 @@ std::string_view NcclDataTypeName(int32_t datatype) {
 }
 
 std::string NcclRedOpName(int32_t red_op) {
-  if (red_op < 0) return "unknown";
+  if (red_op < 0) return "none";
   if (static_cast<size_t>(red_op) < kNcclRedOps.size()) {
     return std::string(kNcclRedOps[static_cast<size_t>(red_op)]);
   }

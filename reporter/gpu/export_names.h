@@ -29,7 +29,7 @@ std::string MemcpyName(uint32_t copy_kind, uint32_t src_kind, uint32_t dst_kind)
 // "ncclFloat32", from NCCL's ncclDataType_t number; "unknown" for others.
 std::string_view NcclDataTypeName(int32_t datatype);
 // "ncclSum", from NCCL's ncclRedOp_t number; "user op N" for an op the
-// program created; "unknown" below 0.
+// program created; "none" below 0 (a call without one).
 std::string NcclRedOpName(int32_t red_op);
 
 }  // namespace vprof::reporter

@@ -140,13 +140,8 @@ std::string RankName(const RankStepsReport& rank) {
   return rank.rank ? "rank " + std::to_string(*rank.rank) : rank.file;
 }
 
-// The highest peak of device memory held from CUDA over the ranks' measured
-// steps (MEMORY2 records) and the rank with the most allocation-call time per
-// step; the highest peak of a GPU's memory in use as NVML sampled it, with
-// the headroom left; the ranks with neither, and why sampling failed. Empty
-// when no rank has either and no sampling failed.
-// ", in <phase>" for the phases (of `rank`) whose spans held `peak`, by
-// `figure`; "" when none did (a peak between phases, or no phases).
+// ", in <phase>" for the phases (of `rank`) whose `figure` is `peak`; ""
+// when none is (a peak between phases, or no phases).
 std::string PhasesAtPeak(
     const RankStepsReport& rank, uint64_t peak,
     const std::function<std::optional<uint64_t>(const PhaseMemoryReport&)>& figure) {
@@ -158,6 +153,11 @@ std::string PhasesAtPeak(
   return names;
 }
 
+// The highest peak of device memory held from CUDA over the ranks' measured
+// steps (MEMORY2 records) and the rank with the most allocation-call time per
+// step; the highest peak of a GPU's memory in use as NVML sampled it, with
+// the headroom left; the ranks with neither, and why sampling failed. Empty
+// when no rank has either and no sampling failed.
 std::string MemoryText(const StepsReport& steps) {
   const RankStepsReport* highest = nullptr;
   const RankStepsReport* churning = nullptr;
@@ -201,8 +201,11 @@ std::string MemoryText(const StepsReport& steps) {
         "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
         " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
         PhasesAtPeak(*highest, static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes)),
-                     [](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
-                       if (!phase.held) return std::nullopt;
+                     [&](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
+                       // The phase's peak must be the same step's, not an equal one elsewhere.
+                       if (!phase.held || phase.held->peak_step != peak->peak_step) {
+                         return std::nullopt;
+                       }
                        return static_cast<uint64_t>(std::max<int64_t>(0, phase.held->peak_bytes));
                      }) +
         "); per step " + allocations.str() + " allocations and " + FormatDurationNs(churn->api_ns) +

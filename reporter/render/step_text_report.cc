@@ -256,7 +256,8 @@ std::string PerStep(double count) {
   return text.str();
 }
 
-// Memory per phase, of every rank, or folded of the first (the JSON report has every rank's).
+// Memory per phase, of every rank, or folded of the first with figures (the JSON report has
+// every rank's).
 void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
   const bool folded = steps.ranks.size() > kFoldAbove;
   TextTable table({{"rank", Align::kLeft},
@@ -269,6 +270,7 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
                    {"samples", Align::kRight}});
   bool any = false;
   for (const RankStepsReport& rank : steps.ranks) {
+    if (folded && any) break;  // folded: the first rank with figures only
     for (const PhaseMemoryReport& phase : rank.phase_memory) {
       if (!phase.held && !phase.device_memory) continue;
       any = true;
@@ -284,12 +286,12 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
            phase.device_memory ? FormatBytes(phase.device_memory->peak_used_bytes) : "-",
            std::to_string(phase.device_memory ? phase.device_memory->samples : 0)});
     }
-    if (folded) break;
   }
   if (!any) return;
   out << "\n";
   WriteWrapped(out,
-               std::string("GPU memory by phase") + (folded ? ", of the first rank" : "") +
+               std::string("GPU memory by phase") +
+                   (folded ? ", of the first rank with figures" : "") +
                    ": held from CUDA (allocated less released since the capture began) at any "
                    "instant of the phase's host span in a step (NVTX: its ranges' first start to "
                    "last end; inferred: its work's first launch to last), most and least over "

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <span>
 #include <utility>
 
 namespace vprof::reporter {
@@ -15,14 +14,19 @@ namespace {
 class HeldMemory {
  public:
   explicit HeldMemory(const std::vector<MemoryEvent>& events) {
+    std::vector<MemoryEvent> changes;
     for (const MemoryEvent& event : events) {
-      if (event.delta_bytes != 0) events_.push_back(event);
+      if (event.delta_bytes != 0) changes.push_back(event);
     }
-    std::stable_sort(events_.begin(), events_.end(),
+    std::stable_sort(changes.begin(), changes.end(),
                      [](const MemoryEvent& a, const MemoryEvent& b) { return a.at_ns < b.at_ns; });
-    held_after_.reserve(events_.size());
+    at_ns_.reserve(changes.size());
+    held_after_.reserve(changes.size());
     int64_t held = 0;
-    for (const MemoryEvent& event : events_) held_after_.push_back(held += event.delta_bytes);
+    for (const MemoryEvent& change : changes) {
+      at_ns_.push_back(change.at_ns);
+      held_after_.push_back(held += change.delta_bytes);
+    }
   }
 
   struct Figures {
@@ -33,33 +37,22 @@ class HeldMemory {
   // Over [start_ns, end_ns] (trace clock): held at the start, and the most
   // and least held at any instant of it.
   Figures Over(int64_t start_ns, int64_t end_ns) const {
-    const auto [first, last] = Indexes(start_ns, end_ns);
+    const auto first = std::lower_bound(at_ns_.begin(), at_ns_.end(), start_ns);
+    const auto last = std::upper_bound(first, at_ns_.end(), end_ns);
+    const auto held = held_after_.begin() + (first - at_ns_.begin());
     Figures figures;
-    figures.start_bytes = first == 0 ? 0 : held_after_[first - 1];
+    figures.start_bytes = first == at_ns_.begin() ? 0 : *std::prev(held);
     figures.peak_bytes = figures.low_bytes = figures.start_bytes;
-    for (size_t i = first; i < last; ++i) {
-      figures.peak_bytes = std::max(figures.peak_bytes, held_after_[i]);
-      figures.low_bytes = std::min(figures.low_bytes, held_after_[i]);
+    for (auto after = held; after != held + (last - first); ++after) {
+      figures.peak_bytes = std::max(figures.peak_bytes, *after);
+      figures.low_bytes = std::min(figures.low_bytes, *after);
     }
     return figures;
   }
-  // The allocations and releases in [start_ns, end_ns].
-  std::span<const MemoryEvent> In(int64_t start_ns, int64_t end_ns) const {
-    const auto [first, last] = Indexes(start_ns, end_ns);
-    return std::span(events_).subspan(first, last - first);
-  }
 
  private:
-  std::pair<size_t, size_t> Indexes(int64_t start_ns, int64_t end_ns) const {
-    const auto at = [](const MemoryEvent& event, int64_t ns) { return event.at_ns < ns; };
-    const auto first = std::lower_bound(events_.begin(), events_.end(), start_ns, at);
-    const auto last = std::lower_bound(first, events_.end(), end_ns + 1, at);
-    return {static_cast<size_t>(first - events_.begin()),
-            static_cast<size_t>(last - events_.begin())};
-  }
-
-  std::vector<MemoryEvent> events_;
-  std::vector<int64_t> held_after_;
+  std::vector<int64_t> at_ns_;       // the changes' times, in order
+  std::vector<int64_t> held_after_;  // held after each
 };
 
 void AddSample(SampledDeviceMemory& memory, uint64_t used_bytes) {
@@ -89,28 +82,25 @@ void AddStepMemory(const MemoryRecord& record, int64_t offset_ns,
   if (!record.recorded) return;
   const HeldMemory held(record.events);
   for (RankStepReport& step : steps) {
-    const int64_t start = step.start_ns - offset_ns;
-    const int64_t end = step.end_ns - offset_ns;
-    const HeldMemory::Figures figures = held.Over(start, end);
-    StepMemory memory;
+    const HeldMemory::Figures figures =
+        held.Over(step.start_ns - offset_ns, step.end_ns - offset_ns);
+    StepMemory& memory = step.memory.emplace();
     memory.start_bytes = figures.start_bytes;
     memory.peak_bytes = figures.peak_bytes;
     memory.low_bytes = figures.low_bytes;
-    for (const MemoryEvent& event : held.In(start, end)) {
-      if (event.delta_bytes > 0) {
-        ++memory.allocations;
-        memory.allocated_bytes += static_cast<uint64_t>(event.delta_bytes);
-      } else {
-        ++memory.releases;
-        memory.released_bytes += static_cast<uint64_t>(-event.delta_bytes);
-      }
-    }
-    step.memory = memory;
   }
+  // Each event to one step, as StepAt gives it (windows may share an end).
   for (const MemoryEvent& event : record.events) {
-    if (event.api_ns == 0) continue;
-    if (RankStepReport* step = StepAt(steps, event.at_ns + offset_ns)) {
-      step->memory->api_ns += event.api_ns;
+    RankStepReport* step = StepAt(steps, event.at_ns + offset_ns);
+    if (!step) continue;
+    StepMemory& memory = *step->memory;
+    memory.api_ns += event.api_ns;
+    if (event.delta_bytes > 0) {
+      ++memory.allocations;
+      memory.allocated_bytes += static_cast<uint64_t>(event.delta_bytes);
+    } else if (event.delta_bytes < 0) {
+      ++memory.releases;
+      memory.released_bytes += static_cast<uint64_t>(-event.delta_bytes);
     }
   }
 }

@@ -82,6 +82,7 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
       nvtx_.AddRange(Signed(range.start_ns()), Signed(range.end_ns()));
     } else if (kind.role == RangeRole::kPhase) {
       if (kind.phase == kBackwardPhase) any_backward_ = true;
+      any_phase_range_ = true;
       const PhaseRange added{kind.phase, Signed(range.start_ns()), Signed(range.end_ns())};
       // Ranges come in end order per thread: nearly always the latest start.
       auto at = phase_ranges_.end();
@@ -240,6 +241,7 @@ bool StepTracker::InDeepWindow(const ClosedStep& step, StepLedger& ledger) {
 }
 
 void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only) {
+  training_forward_from_ns_.reset();
   if (any_off_main_compute_) CountForwardOnlyPasses(step, forward_only);
   for (GpuWork& work : step.works) {
     if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
@@ -268,8 +270,9 @@ void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forw
                                   step.works, context);
   result.phases = std::move(phases);
   result.phase_ranges_missing = step.range_start_ns <= dropped_phase_ranges_until_ns_;
-  result.phase_spans = NvtxPhaseSpans(step);
-  if (result.phase_spans.empty()) result.phase_spans = InferredPhaseSpans(step);
+  // A process with NVTX phases keeps to them, even in a step whose ranges
+  // were dropped for room (phase_ranges_missing says so).
+  result.phase_spans = any_phase_range_ ? NvtxPhaseSpans(step) : InferredPhaseSpans(step);
   into.Add(std::move(result));
 }
 
@@ -307,6 +310,7 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
   };
   Launches backward;
   Launches forward;
+  Launches logprob;
   Launches optimizer;
   const auto training_compute = [](const GpuWork& work) {
     return work.kind == WorkKind::kCompute && !work.optimizer;
@@ -316,13 +320,18 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
     if (training_compute(work) && work.tid != *main_tid_) backward.Add(work.launch_ns);
   }
   for (const GpuWork& work : step.works) {
-    if (training_compute(work) && work.tid == *main_tid_ && work.launch_ns < backward.last) {
-      forward.Add(work.launch_ns);
+    if (!training_compute(work) || work.tid != *main_tid_ || work.launch_ns >= backward.last) {
+      continue;
     }
+    const bool forward_only =
+        training_forward_from_ns_ && work.launch_ns < *training_forward_from_ns_;
+    (forward_only ? logprob : forward).Add(work.launch_ns);
   }
   std::vector<PhaseSpan> spans;  // in name order
-  const std::pair<std::string_view, Launches> inferred[] = {
-      {kBackwardPhase, backward}, {kForwardPhase, forward}, {kOptimizerPhase, optimizer}};
+  const std::pair<std::string_view, Launches> inferred[] = {{kBackwardPhase, backward},
+                                                            {kForwardPhase, forward},
+                                                            {kLogprobPhase, logprob},
+                                                            {kOptimizerPhase, optimizer}};
   for (const auto& [phase, launches] : inferred) {
     if (!launches.empty()) spans.push_back({phase, false, launches.first, launches.last});
   }
@@ -424,6 +433,7 @@ void StepTracker::CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& i
                   [](const GpuWork* a, const GpuWork* b) { return a->name_iid == b->name_iid; })) {
     return;
   }
+  training_forward_from_ns_ = (*forward_only_end)->launch_ns;
   for (auto work = pass_works_.begin(); work != forward_only_end; ++work) {
     into.try_emplace((*work)->name_iid).first.Add(0, Unsigned((*work)->end_ns - (*work)->start_ns));
   }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory_resource>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -122,6 +123,7 @@ class StepTracker {
   // Under a deep schedule: false (the step counted as shallow in `ledger`)
   // for a step no deep window held whole.
   bool InDeepWindow(const ClosedStep& step, StepLedger& ledger);
+  // Also sets training_forward_from_ns_ when it finds forward-only passes.
   void CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& into);
   std::map<std::string, ActivityTotals> ByName(const KernelTotals& kernels) const;
   // The phase ranges that may overlap [start_ns, end_ns]: those starting
@@ -139,9 +141,11 @@ class StepTracker {
   // Backward: the compute launched from threads other than the main one
   // (inferred_phase.h). Forward: the main thread's compute launched before
   // backward's last launch, so that with gradient accumulation it spans every
-  // micro-batch's forward, as backward spans every backward. Optimizer: the
-  // optimizer kernels. None without a main thread; forward and backward none
-  // when no compute came from another thread (no backward to tell them apart).
+  // micro-batch's forward, as backward spans every backward; of it, what came
+  // before the step's first training forward (CountForwardOnlyPasses) is
+  // logprob. Optimizer: the optimizer kernels. None without a main thread;
+  // forward and backward none when no compute came from another thread (no
+  // backward to tell them apart).
   std::vector<PhaseSpan> InferredPhaseSpans(const ClosedStep& step) const;
   // Steps close in start order, so once a step starting at `start_ns` is
   // analyzed, no later step needs a range that ended before then.
@@ -188,6 +192,10 @@ class StepTracker {
   KernelTotals forward_only_nvtx_;
   KernelTotals forward_only_inferred_;
   std::vector<const GpuWork*> pass_works_;  // CountForwardOnlyPasses's, kept
+  // The launch of the step being analyzed's first training forward work, when
+  // CountForwardOnlyPasses found forward-only passes before it.
+  std::optional<int64_t> training_forward_from_ns_;
+  bool any_phase_range_ = false;  // an NVTX phase range was read
   DeepWindowSet deep_windows_;
   // Set once the process has an NVTX step: its inferred steps would never be
   // reported (BuildStepsReport), so they are neither analyzed nor kept.

@@ -13,6 +13,7 @@
 #include "plugin_trace_builder.h"
 #include "reporter/base/sha256.h"
 #include "reporter/cli/cli.h"
+#include "reporter/gpu/export_names.h"
 #include "reporter/render/text_report.h"
 #include "reporter/report/build_report.h"
 #include "reporter/trace/trace_directory.h"
@@ -615,4 +616,11 @@ TEST_CASE("a process keeps 4,096 collective shapes and counts the calls of the o
   CHECK(shapes.calls.size() == CollectiveShapes::kMaxShapes);
   CHECK(shapes.calls.at({NcclFunction::kAllGather, 9, -1, 1, 8}) == 4);
   CHECK(shapes.calls_left_out == 2 * 3);
+}
+
+TEST_CASE("NCCL's reduction ops by name, a program's own ops by number") {
+  CHECK(NcclRedOpName(0) == "ncclSum");
+  CHECK(NcclRedOpName(4) == "ncclAvg");
+  CHECK(NcclRedOpName(5) == "user op 5");
+  CHECK(NcclRedOpName(-1) == "none");
 }

@@ -123,10 +123,13 @@ TEST_CASE(
             "memory figures for 1 ranks (rank 1)");
   CHECK(line.section_id == "segments");
 
-  // Phases: backward's spans held the 5 GiB peak, forward's at most 4 GiB.
+  // Phases: backward's spans held the 5 GiB peak in its step; forward's as much, but in
+  // the other step (its held figure there is what the summary must not name).
   report.steps->ranks[0].phase_memory = {
-      {"backward", true, 2, PhaseMemoryReport::Held{5 * kGiB, 3, 2 * kGiB}, std::nullopt},
-      {"forward", true, 2, PhaseMemoryReport::Held{4 * kGiB, 3, 2 * kGiB}, std::nullopt}};
+      {"backward", true, 2, PhaseMemoryReport::Held{5 * kGiB, steps[1].step, 2 * kGiB},
+       std::nullopt},
+      {"forward", true, 2, PhaseMemoryReport::Held{5 * kGiB, steps[0].step, 2 * kGiB},
+       std::nullopt}};
   CHECK(Line(SummarizeReport(report), "GPU memory")
             .text.starts_with("peak 5.00 GiB held from CUDA (rank 0, step " +
                               std::to_string(steps[1].step) + ", in backward); "));

@@ -399,3 +399,53 @@ TEST_CASE("without NVTX phases, forward, backward and optimizer spans come from 
   CHECK(optimizer.held->low_bytes == 1024 * kMiB);
   CHECK_FALSE(optimizer.device_memory);
 }
+
+TEST_CASE("forward-only passes before a step's training forward get an inferred logprob span") {
+  // Steps [1000k, 1000k+500], no phase ranges, warmup 1, on top of 1 GiB. In launch order:
+  // the main thread's logprob GEMMs at +2 and +6, the training forward at +10 (the same
+  // kernel as the second forward at +30, so +2 and +6 are forward-only), backward from thread
+  // 2 at +20 and +40, Adam at +50. Logprob allocates 16 MiB at +3 and frees them at +8; the
+  // training forward allocates 64 MiB at +12, backward frees them at +42.
+  StepTrace trace("node1", 100, 0);
+  trace.RecordsMemory();
+  trace.Allocate(1024 * kMiB, 0);
+  ScratchDir dir;
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = 1000 * k;
+    trace.Range("step", o, o + 500);
+    for (const int64_t launch : {o + 2, o + 6, o + 10}) {
+      trace.Kernel(kGemmKernel, 7, launch, launch + 100, launch + 101);
+    }
+    trace.LaunchFrom(2);
+    trace.Kernel(kGemmKernel, 7, o + 20, o + 200, o + 201);
+    trace.LaunchFrom(1);
+    trace.Kernel(kGemmKernel, 7, o + 30, o + 210, o + 211);
+    trace.LaunchFrom(2);
+    trace.Kernel(kGemmKernel, 7, o + 40, o + 220, o + 221);
+    trace.LaunchFrom(1);
+    trace.Kernel(kAdamKernel, 7, o + 50, o + 230, o + 231);
+    trace.Allocate(16 * kMiB, o + 3);
+    trace.Release(16 * kMiB, o + 8);
+    trace.Allocate(64 * kMiB, o + 12);
+    trace.Release(64 * kMiB, o + 42);
+    trace.FlushNvtx();
+    trace.FlushGpu();
+  }
+  trace.WriteTo(dir.File("rank0.vtrace"));
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  const std::vector<PhaseMemoryReport>& phases = report.steps->ranks.at(0).phase_memory;
+  REQUIRE(phases.size() == 4);
+  CHECK(phases[1].phase == "forward");  // [+10, +30]
+  REQUIRE(phases[1].held);
+  CHECK(phases[1].held->peak_bytes == 1088 * kMiB);
+  CHECK(phases[1].held->low_bytes == 1024 * kMiB);
+  CHECK(phases[2].phase == "logprob");  // [+2, +6]
+  CHECK_FALSE(phases[2].from_nvtx);
+  CHECK(phases[2].steps == 2);
+  REQUIRE(phases[2].held);
+  CHECK(phases[2].held->peak_bytes == 1040 * kMiB);
+  CHECK(phases[2].held->low_bytes == 1024 * kMiB);
+  CHECK(phases[0].phase == "backward");
+  CHECK(phases[3].phase == "optimizer");
+}

@@ -624,3 +624,24 @@ TEST_CASE("NCCL's reduction ops by name, a program's own ops by number") {
   CHECK(NcclRedOpName(5) == "user op 5");
   CHECK(NcclRedOpName(-1) == "none");
 }
+
+TEST_CASE("a merged node summary keeps the collective shapes and placement, and the fingerprint") {
+  ScratchDir traces, summaries;
+  LayoutSpec one_host;
+  one_host.hosts = {"node1", "node1"};
+  WriteLayoutRun(traces.path(), one_host);
+  const std::string summary = SummarizeNode(traces, summaries);
+  const CliResult merged = Run({"report", "--merge-summaries", summary, "--format", "json"});
+  const CliResult direct = Run({"report", traces.path(), "--format", "json"});
+  REQUIRE(merged.status == kExitOk);
+  REQUIRE(direct.status == kExitOk);
+  const JsonValue merged_json = JsonValue::Parse(merged.out);
+  const JsonValue direct_json = JsonValue::Parse(direct.out);
+  const JsonValue& from_summary = merged_json["consistency"]["actual"];
+  const JsonValue& from_traces = direct_json["consistency"]["actual"];
+  CHECK(from_summary["fingerprint"].string() == from_traces["fingerprint"].string());
+  CHECK(from_summary["collective_shapes"][1]["count"].number() == 256);
+  CHECK(from_summary["collective_shapes"][1]["ranks"][0].number() == 1);
+  CHECK(from_summary["collective_shapes"][0]["calls"].number() == 6);
+  CHECK(from_summary["placement"][1]["cuda_device"].number() == 3);
+}

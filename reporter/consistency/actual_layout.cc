@@ -56,10 +56,7 @@ std::vector<RankPlacement> PlacementOf(const std::vector<ProcessRecord>& records
         row.cuda_device = membership.cuda_device;
       }
     }
-    const auto device = records[i].gpu.devices.find(static_cast<uint32_t>(row.cuda_device));
-    if (row.cuda_device >= 0 && device != records[i].gpu.devices.end()) {
-      row.gpu_uuid = device->second.uuid;
-    }
+    row.gpu_uuid = records[i].gpu.UuidOf(row.cuda_device);
   }
   std::stable_sort(placement.begin(), placement.end(),
                    [](const RankPlacement& a, const RankPlacement& b) {

@@ -116,6 +116,14 @@ struct GpuRecord {
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
   std::map<uint32_t, DeviceInfo> devices;
   MemoryRecord memory;
+
+  // The UUID of a CUDA device of the process, when CUPTI described it; ""
+  // otherwise (and for -1, an unknown device).
+  std::string UuidOf(int32_t cuda_device) const {
+    if (cuda_device < 0) return "";
+    const auto device = devices.find(static_cast<uint32_t>(cuda_device));
+    return device == devices.end() ? "" : device->second.uuid;
+  }
 };
 
 }  // namespace vprof::reporter

@@ -141,14 +141,6 @@ void AddMemberships(const std::vector<ProcessRecord>& records, CommunicatorMap& 
   }
 }
 
-// The GPU of a member: its device's UUID, when the process's CUPTI described
-// that device.
-std::string GpuUuidOf(const GpuRecord& gpu, int32_t cuda_device) {
-  if (cuda_device < 0) return "";
-  const auto device = gpu.devices.find(static_cast<uint32_t>(cuda_device));
-  return device == gpu.devices.end() ? "" : device->second.uuid;
-}
-
 // Each traced member: its comm rank, global rank, host and GPU; by comm rank
 // (then file, for two traces that claim one comm rank).
 void AddMembers(const std::vector<ProcessRecord>& records,
@@ -157,7 +149,7 @@ void AddMembers(const std::vector<ProcessRecord>& records,
     for (const auto& [comm_id, membership] : records[i].communicators) {
       communicators[comm_id].members.push_back(
           {membership.rank, processes[i].rank, processes[i].file, processes[i].host,
-           membership.cuda_device, GpuUuidOf(records[i].gpu, membership.cuda_device)});
+           membership.cuda_device, records[i].gpu.UuidOf(membership.cuda_device)});
     }
   }
   for (auto& [comm_id, comm] : communicators) {

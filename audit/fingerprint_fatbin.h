@@ -1,6 +1,6 @@
-// vprof's fingerprint kernel (fingerprint_kernel.cu) as nvcc built it: a
-// fatbin with machine code for the GPU generations vprof supports and PTX
-// for newer ones, embedded by embed_fatbin.py. cuModuleLoadData reads it.
+// vprof's kernels (fingerprint_kernel.cu: vprof_fingerprint and the calibration's) as nvcc built
+// them: a fatbin with machine code for the GPU generations vprof supports and PTX for newer ones,
+// embedded by embed_fatbin.py. cuModuleLoadData reads it.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,8 @@
-// vprof's one GPU kernel: the fingerprint of a buffer (fingerprint_hash.h),
-// launched on a collective's own stream by fingerprinter.cc. Built by nvcc
-// into a fatbin that libvprof.so embeds and loads through the driver API.
+// vprof's GPU kernels, built by nvcc into a fatbin that libvprof.so embeds
+// and loads through the driver API: the fingerprint of a buffer
+// (fingerprint_hash.h), launched on a collective's own stream by
+// fingerprinter.cc, and an empty kernel whose launches measure what the
+// capture adds to a launch (cupti/launch_cost.cc).
 //
 // It only reads the buffer. Each thread adds the terms of a grid-strided
 // share of the words, blocks add their sums into acc[0] with atomicAdd
@@ -57,4 +59,17 @@ extern "C" __global__ void __launch_bounds__(kThreads)
   slot[0] = fp::finish(total, bytes);
   __threadfence_system();  // the value is visible to the host before the tag
   slot[1] = tag;
+}
+
+// Does nothing: only its launch is timed.
+extern "C" __global__ void vprof_calibrate() {}
+
+// Keeps the stream busy for `ns` of the GPU's global timer, so that the
+// vprof_calibrate kernels launched meanwhile run back to back after it.
+extern "C" __global__ void vprof_calibrate_wait(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
 }

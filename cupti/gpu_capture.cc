@@ -3,6 +3,7 @@
 #include <cupti.h>
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "cupti_library.h"
 #include "deep_schedule.h"
 #include "device_memory_sampler.h"
+#include "launch_cost.h"
 #include "load_order.h"
 #include "log.h"
 #include "trace_writer.h"
@@ -39,6 +41,7 @@ struct Status {
   uint32_t selected_runtime_apis = 0, selected_driver_apis = 0;
   int32_t hw_trace = 0;
   std::string hw_trace_detail;
+  std::optional<LaunchCost> launch_cost;
   uint64_t generation = 0;
 };
 LoadFirst<std::mutex> g_status_lock VPROF_LOAD_FIRST;
@@ -54,6 +57,12 @@ std::atomic<uint64_t> g_next_call_id{0};
 LoadFirst<CapturePlan> g_plan VPROF_LOAD_FIRST;
 bool g_windowed = false;                 // set by start(), then read only
 std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
+// Held while the plan is switched: by the writer thread opening and closing
+// deep windows, and across the whole launch-cost calibration, which switches
+// it ten times on the thread creating the first context. Never taken by a
+// CUPTI callback, so it may be held across CUPTI and driver calls.
+LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
+std::atomic<bool> g_launch_cost_taken{false};  // once per process
 
 void set_state(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -151,9 +160,41 @@ CUptiResult set_plan_enabled(bool on, ApiSelection* selection) {
   return CUPTI_SUCCESS;
 }
 
-// A subscription only claims CUPTI, so that a second tool is told, and vprof
-// learns when it is the second; the callback is never enabled.
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+// The process's first CUDA context was just created: measure what recording
+// adds to a launch (launch_cost.h) before the program can use it.
+void measure_launch_cost_in(CUcontext ctx) {
+  LaunchCost cost;
+  {
+    std::lock_guard<std::mutex> lock(*g_switch_lock);
+    ApiSelection selection;
+    cost = measure_launch_cost(
+        ctx, [&](bool on) { return set_plan_enabled(on, &selection) == CUPTI_SUCCESS; },
+        g_activity_on.load(std::memory_order_acquire));
+  }
+  if (cost.failure.empty()) {
+    log().debug(
+        "a launch takes {} ns recorded, {} ns not; a kernel {} ns on the GPU recorded, {} "
+        "ns not",
+        cost.traced_launch_ns, cost.bare_launch_ns, cost.traced_kernel_gpu_ns,
+        cost.bare_kernel_gpu_ns);
+  } else {
+    log().debug("launch cost not measured: {}", cost.failure);
+  }
+  std::lock_guard<std::mutex> lock(*g_status_lock);
+  g_status->launch_cost = std::move(cost);
+  ++g_status->generation;
+}
+
+// The subscription claims CUPTI, so that a second tool is told, and vprof
+// learns when it is the second. Its one enabled callback is the creation of
+// a context.
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                          const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
+  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
+  if (g_launch_cost_taken.exchange(true)) return;
+  measure_launch_cost_in(static_cast<const CUpti_ResourceData*>(data)->context);
+}
 
 void start(const std::string& kind_list, const DeepSchedule& deep) {
   std::string bad;
@@ -185,6 +226,11 @@ void start(const std::string& kind_list, const DeepSchedule& deep) {
     set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "cuptiSubscribe: " + result_string(r));
     VPROF_WARN_ONCE("GPU capture off: cuptiSubscribe: {}", result_string(r));
     return;
+  }
+  // Without it vprof only lacks its launch cost (the report says so).
+  if (g_cupti->cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                   CUPTI_CBID_RESOURCE_CONTEXT_CREATED) != CUPTI_SUCCESS) {
+    g_launch_cost_taken.store(true);
   }
   // GPU timestamps converted by CUPTI onto the trace clock.
   r = g_cupti->cuptiActivityRegisterTimestampCallback(trace_clock);
@@ -250,6 +296,28 @@ void put_status(TraceWriter& w, const Status& s) {
   if (!s.mode.empty()) enc.add_string(f::kCaptureMode, s.mode);
   if (s.hw_trace) enc.add_varint(f::kHwTrace, static_cast<uint64_t>(s.hw_trace));
   if (!s.hw_trace_detail.empty()) enc.add_string(f::kHwTraceDetail, s.hw_trace_detail);
+  if (s.launch_cost) {
+    namespace c = sf::LaunchCostCalibration;
+    const LaunchCost& cost = *s.launch_cost;
+    const size_t nested = enc.begin_nested(f::kLaunchCost);
+    if (cost.failure.empty()) {
+      enc.add_varint(c::kRounds, cost.rounds);
+      enc.add_varint(c::kLaunchesPerRound, cost.launches_per_round);
+      enc.add_varint(c::kBareLaunchNs, cost.bare_launch_ns);
+      enc.add_varint(c::kTracedLaunchNs, cost.traced_launch_ns);
+      if (cost.gpu_failure.empty()) {
+        enc.add_varint(c::kBareKernelGpuNs, cost.bare_kernel_gpu_ns);
+        enc.add_varint(c::kTracedKernelGpuNs, cost.traced_kernel_gpu_ns);
+      } else {
+        enc.add_string(c::kGpuFailure, cost.gpu_failure);
+      }
+    } else {
+      enc.add_string(c::kFailure, cost.failure);
+    }
+    enc.add_varint(c::kBeginNs, cost.begin_ns);
+    enc.add_varint(c::kEndNs, cost.end_ns);
+    enc.end_nested(nested);
+  }
   w.end_packet(t);
 }
 
@@ -302,9 +370,11 @@ void start_gpu_capture(const std::string& kinds, const DeepSchedule& deep) {
 
 bool record_gpu_activity(bool on) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
+  std::unique_lock<std::mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
   ApiSelection selection;
   const CUptiResult r = set_plan_enabled(on, &selection);
+  switching.unlock();
   if (r != CUPTI_SUCCESS) {
     g_gpu_capture_active.store(false, std::memory_order_release);
     set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
@@ -347,6 +417,7 @@ void reset_gpu_capture_in_child() {
   g_gpu_capture_active.store(false);
   g_wanted.store(false);
   g_status_lock.renew_in_child();
+  g_switch_lock.renew_in_child();
   reset_buffers_in_child();
   device_memory_sampler().reset_in_child();
   set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,

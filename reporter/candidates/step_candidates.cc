@@ -180,6 +180,19 @@ void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
   candidate.evidence.push_back("all GPU idle " + FormatDurationNs(idle->per_step_ns) +
                                " per step, of which " + FormatDurationNs(waiting->per_step_ns) +
                                " waiting on a stream or event (not host-bound)");
+  // vprof's launch cost lands in this figure: the host launched later by it.
+  if (figure->rank && figure->rank->launch_cost) {
+    const LaunchCostEstimate& cost = *figure->rank->launch_cost;
+    candidate.vprof_cost_ns = std::min(cost.per_step_ns(), figure->per_step_ns);
+    candidate.evidence.push_back(
+        "vprof's own cost: recording adds " +
+        FormatDurationNs(static_cast<int64_t>(cost.added_per_launch_ns)) +
+        " to each launch (calibrated as CUDA started), about " +
+        FormatDurationNs(cost.per_step_ns()) +
+        " of host time per step on this rank: this idle holds it where the GPU waited for "
+        "those launches");
+    if (cost.per_step_ns() >= figure->per_step_ns) candidate.title += " (within vprof's own cost)";
+  }
   candidate.examples = StepExamples(
       steps, figure->rank, [](const RankStepsReport& each) { return &each.longest_idle_gap; });
   if (!candidate.examples.empty()) {

@@ -15,6 +15,26 @@ namespace vprof::reporter {
 inline constexpr size_t kTopKernels = 10;
 inline constexpr size_t kTopStreamEdges = 10;
 
+// What recording adds to one kernel launch in this process, as the capture
+// measured it once at its first CUDA context (the trace's
+// LaunchCostCalibration): medians of a launch's host time with the capture
+// plan off and on: a launch's host time, and a kernel's GPU time when
+// kernels run back to back.
+struct LaunchCostReport {
+  uint32_t rounds = 0;
+  uint32_t launches_per_round = 0;
+  uint64_t bare_launch_ns = 0;
+  uint64_t traced_launch_ns = 0;
+  std::string failure;  // why it was not measured; the figures are then 0
+  uint64_t bare_kernel_gpu_ns = 0;
+  uint64_t traced_kernel_gpu_ns = 0;
+  std::string gpu_failure;  // why the GPU figures are 0
+
+  uint64_t added_ns() const {
+    return traced_launch_ns > bare_launch_ns ? traced_launch_ns - bare_launch_ns : 0;
+  }
+};
+
 struct GpuCaptureReport {
   // "active", "unavailable", "subscriber_conflict", "failed", "unspecified".
   std::string state;
@@ -30,6 +50,7 @@ struct GpuCaptureReport {
   // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
   std::string hw_trace;
   std::string hw_trace_detail;
+  std::optional<LaunchCostReport> launch_cost;  // none: not measured (yet)
   // Whether the plan enabled the SYNCHRONIZATION and CUDA_EVENT kinds: the
   // light default does not (on PyTorch they cost more than every other kind
   // together), so its syncs and stream-wait edges are not known rather than 0.

@@ -1,6 +1,7 @@
 #include "reporter/ingest/trace_source.h"
 
 #include <algorithm>
+#include <array>
 
 #include "reporter/base/rank_bounds.h"
 #include "reporter/trace/clock_alignment.h"
@@ -14,8 +15,12 @@ namespace {
 constexpr int32_t kNcclSuccess = 0;
 constexpr int32_t kNcclInProgress = 7;
 
-// vprof's own kernel (the schema's CollectiveFingerprint): its records are not the program's.
-constexpr std::string_view kVprofKernelName = "vprof_fingerprint";
+// vprof's own kernels (audit/fingerprint_kernel.cu: the schema's CollectiveFingerprint, and the
+// LaunchCostCalibration's): their records are not the program's. The calibration's run on a
+// stream of vprof's, whose event records and syncs are not the program's either.
+constexpr std::string_view kFingerprintKernelName = "vprof_fingerprint";
+constexpr std::array<std::string_view, 2> kCalibrationKernelNames = {"vprof_calibrate",
+                                                                     "vprof_calibrate_wait"};
 
 std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view detail,
                       uint64_t packets_before) {
@@ -130,7 +135,12 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       const auto& interned = packet.interned_string();
       interned_.try_emplace(interned.iid()).first = {interned.str(),
                                                      NcclFunctionFromName(interned.str())};
-      if (interned.str() == kVprofKernelName) vprof_kernel_iids_.push_back(interned.iid());
+      if (interned.str() == kFingerprintKernelName) vprof_kernel_iids_.push_back(interned.iid());
+      if (std::find(kCalibrationKernelNames.begin(), kCalibrationKernelNames.end(),
+                    interned.str()) != kCalibrationKernelNames.end()) {
+        vprof_kernel_iids_.push_back(interned.iid());
+        calibration_kernel_iids_.push_back(interned.iid());
+      }
       break;
     }
     case vprof::trace::TracePacket::kCommunicator: {
@@ -354,9 +364,26 @@ void TraceSource::AbsorbGpuBatch(GpuBatchRecords& batch) {
           vprof_kernel_iids_.end()) {
         return false;
       }
-      vprof_kernels_.Add(0, k.duration_ns);
+      // The calibration's time is in its own figures (LaunchCostCalibration).
+      if (std::find(calibration_kernel_iids_.begin(), calibration_kernel_iids_.end(), k.name_iid) ==
+          calibration_kernel_iids_.end()) {
+        vprof_kernels_.Add(0, k.duration_ns);
+      } else if (std::find(calibration_streams_.begin(), calibration_streams_.end(), k.stream) ==
+                 calibration_streams_.end()) {
+        calibration_streams_.push_back(k.stream);
+      }
       return true;
     });
+  }
+  if (!calibration_streams_.empty()) {
+    const auto on_calibration_stream = [&](const auto& record) {
+      return std::find(calibration_streams_.begin(), calibration_streams_.end(), record.stream()) !=
+             calibration_streams_.end();
+    };
+    auto& events = *batch.others.mutable_event_record();
+    events.erase(std::remove_if(events.begin(), events.end(), on_calibration_stream), events.end());
+    auto& syncs = *batch.others.mutable_sync();
+    syncs.erase(std::remove_if(syncs.begin(), syncs.end(), on_calibration_stream), syncs.end());
   }
   gpu_.AddBatch(batch);
   steps_.AddGpuBatch(batch);

@@ -98,9 +98,12 @@ class TraceSource final : private PacketParser {
   vprof::trace::TracePacket* packet_ = nullptr;
   bool gpu_packet_ = false;
   IidTable<InternedName> interned_;
-  // The interned ids of vprof's own kernel names (the fingerprints'), and
-  // what those kernels took: usually none, and then batches go untouched.
+  // The interned ids of vprof's own kernel names (the fingerprints' and the
+  // launch-cost calibration's), and what those kernels took.
   std::vector<uint64_t> vprof_kernel_iids_;
+  // Of those, the launch-cost calibration's, and the streams they ran on.
+  std::vector<uint64_t> calibration_kernel_iids_;
+  std::vector<uint32_t> calibration_streams_;
   ActivityTotals vprof_kernels_;
   bool footer_seen_ = false;
   uint64_t packets_after_footer_ = 0;

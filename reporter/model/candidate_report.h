@@ -87,10 +87,13 @@ struct CandidateReport {
   std::string title;   // one line for people
   std::string change;  // the change the rule table judged, e.g. "cuda_graph_capture"
   CandidateScope scope = CandidateScope::kFullStep;
-  int64_t exposed_ns = 0;             // per measured step, on the full step (or the scope's window)
-  std::optional<double> step_share;   // of the median full step; full_step scope only
-  uint64_t count = 0;                 // kernels, collectives or calls behind it, per step
-  int64_t total_ns = 0;               // their time, per step
+  int64_t exposed_ns = 0;            // per measured step, on the full step (or the scope's window)
+  std::optional<double> step_share;  // of the median full step; full_step scope only
+  uint64_t count = 0;                // kernels, collectives or calls behind it, per step
+  int64_t total_ns = 0;              // their time, per step
+  // Of exposed_ns, per step, what vprof's own recording may account for
+  // (LaunchCostEstimate, host-bound idle only); 0 where not known.
+  int64_t vprof_cost_ns = 0;
   std::vector<std::string> evidence;  // short facts, one per line
   std::vector<CandidateExample> examples;
   StrictTag strict = StrictTag::kNeedsContract;

@@ -55,6 +55,7 @@ void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.Field("step_share", c.step_share);
   json.Field("count", c.count);
   json.Field("total_ns", c.total_ns);
+  json.Field("vprof_cost_ns", c.vprof_cost_ns);
   json.Key("evidence");
   json.BeginArray();
   for (const std::string& line : c.evidence) json.String(line);

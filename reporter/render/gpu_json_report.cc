@@ -45,6 +45,21 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
     json.Field("selected_driver_apis", capture->selected_driver_apis);
     json.Field("hw_trace", capture->hw_trace);
     json.Field("hw_trace_detail", capture->hw_trace_detail);
+    if (!capture->launch_cost) {
+      json.Key("launch_cost");
+      return json.Null();
+    }
+    const LaunchCostReport& cost = *capture->launch_cost;
+    WriteObject(json, "launch_cost", [&] {
+      json.Field("rounds", cost.rounds);
+      json.Field("launches_per_round", cost.launches_per_round);
+      json.Field("bare_launch_ns", cost.bare_launch_ns);
+      json.Field("traced_launch_ns", cost.traced_launch_ns);
+      json.Field("failure", cost.failure);
+      json.Field("bare_kernel_gpu_ns", cost.bare_kernel_gpu_ns);
+      json.Field("traced_kernel_gpu_ns", cost.traced_kernel_gpu_ns);
+      json.Field("gpu_failure", cost.gpu_failure);
+    });
   });
 }
 

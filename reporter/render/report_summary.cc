@@ -8,6 +8,7 @@
 
 #include "reporter/base/units.h"
 #include "reporter/candidates/step_figures.h"
+#include "reporter/render/launch_cost_text.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/memory_summary.h"
@@ -124,6 +125,7 @@ std::string HealthText(const Report& report, ReportSummary& summary) {
 std::string SelfCostText(const Report& report) {
   if (report.steps) {
     if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) return deep;
+    if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) return cost;
   }
   int64_t cupti_ns = 0;
   for (const ProcessReport& process : report.processes) cupti_ns += process.gpu.cupti_overhead_ns;

@@ -10,6 +10,7 @@
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/clock_description.h"
 #include "reporter/render/folded_tables.h"
+#include "reporter/render/launch_cost_text.h"
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/timeline_step.h"
@@ -100,6 +101,9 @@ std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& repor
   if (report.steps) {
     if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
       facts.emplace(facts.begin() + 2, "Deep capture", std::move(deep));
+    }
+    if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) {
+      facts.emplace(facts.begin() + 2, "vprof's own cost", std::move(cost));
     }
   }
   if (auto check = ClockCheckDescription(report.time_source)) {

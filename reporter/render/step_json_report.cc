@@ -73,6 +73,19 @@ void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& 
   json.EndObject();
 }
 
+void WriteLaunchCost(JsonWriter& json, const std::optional<LaunchCostEstimate>& cost) {
+  json.Key("launch_cost");
+  if (!cost) return json.Null();
+  json.BeginObject();
+  json.Field("added_per_launch_ns", cost->added_per_launch_ns);
+  json.Field("bare_per_launch_ns", cost->bare_per_launch_ns);
+  json.Field("added_gpu_per_kernel_ns", cost->added_gpu_per_kernel_ns);
+  json.Field("launches", cost->launches);
+  json.Field("steps", cost->steps);
+  json.Field("per_step_ns", cost->per_step_ns());
+  json.EndObject();
+}
+
 void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
   json.Key("memory");
   if (!memory) {
@@ -182,6 +195,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("max_connections_one", rank.max_connections_one);
   json.Field("bucket_plan_stable", rank.bucket_plan_stable);
   WriteDeepCapture(json, rank.deep_capture);
+  WriteLaunchCost(json, rank.launch_cost);
   WriteTimes(json, "total", rank.total);
   // A row per step, each on one line: a job of 1,024 ranks has a million.
   json.Key("steps");
@@ -189,6 +203,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   for (const RankStepReport& step : rank.steps) {
     json.BeginObject(JsonWriter::Layout::kOneLine);
     json.Field("step", step.step);
+    json.Field("launches", step.launches);
     json.Field("start_ns", step.start_ns);
     json.Field("end_ns", step.end_ns);
     WriteTimes(json, "times", step.times);

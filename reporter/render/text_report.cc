@@ -13,6 +13,7 @@
 #include "reporter/render/clock_description.h"
 #include "reporter/render/consistency_text_report.h"
 #include "reporter/render/gpu_text_report.h"
+#include "reporter/render/launch_cost_text.h"
 #include "reporter/render/like_communicators.h"
 #include "reporter/render/phases_across_ranks.h"
 #include "reporter/render/ranks_shown.h"
@@ -43,6 +44,9 @@ void WriteHeader(const Report& report, std::ostream& out) {
   if (report.steps) {
     if (const std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
       WriteWrapped(out, deep, "Deep capture: ", "              ");
+    }
+    if (const std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) {
+      WriteWrapped(out, cost, "vprof's own cost: ", "                   ");
     }
   }
   WriteWrapped(out, ClockDescription(report.time_source), "Clock: ", "       ");

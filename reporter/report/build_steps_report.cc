@@ -50,6 +50,28 @@ std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
   });
 }
 
+// None without a measured calibration. From the trace's status, not the
+// process's report: node summaries build steps without the latter.
+std::optional<LaunchCostEstimate> LaunchCostOf(const GpuRecord& gpu,
+                                               const std::vector<RankStepReport>& steps) {
+  if (!gpu.capture || !gpu.capture->has_launch_cost() ||
+      !gpu.capture->launch_cost().failure().empty()) {
+    return std::nullopt;
+  }
+  const vprof::trace::LaunchCostCalibration& cost = gpu.capture->launch_cost();
+  LaunchCostEstimate estimate;
+  estimate.added_per_launch_ns = cost.traced_launch_ns() > cost.bare_launch_ns()
+                                     ? cost.traced_launch_ns() - cost.bare_launch_ns()
+                                     : 0;
+  estimate.bare_per_launch_ns = cost.bare_launch_ns();
+  if (cost.traced_kernel_gpu_ns() > cost.bare_kernel_gpu_ns()) {
+    estimate.added_gpu_per_kernel_ns = cost.traced_kernel_gpu_ns() - cost.bare_kernel_gpu_ns();
+  }
+  for (const RankStepReport& step : steps) estimate.launches += step.launches;
+  estimate.steps = static_cast<uint32_t>(steps.size());
+  return estimate;
+}
+
 // Moves the ledger's rows from `first_measured` on into the rank's report.
 RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) {
   StepLedger& ledger = *source.steps;
@@ -98,6 +120,7 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   }
   rank.bucket_plan_stable = BucketPlanStable(rank.steps);
   rank.deep_capture = DeepCaptureOf(source.record->steps, ledger);
+  rank.launch_cost = LaunchCostOf(source.record->gpu, rank.steps);
   return rank;
 }
 

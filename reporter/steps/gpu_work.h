@@ -36,7 +36,8 @@ struct GpuWork {
   uint32_t tid = 0;  // the thread of the API call that launched it
   NcclFunction function = NcclFunction::kUnknown;
   WorkKind kind = WorkKind::kCompute;
-  bool optimizer = false;  // kernel class "optimizer"
+  bool optimizer = false;   // kernel class "optimizer"
+  bool from_graph = false;  // a node of a CUDA graph launch: its launch started many
 };
 static_assert(sizeof(GpuWork) <= 72);
 

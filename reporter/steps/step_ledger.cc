@@ -77,8 +77,8 @@ void StepLedger::Add(StepResult step) {
   rows_.push_back(
       {step.range_start_ns,
        step.phase_ranges_missing,
-       {static_cast<uint32_t>(rows_.size()), step.start_ns, step.end_ns, std::move(step.times),
-        std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt},
+       {static_cast<uint32_t>(rows_.size()), step.launches, step.start_ns, step.end_ns,
+        std::move(step.times), std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt},
        std::move(spans)});
 }
 

@@ -50,6 +50,9 @@ struct StepResult {
   int64_t range_start_ns = 0;  // the NVTX range's start (or the inferred start)
   int64_t start_ns = 0;        // the window, on the process's own clock
   int64_t end_ns = 0;
+  // The API calls that launched the step's work: one per kernel, copy or
+  // memset, one per CUDA graph launch however many nodes it ran.
+  uint32_t launches = 0;
   SegmentTimes times;
   std::vector<BucketReport> buckets;
   std::vector<StepStreamUse> streams;

@@ -181,7 +181,8 @@ struct PhaseMemoryReport {
 };
 
 struct RankStepReport {
-  uint32_t step = 0;  // index among the steps found on this rank (0 = first)
+  uint32_t step = 0;      // index among the steps found on this rank (0 = first)
+  uint32_t launches = 0;  // StepResult's: the API calls that launched its work
   // The window (see SegmentTimes), on the report's clock (the process's
   // clock_offset_ns added).
   int64_t start_ns = 0;
@@ -216,6 +217,25 @@ struct DeepCaptureReport {
   std::optional<int64_t> shallow_median_ns;
 };
 
+// vprof's own host cost in a rank's measured steps, estimated from the
+// capture's launch-cost calibration (LaunchCostReport): what recording adds
+// to one launch, times the launches of those steps. Every figure of the steps
+// holds it, host-bound idle first of all.
+struct LaunchCostEstimate {
+  uint64_t added_per_launch_ns = 0;  // recorded − bare, the calibration's medians
+  uint64_t bare_per_launch_ns = 0;
+  // On the GPU, per kernel run back to back (recorded − bare); 0 where not
+  // measured. It lengthens a step where kernels queue back to back: the
+  // nodes of a CUDA graph above all.
+  uint64_t added_gpu_per_kernel_ns = 0;
+  uint64_t launches = 0;  // in the measured steps; a CUDA graph launch counts once
+  uint32_t steps = 0;     // measured
+
+  int64_t per_step_ns() const {
+    return steps == 0 ? 0 : static_cast<int64_t>(launches * added_per_launch_ns / steps);
+  }
+};
+
 // One rank process over the measured steps.
 struct RankStepsReport {
   std::optional<int32_t> rank;
@@ -243,6 +263,8 @@ struct RankStepsReport {
   std::optional<SpanRef> longest_exposed_comm;
   std::optional<SpanRef> longest_idle_gap;
   std::optional<DeepCaptureReport> deep_capture;
+  // None where the capture did not measure its launch cost.
+  std::optional<LaunchCostEstimate> launch_cost;
   // Memory events beyond what a process keeps (kMaxMemoryEvents): the
   // memory figures of its later steps miss them.
   uint64_t memory_events_dropped = 0;

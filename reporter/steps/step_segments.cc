@@ -51,11 +51,30 @@ struct Scratch {
   std::vector<std::pair<uint64_t, int64_t>> exposed_by_comm;  // (comm_id, ns), one per kernel
   std::vector<StreamPiece> pieces;
   std::vector<StreamPiece> spare_pieces;
+  std::vector<uint32_t> graph_launches;  // correlation ids
 };
 
 Scratch& ScratchSpace() {
   thread_local Scratch scratch;
   return scratch;
+}
+
+// One per work launched on its own; the nodes of one CUDA graph launch share
+// its correlation id, and count once.
+uint32_t LaunchesOf(std::span<const GpuWork> works, std::vector<uint32_t>& graph_launches) {
+  graph_launches.clear();
+  uint32_t launches = 0;
+  for (const GpuWork& work : works) {
+    if (work.from_graph) {
+      graph_launches.push_back(work.correlation_id);
+    } else {
+      ++launches;
+    }
+  }
+  std::sort(graph_launches.begin(), graph_launches.end());
+  return launches +
+         static_cast<uint32_t>(std::unique(graph_launches.begin(), graph_launches.end()) -
+                               graph_launches.begin());
 }
 
 bool IsReduction(NcclFunction function) {
@@ -141,6 +160,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   result.end_ns = std::max(window_start_ns, window_end_ns);
   SegmentTimes& times = result.times;
   times.window_ns = result.end_ns - result.start_ns;
+  if (depth == StepAnalysis::kFull) result.launches = LaunchesOf(works, scratch.graph_launches);
 
   // `works` answer the questions about whole kernels (when a collective
   // ended, where a bucket starts); their clipped intervals feed the sweep.

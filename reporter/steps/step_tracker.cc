@@ -160,6 +160,7 @@ void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction
 }
 
 void StepTracker::AddWork(GpuWork work, bool from_graph) {
+  work.from_graph = from_graph;
   if (const uint64_t* call = call_of_correlation_.Find(work.correlation_id)) {
     work.call_id = *call;
     if (!from_graph) call_of_correlation_.Erase(work.correlation_id);

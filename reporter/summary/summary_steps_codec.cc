@@ -138,9 +138,18 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
       deep.set_shallow_median_ns(*rank.deep_capture->shallow_median_ns);
     }
   }
+  if (rank.launch_cost) {
+    vprof::summary::LaunchCost& cost = *steps.mutable_launch_cost();
+    cost.set_added_per_launch_ns(rank.launch_cost->added_per_launch_ns);
+    cost.set_bare_per_launch_ns(rank.launch_cost->bare_per_launch_ns);
+    cost.set_launches(rank.launch_cost->launches);
+    cost.set_steps(rank.launch_cost->steps);
+    cost.set_added_gpu_per_kernel_ns(rank.launch_cost->added_gpu_per_kernel_ns);
+  }
   for (const RankStepReport& step : rank.steps) {
     vprof::summary::RankStep& out = *steps.add_steps();
     out.set_step(step.step);
+    out.set_launches(step.launches);
     out.set_start_ns(step.start_ns);
     out.set_end_ns(step.end_ns);
     EncodeTimes(step.times, out.mutable_times());
@@ -260,9 +269,16 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     if (deep.has_deep_median_ns()) out.deep_median_ns = deep.deep_median_ns();
     if (deep.has_shallow_median_ns()) out.shallow_median_ns = deep.shallow_median_ns();
   }
+  if (steps.has_launch_cost()) {
+    const vprof::summary::LaunchCost& cost = steps.launch_cost();
+    rank.launch_cost =
+        LaunchCostEstimate{cost.added_per_launch_ns(), cost.bare_per_launch_ns(),
+                           cost.added_gpu_per_kernel_ns(), cost.launches(), cost.steps()};
+  }
   for (const vprof::summary::RankStep& step : steps.steps()) {
     RankStepReport& out = rank.steps.emplace_back();
     out.step = step.step();
+    out.launches = step.launches();
     out.start_ns = step.start_ns();
     out.end_ns = step.end_ns();
     out.times = DecodeTimes(step.times());

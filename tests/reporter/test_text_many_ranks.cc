@@ -98,7 +98,7 @@ Report StepsReportOf(int ranks, const std::vector<int>& lost) {
     rank.rank = r;
     rank.file = "node.r" + std::to_string(r) + ".vtrace";
     rank.streams.push_back({7, "compute", 10, 1'000'000});
-    rank.steps.push_back({1, 0, 1'000'000, {}, {}, std::nullopt, std::nullopt, std::nullopt});
+    rank.steps.push_back({1, 0, 0, 1'000'000, {}, {}, std::nullopt, std::nullopt, std::nullopt});
   }
   report.steps->full_steps.push_back({1, 0, 1'000'000, 0, 0});
   report.steps->median_step_ns = 1'000'000;

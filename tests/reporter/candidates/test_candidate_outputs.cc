@@ -112,9 +112,9 @@ TEST_CASE("the JSON candidates: documented keys and the ranked values") {
   std::set<std::string> keys;
   for (const auto& [key, value] : tp.object()) keys.insert(key);
   CHECK(keys == std::set<std::string>{"rank_order", "kind", "title", "change", "scope",
-                                      "exposed_ns", "step_share", "count", "total_ns", "evidence",
-                                      "examples", "strict", "rule_id", "rule",
-                                      "contract_declares"});
+                                      "exposed_ns", "step_share", "count", "total_ns",
+                                      "vprof_cost_ns", "evidence", "examples", "strict", "rule_id",
+                                      "rule", "contract_declares"});
   CHECK(tp["rank_order"].number() == 1);
   CHECK(tp["kind"].string() == "tp_communication");
   CHECK(tp["change"].string() == "custom_allreduce");

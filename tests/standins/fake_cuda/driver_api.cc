@@ -1,8 +1,10 @@
-// Fake libcuda.so.1: the driver functions vprof's collective fingerprints use
+// Fake libcuda.so.1: the driver functions vprof's kernels use
 // (audit/cuda_driver_functions.def), with cuda.h's signatures, over the fake
-// runtime's streams. It knows one kernel, vprof_fingerprint, and runs it on
+// runtime's streams. It knows vprof's two kernels: vprof_fingerprint, run on
 // the host with audit/fingerprint_hash.h when the stream reaches it, writing
-// its result the way fingerprint_kernel.cu does (value, then tag). "Device"
+// its result the way fingerprint_kernel.cu does (value, then tag), and the
+// launch-cost calibration's: the empty vprof_calibrate, which takes no
+// parameters, and vprof_calibrate_wait(ns), which sleeps that long. "Device"
 // memory is host memory, as in the fake runtime. A module image that is not
 // a fatbin, an unknown function, a bad launch configuration or an unknown
 // stream fail with the driver's codes. A stream is capturing between the fake runtime's
@@ -10,8 +12,10 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "fake_cudart.h"
 #include "fingerprint_hash.h"
@@ -24,6 +28,8 @@ constexpr int kMultiprocessors = 4;
 // Handles: addresses of these, so no real pointer is ever mistaken for one.
 char g_module;
 char g_function;
+char g_calibrate_function;
+char g_wait_function;
 char g_contexts[64];
 
 CUresult Status(cudaError_t e) {
@@ -101,9 +107,67 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
 CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
   if (hfunc == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (hmod != reinterpret_cast<CUmodule>(&g_module)) return CUDA_ERROR_INVALID_HANDLE;
-  if (std::strcmp(name, "vprof_fingerprint") != 0) return CUDA_ERROR_NOT_FOUND;
-  *hfunc = reinterpret_cast<CUfunction>(&g_function);
+  if (std::strcmp(name, "vprof_fingerprint") == 0) {
+    *hfunc = reinterpret_cast<CUfunction>(&g_function);
+  } else if (std::strcmp(name, "vprof_calibrate") == 0) {
+    *hfunc = reinterpret_cast<CUfunction>(&g_calibrate_function);
+  } else if (std::strcmp(name, "vprof_calibrate_wait") == 0) {
+    *hfunc = reinterpret_cast<CUfunction>(&g_wait_function);
+  } else {
+    return CUDA_ERROR_NOT_FOUND;
+  }
   return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule hmod) {
+  return hmod == reinterpret_cast<CUmodule>(&g_module) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+  if (phStream == nullptr || (Flags != CU_STREAM_DEFAULT && Flags != CU_STREAM_NON_BLOCKING)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *phStream = reinterpret_cast<CUstream>(fake_cudart::CreateStreamHandle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream hStream) {
+  return Status(fake_cudart::SynchronizeStream(reinterpret_cast<cudaStream_t>(hStream)));
+}
+
+CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+  if (phEvent == nullptr || (Flags & ~(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING)) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  // Timing events only: the calibration's are, and the fake runtime's disabled ones cannot time.
+  if ((Flags & CU_EVENT_DISABLE_TIMING) != 0) return CUDA_ERROR_NOT_SUPPORTED;
+  *phEvent = reinterpret_cast<CUevent>(fake_cudart::CreateTimedEvent());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
+  return Status(fake_cudart::RecordEvent(reinterpret_cast<cudaEvent_t>(hEvent),
+                                         reinterpret_cast<cudaStream_t>(hStream)));
+}
+
+CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  const cudaError_t result = fake_cudart::ElapsedMs(
+      pMilliseconds, reinterpret_cast<cudaEvent_t>(hStart), reinterpret_cast<cudaEvent_t>(hEnd));
+  if (result == cudaErrorNotReady) return CUDA_ERROR_NOT_READY;
+  if (result == cudaErrorInvalidValue) return CUDA_ERROR_INVALID_VALUE;
+  return Status(result);
+}
+
+CUresult cuEventDestroy_v2(CUevent hEvent) {
+  return fake_cudart::DestroyEventHandle(reinterpret_cast<cudaEvent_t>(hEvent))
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuStreamDestroy_v2(CUstream hStream) {
+  return fake_cudart::DestroyStreamHandle(reinterpret_cast<cudaStream_t>(hStream))
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
@@ -140,10 +204,28 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                         void** kernelParams, void** extra) {
-  if (f != reinterpret_cast<CUfunction>(&g_function)) return CUDA_ERROR_INVALID_HANDLE;
+  if (f != reinterpret_cast<CUfunction>(&g_function) &&
+      f != reinterpret_cast<CUfunction>(&g_calibrate_function) &&
+      f != reinterpret_cast<CUfunction>(&g_wait_function)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
   if (gridDimX * gridDimY * gridDimZ == 0 || blockDimX * blockDimY * blockDimZ == 0 ||
       blockDimX * blockDimY * blockDimZ > 1024 || sharedMemBytes > 48 * 1024) {
     return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (f == reinterpret_cast<CUfunction>(&g_calibrate_function)) {
+    // No parameters: the real driver takes null or an empty list.
+    if (extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
+    return Status(fake_cudart::EnqueueKernel(reinterpret_cast<cudaStream_t>(hStream),
+                                             "vprof_calibrate", [] {}));
+  }
+  if (f == reinterpret_cast<CUfunction>(&g_wait_function)) {
+    if (kernelParams == nullptr || extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
+    uint64_t ns = 0;
+    std::memcpy(&ns, kernelParams[0], sizeof ns);
+    return Status(fake_cudart::EnqueueKernel(
+        reinterpret_cast<cudaStream_t>(hStream), "vprof_calibrate_wait",
+        [ns] { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }));
   }
   if (kernelParams == nullptr || extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
   const unsigned char* data;

@@ -69,6 +69,10 @@ void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes
   }
 }
 
+void ReportContextCreated() {
+  if (const FakeActivitySink* sink = Sink()) sink->context_created();
+}
+
 }  // namespace fake_cudart
 
 extern "C" __attribute__((visibility("default"))) void fakeCudartSetActivitySink(

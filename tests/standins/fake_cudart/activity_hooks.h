@@ -38,6 +38,9 @@ struct FakeActivitySink {
   // (`released` true, with the bytes the allocation had) on `device`, at `at_ns`.
   void (*memory)(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
                  uint64_t at_ns);
+  // On the thread that initialised CUDA, once CUDA_INJECTION64_PATH's library returned: the
+  // stand-in's one context (of device 0) now exists, as the real driver creates a context.
+  void (*context_created)();
 };
 
 // Exported by the fake libcudart.so.13 (the one symbol beyond the CUDA API): the fake CUPTI
@@ -62,5 +65,6 @@ void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
 void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                       uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
 void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device);
+void ReportContextCreated();
 
 }  // namespace fake_cudart

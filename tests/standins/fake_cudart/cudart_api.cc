@@ -121,6 +121,41 @@ cudaError_t SynchronizeStream(cudaStream_t handle) {
   return cudaSuccess;
 }
 
+cudaStream_t CreateStreamHandle() { return Runtime::Get().CreateStream(); }
+
+bool DestroyStreamHandle(cudaStream_t stream) { return Runtime::Get().DestroyStream(stream); }
+
+cudaEvent_t CreateTimedEvent() { return Runtime::Get().CreateEvent(true); }
+
+cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream) {
+  const auto recorded = Runtime::Get().FindEvent(event);
+  if (!recorded) return cudaErrorInvalidResourceHandle;
+  const auto target = Runtime::Get().FindStream(stream);
+  if (!target) return cudaErrorInvalidResourceHandle;
+  target->Enqueue(RecordOp{recorded->NewRecord()});
+  return cudaSuccess;
+}
+
+cudaError_t ElapsedMs(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return cudaErrorInvalidValue;
+  const auto start_event = Runtime::Get().FindEvent(start);
+  const auto end_event = Runtime::Get().FindEvent(end);
+  if (!start_event || !end_event) return cudaErrorInvalidResourceHandle;
+  if (!start_event->timing_enabled() || !end_event->timing_enabled()) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  const auto start_record = start_event->Latest();
+  const auto end_record = end_event->Latest();
+  if (!start_record || !end_record) return cudaErrorInvalidResourceHandle;
+  if (!start_record->IsComplete() || !end_record->IsComplete()) return cudaErrorNotReady;
+  const double elapsed_ns = static_cast<double>(end_record->CompletionNs()) -
+                            static_cast<double>(start_record->CompletionNs());
+  *ms = static_cast<float>(elapsed_ns / 1e6);
+  return cudaSuccess;
+}
+
+bool DestroyEventHandle(cudaEvent_t event) { return Runtime::Get().DestroyEvent(event); }
+
 int CurrentDevice() { return t_current_device; }
 
 bool StreamCapturing(cudaStream_t handle) {
@@ -294,12 +329,8 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  const auto recorded = Runtime::Get().FindEvent(event);
-  if (!recorded) return Fail(cudaErrorInvalidResourceHandle);
-  const auto target = Runtime::Get().FindStream(stream);
-  if (!target) return Fail(cudaErrorInvalidResourceHandle);
-  target->Enqueue(fake_cudart::RecordOp{recorded->NewRecord()});
-  return cudaSuccess;
+  const cudaError_t result = fake_cudart::RecordEvent(event, stream);
+  return result == cudaSuccess ? result : Fail(result);
 }
 
 // cudaErrorNotReady is a status, not an error: it does not become the last error.
@@ -318,22 +349,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   return cudaSuccess;
 }
 
+// cudaErrorNotReady is a status, not an error: it does not become the last error.
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (ms == nullptr) return Fail(cudaErrorInvalidValue);
-  const auto start_event = Runtime::Get().FindEvent(start);
-  const auto end_event = Runtime::Get().FindEvent(end);
-  if (!start_event || !end_event) return Fail(cudaErrorInvalidResourceHandle);
-  if (!start_event->timing_enabled() || !end_event->timing_enabled()) {
-    return Fail(cudaErrorInvalidResourceHandle);
-  }
-  const auto start_record = start_event->Latest();
-  const auto end_record = end_event->Latest();
-  if (!start_record || !end_record) return Fail(cudaErrorInvalidResourceHandle);
-  if (!start_record->IsComplete() || !end_record->IsComplete()) return cudaErrorNotReady;
-  const double elapsed_ns = static_cast<double>(end_record->CompletionNs()) -
-                            static_cast<double>(start_record->CompletionNs());
-  *ms = static_cast<float>(elapsed_ns / 1e6);
-  return cudaSuccess;
+  const cudaError_t result = fake_cudart::ElapsedMs(ms, start, end);
+  return result == cudaSuccess || result == cudaErrorNotReady ? result : Fail(result);
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {

@@ -13,6 +13,21 @@ namespace fake_cudart {
 // cudaStreamSynchronize without going through the exported symbol.
 __attribute__((visibility("default"))) cudaError_t SynchronizeStream(cudaStream_t stream);
 
+// cudaStreamCreate and cudaStreamDestroy without going through the exported symbols (the fake
+// driver's cuStreamCreate and cuStreamDestroy). Destroy: false for an unknown stream.
+__attribute__((visibility("default"))) cudaStream_t CreateStreamHandle();
+__attribute__((visibility("default"))) bool DestroyStreamHandle(cudaStream_t stream);
+
+// The fake driver's events (cuEventCreate, cuEventRecord, cuEventElapsedTime, cuEventDestroy), on
+// the runtime's, without the exported symbols. Record and ElapsedMs answer as cudaEventRecord and
+// cudaEventElapsedTime do; Destroy: false for an unknown event.
+__attribute__((visibility("default"))) cudaEvent_t CreateTimedEvent();
+__attribute__((visibility("default"))) cudaError_t RecordEvent(cudaEvent_t event,
+                                                               cudaStream_t stream);
+__attribute__((visibility("default"))) cudaError_t ElapsedMs(float* ms, cudaEvent_t start,
+                                                             cudaEvent_t end);
+__attribute__((visibility("default"))) bool DestroyEventHandle(cudaEvent_t event);
+
 // The calling thread's device, as cudaGetDevice reports it.
 __attribute__((visibility("default"))) int CurrentDevice();
 

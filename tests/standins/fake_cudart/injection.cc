@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "activity_hooks.h"
+
 namespace fake_cudart {
 namespace {
 
@@ -52,6 +54,9 @@ void InitializeOnce() {
     t_initializing = true;
     LoadDriver();
     LoadInjection();
+    // Still initialising: what the profiler does in the callback (create a stream, launch)
+    // must not wait for this initialisation.
+    ReportContextCreated();
     t_initializing = false;
   });
 }

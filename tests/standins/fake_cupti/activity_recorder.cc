@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -25,6 +26,37 @@ std::atomic<uint32_t> g_last_correlation_id{0};
 thread_local std::array<std::vector<uint64_t>, CUPTI_EXTERNAL_CORRELATION_KIND_SIZE> t_external_ids;
 
 bool Enabled(CUpti_ActivityKind kind) { return g_enabled[kind].load(std::memory_order_relaxed); }
+
+std::atomic<CUpti_CallbackFunc> g_subscriber_callback{nullptr};
+std::atomic<void*> g_subscriber_userdata{nullptr};
+std::atomic<bool> g_context_created_enabled{false};
+char g_context;  // the handle of the fake's one context; only ever compared
+
+// What recording a kernel costs on a real GPU, played by spinning that long, in nanoseconds (0,
+// none, when unset), for the tests of vprof's launch-cost calibration:
+// FAKE_CUPTI_LAUNCH_COST_NS in each launch while kernels are recorded (CUPTI's work in the
+// launching thread), FAKE_CUPTI_KERNEL_GPU_COST_NS on the stream after each recorded kernel
+// (the GPU's work for the record, which delays the stream's next kernel).
+uint64_t CostNs(const char* variable) {
+  const char* text = std::getenv(variable);
+  return text != nullptr ? std::strtoull(text, nullptr, 10) : 0;
+}
+
+uint64_t LaunchCostNs() {
+  static const uint64_t cost = CostNs("FAKE_CUPTI_LAUNCH_COST_NS");
+  return cost;
+}
+
+uint64_t KernelGpuCostNs() {
+  static const uint64_t cost = CostNs("FAKE_CUPTI_KERNEL_GPU_COST_NS");
+  return cost;
+}
+
+void SpinFor(uint64_t ns) {
+  const uint64_t until = standins::MonotonicNs() + ns;
+  while (standins::MonotonicNs() < until) {
+  }
+}
 
 // CUPTI decides at launch whether GPU work leaves a record: work queued while no kind of GPU
 // activity was enabled leaves none, even if a kind is enabled before it runs (vprof's deep
@@ -77,6 +109,10 @@ void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
 }
 
 uint32_t OnQueued(uint32_t cbid) {
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 &&
+      Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+    SpinFor(LaunchCostNs());
+  }
   const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
   WriteRuntimeCall(cbid, correlation_id);
   if (!AnyGpuWorkKindEnabled()) return correlation_id | kQueuedUntraced;
@@ -106,6 +142,7 @@ void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uin
                                       ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
                                       : CUPTI_ACTIVITY_KIND_KERNEL;
   if (!Enabled(kind)) return;
+  SpinFor(KernelGpuCostNs());
   CUpti_ActivityKernel10 record{};
   record.kind = kind;
   const int64_t offset = ClientOffset();
@@ -213,8 +250,18 @@ void OnMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, ui
   Write(record);
 }
 
-const FakeActivitySink kSink = {OnQueued,     OnCalled,      OnKernel,     OnMemcpy,
-                                OnPeerMemcpy, OnEventRecord, OnStreamWait, OnMemory};
+void OnContextCreated() {
+  const CUpti_CallbackFunc callback = g_subscriber_callback.load(std::memory_order_acquire);
+  if (callback == nullptr || !g_context_created_enabled.load(std::memory_order_acquire)) return;
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(&g_context);
+  callback(g_subscriber_userdata.load(std::memory_order_acquire), CUPTI_CB_DOMAIN_RESOURCE,
+           CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+}
+
+const FakeActivitySink kSink = {OnQueued,     OnCalled,     OnKernel,
+                                OnMemcpy,     OnPeerMemcpy, OnEventRecord,
+                                OnStreamWait, OnMemory,     OnContextCreated};
 
 void RegisterSink() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
@@ -313,6 +360,15 @@ const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid) {
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return find(kRuntimeCallbackNames);
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return find(kDriverCallbackNames);
   return nullptr;
+}
+
+void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata) {
+  g_subscriber_userdata.store(userdata, std::memory_order_release);
+  g_subscriber_callback.store(callback, std::memory_order_release);
+}
+
+void EnableContextCreatedCallback(bool enable) {
+  g_context_created_enabled.store(enable, std::memory_order_release);
 }
 
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback) {

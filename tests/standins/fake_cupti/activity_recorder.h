@@ -29,6 +29,12 @@ CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool e
 // CUPTI's name of an API (cupti_*_cbid.h), or nullptr for an id it does not know.
 const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid);
 
+// The subscriber's callback, and whether its one callback the fake issues is enabled: the
+// creation of a context (CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED), which
+// the fake runtime reports once, as CUDA initialises.
+void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata);
+void EnableContextCreatedCallback(bool enable);
+
 CUptiResult PushExternalId(CUpti_ExternalCorrelationKind kind, uint64_t id);
 CUptiResult PopExternalId(CUpti_ExternalCorrelationKind kind, uint64_t* last_id);
 

@@ -66,11 +66,27 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
   return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
-// The callback is never called: the fake has no callback API, only the subscriber slot.
-CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc, void*) {
+// The callback is called only for the one callback the fake issues (cuptiEnableCallback).
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                                    void* userdata) {
   if (subscriber == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   if (g_subscribed.exchange(true)) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  fake_cupti::SetSubscriberCallback(callback, userdata);
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
+  return CUPTI_SUCCESS;
+}
+
+// The creation of a context is the one callback the fake issues; asking for another is refused
+// as CUPTI refuses what it does not know.
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                                         CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (subscriber != reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber)) {
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  }
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  fake_cupti::EnableContextCreatedCallback(enable != 0);
   return CUPTI_SUCCESS;
 }
 

@@ -1,0 +1,64 @@
+"""vprof's launch-cost calibration end to end over the stand-ins. The fake CUPTI plays a known
+cost of recording (FAKE_CUPTI_LAUNCH_COST_NS spun in each recorded launch,
+FAKE_CUPTI_KERNEL_GPU_COST_NS on the stream after each recorded kernel); the capture must measure
+it at the first context, and the report must state it: per launch, per step (the simulator's own
+launches per step), in the header and beside the host-bound idle candidate. Without a played
+cost the measured one is near zero; vprof's calibration kernels are in no figure."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import (LIBVPROF, STANDINS, VPROF, base_env, check, report_json, run,  # noqa: E402
+                     temp_dir)
+
+STEPS, LAYERS, OPT_KERNELS = 6, 3, 2
+# sim_train launches a forward and a backward kernel per layer and the optimizer's per step.
+LAUNCHES_PER_STEP = 2 * LAYERS + OPT_KERNELS
+LAUNCH_NS, KERNEL_GPU_NS = 6000, 30000
+SIM = [os.path.join(STANDINS, "sim_train"), "--steps", str(STEPS), "--layers", str(LAYERS),
+       "--opt-kernels", str(OPT_KERNELS), "--fwd-us", "500", "--bwd-us", "1000"]
+
+
+def rank_report(**fake_costs):
+    out = temp_dir("launch-cost")
+    r = run(SIM, preload=[LIBVPROF], env=base_env(VPROF_OUTPUT_DIR=out, **fake_costs))
+    check(r.returncode == 0, f"sim_train failed: {r.stderr}")
+    rep = report_json(out)
+    ranks = rep["steps"]["ranks"]
+    check(len(ranks) == 1 and ranks[0]["launch_cost"], f"no launch cost in the steps: {ranks}")
+    return rep, ranks[0]
+
+
+# A played cost is measured, within what a loaded 2-core machine allows.
+rep, rank = rank_report(FAKE_CUPTI_LAUNCH_COST_NS=LAUNCH_NS,
+                        FAKE_CUPTI_KERNEL_GPU_COST_NS=KERNEL_GPU_NS)
+cost = rank["launch_cost"]
+check(0.8 * LAUNCH_NS <= cost["added_per_launch_ns"] <= 3 * LAUNCH_NS,
+      f"host cost per launch {cost['added_per_launch_ns']} ns, {LAUNCH_NS} ns played")
+check(0.8 * KERNEL_GPU_NS <= cost["added_gpu_per_kernel_ns"] <= 3 * KERNEL_GPU_NS,
+      f"GPU cost per kernel {cost['added_gpu_per_kernel_ns']} ns, {KERNEL_GPU_NS} ns played")
+check(cost["launches"] == LAUNCHES_PER_STEP * cost["steps"] and cost["steps"] > 0,
+      f"{cost['launches']} launches in {cost['steps']} steps, {LAUNCHES_PER_STEP} per step launched")
+check(all(step["launches"] == LAUNCHES_PER_STEP for step in rank["steps"]),
+      f"launches per step {[step['launches'] for step in rank['steps']]}")
+check(cost["per_step_ns"] == cost["launches"] * cost["added_per_launch_ns"] // cost["steps"],
+      f"per step {cost['per_step_ns']}")
+calibration = rep["processes"][0]["gpu"]["capture"]["launch_cost"]
+check(calibration["rounds"] == 5 and calibration["launches_per_round"] == 64 and
+      calibration["failure"] == "" and calibration["gpu_failure"] == "", f"{calibration}")
+# The program's kernels only: the calibration's 336 or more are in no figure.
+kernels = rep["processes"][0]["gpu"]["kernels"]["count"]
+check(kernels == LAUNCHES_PER_STEP * STEPS, f"{kernels} kernels, the simulator launched "
+      f"{LAUNCHES_PER_STEP * STEPS}")
+check(any(line["label"] == "vprof's own cost" and "to each launch" in line["text"]
+          for line in rep["summary"]["lines"]), f"the Summary: {rep['summary']['lines']}")
+host_idle = [c for c in rep["candidates"] if c["kind"] == "host_idle"]
+check(not host_idle or host_idle[0]["vprof_cost_ns"] == min(cost["per_step_ns"],
+                                                             host_idle[0]["exposed_ns"]),
+      f"host idle candidate {host_idle}")
+
+# Without a played cost, next to none is measured (the fake's bookkeeping only).
+_, rank = rank_report()
+check(rank["launch_cost"]["added_per_launch_ns"] < LAUNCH_NS / 2,
+      f"unplayed host cost {rank['launch_cost']['added_per_launch_ns']} ns")
+print("ok")

@@ -12,8 +12,8 @@
 namespace vprof::reporter {
 namespace {
 
-// The first packet; GatherTraces read it too but keeps only what the report
-// needs.
+// The first packet; ReadProcessRecords read it too but keeps only what the
+// report needs.
 vprof::trace::RunHeader ReadRunHeader(const std::string& path) {
   TraceReader reader(path);
   vprof::trace::TracePacket packet;
@@ -40,7 +40,7 @@ std::string DisplayName(const ExportProcess& process) {
 }
 
 ExportPlan PlanExport(const std::vector<std::string>& paths) {
-  const GatheredTraces gathered = GatherTraces(paths, ClockChoice::kByHosts);
+  const ProcessRecords gathered = ReadProcessRecords(paths, ClockChoice::kByHosts);
   ExportPlan plan;
   plan.realtime = gathered.time_source.aligned_to_realtime;
 

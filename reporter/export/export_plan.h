@@ -1,8 +1,8 @@
 // What an export needs to know before it writes the first event: which
 // processes there are, in rank order, their ranks, and the one timeline all of
-// them go on. It comes from the report's own pass over the traces
-// (GatherTraces), so the export puts every process on the clock the report
-// uses, with the same per-process offset, and names the same problems.
+// them go on. It comes from the report's own reading of each trace
+// (ReadProcessRecords), so the export puts every process on the clock the
+// report uses, with the same per-process offset, and names the same problems.
 #pragma once
 
 #include <cstdint>

@@ -42,9 +42,13 @@ GpuBatchRecords& GpuRecords() {
 
 }  // namespace
 
-TraceSource::TraceSource(std::string path, const StepPatterns& step_patterns)
-    : reader_(path), steps_([this](uint64_t iid) { return NameOf(iid); }, step_patterns) {
+TraceSource::TraceSource(std::string path, const StepPatterns& step_patterns,
+                         StepTracking step_tracking)
+    : reader_(path) {
   record_.path = std::move(path);
+  if (step_tracking == StepTracking::kOn) {
+    steps_.emplace([this](uint64_t iid) { return NameOf(iid); }, step_patterns);
+  }
 }
 
 bool TraceSource::Open() {
@@ -75,7 +79,7 @@ bool TraceSource::Open() {
     record_.header_rank = header.rank().rank();
   }
   AbsorbHeaderEnvironment(header);
-  steps_.AddEnvironment(header);
+  if (steps_) steps_->AddEnvironment(header);
   inferred_phases_.AddHeader(header);
   record_.opened = true;
   return true;
@@ -106,9 +110,11 @@ bool TraceSource::ReadNextBatch() {
   record_.nccl_plugin = nccl_plugin_.Result();
   record_.nvtx_phases = nvtx_phases_.Result();
   record_.inferred_phase_input = inferred_phases_.Result(record_.gpu.kernels_by_name);
-  record_.steps = steps_.Finish();
-  record_.inferred_phase_input->off_main_thread_kernels = steps_.OffMainThreadKernels();
-  record_.inferred_phase_input->forward_only_kernels = steps_.ForwardOnlyKernels();
+  if (steps_) {
+    record_.steps = steps_->Finish();
+    record_.inferred_phase_input->off_main_thread_kernels = steps_->OffMainThreadKernels();
+    record_.inferred_phase_input->forward_only_kernels = steps_->ForwardOnlyKernels();
+  }
   RecordStop();
   return false;
 }
@@ -192,10 +198,10 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       break;
     case vprof::trace::TracePacket::kNvtxBatch:
       nvtx_phases_.AddBatch(packet.nvtx_batch());
-      steps_.AddNvtxBatch(packet.nvtx_batch());
+      if (steps_) steps_->AddNvtxBatch(packet.nvtx_batch());
       break;
     case vprof::trace::TracePacket::kDeepWindow:
-      steps_.AddDeepWindow(packet.deep_window());
+      if (steps_) steps_->AddDeepWindow(packet.deep_window());
       break;
     case vprof::trace::TracePacket::kProcessTitle:
       inferred_phases_.AddProcessTitle(packet.process_title());
@@ -237,7 +243,7 @@ void TraceSource::CountBatch(const vprof::trace::EventBatch& batch) {
   for (const auto& event : batch.nccl()) {
     if (event.result() != 0) ++record_.failed_calls;
     gpu_.AddNcclCall(event, FunctionOf(event));
-    steps_.AddNcclCall(event, FunctionOf(event));
+    if (steps_) steps_->AddNcclCall(event, FunctionOf(event));
     CountWrapperCall(event, FunctionOf(event));
     if (event.comm_id() == 0 || event.comm_size() == 0) continue;
     // try_emplace: a Communicator packet, when there is one, has the final say.
@@ -386,7 +392,7 @@ void TraceSource::AbsorbGpuBatch(GpuBatchRecords& batch) {
     syncs.erase(std::remove_if(syncs.begin(), syncs.end(), on_calibration_stream), syncs.end());
   }
   gpu_.AddBatch(batch);
-  steps_.AddGpuBatch(batch);
+  if (steps_) steps_->AddGpuBatch(batch);
   inferred_phases_.AddGpuBatch(batch);
 }
 

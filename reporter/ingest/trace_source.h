@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -27,10 +28,16 @@
 
 namespace vprof::reporter {
 
+// Whether a source runs the step analysis (StepTracker) as it reads: a
+// report's steps need it; `vprof export`, which needs only each process's
+// record, does not, and is spared its tables and its time.
+enum class StepTracking : uint8_t { kOn, kOff };
+
 class TraceSource final : private PacketParser {
  public:
   // `step_patterns`: which NVTX ranges are steps; it must outlive the source.
-  explicit TraceSource(std::string path, const StepPatterns& step_patterns = DefaultStepMatcher());
+  explicit TraceSource(std::string path, const StepPatterns& step_patterns = DefaultStepMatcher(),
+                       StepTracking step_tracking = StepTracking::kOn);
 
   // Reads the RunHeader. False when the file gives nothing usable (no header,
   // a newer format); record() then says why.
@@ -49,9 +56,13 @@ class TraceSource final : private PacketParser {
   // clock by record().clock_offset_ns; none: nowhere.
   void SendCollectiveSpansTo(CollectiveSpanSink sink) { span_sink_ = std::move(sink); }
   // How much GPU work the step analysis may hold (HeldWorksPerProcess).
-  void LimitHeldStepWork(size_t works) { steps_.LimitHeldWorks(works); }
+  void LimitHeldStepWork(size_t works) {
+    if (steps_) steps_->LimitHeldWorks(works);
+  }
   // How many of the first steps keep their detail (StepLedger).
-  void KeepStepDetailOfFirst(uint32_t steps) { steps_.KeepDetailOfFirst(steps); }
+  void KeepStepDetailOfFirst(uint32_t steps) {
+    if (steps_) steps_->KeepDetailOfFirst(steps);
+  }
 
  private:
   struct InternedName {
@@ -85,7 +96,7 @@ class TraceSource final : private PacketParser {
   NcclPluginReader nccl_plugin_{[this](uint64_t iid) { return NameOf(iid); }};
   NvtxPhaseReader nvtx_phases_{[this](uint64_t iid) { return NameOf(iid); }};
   InferredPhaseReader inferred_phases_;
-  StepTracker steps_;
+  std::optional<StepTracker> steps_;  // none with StepTracking::kOff
   // The current packet lives on an arena emptied before each read: packets
   // alternate between the oneof's kinds, and a reused message would free and
   // allocate every record of each one, one by one. The arena's first block

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "reporter/base/mean_ns.h"
+#include "reporter/candidates/rank_candidates.h"
 #include "reporter/collectives/bandwidth.h"
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/consistency/coverage.h"
@@ -280,6 +281,19 @@ void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report
       if (algbw) op.collective_busbw_gbps = *algbw * op.bus_factor;
     }
   }
+}
+
+Report FinishReport(std::string directory, TimeSource time_source,
+                    const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
+                    const std::vector<PendingCollective>& pending,
+                    const std::map<OpKey, CrossRankTotals>& cross_rank,
+                    const ConsistencyOptions& consistency, const StepsMaker& make_steps) {
+  Report report = AssembleReport(std::move(directory), std::move(time_source), records, stats,
+                                 pending, consistency);
+  AddCollectiveGpuTime(cross_rank, report);
+  report.steps = make_steps(report.processes);
+  report.candidates = RankCandidates(report, consistency.contract);
+  return report;
 }
 
 }  // namespace vprof::reporter

@@ -7,7 +7,6 @@
 
 #include "reporter/base/saturating_ns.h"
 #include "reporter/base/upper_median.h"
-#include "reporter/candidates/rank_candidates.h"
 #include "reporter/consistency/clock_collective_check.h"
 #include "reporter/ingest/trace_merge.h"
 #include "reporter/ingest/trace_source.h"
@@ -148,17 +147,34 @@ GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice c
   return GatherTracesWith(paths, clock, StepPatterns(steps.patterns), steps.warmup_steps);
 }
 
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock) {
+  std::vector<std::unique_ptr<TraceSource>> sources;
+  for (const std::string& path : paths) {
+    sources.push_back(
+        std::make_unique<TraceSource>(path, DefaultStepMatcher(), StepTracking::kOff));
+    sources.back()->Open();
+  }
+  ProcessRecords read{AlignClocks(sources, clock, ClockReference(sources)), {}};
+  read.records.reserve(sources.size());
+  // One after another: nothing here compares processes as they are read.
+  for (const auto& source : sources) {
+    while (source->ReadNextBatch()) {
+    }
+    read.records.push_back(std::move(source->record()));
+  }
+  return read;
+}
+
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
                    const ConsistencyOptions& consistency, const StepOptions& steps) {
   const StepPatterns step_patterns(steps.patterns);
   GatheredTraces gathered =
       GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns, steps.warmup_steps);
-  Report report = AssembleReport(directory, std::move(gathered.time_source), gathered.records,
-                                 gathered.stats, gathered.pending, consistency);
-  AddCollectiveGpuTime(gathered.cross_rank, report);
-  report.steps = BuildStepsReport(gathered.records, report.processes, steps, step_patterns);
-  report.candidates = RankCandidates(report, consistency.contract);
-  return report;
+  return FinishReport(directory, std::move(gathered.time_source), gathered.records, gathered.stats,
+                      gathered.pending, gathered.cross_rank, consistency,
+                      [&](const std::vector<ProcessReport>& processes) {
+                        return BuildStepsReport(gathered.records, processes, steps, step_patterns);
+                      });
 }
 
 }  // namespace vprof::reporter

@@ -37,6 +37,16 @@ struct GatheredTraces {
 GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
                             const StepOptions& steps = {});
 
+// Each trace's process record and the clocks they are put on, as
+// GatherTraces makes them, less the run's analyses: no collective matching,
+// no steps, no cross-rank time (what `vprof export` needs). The records hold
+// no step rows.
+struct ProcessRecords {
+  TimeSource time_source;
+  std::vector<ProcessRecord> records;  // indexed like the paths
+};
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock);
+
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.
 // `steps`: how to find steps (--step-pattern, --warmup).

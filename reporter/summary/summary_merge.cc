@@ -8,7 +8,6 @@
 #include <tuple>
 #include <utility>
 
-#include "reporter/candidates/rank_candidates.h"
 #include "reporter/collectives/collective_matcher.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/size_bucket.h"
@@ -287,18 +286,22 @@ MergeResult MergeSummaries(const std::vector<std::string>& summary_paths,
         first.directory() + "' would keep CLOCK_MONOTONIC");
   }
   CheckEveryTraceSummarized(first.directory(), records, result);
-  Report report = AssembleReport(first.directory(), std::move(time_source), records, stats,
-                                 matcher.TakePending(), consistency);
   std::vector<SummarySteps> summary_steps;
   for (const SummaryInput& input : inputs) {
     summary_steps.push_back({input.path, &input.header, &input.processes, input.global_index});
   }
-  StepsMerge steps = MergeSteps(summary_steps, report.processes);
-  if (!steps.error.empty()) return Failure(steps.error, false);
-  result.warnings.insert(result.warnings.end(), steps.warnings.begin(), steps.warnings.end());
-  report.steps = std::move(steps.steps);
-  // Ranked from the merged report exactly as build_report.cc ranks them.
-  report.candidates = RankCandidates(report, consistency.contract);
+  std::string steps_error;
+  // Node summaries carry no cross-rank GPU time: it needs every rank's
+  // kernel spans in one reader.
+  Report report = FinishReport(
+      first.directory(), std::move(time_source), records, stats, matcher.TakePending(), {},
+      consistency, [&](const std::vector<ProcessReport>& processes) {
+        StepsMerge steps = MergeSteps(summary_steps, processes);
+        steps_error = std::move(steps.error);
+        result.warnings.insert(result.warnings.end(), steps.warnings.begin(), steps.warnings.end());
+        return std::move(steps.steps);
+      });
+  if (!steps_error.empty()) return Failure(steps_error, false);
   result.report = std::move(report);
   return result;
 }

@@ -30,10 +30,19 @@ struct LaunchCostReport {
   uint64_t traced_kernel_gpu_ns = 0;
   std::string gpu_failure;  // why the GPU figures are 0
 
+  // What recording adds to a launch on the host, and to a kernel on the GPU:
+  // recorded − bare, 0 where recording measured faster (noise).
   uint64_t added_ns() const {
     return traced_launch_ns > bare_launch_ns ? traced_launch_ns - bare_launch_ns : 0;
   }
+  uint64_t added_gpu_ns() const {
+    return traced_kernel_gpu_ns > bare_kernel_gpu_ns ? traced_kernel_gpu_ns - bare_kernel_gpu_ns
+                                                     : 0;
+  }
 };
+
+// The calibration as the trace holds it (GpuCaptureStatus.launch_cost).
+LaunchCostReport LaunchCostReportOf(const vprof::trace::LaunchCostCalibration& calibration);
 
 struct GpuCaptureReport {
   // "active", "unavailable", "subscriber_conflict", "failed", "unspecified".

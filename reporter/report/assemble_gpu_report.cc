@@ -79,17 +79,7 @@ GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
   capture.selected_driver_apis = status.selected_driver_apis();
   capture.hw_trace = HwTraceName(status.hw_trace());
   capture.hw_trace_detail = status.hw_trace_detail();
-  if (status.has_launch_cost()) {
-    const vprof::trace::LaunchCostCalibration& cost = status.launch_cost();
-    capture.launch_cost = LaunchCostReport{cost.rounds(),
-                                           cost.launches_per_round(),
-                                           cost.bare_launch_ns(),
-                                           cost.traced_launch_ns(),
-                                           cost.failure(),
-                                           cost.bare_kernel_gpu_ns(),
-                                           cost.traced_kernel_gpu_ns(),
-                                           cost.gpu_failure()};
-  }
+  if (status.has_launch_cost()) capture.launch_cost = LaunchCostReportOf(status.launch_cost());
   capture.records_syncs = EnablesKind(status, "SYNCHRONIZATION");
   capture.records_event_records = EnablesKind(status, "CUDA_EVENT");
   return capture;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reporter/gpu/gpu_report.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/step_ledger.h"
@@ -54,19 +55,13 @@ std::optional<bool> BucketPlanStable(const std::vector<RankStepReport>& steps) {
 // process's report: node summaries build steps without the latter.
 std::optional<LaunchCostEstimate> LaunchCostOf(const GpuRecord& gpu,
                                                const std::vector<RankStepReport>& steps) {
-  if (!gpu.capture || !gpu.capture->has_launch_cost() ||
-      !gpu.capture->launch_cost().failure().empty()) {
-    return std::nullopt;
-  }
-  const vprof::trace::LaunchCostCalibration& cost = gpu.capture->launch_cost();
+  if (!gpu.capture || !gpu.capture->has_launch_cost()) return std::nullopt;
+  const LaunchCostReport cost = LaunchCostReportOf(gpu.capture->launch_cost());
+  if (!cost.failure.empty()) return std::nullopt;
   LaunchCostEstimate estimate;
-  estimate.added_per_launch_ns = cost.traced_launch_ns() > cost.bare_launch_ns()
-                                     ? cost.traced_launch_ns() - cost.bare_launch_ns()
-                                     : 0;
-  estimate.bare_per_launch_ns = cost.bare_launch_ns();
-  if (cost.traced_kernel_gpu_ns() > cost.bare_kernel_gpu_ns()) {
-    estimate.added_gpu_per_kernel_ns = cost.traced_kernel_gpu_ns() - cost.bare_kernel_gpu_ns();
-  }
+  estimate.added_per_launch_ns = cost.added_ns();
+  estimate.bare_per_launch_ns = cost.bare_launch_ns;
+  estimate.added_gpu_per_kernel_ns = cost.added_gpu_ns();
   for (const RankStepReport& step : steps) estimate.launches += step.launches;
   estimate.steps = static_cast<uint32_t>(steps.size());
   return estimate;

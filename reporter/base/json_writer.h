@@ -37,11 +37,32 @@ class JsonWriter {
   void Bool(bool value);
   void Null();
 
+  // A string, number or bool, by its type.
+  template <typename T>
+  void Scalar(const T& value);
+
   // Key and value together, for the common case.
   template <typename T>
   void Field(std::string_view key, const T& value);
   template <typename T>
   void Field(std::string_view key, const std::optional<T>& value);  // null when empty
+
+  // Key, then an object whose members write_members() writes.
+  template <typename WriteMembers>
+  void Object(std::string_view key, WriteMembers write_members, Layout layout = Layout::kIndented);
+  // Key, then an array of `items`, each written by write_item(item) as one
+  // value: every list of a report has this shape.
+  template <typename Items, typename WriteItem>
+  void Array(std::string_view key, const Items& items, WriteItem write_item,
+             Layout layout = Layout::kIndented);
+  // Key, then an array with an object per item, begun `row_layout`, whose
+  // members write_members(item) writes.
+  template <typename Items, typename WriteMembers>
+  void Objects(std::string_view key, const Items& items, WriteMembers write_members,
+               Layout row_layout = Layout::kIndented);
+  // Key, then `items` (strings, numbers or bools) as an array.
+  template <typename Items>
+  void Values(std::string_view key, const Items& items, Layout layout = Layout::kIndented);
 
  private:
   void BeforeValue();
@@ -77,8 +98,7 @@ void AppendJsonString(std::string& out, std::string_view value);
 void WriteJsonString(std::ostream& out, std::string_view value);
 
 template <typename T>
-void JsonWriter::Field(std::string_view key, const T& value) {
-  Key(key);
+void JsonWriter::Scalar(const T& value) {
   if constexpr (std::is_same_v<T, bool>) {
     Bool(value);
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -93,6 +113,12 @@ void JsonWriter::Field(std::string_view key, const T& value) {
 }
 
 template <typename T>
+void JsonWriter::Field(std::string_view key, const T& value) {
+  Key(key);
+  Scalar(value);
+}
+
+template <typename T>
 void JsonWriter::Field(std::string_view key, const std::optional<T>& value) {
   if (value) {
     Field(key, *value);
@@ -100,6 +126,39 @@ void JsonWriter::Field(std::string_view key, const std::optional<T>& value) {
     Key(key);
     Null();
   }
+}
+
+template <typename WriteMembers>
+void JsonWriter::Object(std::string_view key, WriteMembers write_members, Layout layout) {
+  Key(key);
+  BeginObject(layout);
+  write_members();
+  EndObject();
+}
+
+template <typename Items, typename WriteItem>
+void JsonWriter::Array(std::string_view key, const Items& items, WriteItem write_item,
+                       Layout layout) {
+  Key(key);
+  BeginArray(layout);
+  for (const auto& item : items) write_item(item);
+  EndArray();
+}
+
+template <typename Items, typename WriteMembers>
+void JsonWriter::Objects(std::string_view key, const Items& items, WriteMembers write_members,
+                         Layout row_layout) {
+  Array(key, items, [&](const auto& item) {
+    BeginObject(row_layout);
+    write_members(item);
+    EndObject();
+  });
+}
+
+template <typename Items>
+void JsonWriter::Values(std::string_view key, const Items& items, Layout layout) {
+  Array(
+      key, items, [this](const auto& value) { Scalar(value); }, layout);
 }
 
 }  // namespace vprof::reporter

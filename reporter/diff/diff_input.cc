@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "reporter/base/safe_file.h"
+#include "reporter/render/json_keys.h"
 #include "reporter/render/json_report.h"
 #include "reporter/report/build_report.h"
 #include "reporter/trace/trace_directory.h"
@@ -59,7 +60,7 @@ std::optional<JsonNode> ParseReport(const std::string& path, const std::string& 
   const JsonNode& report = *parse.value;
   const JsonNode* version = nullptr;
   if (report.type() == JsonNode::Type::kObject) {
-    const auto found = report.object().find("report_version");
+    const auto found = report.object().find(std::string(json_keys::report::kReportVersion));
     if (found != report.object().end()) version = &found->second;
   }
   if (!version || !version->integer()) {

@@ -70,29 +70,17 @@ void WriteDiffJson(const RunDiff& diff, std::ostream& out) {
   json.Field("diff_version", kJsonDiffVersion);
   WriteSide(json, "a", diff.a);
   WriteSide(json, "b", diff.b);
-  json.Key("sections");
-  json.BeginArray();
-  for (const DiffSection& section : diff.sections) {
-    json.BeginObject();
+  json.Objects("sections", diff.sections, [&](const DiffSection& section) {
     json.Field("section", section.key);
     json.Field("title", section.title);
     json.Field("presence", PresenceName(section.presence));
-    json.Key("items");
-    json.BeginArray();
-    for (const DiffItem& item : section.items) {
-      json.BeginObject();
+    json.Objects("items", section.items, [&](const DiffItem& item) {
       json.Field("item", item.name);
       json.Field("presence", PresenceName(item.presence));
-      json.Key("metrics");
-      json.BeginArray();
-      for (const DiffMetric& metric : item.metrics) WriteMetric(json, metric);
-      json.EndArray();
-      json.EndObject();
-    }
-    json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray();
+      json.Array("metrics", item.metrics,
+                 [&](const DiffMetric& metric) { WriteMetric(json, metric); });
+    });
+  });
   json.EndObject();
   out << '\n';
 }

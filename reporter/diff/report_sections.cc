@@ -6,7 +6,12 @@
 #include <set>
 #include <tuple>
 
+#include "reporter/render/json_keys.h"
+
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
 
 // Reports of other versions or of analyses still being written may lack any
@@ -41,10 +46,10 @@ std::optional<std::string> TextAt(const JsonNode& node, std::string_view key) {
 // Processes are matched by rank: file names hold pids, which differ between
 // runs. A process without a rank keeps its file name.
 std::string ProcessName(const JsonNode& process) {
-  if (const std::optional<double> rank = NumberAt(process, "rank")) {
+  if (const std::optional<double> rank = NumberAt(process, keys::process::kRank)) {
     return "rank " + std::to_string(static_cast<int64_t>(*rank));
   }
-  return "file " + TextAt(process, "file").value_or("?");
+  return "file " + TextAt(process, keys::process::kFile).value_or("?");
 }
 
 // Items in the order added; a name met again gets " #2", " #3", so that the
@@ -83,54 +88,55 @@ void AddNumbers(SideItem& item, const JsonNode& node, const std::vector<KeyUnit>
 }
 
 SideSection ReadPhases(const JsonNode& report) {
-  const JsonNode::Array* processes = ArrayAt(report, "phases");
+  const JsonNode::Array* processes = ArrayAt(report, keys::report::kPhases);
   if (!processes) return std::nullopt;
   ItemList items;
   for (const JsonNode& process : *processes) {
     const std::string who = ProcessName(process);
     AddNumbers(items.Add(who + ": all ranges"), process,
-               {{"ranges", DiffUnit::kCount}, {"span_ns", DiffUnit::kNs}});
-    const JsonNode::Array* phases = ArrayAt(process, "phases");
+               {{keys::process_phases::kRanges, DiffUnit::kCount},
+                {keys::process_phases::kSpanNs, DiffUnit::kNs}});
+    const JsonNode::Array* phases = ArrayAt(process, keys::process_phases::kPhases);
     for (const JsonNode& phase : phases ? *phases : JsonNode::Array{}) {
-      const JsonNode* unmatched = Member(phase, "unmatched");
+      const JsonNode* unmatched = Member(phase, keys::phase::kUnmatched);
       const bool is_unmatched =
           unmatched && unmatched->type() == JsonNode::Type::kBool && unmatched->boolean();
-      SideItem& item = items.Add(who + ": " + TextAt(phase, "phase").value_or("?") +
+      SideItem& item = items.Add(who + ": " + TextAt(phase, keys::phase::kPhase).value_or("?") +
                                  (is_unmatched ? " (unmatched)" : ""));
       AddNumbers(item, phase,
-                 {{"count", DiffUnit::kCount},
-                  {"total_ns", DiffUnit::kNs},
-                  {"mean_ns", DiffUnit::kNs},
-                  {"span_share", DiffUnit::kShare}});
+                 {{keys::phase::kCount, DiffUnit::kCount},
+                  {keys::phase::kTotalNs, DiffUnit::kNs},
+                  {keys::phase::kMeanNs, DiffUnit::kNs},
+                  {keys::phase::kSpanShare, DiffUnit::kShare}});
     }
   }
   return items.Take();
 }
 
 SideSection ReadSteps(const JsonNode& report) {
-  const JsonNode* steps = Member(report, "steps");
+  const JsonNode* steps = Member(report, keys::report::kSteps);
   if (!steps) return std::nullopt;
   ItemList items;
   SideItem& run = items.Add("all ranks");
-  if (std::optional<std::string> window = TextAt(*steps, "window")) {
-    AddText(run, "window", std::move(*window));
+  if (std::optional<std::string> window = TextAt(*steps, keys::steps::kWindow)) {
+    AddText(run, keys::steps::kWindow, std::move(*window));
   }
-  AddNumber(run, *steps, "median_step_ns", DiffUnit::kNs);
-  if (std::optional<std::string> problem = TextAt(*steps, "problem");
+  AddNumber(run, *steps, keys::steps::kMedianStepNs, DiffUnit::kNs);
+  if (std::optional<std::string> problem = TextAt(*steps, keys::steps::kProblem);
       problem && !problem->empty()) {
-    AddText(run, "problem", std::move(*problem));
+    AddText(run, keys::steps::kProblem, std::move(*problem));
   }
-  const JsonNode::Array* ranks = ArrayAt(*steps, "ranks");
+  const JsonNode::Array* ranks = ArrayAt(*steps, keys::steps::kRanks);
   for (const JsonNode& rank : ranks ? *ranks : JsonNode::Array{}) {
     SideItem& item = items.Add(ProcessName(rank));
-    if (const JsonNode* total = Member(rank, "total")) {
+    if (const JsonNode* total = Member(rank, keys::rank_steps::kTotal)) {
       AddNumbers(item, *total,
-                 {{"window_ns", DiffUnit::kNs},
-                  {"compute_ns", DiffUnit::kNs},
-                  {"exposed_comm_ns", DiffUnit::kNs},
-                  {"overlapped_comm_ns", DiffUnit::kNs},
-                  {"copy_ns", DiffUnit::kNs},
-                  {"idle_ns", DiffUnit::kNs}});
+                 {{keys::segment_times::kWindowNs, DiffUnit::kNs},
+                  {keys::segment_times::kComputeNs, DiffUnit::kNs},
+                  {keys::segment_times::kExposedCommNs, DiffUnit::kNs},
+                  {keys::segment_times::kOverlappedCommNs, DiffUnit::kNs},
+                  {keys::segment_times::kCopyNs, DiffUnit::kNs},
+                  {keys::segment_times::kIdleNs, DiffUnit::kNs}});
     }
   }
   return items.Take();
@@ -141,56 +147,65 @@ SideSection ReadSteps(const JsonNode& report) {
 // the most held from CUDA in any measured step; per rank and phase, the most
 // and least held and the sampled peak in its spans.
 SideSection ReadMemory(const JsonNode& report) {
-  const JsonNode* steps = Member(report, "steps");
-  const JsonNode::Array* ranks = steps ? ArrayAt(*steps, "ranks") : nullptr;
+  const JsonNode* steps = Member(report, keys::report::kSteps);
+  const JsonNode::Array* ranks = steps ? ArrayAt(*steps, keys::steps::kRanks) : nullptr;
   if (!ranks) return std::nullopt;
   ItemList items;
   for (const JsonNode& rank : *ranks) {
     SideItem& item = items.Add(ProcessName(rank));
-    if (const JsonNode* device = Member(rank, "device_memory")) {
+    if (const JsonNode* device = Member(rank, keys::device_memory::kDeviceMemory)) {
       AddNumbers(item, *device,
-                 {{"peak_used_bytes", DiffUnit::kBytes},
-                  {"low_used_bytes", DiffUnit::kBytes},
-                  {"headroom_bytes", DiffUnit::kBytes}});
+                 {{keys::device_memory::kPeakUsedBytes, DiffUnit::kBytes},
+                  {keys::device_memory::kLowUsedBytes, DiffUnit::kBytes},
+                  {keys::device_memory::kHeadroomBytes, DiffUnit::kBytes}});
     }
-    if (std::optional<std::string> why = TextAt(rank, "memory_unavailable"); why && !why->empty()) {
-      AddText(item, "memory_unavailable", std::move(*why));
+    if (std::optional<std::string> why = TextAt(rank, keys::rank_steps::kMemoryUnavailable);
+        why && !why->empty()) {
+      AddText(item, keys::rank_steps::kMemoryUnavailable, std::move(*why));
     }
     AddNumbers(item, rank,
-               {{"allocation_calls", DiffUnit::kCount}, {"allocation_call_ns", DiffUnit::kNs}});
+               {{keys::rank_steps::kAllocationCalls, DiffUnit::kCount},
+                {keys::rank_steps::kAllocationCallNs, DiffUnit::kNs}});
     double to_host = 0, to_device = 0;
     bool moved = false;
     std::optional<double> held;
-    for (const JsonNode& step :
-         ArrayAt(rank, "steps") ? *ArrayAt(rank, "steps") : JsonNode::Array{}) {
-      const JsonNode* memory = Member(step, "memory");
-      const std::optional<double> peak = memory ? NumberAt(*memory, "peak_bytes") : std::nullopt;
+    for (const JsonNode& step : ArrayAt(rank, keys::rank_steps::kSteps)
+                                    ? *ArrayAt(rank, keys::rank_steps::kSteps)
+                                    : JsonNode::Array{}) {
+      const JsonNode* memory = Member(step, keys::rank_step::kMemory);
+      const std::optional<double> peak =
+          memory ? NumberAt(*memory, keys::rank_step::kPeakBytes) : std::nullopt;
       if (peak && (!held || *peak > *held)) held = peak;
-      if (const JsonNode* transfers = Member(step, "transfers")) {
+      if (const JsonNode* transfers = Member(step, keys::rank_step::kTransfers)) {
         moved = true;
-        to_host += NumberAt(*transfers, "to_host_bytes").value_or(0);
-        to_device += NumberAt(*transfers, "to_device_bytes").value_or(0);
+        to_host += NumberAt(*transfers, keys::rank_step::kToHostBytes).value_or(0);
+        to_device += NumberAt(*transfers, keys::rank_step::kToDeviceBytes).value_or(0);
       }
     }
     if (moved) {
-      item.metrics.push_back({"to_host_bytes", DiffUnit::kBytes, to_host});
-      item.metrics.push_back({"to_device_bytes", DiffUnit::kBytes, to_device});
+      item.metrics.push_back(
+          {std::string(keys::rank_step::kToHostBytes), DiffUnit::kBytes, to_host});
+      item.metrics.push_back(
+          {std::string(keys::rank_step::kToDeviceBytes), DiffUnit::kBytes, to_device});
     }
     if (held) item.metrics.push_back({"peak_held_bytes", DiffUnit::kBytes, *held});
     const std::string who = ProcessName(rank);
-    for (const JsonNode& phase :
-         ArrayAt(rank, "phase_memory") ? *ArrayAt(rank, "phase_memory") : JsonNode::Array{}) {
-      std::string name = who + ": " + TextAt(phase, "phase").value_or("?");
-      if (const JsonNode* nvtx = Member(phase, "from_nvtx"); nvtx && !nvtx->boolean()) {
+    for (const JsonNode& phase : ArrayAt(rank, keys::rank_steps::kPhaseMemory)
+                                     ? *ArrayAt(rank, keys::rank_steps::kPhaseMemory)
+                                     : JsonNode::Array{}) {
+      std::string name = who + ": " + TextAt(phase, keys::phase_memory::kPhase).value_or("?");
+      if (const JsonNode* nvtx = Member(phase, keys::phase_memory::kFromNvtx);
+          nvtx && !nvtx->boolean()) {
         name += " (inferred)";
       }
       SideItem& phase_item = items.Add(name);
-      if (const JsonNode* in_phase = Member(phase, "held")) {
+      if (const JsonNode* in_phase = Member(phase, keys::phase_memory::kHeld)) {
         AddNumbers(phase_item, *in_phase,
-                   {{"peak_bytes", DiffUnit::kBytes}, {"low_bytes", DiffUnit::kBytes}});
+                   {{keys::phase_memory::kPeakBytes, DiffUnit::kBytes},
+                    {keys::phase_memory::kLowBytes, DiffUnit::kBytes}});
       }
-      if (const JsonNode* sampled = Member(phase, "device_memory")) {
-        AddNumbers(phase_item, *sampled, {{"peak_used_bytes", DiffUnit::kBytes}});
+      if (const JsonNode* sampled = Member(phase, keys::device_memory::kDeviceMemory)) {
+        AddNumbers(phase_item, *sampled, {{keys::device_memory::kPeakUsedBytes, DiffUnit::kBytes}});
       }
     }
   }
@@ -198,24 +213,24 @@ SideSection ReadMemory(const JsonNode& report) {
 }
 
 SideSection ReadCandidates(const JsonNode& report) {
-  const JsonNode::Array* candidates = ArrayAt(report, "candidates");
+  const JsonNode::Array* candidates = ArrayAt(report, keys::report::kCandidates);
   if (!candidates) return std::nullopt;
   ItemList items;
   for (const JsonNode& candidate : *candidates) {
-    std::string name = TextAt(candidate, "kind").value_or("?");
-    if (std::optional<std::string> change = TextAt(candidate, "change");
+    std::string name = TextAt(candidate, keys::candidate::kKind).value_or("?");
+    if (std::optional<std::string> change = TextAt(candidate, keys::candidate::kChange);
         change && !change->empty()) {
       name += " (" + *change + ")";
     }
     SideItem& item = items.Add(name);
     AddNumbers(item, candidate,
-               {{"rank_order", DiffUnit::kCount},
-                {"exposed_ns", DiffUnit::kNs},
-                {"step_share", DiffUnit::kShare},
-                {"count", DiffUnit::kCount},
-                {"total_ns", DiffUnit::kNs}});
-    if (std::optional<std::string> strict = TextAt(candidate, "strict")) {
-      AddText(item, "strict", std::move(*strict));
+               {{keys::candidate::kRankOrder, DiffUnit::kCount},
+                {keys::candidate::kExposedNs, DiffUnit::kNs},
+                {keys::candidate::kStepShare, DiffUnit::kShare},
+                {keys::candidate::kCount, DiffUnit::kCount},
+                {keys::candidate::kTotalNs, DiffUnit::kNs}});
+    if (std::optional<std::string> strict = TextAt(candidate, keys::candidate::kStrict)) {
+      AddText(item, keys::candidate::kStrict, std::move(*strict));
     }
   }
   return items.Take();
@@ -245,32 +260,36 @@ std::string MostOftenLast(const std::map<int64_t, double>& last_times) {
 }
 
 SideSection ReadCommunication(const JsonNode& report) {
-  const JsonNode::Array* communicators = ArrayAt(report, "communicators");
+  const JsonNode::Array* communicators = ArrayAt(report, keys::report::kCommunicators);
   if (!communicators) return std::nullopt;
   // (size, order of first appearance) → row, so rows keep the report's op order.
   std::map<std::tuple<int64_t, size_t>, OpTotals> rows;
   std::map<std::tuple<int64_t, std::string>, size_t> order;
   for (const JsonNode& comm : *communicators) {
-    const int64_t size = static_cast<int64_t>(NumberAt(comm, "size").value_or(0));
-    const std::string comm_id = TextAt(comm, "comm_id").value_or("");
-    const JsonNode::Array* ops = ArrayAt(comm, "ops");
+    const int64_t size =
+        static_cast<int64_t>(NumberAt(comm, keys::communicator::kSize).value_or(0));
+    const std::string comm_id = TextAt(comm, keys::communicator::kCommId).value_or("");
+    const JsonNode::Array* ops = ArrayAt(comm, keys::communicator::kOps);
     for (const JsonNode& op : ops ? *ops : JsonNode::Array{}) {
-      const JsonNode* bucket = Member(op, "size_bucket");
-      const std::string name = TextAt(op, "op").value_or("?") + " " +
-                               (bucket ? TextAt(*bucket, "label").value_or("?") : "?");
+      const JsonNode* bucket = Member(op, keys::op::kSizeBucket);
+      const std::string name =
+          TextAt(op, keys::op::kOp).value_or("?") + " " +
+          (bucket ? TextAt(*bucket, keys::op::kBucketLabel).value_or("?") : "?");
       const auto [at, added] = order.try_emplace({size, name}, order.size());
       OpTotals& row = rows[{size, at->second}];
       row.communicators.insert(comm_id);
-      const double count = NumberAt(op, "count").value_or(0);
+      const double count = NumberAt(op, keys::op::kCount).value_or(0);
       row.count += count;
-      row.total_time_ns += NumberAt(op, "total_time_ns").value_or(0);
-      row.total_bytes += NumberAt(op, "total_bytes").value_or(0);
-      row.bus_factor = NumberAt(op, "bus_factor").value_or(row.bus_factor);
-      row.skew_sum_ns += NumberAt(op, "arrival_skew_mean_ns").value_or(0) * count;
-      row.skew_max_ns = std::max(row.skew_max_ns, NumberAt(op, "arrival_skew_max_ns").value_or(0));
-      if (const JsonNode* last = Member(op, "most_often_last")) {
-        if (const std::optional<double> rank = NumberAt(*last, "rank")) {
-          row.last_times[static_cast<int64_t>(*rank)] += NumberAt(*last, "times").value_or(0);
+      row.total_time_ns += NumberAt(op, keys::op::kTotalTimeNs).value_or(0);
+      row.total_bytes += NumberAt(op, keys::op::kTotalBytes).value_or(0);
+      row.bus_factor = NumberAt(op, keys::op::kBusFactor).value_or(row.bus_factor);
+      row.skew_sum_ns += NumberAt(op, keys::op::kArrivalSkewMeanNs).value_or(0) * count;
+      row.skew_max_ns =
+          std::max(row.skew_max_ns, NumberAt(op, keys::op::kArrivalSkewMaxNs).value_or(0));
+      if (const JsonNode* last = Member(op, keys::op::kMostOftenLast)) {
+        if (const std::optional<double> rank = NumberAt(*last, keys::op::kLastRank)) {
+          row.last_times[static_cast<int64_t>(*rank)] +=
+              NumberAt(*last, keys::op::kLastTimes).value_or(0);
         }
       }
     }
@@ -297,39 +316,39 @@ SideSection ReadCommunication(const JsonNode& report) {
       add("algbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns);
       add("busbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns * row.bus_factor);
     }
-    AddText(item, "most_often_last", MostOftenLast(row.last_times));
+    AddText(item, keys::op::kMostOftenLast, MostOftenLast(row.last_times));
   }
   return items.Take();
 }
 
 SideSection ReadLateness(const JsonNode& report) {
-  const JsonNode::Array* ranks = ArrayAt(report, "ranks");
+  const JsonNode::Array* ranks = ArrayAt(report, keys::report::kRanks);
   if (!ranks) return std::nullopt;
   ItemList items;
   for (const JsonNode& rank : *ranks) {
     AddNumbers(items.Add(ProcessName(rank)), rank,
-               {{"collectives", DiffUnit::kCount},
-                {"last_arrivals", DiffUnit::kCount},
-                {"mean_lateness_ns", DiffUnit::kNs}});
+               {{keys::rank::kCollectives, DiffUnit::kCount},
+                {keys::rank::kLastArrivals, DiffUnit::kCount},
+                {keys::rank::kMeanLatenessNs, DiffUnit::kNs}});
   }
   return items.Take();
 }
 
 SideSection ReadKernelClasses(const JsonNode& report) {
-  const JsonNode::Array* processes = ArrayAt(report, "processes");
+  const JsonNode::Array* processes = ArrayAt(report, keys::report::kProcesses);
   if (!processes) return std::nullopt;
   ItemList items;
   for (const JsonNode& process : *processes) {
-    const JsonNode* gpu = Member(process, "gpu");
-    const JsonNode::Array* classes = gpu ? ArrayAt(*gpu, "kernel_classes") : nullptr;
+    const JsonNode* gpu = Member(process, keys::process::kGpu);
+    const JsonNode::Array* classes = gpu ? ArrayAt(*gpu, keys::gpu::kKernelClasses) : nullptr;
     for (const JsonNode& kernel_class : classes ? *classes : JsonNode::Array{}) {
-      AddNumbers(
-          items.Add(ProcessName(process) + ": " + TextAt(kernel_class, "class").value_or("?")),
-          kernel_class,
-          {{"count", DiffUnit::kCount},
-           {"total_ns", DiffUnit::kNs},
-           {"mean_ns", DiffUnit::kNs},
-           {"share", DiffUnit::kShare}});
+      AddNumbers(items.Add(ProcessName(process) + ": " +
+                           TextAt(kernel_class, keys::kernel_class::kClass).value_or("?")),
+                 kernel_class,
+                 {{keys::kernel_class::kCount, DiffUnit::kCount},
+                  {keys::kernel_class::kTotalNs, DiffUnit::kNs},
+                  {keys::kernel_class::kMeanNs, DiffUnit::kNs},
+                  {keys::kernel_class::kShare, DiffUnit::kShare}});
     }
   }
   return items.Take();
@@ -345,28 +364,28 @@ std::string YesNo(const JsonNode& node, std::string_view key) {
 SideSection ReadProvenance(const JsonNode& report) {
   ItemList items;
   SideItem& inputs = items.Add("inputs");
-  AddText(inputs, "all_inputs_whole", YesNo(report, "all_inputs_whole"));
-  if (const JsonNode::Array* processes = ArrayAt(report, "processes")) {
+  AddText(inputs, "all_inputs_whole", YesNo(report, keys::report::kAllInputsWhole));
+  if (const JsonNode::Array* processes = ArrayAt(report, keys::report::kProcesses)) {
     inputs.metrics.push_back(
         {"processes", DiffUnit::kCount, static_cast<double>(processes->size())});
   }
-  if (const JsonNode* time_source = Member(report, "time_source")) {
-    if (std::optional<std::string> clock = TextAt(*time_source, "clock")) {
-      AddText(inputs, "clock", std::move(*clock));
+  if (const JsonNode* time_source = Member(report, keys::report::kTimeSource)) {
+    if (std::optional<std::string> clock = TextAt(*time_source, keys::time_source::kClock)) {
+      AddText(inputs, keys::time_source::kClock, std::move(*clock));
     }
   }
-  const JsonNode* consistency = Member(report, "consistency");
+  const JsonNode* consistency = Member(report, keys::report::kConsistency);
   if (!consistency) return items.Take();
   SideItem& item = items.Add("consistency");
-  const std::string mode = TextAt(*consistency, "mode").value_or("?");
+  const std::string mode = TextAt(*consistency, keys::consistency::kMode).value_or("?");
   AddText(item, "mode", mode);
-  const JsonNode* failed = Member(*consistency, "failed");
+  const JsonNode* failed = Member(*consistency, keys::consistency::kFailed);
   const bool did_fail = failed && failed->type() == JsonNode::Type::kBool && failed->boolean();
   AddText(item, "strict_verdict", did_fail ? "failed" : mode == "strict" ? "passed" : "not strict");
-  AddNumber(item, *consistency, "violations", DiffUnit::kCount);
-  for (std::string_view side : {"requested", "actual"}) {
+  AddNumber(item, *consistency, keys::consistency::kViolations, DiffUnit::kCount);
+  for (std::string_view side : {keys::consistency::kRequested, keys::consistency::kActual}) {
     if (const JsonNode* part = Member(*consistency, side)) {
-      if (std::optional<std::string> fingerprint = TextAt(*part, "fingerprint")) {
+      if (std::optional<std::string> fingerprint = TextAt(*part, keys::consistency::kFingerprint)) {
         AddText(item, std::string(side) + ".fingerprint", std::move(*fingerprint));
       }
     }

@@ -97,29 +97,23 @@ void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
   w.Field("agreed", d.agreed);
   w.Field("differing", d.differing);
   w.Field("not_compared", d.not_compared);
-  w.Key("axes");
-  w.BeginArray(JsonWriter::Layout::kOneLine);
-  for (DriftClass c : d.axes) w.String(DriftClassName(c));
-  w.EndArray();
+  w.Array(
+      "axes", d.axes, [&](DriftClass c) { w.String(DriftClassName(c)); },
+      JsonWriter::Layout::kOneLine);
   w.Field("profile", d.profile);
   w.Field("drift", std::string(DriftClassName(d.drift)));
   WriteCall(w, "first_difference", d.first);
   w.Field("detail", d.detail);
-  w.Key("ranks_differing");
-  w.BeginArray(JsonWriter::Layout::kOneLine);
-  for (int32_t r : d.ranks_differing) w.Int(r);
-  w.EndArray();
+  w.Values("ranks_differing", d.ranks_differing, JsonWriter::Layout::kOneLine);
   WriteCall(w, "last_agreeing", d.last_agreeing);
-  w.Key("settings_differing");
-  w.BeginArray();
-  for (const SettingChange& s : d.settings) {
-    w.BeginObject(JsonWriter::Layout::kOneLine);
-    w.Field("name", s.name);
-    w.Field("a", s.a);
-    w.Field("b", s.b);
-    w.EndObject();
-  }
-  w.EndArray();
+  w.Objects(
+      "settings_differing", d.settings,
+      [&](const SettingChange& s) {
+        w.Field("name", s.name);
+        w.Field("a", s.a);
+        w.Field("b", s.b);
+      },
+      JsonWriter::Layout::kOneLine);
   w.Field("all_inputs_whole", d.inputs_whole);
   w.EndObject();
   out << "\n";

@@ -1,6 +1,11 @@
 #include "reporter/render/candidate_json_report.h"
 
+#include "reporter/render/json_keys.h"
+
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
 
 void WriteExample(JsonWriter& json, const CandidateExample& example) {
@@ -37,34 +42,27 @@ void WriteAudit(JsonWriter& json, const CandidateAudit& audit) {
   json.BeginObject();
   json.Field("file", audit.file);
   json.Field("drifted", audit.drifted);
-  json.Key("links");
-  json.BeginArray();
-  for (const CandidateAuditLink& link : audit.links) WriteAuditLink(json, link);
-  json.EndArray();
+  json.Array("links", audit.links,
+             [&](const CandidateAuditLink& link) { WriteAuditLink(json, link); });
   json.EndObject();
 }
 
 void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.BeginObject();
-  json.Field("rank_order", c.rank_order);
-  json.Field("kind", c.kind);
+  json.Field(keys::candidate::kRankOrder, c.rank_order);
+  json.Field(keys::candidate::kKind, c.kind);
   json.Field("title", c.title);
-  json.Field("change", c.change);
+  json.Field(keys::candidate::kChange, c.change);
   json.Field("scope", CandidateScopeName(c.scope));
-  json.Field("exposed_ns", c.exposed_ns);
-  json.Field("step_share", c.step_share);
-  json.Field("count", c.count);
-  json.Field("total_ns", c.total_ns);
+  json.Field(keys::candidate::kExposedNs, c.exposed_ns);
+  json.Field(keys::candidate::kStepShare, c.step_share);
+  json.Field(keys::candidate::kCount, c.count);
+  json.Field(keys::candidate::kTotalNs, c.total_ns);
   json.Field("vprof_cost_ns", c.vprof_cost_ns);
-  json.Key("evidence");
-  json.BeginArray();
-  for (const std::string& line : c.evidence) json.String(line);
-  json.EndArray();
-  json.Key("examples");
-  json.BeginArray();
-  for (const CandidateExample& example : c.examples) WriteExample(json, example);
-  json.EndArray();
-  json.Field("strict", StrictTagName(c.strict));
+  json.Values("evidence", c.evidence);
+  json.Array("examples", c.examples,
+             [&](const CandidateExample& example) { WriteExample(json, example); });
+  json.Field(keys::candidate::kStrict, StrictTagName(c.strict));
   json.Field("rule_id", c.rule_id);
   json.Field("rule", c.rule);
   json.Field("contract_declares", c.contract_declares);
@@ -75,10 +73,8 @@ void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
 }  // namespace
 
 void WriteCandidatesJson(JsonWriter& json, const Report& report) {
-  json.Key("candidates");
-  json.BeginArray();
-  for (const CandidateReport& c : report.candidates) WriteCandidate(json, c);
-  json.EndArray();
+  json.Array(keys::report::kCandidates, report.candidates,
+             [&](const CandidateReport& c) { WriteCandidate(json, c); });
 }
 
 }  // namespace vprof::reporter

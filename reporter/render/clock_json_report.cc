@@ -9,10 +9,7 @@ void WriteClockCheckJson(JsonWriter& json, const TimeSource& time_source) {
   json.Field("applied_offset", time_source.aligned_to_realtime ? "host_clock_samples" : "none");
   json.Field("collective_reference", time_source.collective_reference);
   json.Field("kernel_end_floor_ns", kKernelEndFloorNs);
-  json.Key("processes");
-  json.BeginArray();
-  for (const ProcessClock& process : time_source.processes) {
-    json.BeginObject();
+  json.Objects("processes", time_source.processes, [&](const ProcessClock& process) {
     json.Field("file", process.file);
     json.Field("host_sample_offset_ns", process.host_sample_offset_ns);
     const std::optional<CollectiveClockEstimate>& estimate = process.collectives;
@@ -25,9 +22,7 @@ void WriteClockCheckJson(JsonWriter& json, const TimeSource& time_source) {
       json.Field("collective_residual_spread_ns", estimate->residual_spread_ns);
       json.Field("collective_error_bound_ns", estimate->error_bound_ns);
     }
-    json.EndObject();
-  }
-  json.EndArray();
+  });
 }
 
 }  // namespace vprof::reporter

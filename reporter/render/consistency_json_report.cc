@@ -1,8 +1,12 @@
 #include "reporter/render/consistency_json_report.h"
 
 #include "reporter/base/units.h"
+#include "reporter/render/json_keys.h"
 
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
 
 std::optional<std::string> UnlessEmpty(const std::string& text) {
@@ -19,18 +23,14 @@ void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& t
 
 void WriteAlgorithms(JsonWriter& json, std::string_view key,
                      const std::map<NcclAlgorithmUse, uint64_t>& algorithms) {
-  json.Key(key);
-  json.BeginArray();
-  for (const auto& [use, count] : algorithms) {
-    json.BeginObject();
+  json.Objects(key, algorithms, [&](const auto& row) {
+    const auto& [use, count] = row;
     json.Field("func", use.func);
     json.Field("algo", use.algo);
     json.Field("proto", use.proto);
     json.Field("channels", use.channels);
     json.Field("count", count);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
 }
 
 void WriteContext(JsonWriter& json, uint64_t context_id, const NcclPluginContext& context) {
@@ -45,16 +45,12 @@ void WriteContext(JsonWriter& json, uint64_t context_id, const NcclPluginContext
   json.Field("init_ns", context.init_ns);
   json.Field("finalize_ns",
              context.finalize_ns == 0 ? std::nullopt : std::optional(context.finalize_ns));
-  json.Key("ops");
-  json.BeginArray();
-  for (const auto& [func, counts] : context.ops) {
-    json.BeginObject();
+  json.Objects("ops", context.ops, [&](const auto& row) {
+    const auto& [func, counts] = row;
     json.Field("func", func);
     json.Field("coll", counts.coll);
     json.Field("p2p", counts.p2p);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   json.EndObject();
 }
 
@@ -106,16 +102,12 @@ void WriteCoverageProcess(JsonWriter& json, const CoverageProcess& row) {
   json.Field("nccl_kernels", row.nccl_kernels);
   json.Field("nccl_graph_kernels", row.nccl_graph_kernels);
   WriteTotals(json, "custom_allreduce_kernels", row.custom_allreduce_kernels);
-  json.Key("ipc_calls");
-  json.BeginArray();
-  for (const auto& [api, totals] : row.ipc_calls) {
-    json.BeginObject();
+  json.Objects("ipc_calls", row.ipc_calls, [&](const auto& call) {
+    const auto& [api, totals] = call;
     json.Field("api", api);
     json.Field("count", totals.count);
     json.Field("total_ns", totals.total_ns);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   json.Key("peer_copies");
   json.BeginObject();
   json.Field("count", row.peer_copies.count);
@@ -140,31 +132,20 @@ void WriteGap(JsonWriter& json, const CoverageGap& gap) {
   json.Field("comm_id_source", UnlessEmpty(gap.comm_id_source));
   json.Field("comm_name", UnlessEmpty(gap.comm_name));
   json.Field("detail", gap.detail);
-  json.Key("causes");
-  json.BeginArray();
-  for (const std::string& cause : gap.causes) json.String(cause);
-  json.EndArray();
+  json.Values("causes", gap.causes);
   json.EndObject();
 }
 
 void WriteRequested(JsonWriter& json, const ConsistencyReport& report) {
-  json.Key("requested");
+  json.Key(keys::consistency::kRequested);
   json.BeginObject();
-  json.Field("fingerprint", report.requested_fingerprint);
-  json.Key("nccl_env");
-  json.BeginArray();
-  for (const RequestedSetting& setting : report.requested_env) {
-    json.BeginObject();
+  json.Field(keys::consistency::kFingerprint, report.requested_fingerprint);
+  json.Objects("nccl_env", report.requested_env, [&](const RequestedSetting& setting) {
     json.Field("name", setting.name);
-    json.Key("values");
-    json.BeginArray();
-    for (const std::string& value : setting.values) json.String(value);
-    json.EndArray();
+    json.Values("values", setting.values);
     json.Field("processes_set", setting.processes_set);
     json.Field("processes_unset", setting.processes_unset);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   json.Key("contract");
   if (report.contract) {
     WriteValue(json, *report.contract);
@@ -175,45 +156,38 @@ void WriteRequested(JsonWriter& json, const ConsistencyReport& report) {
 }
 
 void WriteActual(JsonWriter& json, const ConsistencyReport& report) {
-  json.Key("actual");
+  json.Key(keys::consistency::kActual);
   json.BeginObject();
-  json.Field("fingerprint", report.actual_fingerprint);
+  json.Field(keys::consistency::kFingerprint, report.actual_fingerprint);
   json.Field("communication_processes", report.communication_processes);
   json.Field("plugin_processes", report.plugin_processes);
   WriteAlgorithms(json, "nccl", report.actual_algorithms);
   WriteTotals(json, "custom_allreduce_kernels", report.custom_allreduce_kernels);
-  json.Key("collective_shapes");
-  json.BeginArray();
-  for (const CollectiveShapeReport& shape : report.collective_shapes) {
-    json.BeginObject(JsonWriter::Layout::kOneLine);
-    json.Field("function", shape.function);
-    json.Field("datatype", shape.datatype);
-    json.Field("red_op", shape.red_op);
-    json.Field("count", shape.count);
-    json.Field("comm_size", shape.comm_size);
-    json.Key("ranks");
-    json.BeginArray();
-    for (const int32_t rank : shape.ranks) json.Int(rank);
-    json.EndArray();
-    json.Field("unranked_processes", shape.unranked_processes);
-    json.Field("calls", shape.calls);
-    json.EndObject();
-  }
-  json.EndArray();
+  json.Objects(
+      "collective_shapes", report.collective_shapes,
+      [&](const CollectiveShapeReport& shape) {
+        json.Field("function", shape.function);
+        json.Field("datatype", shape.datatype);
+        json.Field("red_op", shape.red_op);
+        json.Field("count", shape.count);
+        json.Field("comm_size", shape.comm_size);
+        json.Values("ranks", shape.ranks);
+        json.Field("unranked_processes", shape.unranked_processes);
+        json.Field("calls", shape.calls);
+      },
+      JsonWriter::Layout::kOneLine);
   json.Field("collective_calls_left_out", report.collective_calls_left_out);
-  json.Key("placement");
-  json.BeginArray();
-  for (const RankPlacement& row : report.placement) {
-    json.BeginObject(JsonWriter::Layout::kOneLine);
-    json.Field("rank", row.rank);
-    json.Field("file", row.file);
-    json.Field("host", row.host);
-    json.Field("cuda_device",
-               row.cuda_device < 0 ? std::nullopt : std::optional<int32_t>(row.cuda_device));
-    json.Field("gpu_uuid", row.gpu_uuid);
-    json.EndObject();
-  }
-  json.EndArray();
+  json.Objects(
+      "placement", report.placement,
+      [&](const RankPlacement& row) {
+        json.Field("rank", row.rank);
+        json.Field("file", row.file);
+        json.Field("host", row.host);
+        json.Field("cuda_device",
+                   row.cuda_device < 0 ? std::nullopt : std::optional<int32_t>(row.cuda_device));
+        json.Field("gpu_uuid", row.gpu_uuid);
+      },
+      JsonWriter::Layout::kOneLine);
   json.EndObject();
 }
 
@@ -254,10 +228,10 @@ void WriteNcclPluginJson(JsonWriter& json, const NcclPluginRecord& plugin) {
   json.Field("coll_events", plugin.coll_events);
   json.Field("p2p_events", plugin.p2p_events);
   json.Field("graph_captured_events", plugin.graph_captured_events);
-  json.Key("contexts");
-  json.BeginArray();
-  for (const auto& [id, context] : plugin.contexts) WriteContext(json, id, context);
-  json.EndArray();
+  json.Array("contexts", plugin.contexts, [&](const auto& row) {
+    const auto& [id, context] = row;
+    WriteContext(json, id, context);
+  });
   WriteAlgorithms(json, "algorithms", plugin.algorithms);
   json.EndObject();
 }
@@ -266,34 +240,25 @@ void WriteCoverageJson(JsonWriter& json, const std::optional<CoverageReport>& co
   json.Key("coverage");
   if (!coverage) return json.Null();
   json.BeginObject();
-  json.Key("processes");
-  json.BeginArray();
-  for (const CoverageProcess& row : coverage->processes) WriteCoverageProcess(json, row);
-  json.EndArray();
-  json.Key("gaps");
-  json.BeginArray();
-  for (const CoverageGap& gap : coverage->gaps) WriteGap(json, gap);
-  json.EndArray();
+  json.Array("processes", coverage->processes,
+             [&](const CoverageProcess& row) { WriteCoverageProcess(json, row); });
+  json.Array("gaps", coverage->gaps, [&](const CoverageGap& gap) { WriteGap(json, gap); });
   json.EndObject();
 }
 
 void WriteConsistencyJson(JsonWriter& json, const std::optional<ConsistencyReport>& consistency) {
-  json.Key("consistency");
+  json.Key(keys::report::kConsistency);
   if (!consistency) return json.Null();
   json.BeginObject();
-  json.Field("mode", ConsistencyModeName(consistency->mode));
+  json.Field(keys::consistency::kMode, ConsistencyModeName(consistency->mode));
   json.Field("mode_source", consistency->mode_source);
   json.Field("contract_file", UnlessEmpty(consistency->contract_file));
-  json.Field("failed", consistency->failed());
-  json.Field("violations", consistency->violations);
+  json.Field(keys::consistency::kFailed, consistency->failed());
+  json.Field(keys::consistency::kViolations, consistency->violations);
   WriteRequested(json, *consistency);
   WriteActual(json, *consistency);
-  json.Key("mismatches");
-  json.BeginArray();
-  for (const ConsistencyMismatch& mismatch : consistency->mismatches) {
-    WriteMismatch(json, mismatch);
-  }
-  json.EndArray();
+  json.Array("mismatches", consistency->mismatches,
+             [&](const ConsistencyMismatch& mismatch) { WriteMismatch(json, mismatch); });
   json.EndObject();
 }
 

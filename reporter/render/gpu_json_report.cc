@@ -1,30 +1,12 @@
 #include "reporter/render/gpu_json_report.h"
 
+#include "reporter/render/json_keys.h"
+
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
-
-// `key` and an object whose fields `write_fields` writes.
-template <typename WriteFields>
-void WriteObject(JsonWriter& json, std::string_view key, WriteFields write_fields) {
-  json.Key(key);
-  json.BeginObject();
-  write_fields();
-  json.EndObject();
-}
-
-// `key` and an array of one object per row, whose fields `write_fields` writes.
-template <typename Row, typename WriteFields>
-void WriteObjects(JsonWriter& json, std::string_view key, const std::vector<Row>& rows,
-                  WriteFields write_fields) {
-  json.Key(key);
-  json.BeginArray();
-  for (const Row& row : rows) {
-    json.BeginObject();
-    write_fields(row);
-    json.EndObject();
-  }
-  json.EndArray();
-}
 
 void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& capture) {
   if (!capture) {
@@ -32,7 +14,7 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
     json.Null();
     return;
   }
-  WriteObject(json, "capture", [&] {
+  json.Object("capture", [&] {
     json.Field("state", capture->state);
     json.Field("detail", capture->detail);
     json.Field("cupti_path", capture->cupti_path);
@@ -50,7 +32,7 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
       return json.Null();
     }
     const LaunchCostReport& cost = *capture->launch_cost;
-    WriteObject(json, "launch_cost", [&] {
+    json.Object("launch_cost", [&] {
       json.Field("rounds", cost.rounds);
       json.Field("launches_per_round", cost.launches_per_round);
       json.Field("bare_launch_ns", cost.bare_launch_ns);
@@ -66,7 +48,7 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
 // Kernels and syncs move no bytes, so they have no "bytes" key.
 void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& totals,
                  bool with_bytes) {
-  WriteObject(json, key, [&] {
+  json.Object(key, [&] {
     json.Field("count", totals.count);
     if (with_bytes) json.Field("bytes", totals.bytes);
     json.Field("total_ns", totals.total_ns);
@@ -74,7 +56,7 @@ void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& t
 }
 
 void WriteLinkage(JsonWriter& json, const NcclLinkageReport& nccl) {
-  WriteObject(json, "nccl_linkage", [&] {
+  json.Object("nccl_linkage", [&] {
     json.Field("calls", nccl.calls);
     json.Field("grouped_calls", nccl.grouped_calls);
     json.Field("linked_calls", nccl.linked_calls);
@@ -82,7 +64,7 @@ void WriteLinkage(JsonWriter& json, const NcclLinkageReport& nccl) {
     json.Field("linked_kernels_without_call", nccl.linked_kernels_without_call);
     json.Field("nccl_kernels", nccl.nccl_kernels);
     json.Field("unlinked_nccl_kernels", nccl.unlinked_nccl_kernels);
-    WriteObjects(json, "ops", nccl.ops, [&](const NcclFunctionGpuReport& op) {
+    json.Objects("ops", nccl.ops, [&](const NcclFunctionGpuReport& op) {
       json.Field("op", op.op);
       json.Field("calls", op.calls);
       json.Field("linked_calls", op.linked_calls);
@@ -102,12 +84,12 @@ void WriteStreamWaits(JsonWriter& json, const GpuReport& gpu) {
     return json.Null();
   }
   const StreamWaitReport& waits = gpu.stream_waits;
-  WriteObject(json, "stream_waits", [&] {
+  json.Object("stream_waits", [&] {
     json.Field("event_records", waits.event_records);
     json.Field("waits", waits.waits);
     json.Field("matched_waits", waits.matched_waits);
     json.Field("distinct_edges", waits.distinct_edges);
-    WriteObjects(json, "edges", waits.top_edges, [&](const StreamEdgeReport& edge) {
+    json.Objects("edges", waits.top_edges, [&](const StreamEdgeReport& edge) {
       json.Field("record_stream", edge.record_stream);
       json.Field("wait_stream", edge.wait_stream);
       json.Field("count", edge.count);
@@ -118,7 +100,7 @@ void WriteStreamWaits(JsonWriter& json, const GpuReport& gpu) {
 }  // namespace
 
 void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
-  WriteObject(json, "gpu", [&] {
+  json.Object(keys::process::kGpu, [&] {
     WriteCapture(json, gpu.capture);
     json.Field("batches", gpu.batches);
     WriteTotals(json, "kernels", gpu.kernels, false);
@@ -135,14 +117,14 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     json.Field("api_calls", gpu.api_calls);
     json.Field("dropped_records", gpu.dropped_records);
     json.Field("cupti_overhead_ns", gpu.cupti_overhead_ns);
-    WriteObjects(json, "kernel_classes", gpu.kernel_classes, [&](const KernelClassReport& row) {
-      json.Field("class", row.kernel_class);
-      json.Field("count", row.count);
-      json.Field("total_ns", row.total_ns);
-      json.Field("mean_ns", row.mean_ns);
-      json.Field("share", row.share);
+    json.Objects(keys::gpu::kKernelClasses, gpu.kernel_classes, [&](const KernelClassReport& row) {
+      json.Field(keys::kernel_class::kClass, row.kernel_class);
+      json.Field(keys::kernel_class::kCount, row.count);
+      json.Field(keys::kernel_class::kTotalNs, row.total_ns);
+      json.Field(keys::kernel_class::kMeanNs, row.mean_ns);
+      json.Field(keys::kernel_class::kShare, row.share);
     });
-    WriteObjects(json, "top_kernels", gpu.top_kernels, [&](const KernelReport& row) {
+    json.Objects("top_kernels", gpu.top_kernels, [&](const KernelReport& row) {
       json.Field("name", row.name);
       json.Field("class", row.kernel_class);
       json.Field("count", row.count);
@@ -151,7 +133,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     });
     WriteLinkage(json, gpu.nccl);
     WriteStreamWaits(json, gpu);
-    WriteObjects(json, "devices", gpu.devices, [&](const GpuDeviceReport& row) {
+    json.Objects("devices", gpu.devices, [&](const GpuDeviceReport& row) {
       json.Field("id", row.id);
       json.Field("uuid", row.uuid.empty() ? std::nullopt : std::optional<std::string>(row.uuid));
       json.Field("name", row.name);

@@ -5,8 +5,8 @@
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/chart_ranks.h"
 #include "reporter/render/html_timeline.h"
+#include "reporter/render/page_sections.h"
 #include "reporter/render/report_summary.h"
-#include "reporter/render/report_tables.h"
 #include "reporter/render/svg_charts.h"
 #include "reporter/render/text_escape.h"
 #include "reporter/render/timeline_step.h"
@@ -74,15 +74,6 @@ void WriteTable(const ReportTable& table, std::ostream& out) {
   out << "</table>\n";
 }
 
-// A section: heading, and the table's note, rows, or why it has none.
-void WriteSection(const ReportTable& table, std::ostream& out) {
-  out << "<section id=\"" << HtmlEscape(table.id) << "\">\n";
-  WriteHeading(table.title, table.scope, out);
-  WriteNote(table, out);
-  WriteTable(table, out);
-  out << "</section>\n";
-}
-
 void WriteLegend(const std::vector<std::pair<std::string, std::string_view>>& entries,
                  std::ostream& out) {
   out << "<div class=\"legend\">";
@@ -109,76 +100,61 @@ void WriteSegmentLegend(std::ostream& out) {
   WriteLegend(entries, out);
 }
 
-// A section with a chart between its note and its table (drawn only when the
-// table has rows: the chart draws the same figures).
-template <typename DrawChart>
-void WriteChartSection(const ReportTable& table, DrawChart draw_chart, std::ostream& out) {
+// The chart of a section (page_sections.h).
+void DrawChart(const Report& report, SectionChart chart, std::ostream& out) {
+  switch (chart) {
+    case SectionChart::kNone:
+      return;
+    case SectionChart::kStepTimeline: {
+      const uint32_t step = *TimelineStep(*report.steps);
+      const ChartRanks ranks = TimelineRanks(*report.steps, step);
+      WriteChartCaption(ranks, out);
+      WriteSegmentLegend(out);
+      WriteTimelineSvg(*report.steps, step, ranks.shown.indices, out);
+      return;
+    }
+    case SectionChart::kStepSegments: {
+      const ChartRanks ranks = SegmentBarRanks(*report.steps);
+      WriteChartCaption(ranks, out);
+      WriteSegmentLegend(out);
+      WriteSegmentBarsSvg(*report.steps, ranks.shown.indices, out);
+      return;
+    }
+    case SectionChart::kPhases: {
+      std::vector<std::pair<std::string, std::string_view>> entries;
+      const std::vector<std::string> names = PhaseNames(report.phases);
+      for (size_t i = 0; i < names.size(); ++i) {
+        entries.push_back({names[i], kPhaseColours[i % kPhaseColours.size()]});
+      }
+      entries.push_back({"outside phases", kOutsidePhasesColour});
+      const ChartRanks ranks = PhaseBarRanks(report.phases);
+      WriteChartCaption(ranks, out);
+      WriteLegend(entries, out);
+      WritePhaseBarsSvg(report.phases, ranks.shown.indices, out);
+      return;
+    }
+    case SectionChart::kCollectives:
+      WriteLegend({{"mean arrival skew", kSkewMeanColour}, {"max arrival skew", kSkewMaxColour}},
+                  out);
+      WriteSkewSvg(report.communicators, out);
+      return;
+  }
+}
+
+// A section: heading, note, the chart (only when the table has rows: it
+// draws the same figures), and the rows or why there are none.
+void WriteSection(const Report& report, const PageSection& section, std::ostream& out) {
+  if (!section.table) {
+    WriteHtmlTimeline(*report.step_timeline, out);
+    return;
+  }
+  const ReportTable& table = *section.table;
   out << "<section id=\"" << HtmlEscape(table.id) << "\">\n";
   WriteHeading(table.title, table.scope, out);
   WriteNote(table, out);
-  if (!table.rows.empty()) draw_chart();
+  if (!table.rows.empty()) DrawChart(report, section.chart, out);
   WriteTable(table, out);
   out << "</section>\n";
-}
-
-void WriteSteps(const Report& report, std::ostream& out) {
-  if (!report.steps) {
-    out << "<section id=\"steps\">\n<h2>Steps</h2>\n<p class=\"note\">"
-        << HtmlEscape(MeasurementWindow(report)) << "</p>\n</section>\n";
-    return;
-  }
-  const StepsReport& steps = *report.steps;
-  if (const std::optional<ReportTable> timeline = TimelineTable(steps)) {
-    const uint32_t step = *TimelineStep(steps);
-    WriteChartSection(
-        *timeline,
-        [&] {
-          const ChartRanks ranks = TimelineRanks(steps, step);
-          WriteChartCaption(ranks, out);
-          WriteSegmentLegend(out);
-          WriteTimelineSvg(steps, step, ranks.shown.indices, out);
-        },
-        out);
-  }
-  WriteChartSection(
-      *StepSegmentsTable(report),
-      [&] {
-        const ChartRanks ranks = SegmentBarRanks(steps);
-        WriteChartCaption(ranks, out);
-        WriteSegmentLegend(out);
-        WriteSegmentBarsSvg(steps, ranks.shown.indices, out);
-      },
-      out);
-  if (const std::optional<ReportTable> full = FullStepsTable(steps)) WriteSection(*full, out);
-}
-
-void WritePhases(const Report& report, std::ostream& out) {
-  WriteChartSection(
-      PhasesTable(report),
-      [&] {
-        std::vector<std::pair<std::string, std::string_view>> entries;
-        const std::vector<std::string> names = PhaseNames(report.phases);
-        for (size_t i = 0; i < names.size(); ++i) {
-          entries.push_back({names[i], kPhaseColours[i % kPhaseColours.size()]});
-        }
-        entries.push_back({"outside phases", kOutsidePhasesColour});
-        const ChartRanks ranks = PhaseBarRanks(report.phases);
-        WriteChartCaption(ranks, out);
-        WriteLegend(entries, out);
-        WritePhaseBarsSvg(report.phases, ranks.shown.indices, out);
-      },
-      out);
-}
-
-void WriteCollectives(const Report& report, std::ostream& out) {
-  WriteChartSection(
-      CollectivesTable(report),
-      [&] {
-        WriteLegend({{"mean arrival skew", kSkewMeanColour}, {"max arrival skew", kSkewMaxColour}},
-                    out);
-        WriteSkewSvg(report.communicators, out);
-      },
-      out);
 }
 
 // The Summary first, each line linking to the section behind it.
@@ -205,18 +181,7 @@ void WriteHtmlReport(const Report& report, std::ostream& out) {
     out << "<dt>" << HtmlEscape(label) << "</dt><dd>" << HtmlEscape(text) << "</dd>\n";
   }
   out << "</dl>\n";
-  WriteSection(ProcessesTable(report), out);
-  WriteSteps(report, out);
-  if (report.step_timeline) WriteHtmlTimeline(*report.step_timeline, out);
-  WritePhases(report, out);
-  WriteCollectives(report, out);
-  WriteSection(CandidatesTable(report), out);
-  WriteSection(GpuKernelsTable(report), out);
-  if (const std::optional<ReportTable> coverage = CoverageTable(report))
-    WriteSection(*coverage, out);
-  if (const std::optional<ReportTable> consistency = ConsistencyTable(report)) {
-    WriteSection(*consistency, out);
-  }
+  for (const PageSection& section : PageSections(report)) WriteSection(report, section, out);
   out << "<script>" << kTablesScript << "</script>\n</body>\n</html>\n";
 }
 

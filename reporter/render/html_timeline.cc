@@ -19,32 +19,20 @@ void WriteData(const StepTimeline& timeline, std::ostream& out) {
   JsonWriter json(out);
   json.BeginObject(JsonWriter::Layout::kOneLine);
   json.Field("step", timeline.step);
-  json.Key("kinds");
-  json.BeginArray();
-  for (const TimelineKindStyle& style : kTimelineKindStyles) {
-    json.BeginObject();
+  json.Objects("kinds", kTimelineKindStyles, [&](const TimelineKindStyle& style) {
     json.Field("name", style.name);
     json.Field("colour", style.colour);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("ranks");
-  json.BeginArray();
-  for (const RankTimeline& rank : timeline.ranks) {
-    json.BeginObject();
+  });
+  json.Objects("ranks", timeline.ranks, [&](const RankTimeline& rank) {
     json.Field("label", rank.label);
     json.Field("file", rank.file);
     json.Field("window_start", rank.window_start_ns - origin);
     json.Field("window_end", rank.window_end_ns - origin);
     json.Field("left_out", rank.spans_left_out);
     json.Field("longest_left_out", rank.longest_left_out_ns);
-    json.Key("lanes");
-    json.BeginArray();
-    for (const std::string& lane : rank.lanes) json.String(lane);
-    json.EndArray();
-    json.Key("spans");
-    json.BeginArray();
-    for (const TimelineSpan& span : rank.spans) {
+    json.Values("lanes", rank.lanes);
+    // A span is an array, not an object: a timeline has tens of thousands.
+    json.Array("spans", rank.spans, [&](const TimelineSpan& span) {
       json.BeginArray();
       json.Uint(span.lane);
       json.Uint(static_cast<uint64_t>(span.kind));
@@ -53,11 +41,8 @@ void WriteData(const StepTimeline& timeline, std::ostream& out) {
       json.String(span.name);
       json.String(span.id);
       json.EndArray();
-    }
-    json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray();
+    });
+  });
   json.EndObject();
 }
 

@@ -7,56 +7,44 @@
 #include "reporter/render/clock_json_report.h"
 #include "reporter/render/consistency_json_report.h"
 #include "reporter/render/gpu_json_report.h"
+#include "reporter/render/json_keys.h"
 #include "reporter/render/report_summary.h"
 #include "reporter/render/step_json_report.h"
 
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
 
 std::optional<std::string> UnlessEmpty(const std::string& text) {
   return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
-template <typename T>
-void WriteArray(JsonWriter& json, std::string_view key, const std::vector<T>& values) {
-  json.Key(key);
-  json.BeginArray();
-  for (const T& value : values) json.Uint(value);
-  json.EndArray();
-}
-
 void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
-  json.Key("time_source");
+  json.Key(keys::report::kTimeSource);
   json.BeginObject();
   json.Field("times", "host_api_calls");
   json.Field("description", kTimesMeasured);
-  json.Field("clock", time_source.aligned_to_realtime ? "realtime" : "monotonic");
-  json.Key("hosts");
-  json.BeginArray();
-  for (const std::string& host : time_source.hosts) json.String(host);
-  json.EndArray();
+  json.Field(keys::time_source::kClock, time_source.aligned_to_realtime ? "realtime" : "monotonic");
+  json.Values("hosts", time_source.hosts);
   json.Field("clock_error_bound_ns", time_source.clock_error_bound_ns);
   json.Field("unaligned_processes", time_source.unaligned_processes);
-  json.Key("far_clocks");
-  json.BeginArray();
-  for (const FarClock& far : time_source.far_clocks) {
-    json.BeginObject();
+  json.Objects("far_clocks", time_source.far_clocks, [&](const FarClock& far) {
     json.Field("file", far.file);
     json.Field("rank", far.rank);
     json.Field("from_median_ns", far.from_median_ns);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   WriteClockCheckJson(json, time_source);
   json.EndObject();
 }
 
 void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.BeginObject();
-  json.Field("file", process.file);
+  json.Field(keys::process::kFile, process.file);
   json.Field("host", process.host);
   json.Field("pid", process.pid);
-  json.Field("rank", process.rank);
+  json.Field(keys::process::kRank, process.rank);
   json.Field("rank_source", UnlessEmpty(process.rank_source));
   json.Field("is_rank", process.is_rank);
   json.Field("nccl_events", process.nccl_events);
@@ -79,28 +67,28 @@ void WriteProcess(JsonWriter& json, const ProcessReport& process) {
 
 void WriteOp(JsonWriter& json, const OpReport& op) {
   json.BeginObject();
-  json.Field("op", op.op);
-  json.Key("size_bucket");
+  json.Field(keys::op::kOp, op.op);
+  json.Key(keys::op::kSizeBucket);
   json.BeginObject();
-  json.Field("label", op.bucket.Label());
+  json.Field(keys::op::kBucketLabel, op.bucket.Label());
   json.Field("min_bytes", op.bucket.min_bytes());
   json.Field("max_bytes", op.bucket.max_bytes());
   json.EndObject();
-  json.Field("count", op.count);
-  json.Field("total_time_ns", op.total_time_ns);
+  json.Field(keys::op::kCount, op.count);
+  json.Field(keys::op::kTotalTimeNs, op.total_time_ns);
   json.Field("mean_time_ns", op.mean_time_ns);
-  json.Field("total_bytes", op.total_bytes);
-  json.Field("bus_factor", op.bus_factor);
+  json.Field(keys::op::kTotalBytes, op.total_bytes);
+  json.Field(keys::op::kBusFactor, op.bus_factor);
   json.Field("algbw_gbps", op.algbw_gbps);
   json.Field("busbw_gbps", op.busbw_gbps);
-  json.Field("arrival_skew_mean_ns", op.mean_arrival_skew_ns);
-  json.Field("arrival_skew_max_ns", op.max_arrival_skew_ns);
+  json.Field(keys::op::kArrivalSkewMeanNs, op.mean_arrival_skew_ns);
+  json.Field(keys::op::kArrivalSkewMaxNs, op.max_arrival_skew_ns);
   json.Field("exit_skew_mean_ns", op.mean_exit_skew_ns);
   json.Field("exit_skew_max_ns", op.max_exit_skew_ns);
-  json.Key("most_often_last");
+  json.Key(keys::op::kMostOftenLast);
   json.BeginObject();
-  json.Field("rank", op.most_often_last_rank);
-  json.Field("times", op.most_often_last_times);
+  json.Field(keys::op::kLastRank, op.most_often_last_rank);
+  json.Field(keys::op::kLastTimes, op.most_often_last_times);
   json.EndObject();
   json.Field("gpu_linked_calls", op.gpu_linked_calls);
   json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
@@ -127,56 +115,41 @@ void WriteMember(JsonWriter& json, const CommMemberReport& member) {
 
 void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
   json.BeginObject();
-  json.Field("comm_id", FormatHexId(comm.comm_id));
-  json.Field("size", comm.size);
-  WriteArray(json, "ranks_seen", comm.ranks_seen);
-  json.Key("members");
-  json.BeginArray();
-  for (const CommMemberReport& member : comm.members) WriteMember(json, member);
-  json.EndArray();
+  json.Field(keys::communicator::kCommId, FormatHexId(comm.comm_id));
+  json.Field(keys::communicator::kSize, comm.size);
+  json.Values("ranks_seen", comm.ranks_seen);
+  json.Array("members", comm.members,
+             [&](const CommMemberReport& member) { WriteMember(json, member); });
   json.Field("created_by", UnlessEmpty(comm.created_by));
   json.Field("parent_comm_id", comm.parent_comm_id == 0
                                    ? std::nullopt
                                    : std::optional<std::string>(FormatHexId(comm.parent_comm_id)));
-  json.Key("lifecycle");
-  json.BeginArray();
-  for (const LifecycleReport& call : comm.lifecycle) {
-    json.BeginObject();
+  json.Objects("lifecycle", comm.lifecycle, [&](const LifecycleReport& call) {
     json.Field("function", call.function);
     json.Field("calls", call.calls);
     json.Field("total_ns", call.total_ns);
     json.Field("max_ns", call.max_ns);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("ops");
-  json.BeginArray();
-  for (const OpReport& op : comm.ops) WriteOp(json, op);
-  json.EndArray();
-  json.Key("incomplete");
-  json.BeginArray();
-  for (const IncompleteReport& run : comm.incomplete) {
-    json.BeginObject();
+  });
+  json.Array(keys::communicator::kOps, comm.ops, [&](const OpReport& op) { WriteOp(json, op); });
+  json.Objects("incomplete", comm.incomplete, [&](const IncompleteReport& run) {
     json.Field("op", run.op);
     json.Field("first_seq", run.first_seq);
     json.Field("last_seq", run.last_seq);
     json.Field("count", run.count);
     json.Field("expected_ranks", run.expected_ranks);
-    WriteArray(json, "seen_comm_ranks", run.seen_comm_ranks);
-    WriteArray(json, "missing_comm_ranks", run.missing_comm_ranks);
-    json.EndObject();
-  }
-  json.EndArray();
+    json.Values("seen_comm_ranks", run.seen_comm_ranks);
+    json.Values("missing_comm_ranks", run.missing_comm_ranks);
+  });
   json.EndObject();
 }
 
 void WriteRank(JsonWriter& json, const RankReport& rank) {
   json.BeginObject();
-  json.Field("rank", rank.rank);
-  json.Field("file", rank.file);
-  json.Field("collectives", rank.collectives);
-  json.Field("last_arrivals", rank.last_arrivals);
-  json.Field("mean_lateness_ns", rank.mean_lateness_ns);
+  json.Field(keys::process::kRank, rank.rank);
+  json.Field(keys::process::kFile, rank.file);
+  json.Field(keys::rank::kCollectives, rank.collectives);
+  json.Field(keys::rank::kLastArrivals, rank.last_arrivals);
+  json.Field(keys::rank::kMeanLatenessNs, rank.mean_lateness_ns);
   json.Field("total_lead_ns", rank.total_lead_ns);
   json.Key("longest_lead");
   if (rank.longest_lead.lead_ns > 0) {
@@ -198,16 +171,11 @@ void WriteSummary(JsonWriter& json, const Report& report) {
   const ReportSummary summary = SummarizeReport(report);
   json.Key("summary");
   json.BeginObject();
-  json.Key("lines");
-  json.BeginArray();
-  for (const SummaryLine& line : summary.lines) {
-    json.BeginObject();
+  json.Objects("lines", summary.lines, [&](const SummaryLine& line) {
     json.Field("label", line.label);
     json.Field("text", line.text);
     json.Field("section", line.section_id);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   json.Key("step_shares");
   if (summary.shares) {
     const StepShares& s = *summary.shares;
@@ -234,29 +202,24 @@ void WriteSummary(JsonWriter& json, const Report& report) {
 
 void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
   json.BeginObject();
-  json.Field("rank", process.rank);
-  json.Field("file", process.file);
+  json.Field(keys::process::kRank, process.rank);
+  json.Field(keys::process::kFile, process.file);
   json.Field("source", process.inferred ? "inferred" : "nvtx");
   json.Field("role", process.role);
   json.Field("role_rule", process.role_rule);
-  json.Field("ranges", process.ranges);
-  json.Field("span_ns", process.span_ns);
+  json.Field(keys::process_phases::kRanges, process.ranges);
+  json.Field(keys::process_phases::kSpanNs, process.span_ns);
   json.Field("nccl_ranges", process.nccl_ranges);
   json.Field("dropped", process.dropped);
-  json.Key("phases");
-  json.BeginArray();
-  for (const PhaseReport& phase : process.phases) {
-    json.BeginObject();
-    json.Field("phase", phase.name);
-    json.Field("unmatched", phase.unmatched);
+  json.Objects(keys::process_phases::kPhases, process.phases, [&](const PhaseReport& phase) {
+    json.Field(keys::phase::kPhase, phase.name);
+    json.Field(keys::phase::kUnmatched, phase.unmatched);
     json.Field("source", phase.source);
-    json.Field("count", phase.count);
-    json.Field("total_ns", phase.total_ns);
-    json.Field("mean_ns", phase.mean_ns);
-    json.Field("span_share", phase.span_share);
-    json.EndObject();
-  }
-  json.EndArray();
+    json.Field(keys::phase::kCount, phase.count);
+    json.Field(keys::phase::kTotalNs, phase.total_ns);
+    json.Field(keys::phase::kMeanNs, phase.mean_ns);
+    json.Field(keys::phase::kSpanShare, phase.span_share);
+  });
   json.EndObject();
 }
 
@@ -265,27 +228,19 @@ void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
 void WriteJsonReport(const Report& report, std::ostream& out) {
   JsonWriter json(out);
   json.BeginObject();
-  json.Field("report_version", kJsonReportVersion);
+  json.Field(keys::report::kReportVersion, kJsonReportVersion);
   json.Field("directory", report.directory);
-  json.Field("all_inputs_whole", report.all_inputs_whole());
+  json.Field(keys::report::kAllInputsWhole, report.all_inputs_whole());
   WriteSummary(json, report);
   WriteTimeSource(json, report.time_source);
-  json.Key("processes");
-  json.BeginArray();
-  for (const ProcessReport& process : report.processes) WriteProcess(json, process);
-  json.EndArray();
-  json.Key("communicators");
-  json.BeginArray();
-  for (const CommunicatorReport& comm : report.communicators) WriteCommunicator(json, comm);
-  json.EndArray();
-  json.Key("ranks");
-  json.BeginArray();
-  for (const RankReport& rank : report.ranks) WriteRank(json, rank);
-  json.EndArray();
-  json.Key("phases");
-  json.BeginArray();
-  for (const ProcessPhasesReport& process : report.phases) WriteProcessPhases(json, process);
-  json.EndArray();
+  json.Array(keys::report::kProcesses, report.processes,
+             [&](const ProcessReport& process) { WriteProcess(json, process); });
+  json.Array(keys::report::kCommunicators, report.communicators,
+             [&](const CommunicatorReport& comm) { WriteCommunicator(json, comm); });
+  json.Array(keys::report::kRanks, report.ranks,
+             [&](const RankReport& rank) { WriteRank(json, rank); });
+  json.Array(keys::report::kPhases, report.phases,
+             [&](const ProcessPhasesReport& process) { WriteProcessPhases(json, process); });
   WriteCoverageJson(json, report.coverage);
   WriteConsistencyJson(json, report.consistency);
   WriteStepsJson(json, report);

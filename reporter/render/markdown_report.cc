@@ -1,7 +1,7 @@
 #include "reporter/render/markdown_report.h"
 
+#include "reporter/render/page_sections.h"
 #include "reporter/render/report_summary.h"
-#include "reporter/render/report_tables.h"
 #include "reporter/render/text_escape.h"
 
 namespace vprof::reporter {
@@ -41,24 +41,8 @@ void WriteMarkdownReport(const Report& report, std::ostream& out) {
   for (const auto& [label, text] : HeaderFacts(report)) {
     out << "- **" << MarkdownEscape(label) << ":** " << MarkdownEscape(text) << '\n';
   }
-  WriteSection(ProcessesTable(report), out);
-  if (report.steps) {
-    if (const std::optional<ReportTable> timeline = TimelineTable(*report.steps)) {
-      WriteSection(*timeline, out);
-    }
-    WriteSection(*StepSegmentsTable(report), out);
-    if (const std::optional<ReportTable> full = FullStepsTable(*report.steps)) {
-      WriteSection(*full, out);
-    }
-  }
-  WriteSection(PhasesTable(report), out);
-  WriteSection(CollectivesTable(report), out);
-  WriteSection(CandidatesTable(report), out);
-  WriteSection(GpuKernelsTable(report), out);
-  if (const std::optional<ReportTable> coverage = CoverageTable(report))
-    WriteSection(*coverage, out);
-  if (const std::optional<ReportTable> consistency = ConsistencyTable(report)) {
-    WriteSection(*consistency, out);
+  for (const PageSection& section : PageSections(report)) {
+    if (section.table && !section.html_only) WriteSection(*section.table, out);
   }
 }
 

@@ -130,7 +130,7 @@ ReportTable ProcessesTable(const Report& report) {
                                 {"trace"},
                                 {"end"},
                                 {"file"},
-                                {"problem"}},
+                                {"problem", false, false}},
                     .rows = {},
                     .empty_text = "no trace files"};
   const ProcessesShown listed = ProcessesThatStandOut(report.processes);

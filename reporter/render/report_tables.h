@@ -1,6 +1,7 @@
 // The report's sections as tables of display text, built once and written by
-// both the Markdown and the HTML writer (which only escape and lay out), so
-// the two formats say the same thing in the same words.
+// the Markdown and the HTML writer (which only escape and lay out), and by
+// the text writer where its table is the same, so the formats say the same
+// thing in the same words.
 //
 // Every table names its scope: "operator" (one kernel or collective),
 // "actor window" (one rank over the measured steps, or over its NVTX span),
@@ -18,11 +19,14 @@
 namespace vprof::reporter {
 
 struct TableColumn {
-  TableColumn(std::string header, bool numeric = false)
-      : header(std::move(header)), numeric(numeric) {}
+  TableColumn(std::string header, bool numeric = false, bool in_text = true)
+      : header(std::move(header)), numeric(numeric), in_text(in_text) {}
 
   std::string header;
   bool numeric;  // right-aligned
+  // False: the text report, 100 columns wide, says it in lines of its own
+  // after the table (TextTableOf leaves the column out).
+  bool in_text;
 };
 
 struct TableCell {

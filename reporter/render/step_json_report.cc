@@ -1,21 +1,25 @@
 #include "reporter/render/step_json_report.h"
 
 #include "reporter/base/units.h"
+#include "reporter/render/json_keys.h"
 
 namespace vprof::reporter {
+
+namespace keys = json_keys;
+
 namespace {
 
 void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& times) {
   json.Key(key);
   json.BeginObject();
-  json.Field("window_ns", times.window_ns);
-  json.Field("compute_ns", times.compute_ns);
-  json.Field("exposed_comm_ns", times.exposed_comm_ns);
+  json.Field(keys::segment_times::kWindowNs, times.window_ns);
+  json.Field(keys::segment_times::kComputeNs, times.compute_ns);
+  json.Field(keys::segment_times::kExposedCommNs, times.exposed_comm_ns);
   json.Field("exposed_comm_blocking_ns", times.exposed_comm_blocking_ns);
   json.Field("exposed_comm_idle_fill_ns", times.exposed_comm_idle_fill_ns);
-  json.Field("overlapped_comm_ns", times.overlapped_comm_ns);
-  json.Field("copy_ns", times.copy_ns);
-  json.Field("idle_ns", times.idle_ns);
+  json.Field(keys::segment_times::kOverlappedCommNs, times.overlapped_comm_ns);
+  json.Field(keys::segment_times::kCopyNs, times.copy_ns);
+  json.Field(keys::segment_times::kIdleNs, times.idle_ns);
   json.Field("idle_host_bound_ns", times.idle_host_bound_ns);
   json.Field("idle_waiting_ns", times.idle_waiting_ns);
   json.Key("exposed_by_reason_ns");
@@ -25,15 +29,11 @@ void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& time
   }
   json.EndObject();
   // Communicator ids as hex strings: JSON numbers cannot hold 64 bits.
-  json.Key("exposed_by_comm_ns");
-  json.BeginArray();
-  for (const auto& [comm_id, ns] : times.exposed_by_comm_ns) {
-    json.BeginObject();
+  json.Objects("exposed_by_comm_ns", times.exposed_by_comm_ns, [&](const auto& row) {
+    const auto& [comm_id, ns] = row;
     json.Field("comm_id", comm_id == 0 ? std::string() : FormatHexId(comm_id));
     json.Field("exposed_ns", ns);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   json.EndObject();
 }
 
@@ -87,14 +87,14 @@ void WriteLaunchCost(JsonWriter& json, const std::optional<LaunchCostEstimate>& 
 }
 
 void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
-  json.Key("memory");
+  json.Key(keys::rank_step::kMemory);
   if (!memory) {
     json.Null();
     return;
   }
   json.BeginObject();
   json.Field("start_bytes", memory->start_bytes);
-  json.Field("peak_bytes", memory->peak_bytes);
+  json.Field(keys::rank_step::kPeakBytes, memory->peak_bytes);
   json.Field("low_bytes", memory->low_bytes);
   json.Field("allocations", memory->allocations);
   json.Field("allocated_bytes", memory->allocated_bytes);
@@ -106,17 +106,17 @@ void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
 
 // Large device↔host copies and virtual-memory unmaps/maps in a step; null without.
 void WriteTransfers(JsonWriter& json, const std::optional<StepTransfers>& transfers) {
-  json.Key("transfers");
+  json.Key(keys::rank_step::kTransfers);
   if (!transfers) {
     json.Null();
     return;
   }
   json.BeginObject(JsonWriter::Layout::kOneLine);
   json.Field("to_host_copies", transfers->to_host_copies);
-  json.Field("to_host_bytes", transfers->to_host_bytes);
+  json.Field(keys::rank_step::kToHostBytes, transfers->to_host_bytes);
   json.Field("to_host_ns", transfers->to_host_ns);
   json.Field("to_device_copies", transfers->to_device_copies);
-  json.Field("to_device_bytes", transfers->to_device_bytes);
+  json.Field(keys::rank_step::kToDeviceBytes, transfers->to_device_bytes);
   json.Field("to_device_ns", transfers->to_device_ns);
   json.Field("unmaps", transfers->unmaps);
   json.Field("maps", transfers->maps);
@@ -126,13 +126,13 @@ void WriteTransfers(JsonWriter& json, const std::optional<StepTransfers>& transf
 
 void WriteSampled(JsonWriter& json, const SampledDeviceMemory& memory) {
   json.Field("samples", memory.samples);
-  json.Field("peak_used_bytes", memory.peak_used_bytes);
-  json.Field("low_used_bytes", memory.low_used_bytes);
+  json.Field(keys::device_memory::kPeakUsedBytes, memory.peak_used_bytes);
+  json.Field(keys::device_memory::kLowUsedBytes, memory.low_used_bytes);
 }
 
 // "device_memory": NVML's samples in a step or a phase's spans, on one line; null without.
 void WriteSampledInWindow(JsonWriter& json, const std::optional<SampledDeviceMemory>& memory) {
-  json.Key("device_memory");
+  json.Key(keys::device_memory::kDeviceMemory);
   if (!memory) {
     json.Null();
     return;
@@ -144,7 +144,7 @@ void WriteSampledInWindow(JsonWriter& json, const std::optional<SampledDeviceMem
 
 // NVML's samples of the rank's GPU over its measured steps; null without.
 void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& device) {
-  json.Key("device_memory");
+  json.Key(keys::device_memory::kDeviceMemory);
   if (!device) {
     json.Null();
     return;
@@ -155,39 +155,37 @@ void WriteDeviceMemory(JsonWriter& json, const std::optional<RankDeviceMemory>& 
   WriteSampled(json, device->sampled);
   json.Field("peak_step", device->peak_step);
   json.Field("total_bytes", device->total_bytes);
-  json.Field("headroom_bytes", device->headroom_bytes());
+  json.Field(keys::device_memory::kHeadroomBytes, device->headroom_bytes());
   json.EndObject();
 }
 
 // Memory per phase over the measured steps, a line each.
 void WritePhaseMemory(JsonWriter& json, const std::vector<PhaseMemoryReport>& phases) {
-  json.Key("phase_memory");
-  json.BeginArray();
-  for (const PhaseMemoryReport& phase : phases) {
-    json.BeginObject(JsonWriter::Layout::kOneLine);
-    json.Field("phase", phase.phase);
-    json.Field("from_nvtx", phase.from_nvtx);
-    json.Field("steps", phase.steps);
-    json.Key("held");
-    if (phase.held) {
-      json.BeginObject(JsonWriter::Layout::kOneLine);
-      json.Field("peak_bytes", phase.held->peak_bytes);
-      json.Field("peak_step", phase.held->peak_step);
-      json.Field("low_bytes", phase.held->low_bytes);
-      json.EndObject();
-    } else {
-      json.Null();
-    }
-    WriteSampledInWindow(json, phase.device_memory);
-    json.EndObject();
-  }
-  json.EndArray();
+  json.Objects(
+      keys::rank_steps::kPhaseMemory, phases,
+      [&](const PhaseMemoryReport& phase) {
+        json.Field(keys::phase_memory::kPhase, phase.phase);
+        json.Field(keys::phase_memory::kFromNvtx, phase.from_nvtx);
+        json.Field("steps", phase.steps);
+        json.Key(keys::phase_memory::kHeld);
+        if (phase.held) {
+          json.BeginObject(JsonWriter::Layout::kOneLine);
+          json.Field(keys::phase_memory::kPeakBytes, phase.held->peak_bytes);
+          json.Field("peak_step", phase.held->peak_step);
+          json.Field(keys::phase_memory::kLowBytes, phase.held->low_bytes);
+          json.EndObject();
+        } else {
+          json.Null();
+        }
+        WriteSampledInWindow(json, phase.device_memory);
+      },
+      JsonWriter::Layout::kOneLine);
 }
 
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
-  json.Field("rank", rank.rank);
-  json.Field("file", rank.file);
+  json.Field(keys::process::kRank, rank.rank);
+  json.Field(keys::process::kFile, rank.file);
   json.Field("steps_found", rank.steps_found);
   json.Field("late_records", rank.late_records);
   json.Field("unlaunched_records", rank.unlaunched_records);
@@ -196,54 +194,40 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.Field("bucket_plan_stable", rank.bucket_plan_stable);
   WriteDeepCapture(json, rank.deep_capture);
   WriteLaunchCost(json, rank.launch_cost);
-  WriteTimes(json, "total", rank.total);
+  WriteTimes(json, keys::rank_steps::kTotal, rank.total);
   // A row per step, each on one line: a job of 1,024 ranks has a million.
-  json.Key("steps");
-  json.BeginArray();
-  for (const RankStepReport& step : rank.steps) {
-    json.BeginObject(JsonWriter::Layout::kOneLine);
-    json.Field("step", step.step);
-    json.Field("launches", step.launches);
-    json.Field("start_ns", step.start_ns);
-    json.Field("end_ns", step.end_ns);
-    WriteTimes(json, "times", step.times);
-    json.Key("buckets");
-    json.BeginArray();
-    for (const BucketReport& bucket : step.buckets) WriteBucket(json, bucket);
-    json.EndArray();
-    WriteMemory(json, step.memory);
-    WriteTransfers(json, step.transfers);
-    WriteSampledInWindow(json, step.device_memory);
-    json.EndObject();
-  }
-  json.EndArray();
+  json.Objects(
+      keys::rank_steps::kSteps, rank.steps,
+      [&](const RankStepReport& step) {
+        json.Field("step", step.step);
+        json.Field("launches", step.launches);
+        json.Field("start_ns", step.start_ns);
+        json.Field("end_ns", step.end_ns);
+        WriteTimes(json, "times", step.times);
+        json.Array("buckets", step.buckets,
+                   [&](const BucketReport& bucket) { WriteBucket(json, bucket); });
+        WriteMemory(json, step.memory);
+        WriteTransfers(json, step.transfers);
+        WriteSampledInWindow(json, step.device_memory);
+      },
+      JsonWriter::Layout::kOneLine);
   json.Field("memory_events_dropped", rank.memory_events_dropped);
   WriteDeviceMemory(json, rank.device_memory);
-  json.Field("memory_unavailable", rank.memory_unavailable);
-  json.Field("allocation_calls", rank.allocation_calls);
-  json.Field("allocation_call_ns", rank.allocation_call_ns);
+  json.Field(keys::rank_steps::kMemoryUnavailable, rank.memory_unavailable);
+  json.Field(keys::rank_steps::kAllocationCalls, rank.allocation_calls);
+  json.Field(keys::rank_steps::kAllocationCallNs, rank.allocation_call_ns);
   WritePhaseMemory(json, rank.phase_memory);
-  json.Key("streams");
-  json.BeginArray();
-  for (const StreamRoleReport& stream : rank.streams) {
-    json.BeginObject();
+  json.Objects("streams", rank.streams, [&](const StreamRoleReport& stream) {
     json.Field("stream", stream.stream);
     json.Field("role", stream.role);
     json.Field("kernels", stream.kernels);
     json.Field("busy_ns", stream.busy_ns);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("phases");
-  json.BeginArray();
-  for (const StepPhaseReport& phase : rank.phases) {
-    json.BeginObject();
+  });
+  json.Objects("phases", rank.phases, [&](const StepPhaseReport& phase) {
     json.Field("phase", phase.phase);
     json.Field("from_nvtx", phase.from_nvtx);
     WriteTimes(json, "times", phase.times);
-    json.EndObject();
-  }
-  json.EndArray();
+  });
   WriteSpan(json, "longest_exposed_comm", rank.longest_exposed_comm);
   WriteSpan(json, "longest_idle_gap", rank.longest_idle_gap);
   json.EndObject();
@@ -255,36 +239,32 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
 // when nothing was checked); otherwise an object, with "problem" non-empty
 // when no steps were found.
 void WriteStepsJson(JsonWriter& json, const Report& report) {
-  json.Key("steps");
+  json.Key(keys::report::kSteps);
   if (!report.steps) return json.Null();
   const StepsReport& steps = *report.steps;
   json.BeginObject();
   json.Field("source", StepSourceName(steps.source));
   json.Field("pattern", steps.pattern);
-  json.Field("problem", steps.problem);
-  json.Field("window", steps.window);
+  json.Field(keys::steps::kProblem, steps.problem);
+  json.Field(keys::steps::kWindow, steps.window);
   json.Field("steps_found", steps.steps_found);
   json.Field("warmup_steps", steps.warmup_steps);
   json.Field("before_profiler_start_excluded", steps.before_profiler_start_excluded);
   json.Field("first_measured", steps.first_measured);
   json.Field("last_measured", steps.last_measured);
-  json.Field("median_step_ns", steps.median_step_ns);
-  json.Key("full_steps");
-  json.BeginArray();
-  for (const FullStepReport& step : steps.full_steps) {
-    json.BeginObject(JsonWriter::Layout::kOneLine);
-    json.Field("step", step.step);
-    json.Field("start_ns", step.start_ns);
-    json.Field("duration_ns", step.duration_ns);
-    json.Field("slowest_rank", step.slowest_rank);
-    json.Field("max_exposed_comm_ns", step.max_exposed_comm_ns);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("ranks");
-  json.BeginArray();
-  for (const RankStepsReport& rank : steps.ranks) WriteRank(json, rank);
-  json.EndArray();
+  json.Field(keys::steps::kMedianStepNs, steps.median_step_ns);
+  json.Objects(
+      "full_steps", steps.full_steps,
+      [&](const FullStepReport& step) {
+        json.Field("step", step.step);
+        json.Field("start_ns", step.start_ns);
+        json.Field("duration_ns", step.duration_ns);
+        json.Field("slowest_rank", step.slowest_rank);
+        json.Field("max_exposed_comm_ns", step.max_exposed_comm_ns);
+      },
+      JsonWriter::Layout::kOneLine);
+  json.Array(keys::steps::kRanks, steps.ranks,
+             [&](const RankStepsReport& rank) { WriteRank(json, rank); });
   json.EndObject();
 }
 

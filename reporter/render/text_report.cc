@@ -18,7 +18,9 @@
 #include "reporter/render/phases_across_ranks.h"
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/report_summary.h"
+#include "reporter/render/report_tables.h"
 #include "reporter/render/step_text_report.h"
+#include "reporter/render/table_text.h"
 #include "reporter/steps/deep_capture.h"
 
 namespace vprof::reporter {
@@ -28,14 +30,6 @@ using Align = TextTable::Align;
 
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
-}
-
-std::string EndText(const ProcessReport& process) {
-  if (process.end_reason.empty()) return "-";
-  if (process.end_reason == "signal") return "signal " + std::to_string(process.signal);
-  std::string text = process.end_reason;
-  std::replace(text.begin(), text.end(), '_', ' ');
-  return text;
 }
 
 void WriteHeader(const Report& report, std::ostream& out) {
@@ -61,33 +55,15 @@ void WriteHeader(const Report& report, std::ostream& out) {
 
 void WriteProcesses(const Report& report, std::ostream& out) {
   size_t ranks = 0, not_whole = 0;
-  TextTable table({{"rank", Align::kRight},
-                   {"host", Align::kLeft},
-                   {"pid", Align::kRight},
-                   {"events", Align::kRight},
-                   {"dropped", Align::kRight},
-                   {"failed", Align::kRight},
-                   {"trace", Align::kLeft},
-                   {"end", Align::kLeft},
-                   {"file", Align::kLeft}});
   for (const ProcessReport& process : report.processes) {
     if (process.is_rank) ++ranks;
     if (process.state != InputState::kWhole) ++not_whole;
   }
-  const ProcessesShown listed = ProcessesThatStandOut(report.processes);
-  for (const size_t index : listed.shown.indices) {
-    const ProcessReport& process = report.processes[index];
-    std::string state(InputStateName(process.state));
-    std::replace(state.begin(), state.end(), '_', ' ');
-    table.AddRow({process.is_rank ? RankText(process.rank) : "-", process.host,
-                  std::to_string(process.pid), std::to_string(process.nccl_events),
-                  std::to_string(process.dropped_events), std::to_string(process.failed_calls),
-                  state, EndText(process), process.file + (process.is_rank ? "" : " (non-rank)")});
-  }
   out << "\nProcesses: " << report.processes.size() << " (" << ranks << " ranks, "
       << report.processes.size() - ranks << " other); " << not_whole << " not whole\n";
-  if (!listed.caption.empty()) WriteWrapped(out, listed.caption, "  ", "    ");
-  table.Write(out, "  ");
+  const std::string caption = ProcessesThatStandOut(report.processes).caption;
+  if (!caption.empty()) WriteWrapped(out, caption, "  ", "    ");
+  TextTableOf(ProcessesTable(report)).Write(out, "  ");
   // Every problem, of the processes listed or not: trouble is never folded away.
   for (const ProcessReport& process : report.processes) {
     if (!process.problem.empty())

@@ -1,6 +1,9 @@
 // The JSON writer: structure, escaping and numbers.
 #include <catch2/catch.hpp>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "mini_json.h"
 #include "reporter/base/json_writer.h"
@@ -140,4 +143,67 @@ TEST_CASE("an object or array begun on one line holds all it contains on that li
         "  \"after\": 3\n"
         "}");
   CHECK(JsonValue::Parse(out.str())["rows"][1]["inner"]["b"].number() == 20);
+}
+
+TEST_CASE(
+    "a list is written as its key and an array, of values, objects or what each item writes") {
+  struct Row {
+    int id;
+    std::string name;
+  };
+  const std::vector<Row> rows = {{1, "a"}, {2, "b\"q"}};
+  const std::map<std::string, int> counts = {{"x", 3}, {"y", 4}};
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.BeginObject();
+  json.Values("names", std::vector<std::string>{"p", "q"});
+  json.Values("ids", std::vector<int32_t>{-1, 2}, JsonWriter::Layout::kOneLine);
+  json.Values("none", std::vector<uint64_t>{});
+  json.Objects(
+      "rows", rows,
+      [&](const Row& row) {
+        json.Field("id", row.id);
+        json.Field("name", row.name);
+      },
+      JsonWriter::Layout::kOneLine);
+  json.Objects("counts", counts, [&](const auto& entry) {
+    json.Field("key", entry.first);
+    json.Field("n", entry.second);
+  });
+  json.Array("pairs", rows, [&](const Row& row) {
+    json.BeginArray(JsonWriter::Layout::kOneLine);
+    json.Int(row.id);
+    json.Bool(row.id > 1);
+    json.EndArray();
+  });
+  json.Object("empty", [] {});
+  json.EndObject();
+  CHECK(out.str() ==
+        "{\n"
+        "  \"names\": [\n"
+        "    \"p\",\n"
+        "    \"q\"\n"
+        "  ],\n"
+        "  \"ids\": [-1, 2],\n"
+        "  \"none\": [],\n"
+        "  \"rows\": [\n"
+        "    {\"id\": 1, \"name\": \"a\"},\n"
+        "    {\"id\": 2, \"name\": \"b\\\"q\"}\n"
+        "  ],\n"
+        "  \"counts\": [\n"
+        "    {\n"
+        "      \"key\": \"x\",\n"
+        "      \"n\": 3\n"
+        "    },\n"
+        "    {\n"
+        "      \"key\": \"y\",\n"
+        "      \"n\": 4\n"
+        "    }\n"
+        "  ],\n"
+        "  \"pairs\": [\n"
+        "    [1, false],\n"
+        "    [2, true]\n"
+        "  ],\n"
+        "  \"empty\": {}\n"
+        "}");
 }

@@ -1,0 +1,49 @@
+#include "reporter/render/page_sections.h"
+
+#include <utility>
+
+namespace vprof::reporter {
+namespace {
+
+void AddSteps(const Report& report, std::vector<PageSection>& sections) {
+  if (!report.steps) {
+    sections.push_back({ReportTable{.id = "steps",
+                                    .title = "Steps",
+                                    .scope = "",
+                                    .note = "",
+                                    .columns = {},
+                                    .rows = {},
+                                    .empty_text = MeasurementWindow(report)},
+                        SectionChart::kNone, true});
+    return;
+  }
+  if (std::optional<ReportTable> timeline = TimelineTable(*report.steps)) {
+    sections.push_back({std::move(timeline), SectionChart::kStepTimeline});
+  }
+  sections.push_back({StepSegmentsTable(report), SectionChart::kStepSegments});
+  if (std::optional<ReportTable> full = FullStepsTable(*report.steps)) {
+    sections.push_back({std::move(full)});
+  }
+}
+
+}  // namespace
+
+std::vector<PageSection> PageSections(const Report& report) {
+  std::vector<PageSection> sections;
+  sections.push_back({ProcessesTable(report)});
+  AddSteps(report, sections);
+  if (report.step_timeline) sections.push_back({std::nullopt, SectionChart::kNone, true});
+  sections.push_back({PhasesTable(report), SectionChart::kPhases});
+  sections.push_back({CollectivesTable(report), SectionChart::kCollectives});
+  sections.push_back({CandidatesTable(report)});
+  sections.push_back({GpuKernelsTable(report)});
+  if (std::optional<ReportTable> coverage = CoverageTable(report)) {
+    sections.push_back({std::move(coverage)});
+  }
+  if (std::optional<ReportTable> consistency = ConsistencyTable(report)) {
+    sections.push_back({std::move(consistency)});
+  }
+  return sections;
+}
+
+}  // namespace vprof::reporter

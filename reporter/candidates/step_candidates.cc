@@ -187,10 +187,13 @@ void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
     candidate.evidence.push_back(
         "vprof's own cost: recording adds " +
         FormatDurationNs(static_cast<int64_t>(cost.added_per_launch_ns)) +
-        " to each launch (calibrated as CUDA started), about " +
-        FormatDurationNs(cost.per_step_ns()) +
-        " of host time per step on this rank: this idle holds it where the GPU waited for "
-        "those launches");
+        " to each launch (calibrated as CUDA started), at least " +
+        FormatDurationNs(cost.per_step_ns()) + " of host time per step on this rank" +
+        (cost.upper_per_step_ns() > cost.per_step_ns()
+             ? " and at most " + FormatDurationNs(*cost.upper_per_step_ns()) +
+                   " (its launches as recorded, less a bare launch)"
+             : std::string()) +
+        ": this idle holds it where the GPU waited for those launches");
     if (cost.per_step_ns() >= figure->per_step_ns) candidate.title += " (within vprof's own cost)";
   }
   candidate.examples = StepExamples(

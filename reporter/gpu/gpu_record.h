@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "reporter/base/duration_histogram.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/gpu/memory_events.h"
@@ -92,6 +93,9 @@ struct GpuRecord {
   ActivityTotals memset;
   ActivityTotals syncs;
   uint64_t api_calls = 0;
+  // How long the program's calls that launch kernels or graphs took, as
+  // recorded: with what recording adds to each (LaunchCostEstimate's upper bound).
+  DurationHistogram launch_calls;
   uint64_t dropped_records = 0;  // sum of GpuBatch.dropped
   int64_t cupti_overhead_ns = 0;
   std::map<std::string, ActivityTotals> kernels_by_name;

@@ -73,6 +73,7 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   for (const ApiRow& api : batch.apis) {
     ++record_.api_calls;
     ApiName& name = ApiNamed(api.name_iid);
+    if (name.launches_kernel) record_.launch_calls.Add(static_cast<int64_t>(api.duration_ns));
     if (name.ipc) name.ipc_totals.Add(0, api.duration_ns);
     if (name.memory_call != MemoryCall::kNone) {
       record_.memory.Add({static_cast<int64_t>(api.start_ns), 0,

@@ -24,10 +24,23 @@ std::string LaunchCostSentence(const StepsReport& steps) {
       FormatDurationNs(static_cast<int64_t>(cost.bare_per_launch_ns + cost.added_per_launch_ns)) +
       " a launch recorded, " + FormatDurationNs(static_cast<int64_t>(cost.bare_per_launch_ns)) +
       " not); " + who + " launched " + std::to_string(cost.launches / cost.steps) +
-      " times per step: up to " + FormatDurationNs(per_step) + " of host time per step";
-  if (window > 0) {
-    text += " (" + FormatPercent(static_cast<double>(per_step) / static_cast<double>(window)) +
-            " of its mean step window)";
+      " times per step: ";
+  const auto share = [&](int64_t ns) {
+    return FormatPercent(static_cast<double>(ns) / static_cast<double>(window));
+  };
+  const std::optional<int64_t> upper = cost.upper_per_step_ns();
+  if (upper && *upper > per_step) {
+    // The program's launches may cost more to record than the calibration's empty kernel.
+    text +=
+        FormatDurationNs(per_step) + " to " + FormatDurationNs(*upper) + " of host time per step";
+    if (window > 0)
+      text += " (" + share(per_step) + " to " + share(*upper) + " of its mean step window)";
+    text += ", the most from its launches' median of " +
+            FormatDurationNs(static_cast<int64_t>(cost.recorded_launch_call_ns)) +
+            " each as recorded";
+  } else {
+    text += FormatDurationNs(per_step) + " of host time per step";
+    if (window > 0) text += " (" + share(per_step) + " of its mean step window)";
   }
   text += ", which lengthens a step only where the GPU waits for the host: host-bound idle " +
           FormatDurationNs(host_idle) + " per step";

@@ -83,6 +83,8 @@ void WriteLaunchCost(JsonWriter& json, const std::optional<LaunchCostEstimate>& 
   json.Field("launches", cost->launches);
   json.Field("steps", cost->steps);
   json.Field("per_step_ns", cost->per_step_ns());
+  json.Field("recorded_launch_call_ns", cost->recorded_launch_call_ns);
+  json.Field("upper_per_step_ns", cost->upper_per_step_ns());
   json.EndObject();
 }
 

@@ -62,6 +62,8 @@ std::optional<LaunchCostEstimate> LaunchCostOf(const GpuRecord& gpu,
   estimate.added_per_launch_ns = cost.added_ns();
   estimate.bare_per_launch_ns = cost.bare_launch_ns;
   estimate.added_gpu_per_kernel_ns = cost.added_gpu_ns();
+  estimate.recorded_launch_call_ns =
+      static_cast<uint64_t>(std::max<int64_t>(0, gpu.launch_calls.Median().value_or(0)));
   for (const RankStepReport& step : steps) estimate.launches += step.launches;
   estimate.steps = static_cast<uint32_t>(steps.size());
   return estimate;

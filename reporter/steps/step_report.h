@@ -220,7 +220,11 @@ struct DeepCaptureReport {
 // vprof's own host cost in a rank's measured steps, estimated from the
 // capture's launch-cost calibration (LaunchCostReport): what recording adds
 // to one launch, times the launches of those steps. Every figure of the steps
-// holds it, host-bound idle first of all.
+// holds it, host-bound idle first of all. The calibration's empty kernel
+// gives the least it can be: the program's own launches (larger arguments,
+// libraries' launch paths) may pay more. The most it can be is what the
+// program's launches took as recorded less a bare launch of that empty
+// kernel, the cheapest there is.
 struct LaunchCostEstimate {
   uint64_t added_per_launch_ns = 0;  // recorded − bare, the calibration's medians
   uint64_t bare_per_launch_ns = 0;
@@ -230,9 +234,21 @@ struct LaunchCostEstimate {
   uint64_t added_gpu_per_kernel_ns = 0;
   uint64_t launches = 0;  // in the measured steps; a CUDA graph launch counts once
   uint32_t steps = 0;     // measured
+  // The median of the program's launch calls as recorded (GpuRecord::launch_calls);
+  // 0 where none was recorded.
+  uint64_t recorded_launch_call_ns = 0;
 
+  // The least: the calibration's added cost per launch.
   int64_t per_step_ns() const {
     return steps == 0 ? 0 : static_cast<int64_t>(launches * added_per_launch_ns / steps);
+  }
+  // The most, never below the least; none without recorded launch calls.
+  std::optional<int64_t> upper_per_step_ns() const {
+    if (steps == 0 || recorded_launch_call_ns == 0) return std::nullopt;
+    const uint64_t added = recorded_launch_call_ns > bare_per_launch_ns
+                               ? recorded_launch_call_ns - bare_per_launch_ns
+                               : 0;
+    return std::max(per_step_ns(), static_cast<int64_t>(launches * added / steps));
   }
 };
 

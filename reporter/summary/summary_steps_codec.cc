@@ -145,6 +145,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
     cost.set_launches(rank.launch_cost->launches);
     cost.set_steps(rank.launch_cost->steps);
     cost.set_added_gpu_per_kernel_ns(rank.launch_cost->added_gpu_per_kernel_ns);
+    cost.set_recorded_launch_call_ns(rank.launch_cost->recorded_launch_call_ns);
   }
   for (const RankStepReport& step : rank.steps) {
     vprof::summary::RankStep& out = *steps.add_steps();
@@ -271,9 +272,12 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   }
   if (steps.has_launch_cost()) {
     const vprof::summary::LaunchCost& cost = steps.launch_cost();
-    rank.launch_cost =
-        LaunchCostEstimate{cost.added_per_launch_ns(), cost.bare_per_launch_ns(),
-                           cost.added_gpu_per_kernel_ns(), cost.launches(), cost.steps()};
+    rank.launch_cost = LaunchCostEstimate{cost.added_per_launch_ns(),
+                                          cost.bare_per_launch_ns(),
+                                          cost.added_gpu_per_kernel_ns(),
+                                          cost.launches(),
+                                          cost.steps(),
+                                          cost.recorded_launch_call_ns()};
   }
   for (const vprof::summary::RankStep& step : steps.steps()) {
     RankStepReport& out = rank.steps.emplace_back();

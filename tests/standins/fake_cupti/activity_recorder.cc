@@ -92,16 +92,17 @@ void Write(const Record& record) {
   Buffers().Append(&record, sizeof(record));
 }
 
-// The RUNTIME record of the API call that queued an operation. The stand-in's calls take no
-// measurable time, so the call starts and ends at once, now.
-void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
+// The RUNTIME record of the API call that queued an operation, from `start_ns` (on the stand-ins'
+// clock) to now: the played cost of recording is inside the call, as CUPTI's own work is.
+void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id, uint64_t start_ns) {
   const bool selected =
       cbid < g_runtime_apis.size() && g_runtime_apis[cbid].load(std::memory_order_relaxed);
   if (!Enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !selected) return;
   CUpti_ActivityAPI record{};
   record.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   record.cbid = static_cast<CUpti_CallbackId>(cbid);
-  record.start = record.end = standins::MonotonicNs() + ClientOffset();
+  record.start = start_ns + ClientOffset();
+  record.end = standins::MonotonicNs() + ClientOffset();
   record.processId = static_cast<uint32_t>(getpid());
   record.threadId = static_cast<uint32_t>(gettid());
   record.correlationId = correlation_id;
@@ -109,12 +110,13 @@ void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id) {
 }
 
 uint32_t OnQueued(uint32_t cbid) {
+  const uint64_t start_ns = standins::MonotonicNs();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 &&
       Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
     SpinFor(LaunchCostNs());
   }
   const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
-  WriteRuntimeCall(cbid, correlation_id);
+  WriteRuntimeCall(cbid, correlation_id, start_ns);
   if (!AnyGpuWorkKindEnabled()) return correlation_id | kQueuedUntraced;
   if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return correlation_id;
   // CUPTI writes the innermost id of each kind before the activity it correlates.
@@ -132,7 +134,9 @@ uint32_t OnQueued(uint32_t cbid) {
 
 // A call that queues nothing (cudaGetDevice, cudaStreamSynchronize): its record alone, with a
 // correlation id of its own.
-void OnCalled(uint32_t cbid) { WriteRuntimeCall(cbid, g_last_correlation_id.fetch_add(1) + 1); }
+void OnCalled(uint32_t cbid) {
+  WriteRuntimeCall(cbid, g_last_correlation_id.fetch_add(1) + 1, standins::MonotonicNs());
+}
 
 void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
               uint64_t end_ns) {
@@ -234,7 +238,7 @@ void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint3
 void OnMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
               uint64_t at_ns) {
   const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
-  WriteRuntimeCall(cbid, correlation_id);
+  WriteRuntimeCall(cbid, correlation_id, standins::MonotonicNs());
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
   CUpti_ActivityMemory4 record{};
   record.kind = CUPTI_ACTIVITY_KIND_MEMORY2;

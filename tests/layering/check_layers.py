@@ -50,22 +50,25 @@ LAYERS = [
     "reporter/cli",
 ]
 # The capture side, on its own: it includes schema and itself, nothing else.
-CAPTURE = ["interpose", "cupti", "audit"]
-# Capture files the reporter and launch/ compile too (interpose/meson.build's
+CAPTURE = ["capture"]
+# Its include folders, where a bare name is found (capture/meson.build).
+CAPTURE_INCLUDE_FOLDERS = ["capture", "capture/core", "capture/nccl", "capture/nvtx",
+                           "capture/nccl_plugin", "capture/audit", "capture/cupti"]
+# Capture files the reporter and launch/ compile too (capture/core/meson.build's
 # shared_text_sources), settings' bounds, and the build's version.
 SHARED_WITH_CAPTURE = {
-    "interpose/deep_schedule.h",
-    "interpose/secret_text.h",
-    "interpose/utf8_repair.h",
-    "interpose/settings.h",
-    "interpose/vprof_build_info.h",
+    "capture/core/deep_schedule.h",
+    "capture/core/secret_text.h",
+    "capture/core/utf8_repair.h",
+    "capture/core/settings.h",
+    "capture/core/vprof_build_info.h",
 }
 # Generated headers that are not a .pb.h beside their .proto: the folder
 # whose meson.build makes them.
 GENERATED = {
     "vprof_trace_fields.h": "schema/vprof_trace_fields.h",
-    "interpose/vprof_build_info.h": "interpose/vprof_build_info.h",
-    "vprof_build_info.h": "interpose/vprof_build_info.h",
+    "capture/core/vprof_build_info.h": "capture/core/vprof_build_info.h",
+    "vprof_build_info.h": "capture/core/vprof_build_info.h",
 }
 SOURCE_SUFFIXES = (".h", ".cc", ".hpp", ".cpp", ".inc", ".def")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -86,7 +89,7 @@ def resolve(root, including, name):
     candidates = [beside, os.path.normpath(name)]
     # Bare names through the include folders: the capture side's and schema's.
     if "/" not in name:
-        candidates += [folder + "/" + name for folder in CAPTURE + ["schema"]]
+        candidates += [folder + "/" + name for folder in CAPTURE_INCLUDE_FOLDERS + ["schema"]]
     for candidate in candidates:
         if candidate.startswith("..") or os.path.isabs(candidate):
             continue
@@ -158,7 +161,7 @@ def self_test():
         "schema/vprof_trace.proto": "",
         "reporter/base/units.h": "",
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
-        "reporter/base/valid_utf8.cc": '#include "interpose/utf8_repair.h"\n',
+        "reporter/base/valid_utf8.cc": '#include "capture/core/utf8_repair.h"\n',
         "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
         "reporter/render/text_report.cc":
             '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
@@ -166,14 +169,14 @@ def self_test():
         "reporter/summary/node_summary.proto": "",
         "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
         "launch/run_command.cc": '#include "reporter/render/text_report.h"\n'
-                                 '#include "interpose/vprof_build_info.h"\n',
+                                 '#include "capture/core/vprof_build_info.h"\n',
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
         "reporter/render/text_report.h": "",
-        "interpose/utf8_repair.h": "",
-        "interpose/log.h": "",
-        "interpose/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
-        "cupti/gpu_capture.cc": '#include "log.h"\n',
+        "capture/core/utf8_repair.h": "",
+        "capture/core/log.h": "",
+        "capture/core/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
+        "capture/cupti/gpu_capture.cc": '#include "log.h"\n',
         "tests/reporter/test_units.cc": '#include "reporter/cli/cli.h"\n',
     }
     bad = {
@@ -181,15 +184,15 @@ def self_test():
                                   '  #  include "reporter/render/text_report.h"\n',
         "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
         "reporter/render/text_report.cc": '#include "launch/run_command.h"\n',
-        "launch/launch.cc": '#include "interpose/log.h"\n',
-        "interpose/trace_writer.cc": '#include "reporter/base/units.h"\n',
+        "launch/launch.cc": '#include "capture/core/log.h"\n',
+        "capture/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
         "reporter/stray.cc": "",
     }
     expected = [
-        'interpose/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
-        "(interpose) may not include reporter/base",
-        'launch/launch.cc:1: #include "interpose/log.h": launch may not include the capture '
-        "side (interpose); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
+        'capture/core/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
+        "(capture) may not include reporter/base",
+        'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
+        "side (capture); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
         'reporter/base/units.cc:2: #include "reporter/render/text_report.h": reporter/base may '
         "not include reporter/render, a higher layer",
         'reporter/render/text_report.cc:1: #include "launch/run_command.h": reporter/render may '

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nccl_functions.h"
+#include "sources.h"
 #include "thread_buffers.h"
 #include "trace_writer.h"
 
@@ -25,7 +26,7 @@ int main() {
   run.host = "bench";
   run.pid = getpid();
   vprof::TraceWriter writer;
-  if (!writer.init(settings, &run) || !writer.flush()) return 1;
+  if (!writer.init(settings, &run, vprof::capture_sources()) || !writer.flush()) return 1;
   vprof::thread_buffers().configure(kRecords, 2);  // no NVTX here
   vprof::ThreadBuffer* buf = vprof::thread_buffers().current();
 

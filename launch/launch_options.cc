@@ -4,15 +4,15 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "interpose/deep_schedule.h"
-#include "interpose/settings.h"
+#include "capture/core/deep_schedule.h"
+#include "capture/core/settings.h"
 #include "reporter/base/arg_cursor.h"
 
 namespace vprof::reporter {
 namespace {
 
 // One option per VPROF_* setting; the ranges are libvprof's
-// (interpose/settings.cc), which README's settings table documents.
+// (capture/core/settings.cc), which README's settings table documents.
 struct SettingOption {
   std::string_view option;
   std::string_view variable;
@@ -80,7 +80,7 @@ const std::string_view kLaunchOptionsHelp =
     "                      (only in windows 'vprof trigger' opens), or ON/PERIOD\n"
     "                      seconds, e.g. 5/60 (VPROF_DEEP)\n"
     "  --library PATH      the libvprof.so to use (default: $VPROF_LIBRARY, else the one\n"
-    "                      beside this vprof: ../interpose/ in a build, ../lib/ installed)\n"
+    "                      beside this vprof: ../capture/ in a build, ../lib/ installed)\n"
     "  --report            after the command, write the report into the folder\n"
     "                      (report.txt, or report.json with --report-format json)\n"
     "  --report-format F   text (default) or json\n"

@@ -17,7 +17,7 @@ fi
 rm -rf "$out"
 echo "== running 4 simulated ranks under vprof (traces in $out/)"
 LD_LIBRARY_PATH="$PWD/build/tests/standins" \
-LD_PRELOAD="$PWD/build/interpose/libvprof.so" \
+LD_PRELOAD="$PWD/build/capture/libvprof.so" \
 VPROF_OUTPUT_DIR="$out" \
 FAKE_NCCL_BUSBW_GBPS=2 FAKE_NCCL_KERNELS=1 \
   build/tests/standins/sim_launch -n 4 build/tests/standins/sim_train \

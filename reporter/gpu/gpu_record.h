@@ -113,7 +113,7 @@ struct GpuRecord {
   // GPUs; device-to-device copies on one GPU are DTOD): data moved between
   // GPUs outside NCCL. Count, bytes, time.
   ActivityTotals peer_copies;
-  // vprof's own kernels (the collective fingerprints, audit/; the launch-cost
+  // vprof's own kernels (the collective fingerprints, capture/audit/; the launch-cost
   // calibration's are left out, and counted in its own figures): not the
   // program's, so in no other figure of the report.
   ActivityTotals vprof_kernels;

@@ -15,8 +15,8 @@ namespace {
 constexpr int32_t kNcclSuccess = 0;
 constexpr int32_t kNcclInProgress = 7;
 
-// vprof's own kernels (audit/fingerprint_kernel.cu: the schema's CollectiveFingerprint, and the
-// LaunchCostCalibration's): their records are not the program's. The calibration's run on a
+// vprof's own kernels (capture/audit/fingerprint_kernel.cu: the schema's CollectiveFingerprint, and
+// the LaunchCostCalibration's): their records are not the program's. The calibration's run on a
 // stream of vprof's, whose event records and syncs are not the program's either.
 constexpr std::string_view kFingerprintKernelName = "vprof_fingerprint";
 constexpr std::array<std::string_view, 2> kCalibrationKernelNames = {"vprof_calibrate",

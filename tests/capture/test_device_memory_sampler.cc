@@ -11,6 +11,7 @@
 
 #include "device_memory_sampler.h"
 #include "read_trace_file.h"
+#include "sources.h"
 #include "trace_writer.h"
 
 namespace fs = std::filesystem;
@@ -90,7 +91,7 @@ struct Sampled {
     settings.output_dir = dir;
     run.host = "memhost";
     run.pid = 79;
-    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
     REQUIRE(writer.flush());  // the header
   }
   ~Sampled() { fs::remove_all(dir); }

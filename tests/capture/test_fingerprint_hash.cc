@@ -1,4 +1,4 @@
-// The fingerprint function (audit/fingerprint_hash.h): the properties the
+// The fingerprint function (capture/audit/fingerprint_hash.h): the properties the
 // drift audit relies on, each checked against values computed here another
 // way (sums of terms in other orders and partitions, as GPU blocks make them).
 #include <algorithm>

@@ -12,6 +12,7 @@
 
 #include "loaded_libraries.h"
 #include "read_trace_file.h"
+#include "sources.h"
 #include "trace_writer.h"
 
 namespace fs = std::filesystem;
@@ -50,7 +51,7 @@ struct Watched {
     settings.output_dir = dir;
     run.host = "libhost";
     run.pid = 78;
-    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
     REQUIRE(watch.init(list));
     REQUIRE(writer.flush());  // the header
   }

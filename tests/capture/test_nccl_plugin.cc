@@ -22,6 +22,7 @@
 #include "nccl_plugin_pool.h"
 #include "read_trace_file.h"
 #include "runtime.h"
+#include "sources.h"
 #include "trace_writer.h"
 
 namespace fs = std::filesystem;
@@ -69,7 +70,7 @@ class TraceFile {
     settings_.output_dir = dir_;
     run_.host = "pluginhost";
     run_.pid = 77;
-    REQUIRE(writer_.init(settings_, &run_));
+    REQUIRE(writer_.init(settings_, &run_, vprof::capture_sources()));
   }
   ~TraceFile() { fs::remove_all(dir_); }
   vprof::TraceWriter& writer() { return writer_; }

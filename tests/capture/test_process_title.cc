@@ -14,6 +14,7 @@
 
 #include "process_title.h"
 #include "read_trace_file.h"
+#include "sources.h"
 #include "trace_writer.h"
 
 namespace fs = std::filesystem;
@@ -52,7 +53,7 @@ struct Watched {
     settings.output_dir = dir;
     run.host = "titlehost";
     run.pid = 77;
-    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
     watch.start();
     REQUIRE(writer.flush());  // the header
   }

@@ -23,6 +23,7 @@
 #include "comm_registry.h"
 #include "nccl_functions.h"
 #include "read_trace_file.h"
+#include "sources.h"
 #include "thread_buffers.h"
 #include "trace_writer.h"
 #include "vprof_trace_fields.h"
@@ -100,7 +101,7 @@ struct WriterInTempDir {
   WriterInTempDir() {
     drain_leftovers();
     settings.output_dir = dir;
-    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
   }
   ~WriterInTempDir() { fs::remove_all(dir); }
 
@@ -122,7 +123,7 @@ TEST_CASE("every packet type is written and reads back field by field") {
   settings.stop_after_s = 60;
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
 
   auto* comm = new vprof::CommInfo;
   comm->comm = reinterpret_cast<const void*>(0x77770000);
@@ -299,7 +300,7 @@ TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, 
   run.host = "../evil/host";
   {
     vprof::TraceWriter writer;
-    REQUIRE(writer.init(settings, &run));
+    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
     REQUIRE(writer.finish(vprof::EndReason::kExit));
     CHECK(std::string(writer.path()) == dir + "/.._evil_host.4242.vtrace");
     CHECK(fs::exists(dir + "/.._evil_host.4242.vtrace"));
@@ -313,7 +314,7 @@ TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, 
   REQUIRE(deep.size() == 4090);
   settings.output_dir = deep;
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
   CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.error()).find("VPROF_OUTPUT_DIR is too long") != std::string::npos);
   size_t files = 0;
@@ -446,7 +447,7 @@ TEST_CASE_METHOD(
     child_run.pid = 5555;
     child_run.forked_child = true;
     vprof::TraceWriter child;
-    REQUIRE(child.init(settings, &child_run));
+    REQUIRE(child.init(settings, &child_run, vprof::capture_sources()));
     REQUIRE(child.flush());
     CHECK(fs::is_empty(dir));
   }
@@ -454,7 +455,7 @@ TEST_CASE_METHOD(
   vprof::RunInfo exec_run = sample_run();
   exec_run.pid = 5555;
   vprof::TraceWriter exec_image;
-  REQUIRE(exec_image.init(settings, &exec_run));
+  REQUIRE(exec_image.init(settings, &exec_run, vprof::capture_sources()));
   REQUIRE(exec_image.finish(vprof::EndReason::kExit));
   CHECK(std::string(exec_image.path()) == dir + "/testhost.5555.vtrace");
   auto image = read_trace_file(exec_image.path());
@@ -594,7 +595,7 @@ TEST_CASE("an unwritable folder is reported by path") {
   settings.output_dir = "/proc/vprof-cannot-write-here";
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run));
+  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
   CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.error()).find("/proc/vprof-cannot-write-here/testhost.4242.vtrace") !=
         std::string::npos);
@@ -612,7 +613,8 @@ TEST_CASE("a write that fails (full disk, here a file size limit) is reported, n
     settings.output_dir = dir;
     vprof::RunInfo run = sample_run();
     vprof::TraceWriter writer;
-    bool ok = writer.init(settings, &run) && !writer.finish(vprof::EndReason::kExit) &&
+    bool ok = writer.init(settings, &run, vprof::capture_sources()) &&
+              !writer.finish(vprof::EndReason::kExit) &&
               std::string(writer.error()).find("cannot write trace file " + dir) == 0;
     _exit(ok ? 0 : 1);
   }

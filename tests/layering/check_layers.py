@@ -12,7 +12,10 @@ read. It fails, naming file, line and include, when
   - the capture side (CAPTURE) includes the reporter or launch/, or those
     include the capture side, except the few capture files both sides compile
     (SHARED_WITH_CAPTURE);
-  - a C++ file of reporter/ lies in no layer's folder.
+  - within the capture side, the core includes a source or the top, or a
+    source includes the top, or another source that SOURCE_INCLUDES does not
+    let it include;
+  - a C++ file of reporter/ or capture/ lies in no layer's folder.
 An include is found beside the file, then from the top of the tree, then
 among the generated headers (a .pb.h beside its .proto, GENERATED); one
 found nowhere (a system or CUDA header) is not judged. CONTRIBUTING.md says
@@ -50,22 +53,38 @@ LAYERS = [
     "reporter/cli",
 ]
 # The capture side, on its own: it includes schema and itself, nothing else.
-CAPTURE = ["interpose", "cupti", "audit"]
-# Capture files the reporter and launch/ compile too (interpose/meson.build's
+# Inside it, three layers: the core (lowest); the sources beside one another;
+# the top (capture/ itself: the sources' table, the lifecycle, the exported
+# entry points and NCCL wrappers), which may include them all.
+CAPTURE_CORE = "capture/core"
+CAPTURE_SOURCES = ["capture/nccl", "capture/nvtx", "capture/nccl_plugin", "capture/audit",
+                   "capture/cupti"]
+CAPTURE_TOP = "capture"
+CAPTURE = [CAPTURE_CORE] + CAPTURE_SOURCES + [CAPTURE_TOP]
+# The only includes from one source to another, each with its reason (no
+# cycles: nccl < audit < cupti).
+SOURCE_INCLUDES = {
+    # Fingerprints are of NCCL calls: the call's buffers and function ids.
+    "capture/audit": ["capture/nccl"],
+    # The launch-cost calibration launches the audit's kernel through its
+    # driver table.
+    "capture/cupti": ["capture/audit"],
+}
+# Capture files the reporter and launch/ compile too (capture/core/meson.build's
 # shared_text_sources), settings' bounds, and the build's version.
 SHARED_WITH_CAPTURE = {
-    "interpose/deep_schedule.h",
-    "interpose/secret_text.h",
-    "interpose/utf8_repair.h",
-    "interpose/settings.h",
-    "interpose/vprof_build_info.h",
+    "capture/core/deep_schedule.h",
+    "capture/core/secret_text.h",
+    "capture/core/utf8_repair.h",
+    "capture/core/settings.h",
+    "capture/core/vprof_build_info.h",
 }
 # Generated headers that are not a .pb.h beside their .proto: the folder
 # whose meson.build makes them.
 GENERATED = {
     "vprof_trace_fields.h": "schema/vprof_trace_fields.h",
-    "interpose/vprof_build_info.h": "interpose/vprof_build_info.h",
-    "vprof_build_info.h": "interpose/vprof_build_info.h",
+    "capture/core/vprof_build_info.h": "capture/core/vprof_build_info.h",
+    "vprof_build_info.h": "capture/core/vprof_build_info.h",
 }
 SOURCE_SUFFIXES = (".h", ".cc", ".hpp", ".cpp", ".inc", ".def")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -111,13 +130,32 @@ def source_files(root):
                   and os.path.isfile(os.path.join(root, p)))
 
 
+def capture_rank(folder):
+    """0 for the capture core, 1 for a source, 2 for the top."""
+    return 0 if folder == CAPTURE_CORE else 2 if folder == CAPTURE_TOP else 1
+
+
+def judge_capture(including_folder, included_folder):
+    """Why one capture folder may not include another; None when it may."""
+    if capture_rank(included_folder) < capture_rank(including_folder):
+        return None
+    if capture_rank(included_folder) > capture_rank(including_folder):
+        return f"{including_folder} may not include {included_folder}, a higher layer"
+    if included_folder in SOURCE_INCLUDES.get(including_folder, []):
+        return None
+    return (f"{including_folder} may not include {included_folder}, another source "
+            "(check_layers.py SOURCE_INCLUDES)")
+
+
 def judge(including_folder, included_folder, included):
     """Why the include is not allowed; None when it is."""
     if included_folder is None or included_folder == including_folder:
         return None
     if including_folder in CAPTURE:
-        if included_folder in CAPTURE or included_folder == "schema":
+        if included_folder == "schema":
             return None
+        if included_folder in CAPTURE:
+            return judge_capture(including_folder, included_folder)
         return f"the capture side ({including_folder}) may not include {included_folder}"
     if included_folder in CAPTURE:
         if included in SHARED_WITH_CAPTURE:
@@ -137,6 +175,9 @@ def check(root):
         if folder is None:
             if path.startswith("reporter/"):
                 problems.append(f"{path}: in no layer's folder (check_layers.py LAYERS)")
+            continue
+        if folder == CAPTURE_TOP and "/" in path[len(CAPTURE_TOP) + 1:]:
+            problems.append(f"{path}: in no layer's folder (check_layers.py CAPTURE)")
             continue
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as text:
             for number, line in enumerate(text, 1):
@@ -158,7 +199,7 @@ def self_test():
         "schema/vprof_trace.proto": "",
         "reporter/base/units.h": "",
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
-        "reporter/base/valid_utf8.cc": '#include "interpose/utf8_repair.h"\n',
+        "reporter/base/valid_utf8.cc": '#include "capture/core/utf8_repair.h"\n',
         "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
         "reporter/render/text_report.cc":
             '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
@@ -166,14 +207,20 @@ def self_test():
         "reporter/summary/node_summary.proto": "",
         "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
         "launch/run_command.cc": '#include "reporter/render/text_report.h"\n'
-                                 '#include "interpose/vprof_build_info.h"\n',
+                                 '#include "capture/core/vprof_build_info.h"\n',
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
         "reporter/render/text_report.h": "",
-        "interpose/utf8_repair.h": "",
-        "interpose/log.h": "",
-        "interpose/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
-        "cupti/gpu_capture.cc": '#include "log.h"\n',
+        "capture/core/utf8_repair.h": "",
+        "capture/core/log.h": "",
+        "capture/core/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
+        "capture/nccl/nccl_calls.h": "",
+        "capture/audit/collective_audit.h": '#include "nccl_calls.h"\n#include "log.h"\n',
+        "capture/cupti/gpu_capture.h": "",
+        "capture/cupti/gpu_capture.cc": '#include "log.h"\n#include "gpu_capture.h"\n',
+        "capture/sources.h": "",
+        "capture/sources.cc": '#include "sources.h"\n#include "gpu_capture.h"\n'
+                              '#include "collective_audit.h"\n#include "log.h"\n',
         "tests/reporter/test_units.cc": '#include "reporter/cli/cli.h"\n',
     }
     bad = {
@@ -181,15 +228,26 @@ def self_test():
                                   '  #  include "reporter/render/text_report.h"\n',
         "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
         "reporter/render/text_report.cc": '#include "launch/run_command.h"\n',
-        "launch/launch.cc": '#include "interpose/log.h"\n',
-        "interpose/trace_writer.cc": '#include "reporter/base/units.h"\n',
+        "launch/launch.cc": '#include "capture/core/log.h"\n',
+        "capture/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
+        "capture/core/log.cc": '#include "gpu_capture.h"\n',
+        "capture/nccl/nccl_calls.cc": '#include "collective_audit.h"\n',
+        "capture/cupti/gpu_capture.cc": '#include "sources.h"\n',
+        "capture/stray/stray.cc": "",
         "reporter/stray.cc": "",
     }
     expected = [
-        'interpose/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
-        "(interpose) may not include reporter/base",
-        'launch/launch.cc:1: #include "interpose/log.h": launch may not include the capture '
-        "side (interpose); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
+        'capture/core/log.cc:1: #include "gpu_capture.h": capture/core may not include '
+        "capture/cupti, a higher layer",
+        'capture/core/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
+        "(capture/core) may not include reporter/base",
+        'capture/cupti/gpu_capture.cc:1: #include "sources.h": capture/cupti may not include '
+        "capture, a higher layer",
+        'capture/nccl/nccl_calls.cc:1: #include "collective_audit.h": capture/nccl may not '
+        "include capture/audit, another source (check_layers.py SOURCE_INCLUDES)",
+        "capture/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
+        'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
+        "side (capture/core); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
         'reporter/base/units.cc:2: #include "reporter/render/text_report.h": reporter/base may '
         "not include reporter/render, a higher layer",
         'reporter/render/text_report.cc:1: #include "launch/run_command.h": reporter/render may '
@@ -236,7 +294,9 @@ def main():
         print(problem, file=sys.stderr)
     if problems:
         print(f"layering: {len(problems)} problem(s); layers, lowest first: "
-              + " < ".join(LAYERS) + " (CONTRIBUTING.md)", file=sys.stderr)
+              + " < ".join(LAYERS) + "; capture: " + CAPTURE_CORE + " < "
+              + ", ".join(CAPTURE_SOURCES) + " < " + CAPTURE_TOP + " (CONTRIBUTING.md)",
+              file=sys.stderr)
         return 1
     print("layering: every include goes to its own folder or a lower layer")
     return 0

@@ -1,7 +1,7 @@
 // Fake libcuda.so.1: the driver functions vprof's kernels use
-// (audit/cuda_driver_functions.def), with cuda.h's signatures, over the fake
+// (capture/audit/cuda_driver_functions.def), with cuda.h's signatures, over the fake
 // runtime's streams. It knows vprof's two kernels: vprof_fingerprint, run on
-// the host with audit/fingerprint_hash.h when the stream reaches it, writing
+// the host with capture/audit/fingerprint_hash.h when the stream reaches it, writing
 // its result the way fingerprint_kernel.cu does (value, then tag), and the
 // launch-cost calibration's: the empty vprof_calibrate, which takes no
 // parameters, and vprof_calibrate_wait(ns), which sleeps that long. "Device"

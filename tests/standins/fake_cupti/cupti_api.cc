@@ -1,5 +1,6 @@
-// The exported CUPTI entry points vprof calls (cupti/cupti_functions.def), with the signatures
-// of the real cupti.h. Activity comes from the fake CUDA runtime's work (activity_recorder.h).
+// The exported CUPTI entry points vprof calls (capture/cupti/cupti_functions.def), with the
+// signatures of the real cupti.h. Activity comes from the fake CUDA runtime's work
+// (activity_recorder.h).
 #include <cupti.h>
 
 #include <atomic>

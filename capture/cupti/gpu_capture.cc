@@ -357,7 +357,7 @@ bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
     if (encode_activity(enc, r, name_iids[i])) ++recorded;
   }
   if (open) w.end_packet(t);
-  w.count(TraceWriter::Source::kCupti, recorded, b.dropped);
+  w.count(kCuptiCount, recorded, b.dropped);
   return true;
 }
 
@@ -439,6 +439,8 @@ void request_gpu_flush(bool forced) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
   g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
+
+const SourceCount kCuptiCount{"cupti", false};
 
 bool drain_gpu_activity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) retry_hw_trace();

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "nvtx_handles.h"
+#include "nvtx_open_ranges.h"
 #include "thread_buffers.h"
 #include "trace_writer.h"
 #include "vprof_trace_fields.h"
@@ -32,6 +33,12 @@ struct Interned {
 };
 
 }  // namespace
+
+const SourceCount kNvtxRangeCount{"nvtx", false};
+
+void count_lost_open_ranges(TraceWriter& w) {
+  if (NvtxOpenRanges* open = nvtx_open_ranges()) w.count(kNvtxRangeCount, 0, open->take_lost());
+}
 
 bool write_nvtx_batches(TraceWriter& w, ThreadBuffer& b) {
   uint64_t dropped = b.nvtx.take_dropped();
@@ -66,7 +73,7 @@ bool write_nvtx_batches(TraceWriter& w, ThreadBuffer& b) {
       e.end_nested(m);
     }
     w.end_packet(t);
-    w.count(TraceWriter::Source::kNvtx, n, dropped);
+    w.count(kNvtxRangeCount, n, dropped);
     dropped = 0;
     if (n < kChunk) return true;
   }

@@ -39,6 +39,7 @@
 #include "run_info.h"
 #include "runtime.h"
 #include "settings.h"
+#include "sources.h"
 #include "thread_buffers.h"
 #include "trace_writer.h"
 
@@ -228,7 +229,7 @@ void initialise() {
   configure_title_watch();
   configure_loaded_library_watch();
   g_writer = new TraceWriter;
-  if (!g_writer->init(*g_settings, g_run)) {
+  if (!g_writer->init(*g_settings, g_run, capture_sources())) {
     disable(g_writer->error());
     return;
   }

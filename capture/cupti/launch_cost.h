@@ -6,7 +6,7 @@
 // inside CUPTI's context-created callback, before the program has run
 // anything: no other GPU work exists in the process yet, so switching the
 // capture plan off for a few milliseconds loses none of the program's
-// records. vprof's empty kernel (vprof_calibrate, audit/fingerprint_kernel.cu)
+// records. vprof's empty kernel (vprof_calibrate, capture/audit/fingerprint_kernel.cu)
 // is launched in batches on a stream of its own, rounds with the plan off and
 // on interleaved; each batch queues behind a kernel that keeps the GPU busy
 // until the host is done (vprof_calibrate_wait), so it then runs back to back

@@ -26,7 +26,7 @@ struct Settings {
   LogLevel log_level = LogLevel::kWarn;     // VPROF_LOG_LEVEL
   bool gpu_capture = true;                  // VPROF_GPU (CUPTI activity)
   // VPROF_CUPTI_KINDS: "light" (empty: the same), "all", or a list of kinds;
-  // read by cupti/capture_plan.h when GPU capture starts.
+  // read by capture/cupti/capture_plan.h when GPU capture starts.
   std::string cupti_kinds;
   // VPROF_DEEP: when GPU activity is recorded (deep_schedule.h).
   DeepSchedule deep;
@@ -35,7 +35,7 @@ struct Settings {
   bool nccl_kernel_ch =
       false;  // VPROF_NCCL_KERNEL_CH: per-channel GPU times (costly on small messages)
   bool nccl_proxy = false;  // VPROF_NCCL_PROXY: network proxy operations
-  // Collective fingerprints (audit/fingerprinter.h).
+  // Collective fingerprints (capture/audit/fingerprinter.h).
   bool audit_fingerprints = false;  // VPROF_AUDIT=fingerprint (off: VPROF_AUDIT=off or unset)
   uint64_t audit_every = 1;         // VPROF_AUDIT_EVERY: every N-th collective per communicator
   uint64_t audit_min_bytes = 0;     // VPROF_AUDIT_MIN_BYTES: smaller buffers are not fingerprinted

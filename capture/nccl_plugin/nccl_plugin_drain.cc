@@ -180,6 +180,8 @@ bool put_batches(TraceWriter& w, const Drained& d) {
 
 }  // namespace
 
+const SourceCount kNcclPluginCount{"nccl_plugin", false};
+
 bool drain_nccl_plugin(TraceWriter& w) {
   Drained d;
   for_each_open_context([&](PluginContext& c) { gather(w, c, &d); });
@@ -193,7 +195,7 @@ bool drain_nccl_plugin(TraceWriter& w) {
     c.context->described = true;
     if (c.finalized) retire_context(*c.context);
   }
-  w.count(TraceWriter::Source::kNcclPlugin, d.events.size(), d.dropped);
+  w.count(kNcclPluginCount, d.events.size(), d.dropped);
   return w.error()[0] == '\0';
 }
 

@@ -5,6 +5,7 @@
 #include "collective_audit.h"
 #include "fingerprint_hash.h"
 #include "fingerprinter.h"
+#include "nccl_functions.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -83,7 +84,7 @@ void put_fingerprint(ProtoEncoder& enc, const Pending& p, bool incomplete) {
   size_t m = enc.begin_nested(sf::FingerprintBatch::kFingerprint);
   enc.add_varint(k::kCommId, p.comm_id);
   enc.add_varint(k::kSeq, p.seq);
-  enc.add_varint(k::kFunctionIid, TraceWriter::nccl_function_iid(p.function));
+  enc.add_varint(k::kFunctionIid, nccl_function_iid(p.function));
   if (p.has_peer) enc.add_int32(k::kPeer, p.peer);
   enc.add_varint(k::kState, call_state(p, incomplete));
   if (p.has_value[0]) enc.add_fixed64(k::kInput, p.value[0]);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "capture_source.h"
 #include "deep_schedule.h"
 
 namespace vprof {
@@ -60,5 +61,7 @@ void request_gpu_flush(bool forced);
 // Writer thread, flush lock held: writes a changed GpuCaptureStatus and every
 // queued activity buffer as packets. False when the trace cannot be written.
 bool drain_gpu_activity(TraceWriter& writer);
+// The Footer's "cupti" KindCount: activity records written, and dropped.
+extern const SourceCount kCuptiCount;
 
 }  // namespace vprof

@@ -8,22 +8,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 #include <new>
 
 #include "clock.h"
-#include "comm_registry.h"
-#include "deep_windows.h"
-#include "device_memory_sampler.h"
-#include "fingerprint_drain.h"
-#include "gpu_capture.h"
-#include "injection_status.h"
-#include "loaded_libraries.h"
-#include "nccl_functions.h"
-#include "nccl_plugin.h"
-#include "nvtx_batch_writer.h"
-#include "nvtx_open_ranges.h"
-#include "process_title.h"
 #include "thread_buffers.h"
 #include "utf8_repair.h"
 #include "vprof_build_info.h"
@@ -35,13 +22,8 @@ namespace {
 namespace sf = schema;
 
 constexpr size_t kEncodeBufferBytes = 1 << 20;
-// Upper bound of one encoded NcclEvent (16 fields of at most 11 bytes) plus
-// the batch and packet framing around it.
-constexpr size_t kEventRoom = 256;
-// Upper bound of every fixed-size packet (clock sample, thread, communicator).
+// Upper bound of every fixed-size packet the writer puts (clock sample, thread).
 constexpr size_t kSmallPacketRoom = 512;
-
-uint64_t function_iid(uint16_t fn) { return TraceWriter::nccl_function_iid(fn); }
 
 void mkdir_p(const char* dir) {
   char path[4096];
@@ -76,10 +58,13 @@ bool write_all_at(int fd, const uint8_t* p, size_t size, uint64_t offset) {
 
 }  // namespace
 
-bool TraceWriter::init(const Settings& settings, RunInfo* run) {
+bool TraceWriter::init(const Settings& settings, RunInfo* run, const CaptureSources& sources) {
   settings_ = settings;
   run_ = run;
-  comms_before_ = comm_registry().registered();
+  sources_ = sources;
+  for (const SourceDrain& row : sources_.drains) {
+    if (row.begin_trace) row.begin_trace();
+  }
   auto* buf = new (std::nothrow) uint8_t[kEncodeBufferBytes];
   if (!buf) return fail("cannot allocate the encode buffer");
   enc_ = ProtoEncoder(buf, kEncodeBufferBytes);
@@ -206,16 +191,25 @@ bool TraceWriter::begin() {
   run_->versions = detect_versions();
   // The buffer is empty here: nothing is encoded before the trace begins.
   put_header();
-  put_function_names();
+  if (!run_pass(DrainPass::kTraceBegin)) return false;
   return !enc_.overflow() || fail("run header larger than the encode buffer");
 }
 
 bool TraceWriter::recorded_anything() const {
-  if (recorded_ || dropped_ || comm_cursor_ > comms_before_) return true;
-  for (const Totals& totals : source_totals_) {
+  if (noted_recorded_) return true;
+  for (const Totals& totals : totals_) {
     if (totals.recorded || totals.dropped) return true;
   }
   return false;
+}
+
+void TraceWriter::count(const SourceCount& count, uint64_t recorded, uint64_t dropped) {
+  for (size_t i = 0; i < sources_.counts.size(); ++i) {
+    if (sources_.counts[i] != &count) continue;
+    totals_[i].recorded += recorded;
+    totals_[i].dropped += dropped;
+    return;
+  }
 }
 
 void TraceWriter::put_header() {
@@ -297,14 +291,6 @@ void TraceWriter::put_interned_string(uint64_t iid, std::string_view s) {
   end_packet(t);
 }
 
-void TraceWriter::put_function_names() {
-  for (size_t i = 0; i <= kNcclFnCount; ++i) {
-    put_interned_string(function_iid(static_cast<uint16_t>(i)),
-                        i < kNcclFnCount ? nccl_function_name(static_cast<NcclFn>(i))
-                                         : "(adopted: first seen in a call)");
-  }
-}
-
 void TraceWriter::put_clock_sample() {
   uint64_t before = now_ns();
   uint64_t real = realtime_ns();
@@ -316,126 +302,55 @@ void TraceWriter::put_clock_sample() {
   end_packet(t);
 }
 
-void TraceWriter::put_new_communicators() {
-  comm_registry().for_each_new(&comm_cursor_, [this](const CommInfo& c) {
-    if (!ensure_room(kSmallPacketRoom)) return;
-    namespace k = sf::Communicator;
-    auto t = begin_packet(sf::TracePacket::kCommunicator);
-    enc_.add_varint(k::kCommId, c.id);
-    enc_.add_varint(k::kNranks, c.nranks);
-    enc_.add_varint(k::kRank, c.rank);
-    enc_.add_varint(k::kCreatedByIid, function_iid(c.created_by));
-    if (c.parent_id) enc_.add_varint(k::kParentCommId, c.parent_id);
-    if (c.split_color) enc_.add_sint32(k::kSplitColor, c.split_color);
-    enc_.add_varint(k::kCreateBeginNs, c.create_begin_ns);
-    enc_.add_varint(k::kCreateEndNs, c.create_end_ns);
-    enc_.add_int32(k::kCudaDevice, c.cuda_device);
-    end_packet(t);
-  });
+bool TraceWriter::describe_thread(ThreadBuffer& b) {
+  if (b.described_tid == b.tid) return true;
+  if (!ensure_room(kSmallPacketRoom)) return false;
+  auto t = begin_packet(sf::TracePacket::kThread);
+  enc_.add_varint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
+  enc_.add_string(sf::ThreadDescriptor::kName,
+                  std::string_view(b.name, strnlen(b.name, sizeof b.name)));
+  end_packet(t);
+  b.described_tid = b.tid;
+  return true;
 }
 
-void TraceWriter::drain_thread(ThreadBuffer& b) {
-  if (b.described_tid != b.tid) {
-    if (!ensure_room(kSmallPacketRoom)) return;
-    auto t = begin_packet(sf::TracePacket::kThread);
-    enc_.add_varint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
-    enc_.add_string(sf::ThreadDescriptor::kName,
-                    std::string_view(b.name, strnlen(b.name, sizeof b.name)));
-    end_packet(t);
-    b.described_tid = b.tid;
-  }
-  drain_nccl(b);
-  if (!write_nvtx_batches(*this, b) && error_[0] == '\0') {
-    fail("cannot write NVTX ranges");
-  }
-}
-
-void TraceWriter::drain_nccl(ThreadBuffer& b) {
-  uint64_t dropped = b.nccl.take_dropped();
-  dropped_ += dropped;
-  if (b.nccl.empty() && dropped == 0) return;
-
-  bool ok = true;
-  bool open_batch = false;
-  PacketTokens batch{};
-  auto close_batch = [&] {
-    if (!open_batch) return;
-    end_packet(batch);
-    open_batch = false;
-  };
-  auto start_batch = [&] {
-    batch = begin_packet(sf::TracePacket::kEventBatch);
-    enc_.add_varint(sf::EventBatch::kTid, static_cast<uint64_t>(b.tid));
-    if (dropped) enc_.add_varint(sf::EventBatch::kDropped, dropped);
-    dropped = 0;
-    open_batch = true;
-  };
-  if (!ensure_room(kEventRoom)) return;
-  start_batch();
-  // Bounded per call so one busy thread cannot starve the others.
-  b.nccl.consume(b.nccl.capacity(), [&](const NcclRecord& r) {
-    if (!ok) return;
-    if (enc_.capacity() - enc_.size() < kEventRoom) {
-      close_batch();
-      if (!write_out()) {
-        ok = false;
-        return;
+void TraceWriter::drain_threads(std::span<const SourceDrain> rows) {
+  thread_buffers().for_each([&](ThreadBuffer& b) {
+    if (!describe_thread(b)) return;
+    // A failed drain does not end the walk: every buffer is still visited
+    // (and a retired one freed once empty); drain_sources() reports the
+    // error after the pass.
+    for (const SourceDrain& row : rows) {
+      if (!row.drain_thread(*this, b) && error_[0] == '\0') {
+        std::snprintf(error_, sizeof error_, "cannot write %s", row.name);
       }
-      start_batch();
     }
-    namespace k = sf::NcclEvent;
-    size_t m = enc_.begin_nested(sf::EventBatch::kNccl);
-    enc_.add_varint(k::kFunctionIid, function_iid(r.function));
-    if (r.comm_id) {
-      enc_.add_varint(k::kCommId, r.comm_id);
-      enc_.add_varint(k::kCommSize, r.comm_size);
-      enc_.add_varint(k::kCommRank, r.comm_rank);
-    }
-    if (r.seq) enc_.add_varint(k::kSeq, r.seq);
-    if (r.count) enc_.add_varint(k::kCount, r.count);
-    if (r.has & NcclRecord::kHasDatatype) enc_.add_int32(k::kDatatype, r.datatype);
-    if (r.bytes) enc_.add_varint(k::kBytes, r.bytes);
-    if (r.has & NcclRecord::kHasRedOp) enc_.add_int32(k::kRedOp, r.red_op);
-    if (r.has & NcclRecord::kHasRoot) enc_.add_int32(k::kRoot, r.root);
-    if (r.has & NcclRecord::kHasPeer) enc_.add_int32(k::kPeer, r.peer);
-    if (r.stream) enc_.add_varint(k::kStream, r.stream);
-    if (r.group_depth) enc_.add_varint(k::kGroupDepth, r.group_depth);
-    if (r.result) enc_.add_int32(k::kResult, r.result);
-    enc_.add_varint(k::kEnterNs, r.enter_ns);
-    enc_.add_varint(k::kExitNs, r.exit_ns);
-    if (r.call_id) enc_.add_varint(k::kCallId, r.call_id);
-    enc_.end_nested(m);
-    note_fingerprints(r);
-    ++recorded_;
   });
-  close_batch();
 }
 
 bool TraceWriter::drain_sources() {
   if (!begun_ || finished_) return true;
   error_[0] = '\0';
-  // Before the NVTX ranges: a window that closed before a range ended is
-  // read before that range (the step analysis asks which steps a window held).
-  if (!drain_deep_windows(*this)) return false;
-  put_new_communicators();
-  if (!put_injection_status(*this)) return false;
-  // On the writer's ticks (read at most once a second), and once more as the trace ends.
-  if (TitleWatch* watch = title_watch();
-      watch && !watch->put_changes(*this, now_ns(), finishing_)) {
-    return false;
+  const std::span<const SourceDrain> rows = sources_.drains;
+  for (size_t i = 0; i < rows.size();) {
+    if (rows[i].pass == DrainPass::kEachThread) {
+      size_t end = i;
+      while (end < rows.size() && rows[end].pass == DrainPass::kEachThread) ++end;
+      drain_threads(rows.subspan(i, end - i));
+      i = end;
+      continue;
+    }
+    if (rows[i].pass == DrainPass::kEachTick && !rows[i].drain(*this, finishing_)) return false;
+    ++i;
   }
-  if (LoadedLibraryWatch* watch = loaded_library_watch();
-      watch && !watch->put_new(*this, now_ns(), finishing_)) {
-    return false;
-  }
-  thread_buffers().for_each([&](ThreadBuffer& b) { drain_thread(b); });
-  if (NvtxOpenRanges* open = nvtx_open_ranges()) count(Source::kNvtx, 0, open->take_lost());
-  // Every writer tick, so the plugin's per-communicator pools stay small.
-  if (!drain_nccl_plugin(*this)) return false;
-  // After the calls: a call's fingerprints follow its NcclEvent.
-  if (!drain_fingerprints(*this, finishing_)) return false;
-  dropped_ += thread_buffers().take_lost_without_buffer();
   return error_[0] == '\0';
+}
+
+bool TraceWriter::run_pass(DrainPass pass) {
+  for (const SourceDrain& row : sources_.drains) {
+    if (row.pass == pass && !row.drain(*this, finishing_)) return false;
+  }
+  return true;
 }
 
 uint64_t TraceWriter::intern(std::string_view s) {
@@ -450,12 +365,7 @@ bool TraceWriter::flush() {
   if (finished_) return true;
   if (!begin()) return false;
   if (!drain_sources()) return false;
-  if (!drain_gpu_activity(*this)) return false;
-  // After the activity, which names the GPUs used.
-  if (!device_memory_sampler().put_samples(
-          *this, now_ns(), uint64_t{settings_.flush_interval_ms} * 1000000, finishing_)) {
-    return false;
-  }
+  if (!run_pass(DrainPass::kEachFlush)) return false;
   if (!ensure_room(kSmallPacketRoom)) return false;
   put_clock_sample();
   // A process that recorded nothing yet keeps its header and clock samples
@@ -483,19 +393,11 @@ void TraceWriter::put_footer(ProtoEncoder& e, EndReason reason) {
   size_t footer = e.begin_nested(sf::TracePacket::kFooter);
   e.add_varint(k::kReason, static_cast<uint64_t>(reason));
   e.add_varint(k::kEndNs, now_ns());
-  size_t m = e.begin_nested(k::kCounts);
-  e.add_string(sf::KindCount::kKind, "nccl");
-  e.add_varint(sf::KindCount::kRecorded, recorded_);
-  e.add_varint(sf::KindCount::kDropped, dropped_);
-  e.end_nested(m);
-  // Sources that recorded nothing (no CUDA, no NVTX in this process) are left out.
-  static constexpr const char* kSourceKinds[] = {"cupti", "nvtx", "nccl_plugin"};
-  static_assert(std::size(kSourceKinds) == static_cast<size_t>(Source::kCount));
-  for (size_t i = 0; i < std::size(kSourceKinds); ++i) {
-    const Totals& totals = source_totals_[i];
-    if (!totals.recorded && !totals.dropped) continue;
-    m = e.begin_nested(k::kCounts);
-    e.add_string(sf::KindCount::kKind, kSourceKinds[i]);
+  for (size_t i = 0; i < sources_.counts.size(); ++i) {
+    const Totals& totals = totals_[i];
+    if (!sources_.counts[i]->always && !totals.recorded && !totals.dropped) continue;
+    size_t m = e.begin_nested(k::kCounts);
+    e.add_string(sf::KindCount::kKind, sources_.counts[i]->kind);
     e.add_varint(sf::KindCount::kRecorded, totals.recorded);
     e.add_varint(sf::KindCount::kDropped, totals.dropped);
     e.end_nested(m);
@@ -514,11 +416,11 @@ void TraceWriter::reset_in_child(RunInfo* run) {
   path_[0] = '\0';
   enc_.clear();
   packet_seq_ = 0;
-  comm_cursor_ = 0;
-  comms_before_ = comm_registry().registered();
-  recorded_ = 0;
-  dropped_ = 0;
-  for (Totals& totals : source_totals_) totals = {};
+  for (const SourceDrain& row : sources_.drains) {
+    if (row.begin_trace) row.begin_trace();
+  }
+  noted_recorded_ = false;
+  for (Totals& totals : totals_) totals = {};
   interned_.clear();  // the child's file must carry its own names
   next_iid_ = kFirstDynamicIid;
 }

@@ -25,9 +25,9 @@ struct NcclRecord {
   int8_t datatype;    // ncclDataType_t; kNone when the call has none
   uint8_t group_depth;
   uint8_t has;  // which optional fields are set (Has* bits)
-  // Collective fingerprints (audit/collective_audit.h): the result slots of
+  // Collective fingerprints (capture/audit/collective_audit.h): the result slots of
   // the input's and the output's, 0 when none, and what became of each
-  // (audit/fingerprinter.h FingerprintState; 0: not asked for).
+  // (capture/audit/fingerprinter.h FingerprintState; 0: not asked for).
   uint8_t fp_input_state;
   uint8_t fp_output_state;
   uint32_t fp_input;

@@ -17,6 +17,7 @@
 
 #include <string>
 
+#include "capture_source.h"
 #include "nccl_profiler_abi.h"
 #include "settings.h"
 
@@ -44,6 +45,8 @@ void configure_nccl_plugin(const Settings& settings, const std::string& self_pat
 // as NcclPluginBatch packets, and counts them for the footer. Must not be
 // called with a packet open. False when the trace cannot be written.
 bool drain_nccl_plugin(TraceWriter& writer);
+// The Footer's "nccl_plugin" KindCount: events written, and events dropped.
+extern const SourceCount kNcclPluginCount;
 
 // In a forked child (the forking thread, no other thread exists): events
 // and communicators so far are the parent's. Takes no lock.

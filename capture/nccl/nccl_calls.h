@@ -30,7 +30,7 @@ uint32_t nccl_group_depth();
 // communicator in non-blocking mode (the work or communicator is coming).
 bool nccl_accepted(ncclResult_t result);
 
-// A call's buffers on this rank, for the collective fingerprints (audit/):
+// A call's buffers on this rank, for the collective fingerprints (capture/audit/):
 // null where this rank has no such buffer.
 struct CallBuffers {
   const void* input = nullptr;

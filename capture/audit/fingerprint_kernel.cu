@@ -2,7 +2,7 @@
 // and loads through the driver API: the fingerprint of a buffer
 // (fingerprint_hash.h), launched on a collective's own stream by
 // fingerprinter.cc, and an empty kernel whose launches measure what the
-// capture adds to a launch (cupti/launch_cost.cc).
+// capture adds to a launch (capture/cupti/launch_cost.cc).
 //
 // It only reads the buffer. Each thread adds the terms of a grid-strided
 // share of the words, blocks add their sums into acc[0] with atomicAdd

@@ -1,5 +1,6 @@
 // Turns drained records into trace packets and appends them to this
-// process's trace file.
+// process's trace file. The records come from the sources' drains, which the
+// writer knows only through the table they register (capture_source.h).
 //
 // Only the holder of the flush lock (lifecycle.cc) calls into a TraceWriter:
 // the writer thread normally, an exit handler at the end.
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "capture_source.h"
 #include "proto_encoder.h"
 #include "run_info.h"
 #include "settings.h"
@@ -37,16 +39,18 @@ enum class EndReason : int32_t {
 
 class TraceWriter {
  public:
-  // Allocates the encode buffer; false on failure.
-  bool init(const Settings& settings, RunInfo* run);
+  // Allocates the encode buffer; false on failure. `sources` (capture/sources.cc)
+  // outlives the writer.
+  bool init(const Settings& settings, RunInfo* run, const CaptureSources& sources);
 
-  // Moves every thread's records, new communicators and thread names into
-  // packets, writing to the file whenever the buffer fills. Does nothing
+  // Runs the table's kEachTick drains: every thread's records, new
+  // communicators and thread names into packets, writing to the file
+  // whenever the buffer fills. Does nothing
   // until the first flush() began the trace. False when the trace could not
   // be written (vprof then disables itself).
   bool drain() { return drain_sources(); }
-  // Begins the trace if needed (its header first in the buffer), drain(), a
-  // clock sample, then everything to the file, which the first write
+  // Begins the trace if needed (its header first in the buffer), drain(), the
+  // kEachFlush drains, a clock sample, then everything to the file, which the first write
   // creates. Until something is recorded (a call, a new communicator, a
   // range, GPU activity, or a drop) nothing is written: a process that execs
   // before then leaves no file behind.
@@ -57,10 +61,23 @@ class TraceWriter {
   // second file).
   bool finish(EndReason reason);
 
-  // For other capture sources (cupti/), called while draining, with the flush
-  // lock held. A packet is begun and ended around the encoder's contents;
-  // ensure_room() writes buffered packets out when space runs short (never
-  // call it with a packet open).
+  // The buffer protocol, which every drain (capture_source.h) follows.
+  //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
+  //    thread, or an exit handler as the trace ends. The lock is held across
+  //    every drain of a pass, so a drain never waits for it, and what a
+  //    drain calls must not either.
+  //  - A packet: begin_packet(), the fields through encoder(), end_packet().
+  //    Nested messages inside it use the encoder's begin_nested/end_nested.
+  //  - Room: before each packet (or each element of a batch), ensure_room()
+  //    with an upper bound of its size. When the buffer lacks it, the
+  //    buffered packets are written to the file, so ensure_room() and
+  //    write_out() must never be called with a packet open: a batch is
+  //    ended, written out, and begun again (nccl/nccl_drain.cc).
+  //  - Names: intern() gives a string's id, writing its InternedString
+  //    packet first when new; it allocates and may write out, so it too is
+  //    never called with a packet open: intern first, then begin the packet.
+  //  - Failure: ensure_room() and write_out() return false when the file
+  //    cannot be written; the drain then returns false.
   struct PacketTokens {
     size_t packet, data;
   };
@@ -69,21 +86,23 @@ class TraceWriter {
   bool ensure_room(size_t bytes);
   bool write_out() { return write_file(EndReason::kUnobserved); }
   ProtoEncoder& encoder() { return enc_; }
-  // The id of a string, writing its InternedString packet first when new.
-  // Allocates (writer thread only); never call with a packet open.
   uint64_t intern(std::string_view s);
-  // Interned string ids: 1 + NcclFn row, written with the header; the row
-  // after the table names communicators vprof adopted without seeing them
-  // created. Names found while running (kernels, API calls) count up from
-  // kFirstDynamicIid.
-  static uint64_t nccl_function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
-  // Totals for the footer's KindCount of a capture source other than the
-  // NCCL wrappers, which this class counts itself.
-  enum class Source : uint8_t { kCupti, kNvtx, kNcclPlugin, kCount };
-  void count(Source source, uint64_t recorded, uint64_t dropped) {
-    source_totals_[static_cast<size_t>(source)].recorded += recorded;
-    source_totals_[static_cast<size_t>(source)].dropped += dropped;
-  }
+  // An InternedString packet of a fixed id below kFirstDynamicIid: a
+  // kTraceBegin drain's, into the buffer only.
+  void put_interned_string(uint64_t iid, std::string_view s);
+  // Interned string ids from kFirstDynamicIid up are intern()'s; those below
+  // are the sources' fixed names, written as the trace begins (the NCCL
+  // function table's, nccl_functions.h).
+  static constexpr uint64_t kFirstDynamicIid = 1 << 16;
+  // Adds to a source's KindCount of the Footer; `count` is a row of the
+  // table's counts.
+  void count(const SourceCount& count, uint64_t recorded, uint64_t dropped);
+  // Something no KindCount counts makes this trace worth a file (a
+  // communicator created after the trace began).
+  void note_recorded() { noted_recorded_ = true; }
+  // The most KindCounts a table may have: the Footer's room is sized for them.
+  static constexpr size_t kMaxCounts = 4;
+  const Settings& settings() const { return settings_; }
 
   // The file, once created ("" before).
   const char* path() const { return path_; }
@@ -103,18 +122,21 @@ class TraceWriter {
   bool begin();
   bool recorded_anything() const;
   void put_header();
-  void put_function_names();
-  void put_interned_string(uint64_t iid, std::string_view s);
   void put_clock_sample();
-  void put_new_communicators();
+  // The table's kEachTick rows (with their kEachThread rows), in order.
   bool drain_sources();
-  void drain_thread(struct ThreadBuffer& b);
-  void drain_nccl(struct ThreadBuffer& b);
+  // `rows` (consecutive kEachThread rows) over every thread buffer.
+  void drain_threads(std::span<const SourceDrain> rows);
+  // Its ThreadDescriptor, once per thread; false when there was no room.
+  bool describe_thread(ThreadBuffer& b);
+  // The table's rows of kTraceBegin or kEachFlush, in order.
+  bool run_pass(DrainPass pass);
   bool fail(const char* what);
   bool fail_path(const char* what, const char* why);
 
   Settings settings_;
   RunInfo* run_ = nullptr;
+  CaptureSources sources_;
   ProtoEncoder enc_{nullptr, 0};
   // Where the next write goes: the end of the packets written, where the
   // provisional Footer begins; file_end_ is the end of that Footer.
@@ -129,28 +151,22 @@ class TraceWriter {
   bool finished_ = false;
   bool finishing_ = false;  // finish() is flushing: nothing will be drained after this
   uint64_t packet_seq_ = 0;
-  size_t comm_cursor_ = 0;
-  // Communicators registered before this writer began (a forked child's
-  // parent's): described in the file, but no reason on their own to write it.
-  size_t comms_before_ = 0;
-  uint64_t recorded_ = 0;
-  uint64_t dropped_ = 0;
+  bool noted_recorded_ = false;
   struct Totals {
     uint64_t recorded = 0, dropped = 0;
   };
-  Totals source_totals_[static_cast<size_t>(Source::kCount)] = {};
+  // By the index of sources_.counts.
+  Totals totals_[kMaxCounts] = {};
   // Looks strings up by string_view: most lookups find a name already seen
   // (every kernel and API record of a buffer asks), and need no allocation.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
-  // Strings interned beyond the fixed NCCL function names (kernel and API
-  // names); ids count up from kFirstDynamicIid.
-  static constexpr uint64_t kFirstDynamicIid = 1 << 16;
+  // Strings interned beyond the sources' fixed names (kernel and API names).
   std::unordered_map<std::string, uint64_t, NameHash, std::equal_to<>> interned_;
   uint64_t next_iid_ = kFirstDynamicIid;
-  // Room for the Footer packet: four KindCounts and a handful of varints.
+  // Room for the Footer packet: kMaxCounts KindCounts and a handful of varints.
   static constexpr size_t kFooterRoom = 512;
   uint8_t footer_buf_[kFooterRoom] = {};
   char path_[4096] = {};

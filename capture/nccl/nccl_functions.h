@@ -19,6 +19,11 @@ inline constexpr size_t kNcclFnCount = static_cast<size_t>(NcclFn::kCount);
 // "ncclAllReduce", ... indexed by NcclFn.
 const char* nccl_function_name(NcclFn fn);
 
+// The interned string id of a function's name in the trace: 1 + NcclFn row,
+// written as the trace begins (nccl_drain.h); the row after the table names
+// communicators vprof adopted without seeing them created.
+inline uint64_t nccl_function_iid(uint16_t fn) { return uint64_t{fn} + 1; }
+
 // The implementation a wrapper forwards to, resolved on first use and cached;
 // nullptr when no loaded object other than vprof defines it.
 void* real_nccl(NcclFn fn);

@@ -1,0 +1,11 @@
+// The capture sources' table (capture_source.h): every drain the TraceWriter
+// runs, in order, and the Footer's KindCounts.
+#pragma once
+
+#include "capture_source.h"
+
+namespace vprof {
+
+const CaptureSources& capture_sources();
+
+}  // namespace vprof

@@ -1,0 +1,39 @@
+// The capture sources' table (capture/sources.cc): each row is whole for its
+// pass, its rules agree with each other, and the Footer's counts are the
+// trace format's kinds in their order.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "capture_source.h"
+#include "sources.h"
+#include "trace_writer.h"
+
+TEST_CASE("every drain has the function its pass calls, and nothing else") {
+  std::set<std::string> names;
+  for (const vprof::SourceDrain& row : vprof::capture_sources().drains) {
+    INFO(row.name);
+    CHECK(names.insert(row.name).second);
+    if (row.pass == vprof::DrainPass::kEachThread) {
+      CHECK(row.drain_thread != nullptr);
+      CHECK(row.drain == nullptr);
+    } else {
+      CHECK(row.drain != nullptr);
+      CHECK(row.drain_thread == nullptr);
+    }
+    // Async-signal-safe code cannot call malloc.
+    CHECK_FALSE((row.signal_safe && row.may_allocate));
+  }
+}
+
+TEST_CASE("the footer counts the sources in the trace format's order") {
+  std::vector<std::string> kinds;
+  for (const vprof::SourceCount* count : vprof::capture_sources().counts) {
+    kinds.push_back(count->kind);
+    // Only the wrappers' calls are counted in every trace.
+    CHECK(count->always == (kinds.size() == 1));
+  }
+  CHECK(kinds == std::vector<std::string>{"nccl", "cupti", "nvtx", "nccl_plugin"});
+  CHECK(kinds.size() <= vprof::TraceWriter::kMaxCounts);
+}

@@ -158,7 +158,7 @@ void JsonWriter::Objects(std::string_view key, const Items& items, WriteMembers 
 template <typename Items>
 void JsonWriter::Values(std::string_view key, const Items& items, Layout layout) {
   Array(
-      key, items, [this](const auto& value) { Scalar(value); }, layout);
+      key, items, [this](const auto& value) { this->Scalar(value); }, layout);
 }
 
 }  // namespace vprof::reporter

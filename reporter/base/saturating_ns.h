@@ -16,6 +16,13 @@ inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+// An unsigned duration from the wire as int64, INT64_MAX where it is larger.
+inline int64_t ClampedNs(uint64_t ns) {
+  return ns > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(ns);
+}
+
 inline int64_t SaturatingSub(int64_t a, int64_t b) {
   int64_t difference = 0;
   if (!__builtin_sub_overflow(a, b, &difference)) return difference;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "reporter/base/duration_histogram.h"
+#include "reporter/base/saturating_ns.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/gpu/memory_events.h"
@@ -23,10 +24,12 @@ struct ActivityTotals {
   uint64_t bytes = 0;
   int64_t total_ns = 0;
 
+  // A duration from the wire may be anything: the total stops at INT64_MAX
+  // instead of overflowing.
   void Add(uint64_t add_bytes, uint64_t duration_ns) {
     ++count;
     bytes += add_bytes;
-    total_ns += static_cast<int64_t>(duration_ns);
+    total_ns = SaturatingAdd(total_ns, ClampedNs(duration_ns));
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reporter/base/saturating_ns.h"
 #include "reporter/base/valid_utf8.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
@@ -98,7 +99,8 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
     stream_waits_.AddSync(sync);
   }
   for (const auto& overhead : others.overhead()) {
-    record_.cupti_overhead_ns += static_cast<int64_t>(overhead.duration_ns());
+    record_.cupti_overhead_ns =
+        SaturatingAdd(record_.cupti_overhead_ns, ClampedNs(overhead.duration_ns()));
   }
   for (const auto& op : others.memory()) {
     if (const std::optional<int64_t> delta = DeviceMemoryDelta(op)) {

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "nccl_functions.h"
-#include "sources.h"
-#include "thread_buffers.h"
-#include "trace_writer.h"
+#include "capture/core/thread_buffers.h"
+#include "capture/core/trace_writer.h"
+#include "capture/nccl/nccl_functions.h"
+#include "capture/sources.h"
 
 int main() {
   constexpr size_t kRecords = 1 << 16;  // per round, one ring's worth
@@ -26,9 +26,9 @@ int main() {
   run.host = "bench";
   run.pid = getpid();
   vprof::TraceWriter writer;
-  if (!writer.init(settings, &run, vprof::capture_sources()) || !writer.flush()) return 1;
-  vprof::thread_buffers().configure(kRecords, 2);  // no NVTX here
-  vprof::ThreadBuffer* buf = vprof::thread_buffers().current();
+  if (!writer.Init(settings, &run, vprof::RegisteredSources()) || !writer.Flush()) return 1;
+  vprof::GlobalThreadBuffers().Configure(kRecords, 2);  // no NVTX here
+  vprof::ThreadBuffer* buf = vprof::GlobalThreadBuffers().Current();
 
   vprof::NcclRecord r{};
   r.function = static_cast<uint16_t>(vprof::NcclFn::kAllReduce);
@@ -46,10 +46,10 @@ int main() {
       r.seq = round * kRecords + i + 1;
       r.enter_ns = 1700000000000000000ull + r.seq * 1000;
       r.exit_ns = r.enter_ns + 12345;
-      buf->nccl.push(r);
+      buf->nccl.Push(r);
     }
     auto t0 = std::chrono::steady_clock::now();
-    if (!writer.flush()) return 1;
+    if (!writer.Flush()) return 1;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rates.push_back(kRecords / s);
   }

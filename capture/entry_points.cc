@@ -1,7 +1,7 @@
 // Entry points other tools call by name (entry_points.def).
-#include "gpu_capture.h"
-#include "nvtx_callbacks.h"
-#include "runtime.h"
+#include "capture/core/runtime.h"
+#include "capture/cupti/gpu_capture.h"
+#include "capture/nvtx/nvtx_callbacks.h"
 
 // The CUDA driver's injection hook: it dlopens the library named by
 // CUDA_INJECTION64_PATH during cuInit and calls this; 1 means success. The
@@ -9,9 +9,9 @@
 // idempotent. Never fails the driver's initialisation: vprof's own failures
 // only disable vprof.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-  vprof::ensure_initialized();
-  if (vprof::runtime_tracking() && vprof::gpu_capture_wanted())
-    vprof::start_gpu_capture(vprof::cupti_kinds_setting(), vprof::deep_schedule_setting());
+  vprof::EnsureInitialized();
+  if (vprof::RuntimeTracking() && vprof::GpuCaptureWanted())
+    vprof::StartGpuCapture(vprof::CuptiKindsSetting(), vprof::DeepScheduleSetting());
   return 1;
 }
 
@@ -19,6 +19,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 // module that uses NVTX; nonzero means vprof's callbacks are installed.
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     const void* (*get_export_table)(uint32_t export_table_id)) {
-  vprof::ensure_initialized();
-  return vprof::attach_nvtx(get_export_table);
+  vprof::EnsureInitialized();
+  return vprof::AttachNvtx(get_export_table);
 }

@@ -3,13 +3,13 @@
 
 #include <type_traits>
 
-#include "clock.h"
-#include "collective_audit.h"
-#include "gpu_capture.h"
-#include "log.h"
-#include "nccl_calls.h"
-#include "nccl_functions.h"
-#include "runtime.h"
+#include "capture/audit/collective_audit.h"
+#include "capture/core/clock.h"
+#include "capture/core/log.h"
+#include "capture/core/runtime.h"
+#include "capture/cupti/gpu_capture.h"
+#include "capture/nccl/nccl_calls.h"
+#include "capture/nccl/nccl_functions.h"
 
 namespace vprof {
 namespace {
@@ -18,42 +18,42 @@ namespace {
 // (NCCL calling its own exported functions) is forwarded but not recorded.
 thread_local bool t_inside = false;
 
-ncclResult_t unresolved(NcclFn fn) {
+ncclResult_t Unresolved(NcclFn fn) {
   VPROF_WARN_ONCE(
       "no NCCL library in this process defines {} (and vprof cannot forward to "
       "itself); returning ncclSystemError to the caller",
-      nccl_function_name(fn));
+      NcclFunctionName(fn));
   return ncclSystemError;
 }
 
 template <typename Fn, typename Call, typename Invoke>
-ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
-  auto real = reinterpret_cast<Fn>(real_nccl(fn));
-  if (!real) return unresolved(fn);
+ncclResult_t Intercept(NcclFn fn, Call call, Invoke invoke) {
+  auto real = reinterpret_cast<Fn>(RealNccl(fn));
+  if (!real) return Unresolved(fn);
   if (t_inside) return invoke(real);
-  ensure_initialized();
-  if (!runtime_tracking()) return invoke(real);
+  EnsureInitialized();
+  if (!RuntimeTracking()) return invoke(real);
   t_inside = true;
   NcclRecord r{};
   r.function = static_cast<uint16_t>(fn);
-  call.before(r);
+  call.Before(r);
   // Fingerprints (off by default) go on the call's stream around it, outside
   // the CUPTI correlation below: vprof's kernels are not the call's.
   CallBuffers buffers;
-  if constexpr (requires { call.buffers(r); }) buffers = call.buffers(r);
-  const bool audit = collective_audit_on();
-  if (audit) audit_before_call(r, buffers);
+  if constexpr (requires { call.Buffers(r); }) buffers = call.Buffers(r);
+  const bool audit = CollectiveAuditOn();
+  if (audit) AuditBeforeCall(r, buffers);
   // Kernels this call enqueues carry its call_id through CUPTI.
   bool correlate = g_gpu_capture_active.load(std::memory_order_relaxed);
-  if (correlate) r.call_id = push_gpu_correlation();
-  r.enter_ns = now_ns();
+  if (correlate) r.call_id = PushGpuCorrelation();
+  r.enter_ns = NowNs();
   ncclResult_t result = invoke(real);
-  r.exit_ns = now_ns();
-  if (correlate) pop_gpu_correlation();
+  r.exit_ns = NowNs();
+  if (correlate) PopGpuCorrelation();
   r.result = static_cast<int32_t>(result);
-  if (audit) audit_after_call(r, buffers, result);
-  call.after(r, result);
-  if (runtime_recording()) submit(r);
+  if (audit) AuditAfterCall(r, buffers, result);
+  call.After(r, result);
+  if (RuntimeRecording()) Submit(r);
   t_inside = false;
   return result;
 }
@@ -67,11 +67,11 @@ ncclResult_t intercept(NcclFn fn, Call call, Invoke invoke) {
   extern "C" __attribute__((visibility("default"))) ncclResult_t nccl##name params { \
     using namespace ::vprof;                                                         \
     using Fn = decltype(&::nccl##name);                                              \
-    return intercept<Fn>(NcclFn::k##name, call, [&](Fn real) { return real args; }); \
+    return Intercept<Fn>(NcclFn::k##name, call, [&](Fn real) { return real args; }); \
   }
-#include "nccl_functions.def"
+#include "capture/nccl/nccl_functions.def"
 #undef VPROF_NCCL_FN
 
 // Loaded by LD_PRELOAD (or dlopen): start before main. Here rather than in
 // the core library, so unit tests that link the core start nothing.
-__attribute__((constructor)) static void vprof_on_load() { vprof::ensure_initialized(); }
+__attribute__((constructor)) static void vprof_on_load() { vprof::EnsureInitialized(); }

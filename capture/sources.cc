@@ -1,21 +1,21 @@
 // The capture sources' table: the one place that names every source the
 // writer drains. Each row says why it is where it is; the order is the order
 // of the packets in the trace, which the reporter reads in that order.
-#include "sources.h"
+#include "capture/sources.h"
 
-#include "clock.h"
-#include "deep_windows.h"
-#include "device_memory_sampler.h"
-#include "fingerprint_drain.h"
-#include "gpu_capture.h"
-#include "injection_status.h"
-#include "loaded_libraries.h"
-#include "nccl_drain.h"
-#include "nccl_plugin.h"
-#include "nvtx_batch_writer.h"
-#include "process_title.h"
-#include "thread_buffers.h"
-#include "trace_writer.h"
+#include "capture/audit/fingerprint_drain.h"
+#include "capture/core/clock.h"
+#include "capture/core/injection_status.h"
+#include "capture/core/loaded_libraries.h"
+#include "capture/core/process_title.h"
+#include "capture/core/thread_buffers.h"
+#include "capture/core/trace_writer.h"
+#include "capture/cupti/deep_windows.h"
+#include "capture/cupti/device_memory_sampler.h"
+#include "capture/cupti/gpu_capture.h"
+#include "capture/nccl/nccl_drain.h"
+#include "capture/nccl_plugin/nccl_plugin.h"
+#include "capture/nvtx/nvtx_batch_writer.h"
 
 namespace vprof {
 namespace {
@@ -25,29 +25,29 @@ constexpr SourceDrain kDrains[] = {
     // Communicator names its function by these ids.
     {.name = "NCCL function names",
      .pass = DrainPass::kTraceBegin,
-     .drain = [](TraceWriter& w, bool) { return put_nccl_function_names(w); },
+     .drain = [](TraceWriter& w, bool) { return PutNcclFunctionNames(w); },
      .may_allocate = false,
      .signal_safe = true},
     // Before the NVTX ranges: a window that closed before a range ended is
     // read before that range (the step analysis asks which steps a window held).
     {.name = "deep windows",
      .pass = DrainPass::kEachTick,
-     .drain = [](TraceWriter& w, bool) { return drain_deep_windows(w); },
+     .drain = [](TraceWriter& w, bool) { return DrainDeepWindows(w); },
      .may_allocate = true,
      .signal_safe = false},
     // Before the thread pass, so that a communicator's packet comes before
     // the calls on it drained in the same tick.
     {.name = "communicators",
      .pass = DrainPass::kEachTick,
-     .drain = [](TraceWriter& w, bool) { return put_new_communicators(w); },
-     .begin_trace = begin_communicators_trace,
+     .drain = [](TraceWriter& w, bool) { return PutNewCommunicators(w); },
+     .begin_trace = BeginCommunicatorsTrace,
      .may_allocate = false,
      .signal_safe = false},
     // A hook's change (NVTX attached, the plugin loaded) before the records
     // that hook brought, drained below.
     {.name = "injection status",
      .pass = DrainPass::kEachTick,
-     .drain = [](TraceWriter& w, bool) { return put_injection_status(w); },
+     .drain = [](TraceWriter& w, bool) { return PutInjectionStatus(w); },
      .may_allocate = false,
      .signal_safe = false},
     // On the writer's ticks (read at most once a second), and once more as
@@ -56,8 +56,8 @@ constexpr SourceDrain kDrains[] = {
      .pass = DrainPass::kEachTick,
      .drain =
          [](TraceWriter& w, bool final) {
-           TitleWatch* watch = title_watch();
-           return !watch || watch->put_changes(w, now_ns(), final);
+           TitleWatch* watch = GlobalTitleWatch();
+           return !watch || watch->PutChanges(w, NowNs(), final);
          },
      .may_allocate = true,
      .signal_safe = false},
@@ -65,23 +65,23 @@ constexpr SourceDrain kDrains[] = {
      .pass = DrainPass::kEachTick,
      .drain =
          [](TraceWriter& w, bool final) {
-           LoadedLibraryWatch* watch = loaded_library_watch();
-           return !watch || watch->put_new(w, now_ns(), final);
+           LoadedLibraryWatch* watch = GlobalLoadedLibraryWatch();
+           return !watch || watch->PutNew(w, NowNs(), final);
          },
      .may_allocate = true,
      .signal_safe = false},
     // Each thread's records, after its ThreadDescriptor. A call's
-    // fingerprints wait for it here (note_fingerprints) to follow its
+    // fingerprints wait for it here (NoteFingerprints) to follow its
     // NcclEvent.
     {.name = "NCCL calls",
      .pass = DrainPass::kEachThread,
      .drain_thread = [](TraceWriter& w,
-                        ThreadBuffer& b) { return drain_nccl_calls(w, b, note_fingerprints); },
+                        ThreadBuffer& b) { return DrainNcclCalls(w, b, NoteFingerprints); },
      .may_allocate = true,
      .signal_safe = false},
     {.name = "NVTX ranges",
      .pass = DrainPass::kEachThread,
-     .drain_thread = write_nvtx_batches,
+     .drain_thread = WriteNvtxBatches,
      .may_allocate = true,
      .signal_safe = false},
     // Start/end ranges lost from the open-range table. A count for the
@@ -90,7 +90,7 @@ constexpr SourceDrain kDrains[] = {
      .pass = DrainPass::kEachTick,
      .drain =
          [](TraceWriter& w, bool) {
-           count_lost_open_ranges(w);
+           CountLostOpenRanges(w);
            return true;
          },
      .may_allocate = false,
@@ -98,13 +98,13 @@ constexpr SourceDrain kDrains[] = {
     // Every writer tick, so the plugin's per-communicator pools stay small.
     {.name = "NCCL profiler plugin events",
      .pass = DrainPass::kEachTick,
-     .drain = [](TraceWriter& w, bool) { return drain_nccl_plugin(w); },
+     .drain = [](TraceWriter& w, bool) { return DrainNcclPlugin(w); },
      .may_allocate = true,
      .signal_safe = false},
     // After the calls: a call's fingerprints follow its NcclEvent.
     {.name = "collective fingerprints",
      .pass = DrainPass::kEachTick,
-     .drain = drain_fingerprints,
+     .drain = DrainFingerprints,
      .may_allocate = true,
      .signal_safe = false},
     // Records (calls and ranges) of threads that never got a buffer, counted
@@ -113,16 +113,16 @@ constexpr SourceDrain kDrains[] = {
      .pass = DrainPass::kEachTick,
      .drain =
          [](TraceWriter& w, bool) {
-           w.count(kNcclCallCount, 0, thread_buffers().take_lost_without_buffer());
+           w.Count(kNcclCallCount, 0, GlobalThreadBuffers().TakeLostWithoutBuffer());
            return true;
          },
      .may_allocate = false,
      .signal_safe = true},
-    // flush() only: CUPTI hands its buffers over when request_gpu_flush()
+    // flush() only: CUPTI hands its buffers over when RequestGpuFlush()
     // asked for them, which the writer thread does before each flush.
     {.name = "GPU activity",
      .pass = DrainPass::kEachFlush,
-     .drain = [](TraceWriter& w, bool) { return drain_gpu_activity(w); },
+     .drain = [](TraceWriter& w, bool) { return DrainGpuActivity(w); },
      .may_allocate = true,
      .signal_safe = false},
     // After the activity, which names the GPUs used.
@@ -130,8 +130,8 @@ constexpr SourceDrain kDrains[] = {
      .pass = DrainPass::kEachFlush,
      .drain =
          [](TraceWriter& w, bool final) {
-           return device_memory_sampler().put_samples(
-               w, now_ns(), uint64_t{w.settings().flush_interval_ms} * 1000000, final);
+           return GlobalDeviceMemorySampler().PutSamples(
+               w, NowNs(), uint64_t{w.settings().flush_interval_ms} * 1000000, final);
          },
      .may_allocate = true,
      .signal_safe = false},
@@ -146,6 +146,6 @@ constexpr CaptureSources kSources{kDrains, kCounts};
 
 }  // namespace
 
-const CaptureSources& capture_sources() { return kSources; }
+const CaptureSources& RegisteredSources() { return kSources; }
 
 }  // namespace vprof

@@ -2,10 +2,10 @@
 // runs, in order, and the Footer's KindCounts.
 #pragma once
 
-#include "capture_source.h"
+#include "capture/core/capture_source.h"
 
 namespace vprof {
 
-const CaptureSources& capture_sources();
+const CaptureSources& RegisteredSources();
 
 }  // namespace vprof

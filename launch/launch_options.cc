@@ -39,7 +39,7 @@ bool IsSeconds(const std::string& value) {
 
 bool IsDeepSchedule(const std::string& value) {
   DeepSchedule schedule;
-  return parse_deep_schedule(value, &schedule);
+  return ParseDeepSchedule(value, &schedule);
 }
 
 bool IsLogLevel(const std::string& value) {

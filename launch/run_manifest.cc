@@ -65,7 +65,7 @@ void WriteJson(std::ostream& out, const Manifest& manifest) {
   json.Field("launcher", manifest.launcher);
   json.Field("vprof_version", std::string(vprof::kVprofVersion));
   json.Field("vprof_build", std::string(vprof::kVprofBuildId));
-  WriteStrings(json, "command", vprof::redact_argv(manifest.command));
+  WriteStrings(json, "command", vprof::RedactArgv(manifest.command));
   json.Field("working_directory", manifest.working_directory);
   json.Field("output_directory", manifest.output_directory);
   json.Field("library", manifest.library);
@@ -77,8 +77,8 @@ void WriteJson(std::ostream& out, const Manifest& manifest) {
   json.Key("settings");
   json.BeginObject();
   for (const auto& [name, value] : manifest.settings) {
-    json.Field(name, vprof::name_looks_secret(name) ? std::string(vprof::kRedactedMark)
-                                                    : vprof::redact_url_credentials(value));
+    json.Field(name, vprof::NameLooksSecret(name) ? std::string(vprof::kRedactedMark)
+                                                  : vprof::RedactUrlCredentials(value));
   }
   json.EndObject();
   WriteInjection(json, manifest.injection);

@@ -97,7 +97,7 @@ int RunTriggerCommand(const std::vector<std::string>& args, std::ostream& out, s
   window.end_realtime_ns = window.start_realtime_ns + Ns(seconds);
   const std::string path = *folder + "/" + kTriggerFileName;
   std::string error;
-  if (!WriteFilePrivately(path, format_trigger(window), &error)) {
+  if (!WriteFilePrivately(path, FormatTrigger(window), &error)) {
     cursor.Complain(error);
     return kExitFailure;
   }

@@ -1,10 +1,10 @@
-#include "collective_audit.h"
+#include "capture/audit/collective_audit.h"
 
 #include <new>
 
-#include "fingerprinter.h"
-#include "log.h"
-#include "nccl_functions.h"
+#include "capture/audit/fingerprinter.h"
+#include "capture/core/log.h"
+#include "capture/nccl/nccl_functions.h"
 
 namespace vprof {
 namespace {
@@ -31,7 +31,7 @@ struct GroupList {
 };
 thread_local GroupList* t_group = nullptr;
 
-bool defer(const Deferred& d) {
+bool Defer(const Deferred& d) {
   if (!t_group) t_group = new (std::nothrow) GroupList;
   if (!t_group || t_group->size == kMaxDeferred) {
     VPROF_WARN_ONCE(
@@ -45,29 +45,29 @@ bool defer(const Deferred& d) {
 }
 
 // Reserves a slot for one buffer and launches it now, or at the group's end.
-void start(const void* data, uint64_t bytes, void* stream, bool output, uint32_t* handle,
+void Start(const void* data, uint64_t bytes, void* stream, bool output, uint32_t* handle,
            uint8_t* state) {
-  FingerprintRequest q = reserve_fingerprint(stream);
+  FingerprintRequest q = ReserveFingerprint(stream);
   *state = static_cast<uint8_t>(q.state);
   *handle = q.handle;
   if (!q.handle) return;
-  if (nccl_group_depth() > 0) {
-    if (!defer({q.handle, data, bytes, stream, output})) abandon_fingerprint(q.handle);
+  if (NcclGroupDepth() > 0) {
+    if (!Defer({q.handle, data, bytes, stream, output})) AbandonFingerprint(q.handle);
   } else if (!output) {
-    launch_fingerprint(q.handle, data, bytes, stream);
+    LaunchFingerprint(q.handle, data, bytes, stream);
   }
 }
 
 // The outermost ncclGroupEnd: the group's inputs before it, outputs after it.
-void launch_group(bool outputs, bool launched) {
+void LaunchGroup(bool outputs, bool launched) {
   if (!t_group) return;
   for (uint32_t i = 0; i < t_group->size; ++i) {
     const Deferred& d = t_group->items[i];
     if (d.output != outputs) continue;
     if (launched) {
-      launch_fingerprint(d.handle, d.data, d.bytes, d.stream);
+      LaunchFingerprint(d.handle, d.data, d.bytes, d.stream);
     } else {
-      abandon_fingerprint(d.handle);
+      AbandonFingerprint(d.handle);
     }
   }
   if (outputs) t_group->size = 0;
@@ -75,41 +75,41 @@ void launch_group(bool outputs, bool launched) {
 
 }  // namespace
 
-void configure_collective_audit(const Settings& settings) {
+void ConfigureCollectiveAudit(const Settings& settings) {
   g_on = settings.audit_fingerprints;
   g_every = settings.audit_every;
   g_min_bytes = settings.audit_min_bytes;
 }
 
-bool collective_audit_on() { return g_on; }
+bool CollectiveAuditOn() { return g_on; }
 
-void audit_before_call(NcclRecord& r, const CallBuffers& b) {
+void AuditBeforeCall(NcclRecord& r, const CallBuffers& b) {
   if (r.function == static_cast<uint16_t>(NcclFn::kGroupEnd)) {
     // r.group_depth: the nesting before this ncclGroupEnd.
-    if (r.group_depth == 1) launch_group(false, true);
+    if (r.group_depth == 1) LaunchGroup(false, true);
     return;
   }
   if (!b.input && !b.output) return;
   if (r.seq == 0 || r.seq % g_every != 0) return;
   if ((b.input_bytes > b.output_bytes ? b.input_bytes : b.output_bytes) < g_min_bytes) return;
   auto* stream = reinterpret_cast<void*>(r.stream);
-  if (b.input) start(b.input, b.input_bytes, stream, false, &r.fp_input, &r.fp_input_state);
-  if (b.output) start(b.output, b.output_bytes, stream, true, &r.fp_output, &r.fp_output_state);
+  if (b.input) Start(b.input, b.input_bytes, stream, false, &r.fp_input, &r.fp_input_state);
+  if (b.output) Start(b.output, b.output_bytes, stream, true, &r.fp_output, &r.fp_output_state);
 }
 
-void audit_after_call(const NcclRecord& r, const CallBuffers& b, ncclResult_t result) {
+void AuditAfterCall(const NcclRecord& r, const CallBuffers& b, ncclResult_t result) {
   if (r.function == static_cast<uint16_t>(NcclFn::kGroupEnd)) {
-    if (r.group_depth == 1) launch_group(true, nccl_accepted(result));
+    if (r.group_depth == 1) LaunchGroup(true, NcclAccepted(result));
     return;
   }
-  if (nccl_group_depth() > 0) return;  // launched, or abandoned, at the group's end
+  if (NcclGroupDepth() > 0) return;  // launched, or abandoned, at the group's end
   // An input's fingerprint already launched is left to finish even when the
   // collective failed: a slot is given back only before its kernel is queued.
   if (!r.fp_output) return;
-  if (nccl_accepted(result)) {
-    launch_fingerprint(r.fp_output, b.output, b.output_bytes, reinterpret_cast<void*>(r.stream));
+  if (NcclAccepted(result)) {
+    LaunchFingerprint(r.fp_output, b.output, b.output_bytes, reinterpret_cast<void*>(r.stream));
   } else {
-    abandon_fingerprint(r.fp_output);
+    AbandonFingerprint(r.fp_output);
   }
 }
 

@@ -15,20 +15,20 @@
 
 #include <cstdint>
 
-#include "nccl_calls.h"
-#include "nccl_record.h"
-#include "settings.h"
+#include "capture/core/nccl_record.h"
+#include "capture/core/settings.h"
+#include "capture/nccl/nccl_calls.h"
 
 namespace vprof {
 
 // At initialisation, before any NCCL call is recorded.
-void configure_collective_audit(const Settings& settings);
-bool collective_audit_on();
+void ConfigureCollectiveAudit(const Settings& settings);
+bool CollectiveAuditOn();
 
 // Around the real call of any wrapped function: `r` is the record before()
 // filled; `b` the call's buffers (none for calls without). Sets the record's
 // fp_* fields.
-void audit_before_call(NcclRecord& r, const CallBuffers& b);
-void audit_after_call(const NcclRecord& r, const CallBuffers& b, ncclResult_t result);
+void AuditBeforeCall(NcclRecord& r, const CallBuffers& b);
+void AuditAfterCall(const NcclRecord& r, const CallBuffers& b, ncclResult_t result);
 
 }  // namespace vprof

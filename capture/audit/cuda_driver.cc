@@ -1,4 +1,4 @@
-#include "cuda_driver.h"
+#include "capture/audit/cuda_driver.h"
 
 #include <dlfcn.h>
 
@@ -11,12 +11,12 @@ namespace {
 #define VPROF_CUDA_FN(name, params)                                           \
   static_assert(std::is_same_v<decltype(&::name), CUresult(CUDAAPI*) params>, \
                 #name " in cuda_driver_functions.def differs from cuda.h");
-#include "cuda_driver_functions.def"
+#include "capture/audit/cuda_driver_functions.def"
 #undef VPROF_CUDA_FN
 
 }  // namespace
 
-bool find_loaded_cuda_driver(CudaDriver* driver, std::string* error) {
+bool FindLoadedCudaDriver(CudaDriver* driver, std::string* error) {
   // RTLD_NOLOAD: a process that has not loaded CUDA gets no CUDA from vprof.
   void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!h) {
@@ -28,7 +28,7 @@ bool find_loaded_cuda_driver(CudaDriver* driver, std::string* error) {
 #define VPROF_CUDA_FN(name, params)                                          \
   found.name = reinterpret_cast<CUresult(CUDAAPI*) params>(dlsym(h, #name)); \
   if (!found.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
-#include "cuda_driver_functions.def"
+#include "capture/audit/cuda_driver_functions.def"
 #undef VPROF_CUDA_FN
   dlclose(h);  // drops only the reference RTLD_NOLOAD took; the runtime's stays
   if (!missing.empty()) {
@@ -39,7 +39,7 @@ bool find_loaded_cuda_driver(CudaDriver* driver, std::string* error) {
   return true;
 }
 
-std::string cuda_result_string(const CudaDriver& driver, CUresult result) {
+std::string CudaResultString(const CudaDriver& driver, CUresult result) {
   const char* text = nullptr;
   if (driver.cuGetErrorString && driver.cuGetErrorString(result, &text) == CUDA_SUCCESS && text) {
     return "CUDA error " + std::to_string(static_cast<int>(result)) + ": " + text;

@@ -12,15 +12,15 @@ namespace vprof {
 
 struct CudaDriver {
 #define VPROF_CUDA_FN(name, params) CUresult(CUDAAPI* name) params = nullptr;
-#include "cuda_driver_functions.def"
+#include "capture/audit/cuda_driver_functions.def"
 #undef VPROF_CUDA_FN
 };
 
 // Fills *driver from the loaded libcuda.so.1. False, with *error saying why,
 // when the process has none loaded or it lacks a row of the table.
-bool find_loaded_cuda_driver(CudaDriver* driver, std::string* error);
+bool FindLoadedCudaDriver(CudaDriver* driver, std::string* error);
 
 // "CUDA_ERROR_...: description" for a driver result, through the driver.
-std::string cuda_result_string(const CudaDriver& driver, CUresult result);
+std::string CudaResultString(const CudaDriver& driver, CUresult result);
 
 }  // namespace vprof

@@ -1,11 +1,11 @@
-#include "fingerprint_drain.h"
+#include "capture/audit/fingerprint_drain.h"
 
 #include <vector>
 
-#include "collective_audit.h"
-#include "fingerprint_hash.h"
-#include "fingerprinter.h"
-#include "nccl_functions.h"
+#include "capture/audit/collective_audit.h"
+#include "capture/audit/fingerprint_hash.h"
+#include "capture/audit/fingerprinter.h"
+#include "capture/nccl/nccl_functions.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -32,7 +32,7 @@ uint64_t g_status_written = 0;
 constexpr size_t kFingerprintRoom = 96;
 
 // The schema's FingerprintState for one buffer.
-uint64_t schema_state(uint8_t state) {
+uint64_t SchemaState(uint8_t state) {
   switch (static_cast<FingerprintState>(state)) {
     case FingerprintState::kLaunched:
       return sf::FingerprintState::FINGERPRINTED;
@@ -46,12 +46,12 @@ uint64_t schema_state(uint8_t state) {
 }
 
 // Reads what the GPU has written; true when nothing of `p` is outstanding.
-bool poll(Pending& p) {
+bool Poll(Pending& p) {
   bool done = true;
   for (int i = 0; i < 2; ++i) {
     if (!p.handle[i]) continue;
     uint64_t value = 0;
-    switch (read_fingerprint(p.handle[i], &value)) {
+    switch (ReadFingerprint(p.handle[i], &value)) {
       case FingerprintRead::kPending:
         done = false;
         continue;
@@ -69,52 +69,52 @@ bool poll(Pending& p) {
 }
 
 // The call's state: the first buffer's that did not go as asked, if any.
-uint64_t call_state(const Pending& p, bool incomplete) {
+uint64_t CallState(const Pending& p, bool incomplete) {
   if (incomplete) return sf::FingerprintState::FINGERPRINT_INCOMPLETE;
   for (int i = 0; i < 2; ++i) {
     if (p.state[i] && p.state[i] != static_cast<uint8_t>(FingerprintState::kLaunched)) {
-      return schema_state(p.state[i]);
+      return SchemaState(p.state[i]);
     }
   }
   return sf::FingerprintState::FINGERPRINTED;
 }
 
-void put_fingerprint(ProtoEncoder& enc, const Pending& p, bool incomplete) {
+void PutFingerprint(ProtoEncoder& enc, const Pending& p, bool incomplete) {
   namespace k = sf::CollectiveFingerprint;
-  size_t m = enc.begin_nested(sf::FingerprintBatch::kFingerprint);
-  enc.add_varint(k::kCommId, p.comm_id);
-  enc.add_varint(k::kSeq, p.seq);
-  enc.add_varint(k::kFunctionIid, nccl_function_iid(p.function));
-  if (p.has_peer) enc.add_int32(k::kPeer, p.peer);
-  enc.add_varint(k::kState, call_state(p, incomplete));
-  if (p.has_value[0]) enc.add_fixed64(k::kInput, p.value[0]);
-  if (p.has_value[1]) enc.add_fixed64(k::kOutput, p.value[1]);
-  enc.end_nested(m);
+  size_t m = enc.BeginNested(sf::FingerprintBatch::kFingerprint);
+  enc.AddVarint(k::kCommId, p.comm_id);
+  enc.AddVarint(k::kSeq, p.seq);
+  enc.AddVarint(k::kFunctionIid, NcclFunctionIid(p.function));
+  if (p.has_peer) enc.AddInt32(k::kPeer, p.peer);
+  enc.AddVarint(k::kState, CallState(p, incomplete));
+  if (p.has_value[0]) enc.AddFixed64(k::kInput, p.value[0]);
+  if (p.has_value[1]) enc.AddFixed64(k::kOutput, p.value[1]);
+  enc.EndNested(m);
 }
 
-bool put_status(TraceWriter& w) {
-  const FingerprintStatusView s = fingerprint_status();
+bool PutStatus(TraceWriter& w) {
+  const FingerprintStatusView s = FingerprintStatus();
   if (s.generation == g_status_written) return true;
-  if (!w.ensure_room(512)) return false;
+  if (!w.EnsureRoom(512)) return false;
   ProtoEncoder& enc = w.encoder();
-  auto t = w.begin_packet(sf::TracePacket::kFingerprintStatus);
-  enc.add_varint(sf::FingerprintStatus::kState, static_cast<uint64_t>(s.state));
-  if (*s.detail) enc.add_string(sf::FingerprintStatus::kDetail, s.detail);
-  enc.add_varint(sf::FingerprintStatus::kVersion, fingerprint::kFingerprintVersion);
-  w.end_packet(t);
+  auto t = w.BeginPacket(sf::TracePacket::kFingerprintStatus);
+  enc.AddVarint(sf::FingerprintStatus::kState, static_cast<uint64_t>(s.state));
+  if (*s.detail) enc.AddString(sf::FingerprintStatus::kDetail, s.detail);
+  enc.AddVarint(sf::FingerprintStatus::kVersion, fingerprint::kFingerprintVersion);
+  w.EndPacket(t);
   g_status_written = s.generation;
   return true;
 }
 
 }  // namespace
 
-void reset_fingerprints_in_child() {
+void ResetFingerprintsInChild() {
   g_pending.clear();
-  g_status_written = fingerprint_status().generation;
-  reset_fingerprinter_in_child(collective_audit_on());
+  g_status_written = FingerprintStatus().generation;
+  ResetFingerprinterInChild(CollectiveAuditOn());
 }
 
-void note_fingerprints(const NcclRecord& r) {
+void NoteFingerprints(const NcclRecord& r) {
   if (!r.fp_input_state && !r.fp_output_state) return;
   Pending p{};
   p.comm_id = r.comm_id;
@@ -129,8 +129,8 @@ void note_fingerprints(const NcclRecord& r) {
   g_pending.push_back(p);
 }
 
-bool drain_fingerprints(TraceWriter& w, bool final) {
-  if (!put_status(w)) return false;
+bool DrainFingerprints(TraceWriter& w, bool final) {
+  if (!PutStatus(w)) return false;
   ProtoEncoder& enc = w.encoder();
   bool open = false;
   TraceWriter::PacketTokens t{};
@@ -139,22 +139,22 @@ bool drain_fingerprints(TraceWriter& w, bool final) {
   size_t kept = 0;
   for (size_t i = 0; i < g_pending.size(); ++i) {
     Pending& p = g_pending[i];
-    const bool done = poll(p);
+    const bool done = Poll(p);
     if (!done && !final) {
       g_pending[kept++] = p;
       continue;
     }
     if (!open || enc.capacity() - enc.size() < kFingerprintRoom) {
-      if (open) w.end_packet(t);
+      if (open) w.EndPacket(t);
       open = false;
-      if (!w.ensure_room(kFingerprintRoom * 4)) return false;
-      t = w.begin_packet(sf::TracePacket::kFingerprints);
+      if (!w.EnsureRoom(kFingerprintRoom * 4)) return false;
+      t = w.BeginPacket(sf::TracePacket::kFingerprints);
       open = true;
     }
-    put_fingerprint(enc, p, !done);
+    PutFingerprint(enc, p, !done);
   }
   g_pending.resize(kept);
-  if (open) w.end_packet(t);
+  if (open) w.EndPacket(t);
   return true;
 }
 

@@ -4,22 +4,22 @@
 // when it changes. Writer thread only, with the flush lock held.
 #pragma once
 
-#include "nccl_record.h"
-#include "trace_writer.h"
+#include "capture/core/nccl_record.h"
+#include "capture/core/trace_writer.h"
 
 namespace vprof {
 
 // A drained NcclRecord: a call with fingerprints waits here for the GPU.
-void note_fingerprints(const NcclRecord& r);
+void NoteFingerprints(const NcclRecord& r);
 
 // Writes the calls whose every fingerprint is in, in the order they were
 // called. `final` (the trace ends): also those still waiting, marked
 // FINGERPRINT_INCOMPLETE, since nothing waits for the GPU. False when the
 // trace could not be written.
-bool drain_fingerprints(TraceWriter& w, bool final);
+bool DrainFingerprints(TraceWriter& w, bool final);
 
 // In a forked child: the parent's calls are not the child's, and their slots
-// are not mapped there (reset_fingerprinter_in_child).
-void reset_fingerprints_in_child();
+// are not mapped there (ResetFingerprinterInChild).
+void ResetFingerprintsInChild();
 
 }  // namespace vprof

@@ -9,7 +9,7 @@
 // (integer addition: the total does not depend on the order), and the last
 // block to finish writes the result and then `tag` into the host-mapped slot
 // and clears acc for the slot's next use.
-#include "fingerprint_hash.h"
+#include "capture/audit/fingerprint_hash.h"
 
 namespace fp = vprof::fingerprint;
 
@@ -17,8 +17,8 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ unsigned long long load_word(const unsigned char* data, unsigned long long bytes,
-                                        unsigned long long i) {
+__device__ unsigned long long LoadWord(const unsigned char* data, unsigned long long bytes,
+                                       unsigned long long i) {
   const unsigned long long first = 8 * i;
   if (first + 8 <= bytes && (reinterpret_cast<unsigned long long>(data) & 7) == 0) {
     return reinterpret_cast<const unsigned long long*>(data)[i];
@@ -33,15 +33,15 @@ __device__ unsigned long long load_word(const unsigned char* data, unsigned long
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-    vprof_fingerprint(const unsigned char* data, unsigned long long bytes,
-                      unsigned long long* acc, volatile unsigned long long* slot,
-                      unsigned long long tag) {
+    vprof_fingerprint(const unsigned char* data, unsigned long long bytes, unsigned long long* acc,
+                      volatile unsigned long long* slot, unsigned long long tag) {
   const unsigned long long words = (bytes + 7) / 8;
   unsigned long long sum = 0;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < words; i += stride) {
-    sum += fp::term(load_word(data, bytes, i), i);
+    sum += fp::Term(LoadWord(data, bytes, i), i);
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   __shared__ unsigned long long warp_sums[kThreads / 32];
@@ -56,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(kThreads)
   // The last block: every other block's sum is in acc[0].
   const unsigned long long total = atomicExch(&acc[0], 0ULL);
   acc[1] = 0;
-  slot[0] = fp::finish(total, bytes);
+  slot[0] = fp::Finish(total, bytes);
   __threadfence_system();  // the value is visible to the host before the tag
   slot[1] = tag;
 }

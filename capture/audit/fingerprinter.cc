@@ -1,4 +1,4 @@
-#include "fingerprinter.h"
+#include "capture/audit/fingerprinter.h"
 
 #include <cuda.h>
 
@@ -7,10 +7,10 @@
 #include <cstring>
 #include <mutex>
 
-#include "cuda_driver.h"
-#include "fingerprint_fatbin.h"
-#include "load_order.h"
-#include "log.h"
+#include "capture/audit/cuda_driver.h"
+#include "capture/audit/fingerprint_fatbin.h"
+#include "capture/core/load_order.h"
+#include "capture/core/log.h"
 
 namespace vprof {
 namespace {
@@ -57,25 +57,25 @@ std::atomic<uint64_t> g_status_generation{0};
 char g_status_detail[256];
 
 // Called with g_setup_lock held.
-void set_status(int32_t state, const std::string& detail) {
+void SetStatus(int32_t state, const std::string& detail) {
   if (state == kStatusActive && g_status_state.load() != 0) return;  // a failure stays shown
   std::snprintf(g_status_detail, sizeof g_status_detail, "%s", detail.c_str());
   g_status_state.store(state, std::memory_order_relaxed);
   g_status_generation.fetch_add(1, std::memory_order_release);
 }
 
-const CudaDriver* driver() {
+const CudaDriver* Driver() {
   if (const CudaDriver* d = g_driver.load(std::memory_order_acquire)) return d;
   if (g_driver_missing.load(std::memory_order_relaxed)) return nullptr;
   std::lock_guard<std::mutex> lock(*g_setup_lock);
   if (const CudaDriver* d = g_driver.load(std::memory_order_acquire)) return d;
   auto* found = new CudaDriver;  // kept for the life of the process
   std::string error;
-  if (!find_loaded_cuda_driver(found, &error)) {
+  if (!FindLoadedCudaDriver(found, &error)) {
     delete found;
     g_driver_missing.store(true, std::memory_order_relaxed);
-    set_status(kStatusUnavailable, error);
-    log().warn("collective fingerprints off: {}", error);
+    SetStatus(kStatusUnavailable, error);
+    Log().warn("collective fingerprints off: {}", error);
     return nullptr;
   }
   g_driver.store(found, std::memory_order_release);
@@ -83,9 +83,9 @@ const CudaDriver* driver() {
 }
 
 // Loads the kernel and allocates the slots in `ctx`, with g_setup_lock held.
-bool set_up(const CudaDriver& d, CUcontext ctx, ContextSlots& c, std::string* error) {
+bool SetUp(const CudaDriver& d, CUcontext ctx, ContextSlots& c, std::string* error) {
   if (CUresult r = d.cuCtxPushCurrent_v2(ctx); r != CUDA_SUCCESS) {
-    *error = "making the collective's context current: " + cuda_result_string(d, r);
+    *error = "making the collective's context current: " + CudaResultString(d, r);
     return false;
   }
   const char* step = "";
@@ -117,7 +117,7 @@ bool set_up(const CudaDriver& d, CUcontext ctx, ContextSlots& c, std::string* er
   CUcontext popped = nullptr;
   d.cuCtxPopCurrent_v2(&popped);
   if (!done) {
-    *error = std::string(step) + ": " + cuda_result_string(d, r);
+    *error = std::string(step) + ": " + CudaResultString(d, r);
     return false;
   }
   std::memset(results, 0, slot_bytes);  // tag 0: no fingerprint written yet
@@ -127,34 +127,34 @@ bool set_up(const CudaDriver& d, CUcontext ctx, ContextSlots& c, std::string* er
 }
 
 // The entry published for `ctx`, or null when there is none yet.
-ContextSlots* entry_of(CUcontext ctx) {
+ContextSlots* EntryOf(CUcontext ctx) {
   for (ContextSlots& c : g_contexts) {
     if (c.ctx.load(std::memory_order_acquire) == ctx) return &c;
   }
   return nullptr;
 }
 
-ContextSlots* if_ready(ContextSlots* c) {
+ContextSlots* IfReady(ContextSlots* c) {
   return c->ready.load(std::memory_order_acquire) == 1 ? c : nullptr;
 }
 
 // The slots of `ctx`, set up on first use; null when that failed.
-ContextSlots* slots_for(const CudaDriver& d, CUcontext ctx) {
-  if (ContextSlots* c = entry_of(ctx)) return if_ready(c);
+ContextSlots* SlotsFor(const CudaDriver& d, CUcontext ctx) {
+  if (ContextSlots* c = EntryOf(ctx)) return IfReady(c);
   std::lock_guard<std::mutex> lock(*g_setup_lock);
-  if (ContextSlots* c = entry_of(ctx)) return if_ready(c);
+  if (ContextSlots* c = EntryOf(ctx)) return IfReady(c);
   for (ContextSlots& c : g_contexts) {
     if (c.ctx.load(std::memory_order_relaxed) != nullptr) continue;
     std::string error;
-    const bool ok = set_up(d, ctx, c, &error);
+    const bool ok = SetUp(d, ctx, c, &error);
     c.ready.store(ok ? 1 : -1, std::memory_order_release);
     c.ctx.store(ctx, std::memory_order_release);
     if (ok) {
-      set_status(kStatusActive, "");
+      SetStatus(kStatusActive, "");
       return &c;
     }
-    set_status(kStatusFailed, error);
-    log().warn("collective fingerprints off in one CUDA context: {}", error);
+    SetStatus(kStatusFailed, error);
+    Log().warn("collective fingerprints off in one CUDA context: {}", error);
     return nullptr;
   }
   VPROF_WARN_ONCE(
@@ -168,15 +168,15 @@ struct SlotRef {
   uint32_t slot;
 };
 
-SlotRef slot_of(FingerprintHandle handle) {
+SlotRef SlotOf(FingerprintHandle handle) {
   const uint32_t index = handle - 1;
   return {&g_contexts[index / kSlotsPerContext], index % kSlotsPerContext};
 }
 
 }  // namespace
 
-FingerprintRequest reserve_fingerprint(void* stream) {
-  const CudaDriver* d = driver();
+FingerprintRequest ReserveFingerprint(void* stream) {
+  const CudaDriver* d = Driver();
   if (!d) return {0, FingerprintState::kFailed};
   auto s = static_cast<CUstream>(stream);
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -190,7 +190,7 @@ FingerprintRequest reserve_fingerprint(void* stream) {
   if (r != CUDA_SUCCESS || d->cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS || !ctx) {
     return {0, FingerprintState::kFailed};
   }
-  ContextSlots* c = slots_for(*d, ctx);
+  ContextSlots* c = SlotsFor(*d, ctx);
   if (!c) return {0, FingerprintState::kFailed};
   // A few tries from the next slot in turn: slots come back in about the
   // order they were taken, so a busy one means the pool is nearly full.
@@ -206,9 +206,9 @@ FingerprintRequest reserve_fingerprint(void* stream) {
   return {0, FingerprintState::kSkippedPoolFull};
 }
 
-bool launch_fingerprint(FingerprintHandle handle, const void* data, uint64_t bytes, void* stream) {
+bool LaunchFingerprint(FingerprintHandle handle, const void* data, uint64_t bytes, void* stream) {
   const CudaDriver* d = g_driver.load(std::memory_order_acquire);
-  SlotRef s = slot_of(handle);
+  SlotRef s = SlotOf(handle);
   ContextSlots& c = *s.context;
   const uint64_t words = (bytes + 7) / 8;
   const uint64_t wanted = (words + kThreads - 1) / kThreads;
@@ -224,18 +224,18 @@ bool launch_fingerprint(FingerprintHandle handle, const void* data, uint64_t byt
   const CUresult r = d->cuLaunchKernel(c.function, blocks, 1, 1, kThreads, 1, 1, 0,
                                        static_cast<CUstream>(stream), params, nullptr);
   if (r == CUDA_SUCCESS) return true;
-  VPROF_WARN_ONCE("collective fingerprint not launched: {}", cuda_result_string(*d, r));
-  abandon_fingerprint(handle);
+  VPROF_WARN_ONCE("collective fingerprint not launched: {}", CudaResultString(*d, r));
+  AbandonFingerprint(handle);
   return false;
 }
 
-void abandon_fingerprint(FingerprintHandle handle) {
-  SlotRef s = slot_of(handle);
+void AbandonFingerprint(FingerprintHandle handle) {
+  SlotRef s = SlotOf(handle);
   s.context->state[s.slot].store(kAbandoned, std::memory_order_release);
 }
 
-FingerprintRead read_fingerprint(FingerprintHandle handle, uint64_t* value) {
-  SlotRef s = slot_of(handle);
+FingerprintRead ReadFingerprint(FingerprintHandle handle, uint64_t* value) {
+  SlotRef s = SlotOf(handle);
   ContextSlots& c = *s.context;
   if (c.state[s.slot].load(std::memory_order_acquire) == kAbandoned) {
     c.state[s.slot].store(kFree, std::memory_order_release);
@@ -251,17 +251,17 @@ FingerprintRead read_fingerprint(FingerprintHandle handle, uint64_t* value) {
   return FingerprintRead::kDone;
 }
 
-void reset_fingerprinter_in_child(bool say_why) {
-  g_setup_lock.renew_in_child();
+void ResetFingerprinterInChild(bool say_why) {
+  g_setup_lock.RenewInChild();
   g_driver.store(nullptr, std::memory_order_relaxed);
   g_driver_missing.store(true, std::memory_order_relaxed);
   g_status_state.store(0, std::memory_order_relaxed);
   if (!say_why) return;
   std::lock_guard<std::mutex> lock(*g_setup_lock);
-  set_status(kStatusUnavailable, "forked child: CUDA belongs to the parent process");
+  SetStatus(kStatusUnavailable, "forked child: CUDA belongs to the parent process");
 }
 
-FingerprintStatusView fingerprint_status() {
+FingerprintStatusView FingerprintStatus() {
   FingerprintStatusView v;
   v.generation = g_status_generation.load(std::memory_order_acquire);
   v.state = g_status_state.load(std::memory_order_relaxed);

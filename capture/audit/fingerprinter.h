@@ -38,24 +38,24 @@ struct FingerprintRequest {
 };
 
 // Reserves a slot in the context of `stream` (a cudaStream_t / CUstream). The
-// fingerprint is launched later with launch_fingerprint, or given back with
-// abandon_fingerprint. A stream that is capturing a CUDA graph gets no slot
+// fingerprint is launched later with LaunchFingerprint, or given back with
+// AbandonFingerprint. A stream that is capturing a CUDA graph gets no slot
 // (kSkippedGraphCapture): vprof's kernel must not become part of the graph.
-FingerprintRequest reserve_fingerprint(void* stream);
+FingerprintRequest ReserveFingerprint(void* stream);
 
 // Launches the fingerprint of `bytes` bytes at `data` (device memory) into the
 // reserved slot, on `stream`. False when the driver refused the launch (the
 // slot is then given back and the state is kFailed).
-bool launch_fingerprint(FingerprintHandle handle, const void* data, uint64_t bytes, void* stream);
+bool LaunchFingerprint(FingerprintHandle handle, const void* data, uint64_t bytes, void* stream);
 
 // Gives back a reserved slot whose launch will never come (the collective
 // failed, or its group was never launched).
-void abandon_fingerprint(FingerprintHandle handle);
+void AbandonFingerprint(FingerprintHandle handle);
 
 // Writer thread: reads a launched fingerprint. kPending while the GPU has
 // not written it; kDone with *value, or kAbandoned, free the slot.
 enum class FingerprintRead : uint8_t { kPending, kDone, kAbandoned };
-FingerprintRead read_fingerprint(FingerprintHandle handle, uint64_t* value);
+FingerprintRead ReadFingerprint(FingerprintHandle handle, uint64_t* value);
 
 // Whether the fingerprinter found the driver and loaded its kernel, for the
 // trace's FingerprintStatus (schema FingerprintStatusState), and why not.
@@ -66,12 +66,12 @@ struct FingerprintStatusView {
   const char* detail = "";
   uint64_t generation = 0;
 };
-FingerprintStatusView fingerprint_status();
+FingerprintStatusView FingerprintStatus();
 
 // In a forked child (single-threaded): CUDA belongs to the parent, and the
 // slots' pinned memory is not mapped in the child (CUDA marks it
 // MADV_DONTFORK), so the child fingerprints nothing; `say_why` (auditing is
 // on): its trace's FingerprintStatus says so.
-void reset_fingerprinter_in_child(bool say_why);
+void ResetFingerprinterInChild(bool say_why);
 
 }  // namespace vprof

@@ -18,7 +18,7 @@ struct ThreadBuffer;
 // When the writer runs a drain. Within a pass, rows run in table order.
 enum class DrainPass : uint8_t {
   // Once, as the trace begins, right after the RunHeader: packets into the
-  // buffer only (no ensure_room, no write), which the writer checks for
+  // buffer only (no EnsureRoom, no write), which the writer checks for
   // overflow afterwards.
   kTraceBegin,
   // Every writer tick (drain()), and every flush() before GPU activity.
@@ -54,7 +54,7 @@ struct SourceDrain {
 };
 
 // One KindCount of the Footer: what a source recorded and dropped. The
-// source adds to it through TraceWriter::count() while draining.
+// source adds to it through TraceWriter::Count() while draining.
 struct SourceCount {
   const char* kind;  // KindCount.kind
   // Written even when nothing was recorded or dropped; otherwise left out

@@ -11,13 +11,13 @@ namespace vprof {
 // through the vDSO (no system call). Recorded in the run header as
 // CLOCK_DOMAIN_MONOTONIC; periodic ClockSample packets pair it with
 // CLOCK_REALTIME so hosts can be aligned later.
-inline uint64_t now_ns() {
+inline uint64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-inline uint64_t realtime_ns() {
+inline uint64_t RealtimeNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);

@@ -1,4 +1,4 @@
-#include "deep_schedule.h"
+#include "capture/core/deep_schedule.h"
 
 #include <charconv>
 #include <cmath>
@@ -12,7 +12,7 @@ constexpr double kMaxPeriodSeconds = 86400;
 constexpr std::string_view kTriggerTag = "vprof-trigger 1 ";
 
 // Seconds as a positive finite decimal, whole string; nanoseconds out.
-bool parse_positive_seconds(std::string_view text, uint64_t* ns) {
+bool ParsePositiveSeconds(std::string_view text, uint64_t* ns) {
   if (text.empty() || text.size() > 32 || text.front() == '+' || text.front() == '-') return false;
   const std::string copy(text);  // strtod needs a terminated string
   char* end = nullptr;
@@ -25,13 +25,13 @@ bool parse_positive_seconds(std::string_view text, uint64_t* ns) {
   return *ns > 0;
 }
 
-bool parse_u64(std::string_view text, uint64_t* out) {
+bool ParseU64(std::string_view text, uint64_t* out) {
   if (text.empty()) return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-std::string seconds_text(uint64_t ns) {
+std::string SecondsText(uint64_t ns) {
   char buffer[32];
   const double seconds = static_cast<double>(ns) / 1e9;
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, seconds);
@@ -40,7 +40,7 @@ std::string seconds_text(uint64_t ns) {
 
 }  // namespace
 
-bool parse_deep_schedule(std::string_view text, DeepSchedule* out) {
+bool ParseDeepSchedule(std::string_view text, DeepSchedule* out) {
   if (text == "always") {
     *out = DeepSchedule{};
     return true;
@@ -52,8 +52,8 @@ bool parse_deep_schedule(std::string_view text, DeepSchedule* out) {
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) return false;
   DeepSchedule duty{DeepSchedule::Mode::kDutyCycle, 0, 0};
-  if (!parse_positive_seconds(text.substr(0, slash), &duty.on_ns) ||
-      !parse_positive_seconds(text.substr(slash + 1), &duty.period_ns) ||
+  if (!ParsePositiveSeconds(text.substr(0, slash), &duty.on_ns) ||
+      !ParsePositiveSeconds(text.substr(slash + 1), &duty.period_ns) ||
       duty.on_ns >= duty.period_ns) {
     return false;
   }
@@ -61,7 +61,7 @@ bool parse_deep_schedule(std::string_view text, DeepSchedule* out) {
   return true;
 }
 
-std::string deep_schedule_text(const DeepSchedule& schedule) {
+std::string DeepScheduleText(const DeepSchedule& schedule) {
   switch (schedule.mode) {
     case DeepSchedule::Mode::kAlways:
       return "always";
@@ -70,20 +70,20 @@ std::string deep_schedule_text(const DeepSchedule& schedule) {
     case DeepSchedule::Mode::kDutyCycle:
       break;
   }
-  return seconds_text(schedule.on_ns) + "/" + seconds_text(schedule.period_ns);
+  return SecondsText(schedule.on_ns) + "/" + SecondsText(schedule.period_ns);
 }
 
-bool in_duty_window(const DeepSchedule& schedule, uint64_t realtime_ns) {
+bool InDutyWindow(const DeepSchedule& schedule, uint64_t realtime_ns) {
   if (schedule.mode != DeepSchedule::Mode::kDutyCycle || schedule.period_ns == 0) return false;
   return realtime_ns % schedule.period_ns >= schedule.period_ns - schedule.on_ns;
 }
 
-std::string format_trigger(const TriggerWindow& window) {
+std::string FormatTrigger(const TriggerWindow& window) {
   return std::string(kTriggerTag) + std::to_string(window.start_realtime_ns) + " " +
          std::to_string(window.end_realtime_ns) + "\n";
 }
 
-bool parse_trigger(std::string_view text, TriggerWindow* out, std::string* error) {
+bool ParseTrigger(std::string_view text, TriggerWindow* out, std::string* error) {
   const std::string expected =
       "one line 'vprof-trigger 1 START_NS END_NS' (CLOCK_REALTIME nanoseconds, a window of at "
       "most 3600 s), as `vprof trigger` writes it";
@@ -97,8 +97,8 @@ bool parse_trigger(std::string_view text, TriggerWindow* out, std::string* error
   const size_t space = text.find(' ');
   TriggerWindow window;
   if (space == std::string_view::npos ||
-      !parse_u64(text.substr(0, space), &window.start_realtime_ns) ||
-      !parse_u64(text.substr(space + 1), &window.end_realtime_ns) ||
+      !ParseU64(text.substr(0, space), &window.start_realtime_ns) ||
+      !ParseU64(text.substr(space + 1), &window.end_realtime_ns) ||
       window.end_realtime_ns <= window.start_realtime_ns ||
       window.end_realtime_ns - window.start_realtime_ns > kMaxTriggerWindowNs) {
     *error = expected;

@@ -28,15 +28,15 @@ struct DeepSchedule {
 
 // "always", "trigger" or "ON/PERIOD" in seconds (decimals allowed; 0 < ON <
 // PERIOD <= 86400). False on anything else.
-bool parse_deep_schedule(std::string_view text, DeepSchedule* out);
-// The schedule as parse_deep_schedule reads it ("always", "trigger", "5/60").
-std::string deep_schedule_text(const DeepSchedule& schedule);
+bool ParseDeepSchedule(std::string_view text, DeepSchedule* out);
+// The schedule as ParseDeepSchedule reads it ("always", "trigger", "5/60").
+std::string DeepScheduleText(const DeepSchedule& schedule);
 inline constexpr const char* kDeepScheduleExpected =
     "always, trigger, or ON/PERIOD in seconds with 0 < ON < PERIOD <= 86400 (e.g. 5/60)";
 
 // Whether a duty cycle has `realtime_ns` (CLOCK_REALTIME) in a window: the
 // last on_ns of each period, periods counted from the epoch.
-bool in_duty_window(const DeepSchedule& schedule, uint64_t realtime_ns);
+bool InDutyWindow(const DeepSchedule& schedule, uint64_t realtime_ns);
 
 // A window asked for by a trigger file, on CLOCK_REALTIME: [start, end).
 struct TriggerWindow {
@@ -52,9 +52,9 @@ inline constexpr uint64_t kMaxTriggerWindowNs = 3600ull * 1000000000ull;
 inline constexpr size_t kMaxTriggerFileBytes = 128;
 
 // One line: "vprof-trigger 1 START_NS END_NS\n" (CLOCK_REALTIME nanoseconds).
-std::string format_trigger(const TriggerWindow& window);
+std::string FormatTrigger(const TriggerWindow& window);
 // False (with *error saying what was expected) unless `text` is exactly what
 // format_trigger writes, with START < END <= START + kMaxTriggerWindowNs.
-bool parse_trigger(std::string_view text, TriggerWindow* out, std::string* error);
+bool ParseTrigger(std::string_view text, TriggerWindow* out, std::string* error);
 
 }  // namespace vprof

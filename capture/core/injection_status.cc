@@ -1,11 +1,11 @@
-#include "injection_status.h"
+#include "capture/core/injection_status.h"
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
-#include "trace_writer.h"
+#include "capture/core/trace_writer.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -29,63 +29,63 @@ struct HookState {
 // before any code runs.
 HookState g_hooks[2];
 
-HookState& state_of(InjectionHook hook) { return g_hooks[static_cast<uint32_t>(hook) - 1]; }
+HookState& StateOf(InjectionHook hook) { return g_hooks[static_cast<uint32_t>(hook) - 1]; }
 
 }  // namespace
 
-std::string claim_variable(const char* variable, const char* self_path) {
+std::string ClaimVariable(const char* variable, const char* self_path) {
   const char* found = getenv(variable);
   if (found && *found && (!self_path || std::string_view(found) != self_path)) return found;
   if (self_path) setenv(variable, self_path, 1);
   return "";
 }
 
-void note_hook_claim(InjectionHook hook, const std::string& found, bool claimed) {
-  HookState& s = state_of(hook);
+void NoteHookClaim(InjectionHook hook, const std::string& found, bool claimed) {
+  HookState& s = StateOf(hook);
   std::strncpy(s.found, found.c_str(), sizeof s.found - 1);
   s.claimed = claimed;
   s.changes.fetch_add(1, std::memory_order_release);
 }
 
-void note_hook_attached(InjectionHook hook, uint32_t version) {
-  HookState& s = state_of(hook);
+void NoteHookAttached(InjectionHook hook, uint32_t version) {
+  HookState& s = StateOf(hook);
   s.version.store(version, std::memory_order_relaxed);
   s.attached.store(true, std::memory_order_relaxed);
   s.changes.fetch_add(1, std::memory_order_release);
 }
 
-void note_hook_not_attached(InjectionHook hook, const char* why) {
-  HookState& s = state_of(hook);
+void NoteHookNotAttached(InjectionHook hook, const char* why) {
+  HookState& s = StateOf(hook);
   s.not_attached_why.store(why, std::memory_order_relaxed);
   s.changes.fetch_add(1, std::memory_order_release);
 }
 
-bool put_injection_status(TraceWriter& w) {
+bool PutInjectionStatus(TraceWriter& w) {
   for (uint32_t i = 0; i < 2; ++i) {
     HookState& s = g_hooks[i];
     const uint32_t changes = s.changes.load(std::memory_order_acquire);
     if (changes == s.written) continue;
-    if (!w.ensure_room(sizeof s.found + 256)) return false;
+    if (!w.EnsureRoom(sizeof s.found + 256)) return false;
     namespace k = sf::InjectionStatus;
-    auto t = w.begin_packet(sf::TracePacket::kInjection);
+    auto t = w.BeginPacket(sf::TracePacket::kInjection);
     ProtoEncoder& e = w.encoder();
-    e.add_varint(k::kHook, i + 1);
-    if (s.found[0]) e.add_string(k::kFound, s.found);
-    if (s.claimed) e.add_varint(k::kClaimed, 1);
+    e.AddVarint(k::kHook, i + 1);
+    if (s.found[0]) e.AddString(k::kFound, s.found);
+    if (s.claimed) e.AddVarint(k::kClaimed, 1);
     const bool attached = s.attached.load(std::memory_order_relaxed);
     if (attached) {
-      e.add_varint(k::kAttached, 1);
-      e.add_varint(k::kVersion, s.version.load(std::memory_order_relaxed));
+      e.AddVarint(k::kAttached, 1);
+      e.AddVarint(k::kVersion, s.version.load(std::memory_order_relaxed));
     } else if (const char* why = s.not_attached_why.load(std::memory_order_relaxed)) {
-      e.add_string(k::kDetail, why);
+      e.AddString(k::kDetail, why);
     }
-    w.end_packet(t);
+    w.EndPacket(t);
     s.written = changes;
   }
   return true;
 }
 
-void rewrite_injection_status_in_child() {
+void RewriteInjectionStatusInChild() {
   for (HookState& s : g_hooks) {
     const uint32_t changes = s.changes.load(std::memory_order_relaxed);
     if (changes) s.written = changes - 1;

@@ -18,20 +18,20 @@ enum class InjectionHook : uint32_t { kNvtx = 1, kNcclProfiler = 2 };
 // that inherit its environment, unless it names another library already;
 // returns the other library's value, or "" when vprof holds the variable.
 // Call before the program's threads read the environment (at load).
-std::string claim_variable(const char* variable, const char* self_path);
+std::string ClaimVariable(const char* variable, const char* self_path);
 
-// Records what claim_variable found for the hook (at load).
-void note_hook_claim(InjectionHook hook, const std::string& found, bool claimed);
+// Records what ClaimVariable found for the hook (at load).
+void NoteHookClaim(InjectionHook hook, const std::string& found, bool claimed);
 // The hook's owner called vprof (version: of the interface it spoke) or
 // offered something vprof could not use. Any thread.
-void note_hook_attached(InjectionHook hook, uint32_t version);
-void note_hook_not_attached(InjectionHook hook, const char* why);
+void NoteHookAttached(InjectionHook hook, uint32_t version);
+void NoteHookNotAttached(InjectionHook hook, const char* why);
 
 // Writer thread, flush lock held: an InjectionStatus packet for each hook
 // whose state changed since the last call. False when the trace cannot be
 // written.
-bool put_injection_status(TraceWriter& writer);
+bool PutInjectionStatus(TraceWriter& writer);
 // In a forked child: the child's file must say it again.
-void rewrite_injection_status_in_child();
+void RewriteInjectionStatusInChild();
 
 }  // namespace vprof

@@ -2,7 +2,7 @@
 //
 // LoadFirst<T> objects are constructed before every other static initialiser
 // (init_priority 101), so before vprof's own constructor runs
-// ensure_initialized(), whatever the link order; they are never destroyed
+// EnsureInitialized(), whatever the link order; they are never destroyed
 // (CUPTI and NCCL threads may still use them while static destructors run).
 // They live at namespace scope, not as function-local statics, so no
 // first-use guard exists for a fork() to freeze half-taken in the child.
@@ -23,7 +23,7 @@ class LoadFirst {
   T* operator->() const { return p_; }
   // In a forked child: a fresh object instead of the parent's copy (for
   // locks another thread of the parent may have held at the fork).
-  void renew_in_child() { p_ = new T(); }
+  void RenewInChild() { p_ = new T(); }
 
  private:
   T* p_;  // never deleted

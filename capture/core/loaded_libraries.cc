@@ -1,13 +1,13 @@
-#include "loaded_libraries.h"
+#include "capture/core/loaded_libraries.h"
 
 #include <link.h>
 
 #include <cstring>
 #include <new>
 
-#include "proto_encoder.h"
-#include "trace_writer.h"
-#include "utf8_repair.h"
+#include "capture/core/proto_encoder.h"
+#include "capture/core/trace_writer.h"
+#include "capture/core/utf8_repair.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -21,7 +21,7 @@ LoadedLibraryWatch* g_watch = nullptr;  // created once, never destroyed (see lo
 // past this many slots in use nothing more is looked at.
 constexpr size_t kMostSlotsUsed = LoadedLibraryWatch::kMostListed * 3 / 2;
 
-uint64_t object_key(const LoadedObject& object) {
+uint64_t ObjectKey(const LoadedObject& object) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a
   for (const char c : object.path) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   h ^= object.base * 0x9e3779b97f4a7c15ull;
@@ -37,7 +37,7 @@ struct PhdrWalk {
 
 // dl_iterate_phdr's callback: a non-zero return stops the walk. The loader's
 // write lock is held here, so nothing that may load or allocate is called.
-int on_phdr(struct dl_phdr_info* info, size_t size, void* data) {
+int OnPhdr(struct dl_phdr_info* info, size_t size, void* data) {
   auto* walk = static_cast<PhdrWalk*>(data);
   // dlpi_adds and dlpi_subs follow dlpi_phnum in the struct; a size without
   // them is a loader too old to count, and then every look walks the list.
@@ -53,10 +53,10 @@ int on_phdr(struct dl_phdr_info* info, size_t size, void* data) {
   return walk->on_object(walk->context, {info->dlpi_name, info->dlpi_addr}) ? 0 : 1;
 }
 
-void walk_loader(void* context, bool (*on_counts)(void*, LoaderList::Counts),
-                 bool (*on_object)(void*, const LoadedObject&)) {
+void WalkLoader(void* context, bool (*on_counts)(void*, LoaderList::Counts),
+                bool (*on_object)(void*, const LoadedObject&)) {
   PhdrWalk walk{context, on_counts, on_object};
-  dl_iterate_phdr(on_phdr, &walk);
+  dl_iterate_phdr(OnPhdr, &walk);
 }
 
 }  // namespace
@@ -66,14 +66,14 @@ LoadedLibraryWatch::~LoadedLibraryWatch() {
   delete[] arena_;
 }
 
-bool LoadedLibraryWatch::init(LoaderList list) {
+bool LoadedLibraryWatch::Init(LoaderList list) {
   list_ = list;
   slots_ = new (std::nothrow) uint64_t[kSlots]();
   arena_ = new (std::nothrow) char[kArenaBytes];
   return slots_ && arena_;
 }
 
-void LoadedLibraryWatch::reset_in_child() {
+void LoadedLibraryWatch::ResetInChild() {
   std::memset(slots_, 0, kSlots * sizeof *slots_);
   listed_ = 0;
   unrecorded_ = 0;
@@ -81,7 +81,7 @@ void LoadedLibraryWatch::reset_in_child() {
   next_look_ns_ = 0;
 }
 
-bool LoadedLibraryWatch::on_counts(void* self, LoaderList::Counts counts) {
+bool LoadedLibraryWatch::OnCounts(void* self, LoaderList::Counts counts) {
   auto* w = static_cast<LoadedLibraryWatch*>(self);
   // Unchanged counts (of a loader that keeps them): nothing to walk.
   const bool changed = !w->looked_ || counts != w->last_counts_ || counts == LoaderList::Counts{};
@@ -89,10 +89,10 @@ bool LoadedLibraryWatch::on_counts(void* self, LoaderList::Counts counts) {
   return changed;
 }
 
-bool LoadedLibraryWatch::on_object(void* self, const LoadedObject& object) {
+bool LoadedLibraryWatch::OnObject(void* self, const LoadedObject& object) {
   auto* w = static_cast<LoadedLibraryWatch*>(self);
   if (w->listed_ + w->found_ + w->unrecorded_ >= kMostSlotsUsed) return false;
-  const uint64_t key = object_key(object);
+  const uint64_t key = ObjectKey(object);
   size_t i = key % kSlots;
   while (w->slots_[i] != 0 && w->slots_[i] != key) i = (i + 1) % kSlots;
   if (w->slots_[i] == key) return true;  // listed (or counted) before
@@ -115,46 +115,46 @@ bool LoadedLibraryWatch::on_object(void* self, const LoadedObject& object) {
   return true;
 }
 
-bool LoadedLibraryWatch::put_new(TraceWriter& writer, uint64_t now_ns, bool at_end) {
+bool LoadedLibraryWatch::PutNew(TraceWriter& writer, uint64_t now_ns, bool at_end) {
   if (!at_end && now_ns < next_look_ns_) return true;
   next_look_ns_ = now_ns + kReadIntervalNs;
   const uint64_t unrecorded_before = unrecorded_;
   arena_used_ = 0;
   found_ = 0;
   arena_full_ = false;
-  list_.walk(this, on_counts, on_object);
+  list_.walk(this, OnCounts, OnObject);
   looked_ = !arena_full_;  // a full arena: look again, whatever the counts
   if (found_ == 0 && unrecorded_ == unrecorded_before) return true;
-  return put_packet(writer, now_ns);
+  return PutPacket(writer, now_ns);
 }
 
-bool LoadedLibraryWatch::put_packet(TraceWriter& writer, uint64_t now_ns) {
-  if (!writer.ensure_room(utf8_repaired_bound(arena_used_) + 16 * (size_t{found_} + 2))) {
+bool LoadedLibraryWatch::PutPacket(TraceWriter& writer, uint64_t now_ns) {
+  if (!writer.EnsureRoom(Utf8RepairedBound(arena_used_) + 16 * (size_t{found_} + 2))) {
     return false;
   }
   ProtoEncoder& enc = writer.encoder();
-  auto t = writer.begin_packet(sf::TracePacket::kLoadedLibraries);
-  enc.add_varint(sf::LoadedLibraries::kObservedNs, now_ns);
+  auto t = writer.BeginPacket(sf::TracePacket::kLoadedLibraries);
+  enc.AddVarint(sf::LoadedLibraries::kObservedNs, now_ns);
   for (size_t at = 0; at < arena_used_;) {
     const std::string_view path(arena_ + at);
-    enc.add_string(sf::LoadedLibraries::kPath, path);
+    enc.AddString(sf::LoadedLibraries::kPath, path);
     at += path.size() + 1;
   }
-  if (unrecorded_) enc.add_varint(sf::LoadedLibraries::kUnrecorded, unrecorded_);
-  writer.end_packet(t);
+  if (unrecorded_) enc.AddVarint(sf::LoadedLibraries::kUnrecorded, unrecorded_);
+  writer.EndPacket(t);
   listed_ += found_;
   return true;
 }
 
-void configure_loaded_library_watch() {
+void ConfigureLoadedLibraryWatch() {
   auto* watch = new (std::nothrow) LoadedLibraryWatch;
-  if (watch && watch->init({walk_loader})) {
+  if (watch && watch->Init({WalkLoader})) {
     g_watch = watch;
   } else {
     delete watch;
   }
 }
 
-LoadedLibraryWatch* loaded_library_watch() { return g_watch; }
+LoadedLibraryWatch* GlobalLoadedLibraryWatch() { return g_watch; }
 
 }  // namespace vprof

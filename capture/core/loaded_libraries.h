@@ -58,18 +58,18 @@ class LoadedLibraryWatch {
   LoadedLibraryWatch& operator=(const LoadedLibraryWatch&) = delete;
   ~LoadedLibraryWatch();
   // Allocates the table and arena; false without memory.
-  bool init(LoaderList list);
+  bool Init(LoaderList list);
   // Looks when kReadIntervalNs passed since the last look, or at once when
   // `at_end`, and writes the objects not listed before. False when the
   // trace cannot be written.
-  bool put_new(TraceWriter& writer, uint64_t now_ns, bool at_end);
+  bool PutNew(TraceWriter& writer, uint64_t now_ns, bool at_end);
   // In a forked child: its trace lists every object again.
-  void reset_in_child();
+  void ResetInChild();
 
  private:
-  static bool on_counts(void* self, LoaderList::Counts counts);
-  static bool on_object(void* self, const LoadedObject& object);
-  bool put_packet(TraceWriter& writer, uint64_t now_ns);
+  static bool OnCounts(void* self, LoaderList::Counts counts);
+  static bool OnObject(void* self, const LoadedObject& object);
+  bool PutPacket(TraceWriter& writer, uint64_t now_ns);
 
   LoaderList list_{};
   // Open addressing over hashes of (path, base); 0 is an empty slot. Twice
@@ -91,7 +91,7 @@ class LoadedLibraryWatch {
 // The process's watch over dl_iterate_phdr: made at initialisation, before
 // the writer thread starts, and never destroyed; null before, when vprof is
 // off, and without memory for it. Only the flush lock's holder uses it after.
-void configure_loaded_library_watch();
-LoadedLibraryWatch* loaded_library_watch();
+void ConfigureLoadedLibraryWatch();
+LoadedLibraryWatch* GlobalLoadedLibraryWatch();
 
 }  // namespace vprof

@@ -1,4 +1,4 @@
-#include "log.h"
+#include "capture/core/log.h"
 
 #include <spdlog/details/null_mutex.h>
 #include <spdlog/sinks/base_sink.h>
@@ -29,7 +29,7 @@ class StderrFdSink final : public spdlog::sinks::base_sink<spdlog::details::null
   void flush_() override {}
 };
 
-spdlog::level::level_enum to_spdlog(LogLevel l) {
+spdlog::level::level_enum ToSpdlog(LogLevel l) {
   switch (l) {
     case LogLevel::kTrace:
       return spdlog::level::trace;
@@ -49,26 +49,26 @@ spdlog::level::level_enum to_spdlog(LogLevel l) {
 
 std::atomic<spdlog::logger*> g_logger{nullptr};
 
-spdlog::logger* make_logger(LogLevel level) {
+spdlog::logger* MakeLogger(LogLevel level) {
   // Leaked on purpose: see log.h.
   auto* logger = new spdlog::logger("vprof", std::make_shared<StderrFdSink>());
   // %P is the process id, %l the level name.
   logger->set_pattern("vprof: %P %l: %v");
-  logger->set_level(to_spdlog(level));
+  logger->set_level(ToSpdlog(level));
   return logger;
 }
 
 }  // namespace
 
-void init_log(LogLevel level) {
+void InitLog(LogLevel level) {
   static std::once_flag once;
-  std::call_once(once, [level] { g_logger.store(make_logger(level), std::memory_order_release); });
+  std::call_once(once, [level] { g_logger.store(MakeLogger(level), std::memory_order_release); });
 }
 
-spdlog::logger& log() {
+spdlog::logger& Log() {
   spdlog::logger* l = g_logger.load(std::memory_order_acquire);
   if (!l) {
-    init_log(LogLevel::kWarn);
+    InitLog(LogLevel::kWarn);
     l = g_logger.load(std::memory_order_acquire);
   }
   return *l;

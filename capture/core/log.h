@@ -7,19 +7,19 @@
 
 #include <spdlog/logger.h>
 
-#include "settings.h"
+#include "capture/core/settings.h"
 
 namespace vprof {
 
-void init_log(LogLevel level);
-spdlog::logger& log();
+void InitLog(LogLevel level);
+spdlog::logger& Log();
 
 // For the many places that must warn once per process about one condition.
 #define VPROF_WARN_ONCE(...)                                      \
   do {                                                            \
     static std::atomic<bool> vprof_warned_{false};                \
     if (!vprof_warned_.exchange(true, std::memory_order_relaxed)) \
-      ::vprof::log().warn(__VA_ARGS__);                           \
+      ::vprof::Log().warn(__VA_ARGS__);                           \
   } while (0)
 
 }  // namespace vprof

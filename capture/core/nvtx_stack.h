@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "nvtx_record.h"
+#include "capture/core/nvtx_record.h"
 
 namespace vprof {
 
@@ -28,8 +28,8 @@ class NvtxStack {
     int depth;
     Entry* entry;
   };
-  Pushed push(const NvtxDomain* domain) {
-    int depth = depth_of(domain);
+  Pushed Push(const NvtxDomain* domain) {
+    int depth = DepthOf(domain);
     if (size_ == kMaxDepth) {
       ++overflow_;
       return {depth + static_cast<int>(overflow_) - 1, nullptr};
@@ -41,11 +41,11 @@ class NvtxStack {
 
   // Removes the innermost open range of `domain`. Returns its depth, or -1
   // when none is open; *out gets a copy of it unless it had overflowed.
-  int pop(const NvtxDomain* domain, Entry* out, bool* had_entry) {
+  int Pop(const NvtxDomain* domain, Entry* out, bool* had_entry) {
     *had_entry = false;
     if (overflow_ > 0) {
       --overflow_;
-      return depth_of(domain) + static_cast<int>(overflow_);
+      return DepthOf(domain) + static_cast<int>(overflow_);
     }
     for (uint32_t i = size_; i-- > 0;) {
       if (entries_[i].domain != domain) continue;
@@ -54,7 +54,7 @@ class NvtxStack {
       // Ranges of other domains pushed after it stay open, in order.
       for (uint32_t j = i; j + 1 < size_; ++j) entries_[j] = entries_[j + 1];
       --size_;
-      return depth_of(domain);
+      return DepthOf(domain);
     }
     return -1;
   }
@@ -63,7 +63,7 @@ class NvtxStack {
   void clear() { size_ = overflow_ = 0; }
 
  private:
-  int depth_of(const NvtxDomain* domain) const {
+  int DepthOf(const NvtxDomain* domain) const {
     int depth = 0;
     for (uint32_t i = 0; i < size_; ++i) depth += entries_[i].domain == domain;
     return depth;

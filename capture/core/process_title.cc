@@ -1,4 +1,4 @@
-#include "process_title.h"
+#include "capture/core/process_title.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "proto_encoder.h"
-#include "secret_text.h"
-#include "trace_writer.h"
-#include "utf8_repair.h"
+#include "capture/core/proto_encoder.h"
+#include "capture/core/secret_text.h"
+#include "capture/core/trace_writer.h"
+#include "capture/core/utf8_repair.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -23,7 +23,7 @@ TitleWatch* g_watch = nullptr;  // created once, never destroyed (see load_order
 
 // The title's arguments as the RunHeader's argv is written: split at the
 // NULs, secret values redacted.
-std::vector<std::string> title_argv(std::string_view title) {
+std::vector<std::string> TitleArgv(std::string_view title) {
   std::vector<std::string> argv;
   size_t start = 0;
   for (size_t i = 0; i <= title.size(); ++i) {
@@ -32,12 +32,12 @@ std::vector<std::string> title_argv(std::string_view title) {
       start = i + 1;
     }
   }
-  return redact_argv(argv);
+  return RedactArgv(argv);
 }
 
 }  // namespace
 
-bool read_process_title(TitleText* out) {
+bool ReadProcessTitle(TitleText* out) {
   const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   size_t size = 0;
@@ -55,12 +55,12 @@ bool read_process_title(TitleText* out) {
   return ok;
 }
 
-void TitleWatch::start() {
+void TitleWatch::Start() {
   started_ = read_(&at_load_);
-  reset_in_child();
+  ResetInChild();
 }
 
-void TitleWatch::reset_in_child() {
+void TitleWatch::ResetInChild() {
   last_read_ = at_load_;
   last_written_ = at_load_;
   next_read_ns_ = 0;
@@ -68,7 +68,7 @@ void TitleWatch::reset_in_child() {
   unwritten_ = 0;
 }
 
-bool TitleWatch::put_changes(TraceWriter& writer, uint64_t now_ns, bool at_end) {
+bool TitleWatch::PutChanges(TraceWriter& writer, uint64_t now_ns, bool at_end) {
   if (!started_ || (!at_end && now_ns < next_read_ns_)) return true;
   next_read_ns_ = now_ns + kReadIntervalNs;
   // Unreadable now (no /proc in a sandbox, descriptors exhausted): the title
@@ -78,7 +78,7 @@ bool TitleWatch::put_changes(TraceWriter& writer, uint64_t now_ns, bool at_end) 
     // The title the trace ends with is always written, and with it the count
     // of changes that went unwritten.
     if (reading_.view() == last_written_.view() && unwritten_ == 0) return true;
-    return put_packet(writer, now_ns, true);
+    return PutPacket(writer, now_ns, true);
   }
   if (reading_.view() == last_read_.view()) return true;
   if (written_ == kMostTitleChanges) {
@@ -86,28 +86,28 @@ bool TitleWatch::put_changes(TraceWriter& writer, uint64_t now_ns, bool at_end) 
     ++unwritten_;
     return true;
   }
-  return put_packet(writer, now_ns, false);
+  return PutPacket(writer, now_ns, false);
 }
 
-bool TitleWatch::put_packet(TraceWriter& writer, uint64_t now_ns, bool at_end) {
+bool TitleWatch::PutPacket(TraceWriter& writer, uint64_t now_ns, bool at_end) {
   std::vector<std::string> argv;
   // The writer thread must not end the program: without memory the title is
   // left out, and found changed again at the next reading.
   try {
-    argv = title_argv(reading_.view());
+    argv = TitleArgv(reading_.view());
   } catch (const std::bad_alloc&) {
     return true;
   }
   size_t room = 64;
-  for (const std::string& a : argv) room += utf8_repaired_bound(a.size()) + 8;
-  if (!writer.ensure_room(room)) return false;
+  for (const std::string& a : argv) room += Utf8RepairedBound(a.size()) + 8;
+  if (!writer.EnsureRoom(room)) return false;
   ProtoEncoder& enc = writer.encoder();
-  auto t = writer.begin_packet(sf::TracePacket::kProcessTitle);
-  enc.add_varint(sf::ProcessTitle::kObservedNs, now_ns);
-  for (const std::string& a : argv) enc.add_string(sf::ProcessTitle::kArgv, a);
-  if (at_end) enc.add_bool(sf::ProcessTitle::kAtEnd, true);
-  if (unwritten_) enc.add_varint(sf::ProcessTitle::kUnrecordedChanges, unwritten_);
-  writer.end_packet(t);
+  auto t = writer.BeginPacket(sf::TracePacket::kProcessTitle);
+  enc.AddVarint(sf::ProcessTitle::kObservedNs, now_ns);
+  for (const std::string& a : argv) enc.AddString(sf::ProcessTitle::kArgv, a);
+  if (at_end) enc.AddBool(sf::ProcessTitle::kAtEnd, true);
+  if (unwritten_) enc.AddVarint(sf::ProcessTitle::kUnrecordedChanges, unwritten_);
+  writer.EndPacket(t);
   if (!at_end) ++written_;
   last_read_ = reading_;
   last_written_ = reading_;
@@ -115,11 +115,11 @@ bool TitleWatch::put_packet(TraceWriter& writer, uint64_t now_ns, bool at_end) {
   return true;
 }
 
-void configure_title_watch() {
-  g_watch = new (std::nothrow) TitleWatch(read_process_title);
-  if (g_watch) g_watch->start();
+void ConfigureTitleWatch() {
+  g_watch = new (std::nothrow) TitleWatch(ReadProcessTitle);
+  if (g_watch) g_watch->Start();
 }
 
-TitleWatch* title_watch() { return g_watch; }
+TitleWatch* GlobalTitleWatch() { return g_watch; }
 
 }  // namespace vprof

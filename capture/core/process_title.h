@@ -33,7 +33,7 @@ struct TitleText {
 };
 
 // False when /proc/self/cmdline cannot be read.
-bool read_process_title(TitleText* out);
+bool ReadProcessTitle(TitleText* out);
 
 // A trace's title changes as the flush lock's holder reads them. `read` is
 // read_process_title but in tests.
@@ -46,19 +46,19 @@ class TitleWatch {
   explicit TitleWatch(Reader read) : read_(read) {}
   // At initialisation: the title at load, which the RunHeader's argv holds.
   // A title that cannot be read then is never watched.
-  void start();
+  void Start();
   // Reads the title when kReadIntervalNs passed since the last reading, or
   // at once when `at_end` (the trace is ending), and writes a ProcessTitle
   // packet when it differs from the last reading (the first
   // kMostTitleChanges times; later changes are counted), or at the end from
   // the last title written (or changes went unwritten). False when the trace
   // cannot be written.
-  bool put_changes(TraceWriter& writer, uint64_t now_ns, bool at_end);
+  bool PutChanges(TraceWriter& writer, uint64_t now_ns, bool at_end);
   // In a forked child: its trace begins with the load-time argv again.
-  void reset_in_child();
+  void ResetInChild();
 
  private:
-  bool put_packet(TraceWriter& writer, uint64_t now_ns, bool at_end);
+  bool PutPacket(TraceWriter& writer, uint64_t now_ns, bool at_end);
 
   Reader read_;
   bool started_ = false;
@@ -76,7 +76,7 @@ class TitleWatch {
 // The process's watch (reading /proc/self/cmdline): made at initialisation,
 // before the writer thread starts, and never destroyed; null before, and when
 // vprof is off. Only the flush lock's holder uses it after.
-void configure_title_watch();
-TitleWatch* title_watch();
+void ConfigureTitleWatch();
+TitleWatch* GlobalTitleWatch();
 
 }  // namespace vprof

@@ -10,7 +10,7 @@
 // Running out of space sets a sticky overflow flag instead of writing past the
 // end; the caller rolls back to a mark and retries after flushing.
 //
-// Text goes through add_string, which writes valid UTF-8 whatever it is given
+// Text goes through AddString, which writes valid UTF-8 whatever it is given
 // (utf8_repair.h); binary values (UUIDs) through add_bytes, unchanged.
 #pragma once
 
@@ -19,7 +19,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "utf8_repair.h"
+#include "capture/core/utf8_repair.h"
 
 namespace vprof {
 
@@ -27,65 +27,65 @@ class ProtoEncoder {
  public:
   ProtoEncoder(uint8_t* buf, size_t capacity) : buf_(buf), cap_(capacity) {}
 
-  // A position to return to with rollback(); also clears overflow.
-  size_t mark() const { return len_; }
-  void rollback(size_t mark) {
+  // A position to return to with Rollback(); also clears overflow.
+  size_t Mark() const { return len_; }
+  void Rollback(size_t mark) {
     len_ = mark;
     overflow_ = false;
   }
-  void clear() { rollback(0); }
+  void clear() { Rollback(0); }
 
-  bool overflow() const { return overflow_; }
+  bool Overflow() const { return overflow_; }
   size_t size() const { return len_; }
   const uint8_t* data() const { return buf_; }
   size_t capacity() const { return cap_; }
 
-  void add_varint(uint32_t field, uint64_t v) {
-    put_tag(field, kVarint);
-    put_varint(v);
+  void AddVarint(uint32_t field, uint64_t v) {
+    PutTag(field, kVarint);
+    PutVarint(v);
   }
-  void add_int32(uint32_t field, int32_t v) {
+  void AddInt32(uint32_t field, int32_t v) {
     // int32 is sign-extended to 64 bits on the wire, as protobuf does.
-    add_varint(field, static_cast<uint64_t>(static_cast<int64_t>(v)));
+    AddVarint(field, static_cast<uint64_t>(static_cast<int64_t>(v)));
   }
-  void add_sint32(uint32_t field, int32_t v) {
-    add_varint(field, (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
+  void AddSint32(uint32_t field, int32_t v) {
+    AddVarint(field, (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
   }
-  void add_bool(uint32_t field, bool v) { add_varint(field, v ? 1 : 0); }
-  void add_double(uint32_t field, double v) {
+  void AddBool(uint32_t field, bool v) { AddVarint(field, v ? 1 : 0); }
+  void AddDouble(uint32_t field, double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    add_fixed64(field, bits);
+    AddFixed64(field, bits);
   }
-  void add_fixed64(uint32_t field, uint64_t bits) {
-    put_tag(field, kFixed64);
+  void AddFixed64(uint32_t field, uint64_t bits) {
+    PutTag(field, kFixed64);
     uint8_t le[8];
     for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(bits >> (8 * i));
-    put_bytes(le, 8);
+    PutBytes(le, 8);
   }
   // Text, repaired to valid UTF-8 and cut between characters to at most
   // max_bytes once repaired.
-  void add_string(uint32_t field, std::string_view s, size_t max_bytes = SIZE_MAX) {
-    const Utf8Fit fit = utf8_fit(s, max_bytes);
-    put_tag(field, kLengthDelimited);
-    put_varint(fit.bytes);
-    if (uint8_t* at = reserve(fit.bytes)) utf8_repair(s, fit, at);
+  void AddString(uint32_t field, std::string_view s, size_t max_bytes = SIZE_MAX) {
+    const Utf8Fit fit = FitUtf8(s, max_bytes);
+    PutTag(field, kLengthDelimited);
+    PutVarint(fit.bytes);
+    if (uint8_t* at = reserve(fit.bytes)) Utf8Repair(s, fit, at);
   }
-  void add_bytes(uint32_t field, std::string_view b) {
-    put_tag(field, kLengthDelimited);
-    put_varint(b.size());
-    put_bytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  void AddBytes(uint32_t field, std::string_view b) {
+    PutTag(field, kLengthDelimited);
+    PutVarint(b.size());
+    PutBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
   }
 
-  // Starts a nested message; returns the token end_nested() needs.
-  size_t begin_nested(uint32_t field) {
-    put_tag(field, kLengthDelimited);
+  // Starts a nested message; returns the token EndNested() needs.
+  size_t BeginNested(uint32_t field) {
+    PutTag(field, kLengthDelimited);
     size_t at = len_;
     static const uint8_t kReserved[kLengthBytes] = {0x80, 0x80, 0x80, 0x00};
-    put_bytes(kReserved, kLengthBytes);
+    PutBytes(kReserved, kLengthBytes);
     return at;
   }
-  void end_nested(size_t token) {
+  void EndNested(size_t token) {
     if (overflow_) return;
     size_t n = len_ - token - kLengthBytes;
     buf_[token + 0] = static_cast<uint8_t>(0x80 | (n & 0x7f));
@@ -98,8 +98,8 @@ class ProtoEncoder {
   enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2 };
   static constexpr size_t kLengthBytes = 4;
 
-  void put_tag(uint32_t field, WireType wt) { put_varint((uint64_t{field} << 3) | wt); }
-  void put_varint(uint64_t v) {
+  void PutTag(uint32_t field, WireType wt) { PutVarint((uint64_t{field} << 3) | wt); }
+  void PutVarint(uint64_t v) {
     uint8_t tmp[10];
     size_t n = 0;
     do {
@@ -108,9 +108,9 @@ class ProtoEncoder {
       if (v) tmp[n] |= 0x80;
       ++n;
     } while (v);
-    put_bytes(tmp, n);
+    PutBytes(tmp, n);
   }
-  void put_bytes(const uint8_t* p, size_t n) {
+  void PutBytes(const uint8_t* p, size_t n) {
     if (uint8_t* at = reserve(n); at && n > 0) std::memcpy(at, p, n);
   }
   // The next n bytes of the buffer, to be written by the caller; null (and

@@ -1,4 +1,4 @@
-#include "run_info.h"
+#include "capture/core/run_info.h"
 
 #include <unistd.h>
 
@@ -11,16 +11,16 @@
 #include <iterator>
 #include <string_view>
 
-#include "clock.h"
-#include "secret_text.h"
-#include "symbol_resolver.h"
+#include "capture/core/clock.h"
+#include "capture/core/secret_text.h"
+#include "capture/core/symbol_resolver.h"
 
 extern char** environ;
 
 namespace vprof {
 namespace {
 
-std::optional<int32_t> int_var(EnvLookup lookup, const char* name) {
+std::optional<int32_t> IntVar(EnvLookup lookup, const char* name) {
   const char* v = lookup(name);
   if (!v || !*v) return std::nullopt;
   errno = 0;
@@ -31,14 +31,14 @@ std::optional<int32_t> int_var(EnvLookup lookup, const char* name) {
   return static_cast<int32_t>(n);
 }
 
-std::string str_var(EnvLookup lookup, const char* name) {
+std::string StrVar(EnvLookup lookup, const char* name) {
   const char* v = lookup(name);
   return v ? v : "";
 }
 
-bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool HasPrefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-bool kept(std::string_view name) {
+bool Kept(std::string_view name) {
   // TORCHELASTIC_: torchrun sets these in its workers, whose own command
   // line ("python train_script.py") does not say they were launched by it.
   static constexpr std::string_view kPrefixes[] = {"NCCL_",         "CUDA_", "VPROF_", "TORCH_",
@@ -47,12 +47,12 @@ bool kept(std::string_view name) {
       "RANK",       "LOCAL_RANK",  "WORLD_SIZE",  "LOCAL_WORLD_SIZE",
       "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "LD_PRELOAD"};
   for (auto p : kPrefixes) {
-    if (has_prefix(name, p)) return true;
+    if (HasPrefix(name, p)) return true;
   }
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
-std::vector<std::string> read_cmdline() {
+std::vector<std::string> ReadCmdline() {
   std::ifstream f("/proc/self/cmdline", std::ios::binary);
   std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<std::string> argv;
@@ -66,11 +66,11 @@ std::vector<std::string> read_cmdline() {
   return argv;
 }
 
-const char* getenv_lookup(const char* name) { return std::getenv(name); }
+const char* GetenvLookup(const char* name) { return std::getenv(name); }
 
 }  // namespace
 
-RankVars read_rank_vars(EnvLookup lookup) {
+RankVars ReadRankVars(EnvLookup lookup) {
   struct Family {
     const char* source;
     const char *rank, *local_rank, *world_size, *local_world_size, *node_rank;
@@ -86,40 +86,40 @@ RankVars read_rank_vars(EnvLookup lookup) {
   for (const Family& f : kFamilies) {
     if (!lookup(f.rank)) continue;
     r.source = f.source;
-    r.rank = int_var(lookup, f.rank);
-    r.local_rank = int_var(lookup, f.local_rank);
-    r.world_size = int_var(lookup, f.world_size);
-    r.local_world_size = int_var(lookup, f.local_world_size);
-    r.node_rank = int_var(lookup, f.node_rank);
+    r.rank = IntVar(lookup, f.rank);
+    r.local_rank = IntVar(lookup, f.local_rank);
+    r.world_size = IntVar(lookup, f.world_size);
+    r.local_world_size = IntVar(lookup, f.local_world_size);
+    r.node_rank = IntVar(lookup, f.node_rank);
     break;
   }
   return r;
 }
 
-SlurmVars read_slurm_vars(EnvLookup lookup) {
+SlurmVars ReadSlurmVars(EnvLookup lookup) {
   SlurmVars s;
-  s.job_id = str_var(lookup, "SLURM_JOB_ID");
-  s.step_id = str_var(lookup, "SLURM_STEP_ID");
-  s.node_list = str_var(lookup, "SLURM_JOB_NODELIST");
-  s.tasks_per_node = str_var(lookup, "SLURM_TASKS_PER_NODE");
-  s.proc_id = int_var(lookup, "SLURM_PROCID");
-  s.local_id = int_var(lookup, "SLURM_LOCALID");
-  s.node_id = int_var(lookup, "SLURM_NODEID");
+  s.job_id = StrVar(lookup, "SLURM_JOB_ID");
+  s.step_id = StrVar(lookup, "SLURM_STEP_ID");
+  s.node_list = StrVar(lookup, "SLURM_JOB_NODELIST");
+  s.tasks_per_node = StrVar(lookup, "SLURM_TASKS_PER_NODE");
+  s.proc_id = IntVar(lookup, "SLURM_PROCID");
+  s.local_id = IntVar(lookup, "SLURM_LOCALID");
+  s.node_id = IntVar(lookup, "SLURM_NODEID");
   return s;
 }
 
-std::vector<EnvEntry> select_env(char** env) {
+std::vector<EnvEntry> SelectEnv(char** env) {
   std::vector<EnvEntry> out;
   for (char** e = env; e && *e; ++e) {
     std::string_view kv(*e);
     size_t eq = kv.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view name = kv.substr(0, eq);
-    if (!kept(name)) continue;
+    if (!Kept(name)) continue;
     EnvEntry entry;
     entry.name = std::string(name);
-    entry.redacted = name_looks_secret(name);
-    if (!entry.redacted) entry.value = redact_url_credentials(kv.substr(eq + 1));
+    entry.redacted = NameLooksSecret(name);
+    if (!entry.redacted) entry.value = RedactUrlCredentials(kv.substr(eq + 1));
     out.push_back(std::move(entry));
   }
   std::sort(out.begin(), out.end(),
@@ -127,27 +127,27 @@ std::vector<EnvEntry> select_env(char** env) {
   return out;
 }
 
-RunInfo collect_run_info() {
+RunInfo CollectRunInfo() {
   RunInfo info;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown-host");
   info.host = host;
   info.pid = getpid();
   info.ppid = getppid();
-  info.argv = redact_argv(read_cmdline());
-  info.rank = read_rank_vars(getenv_lookup);
-  info.slurm = read_slurm_vars(getenv_lookup);
-  info.env = select_env(environ);
-  info.start_ns = now_ns();
-  info.start_realtime_ns = realtime_ns();
+  info.argv = RedactArgv(ReadCmdline());
+  info.rank = ReadRankVars(GetenvLookup);
+  info.slurm = ReadSlurmVars(GetenvLookup);
+  info.env = SelectEnv(environ);
+  info.start_ns = NowNs();
+  info.start_realtime_ns = RealtimeNs();
   return info;
 }
 
-LibraryVersions detect_versions() {
+LibraryVersions DetectVersions() {
   LibraryVersions v;
   using VersionFn = int (*)(int*);  // ncclResult_t / cudaError_t: 0 is success
   auto ask = [](const char* name) -> uint32_t {
-    auto fn = reinterpret_cast<VersionFn>(resolve_real_symbol(name));
+    auto fn = reinterpret_cast<VersionFn>(ResolveRealSymbol(name));
     int out = 0;
     return (fn && fn(&out) == 0 && out > 0) ? static_cast<uint32_t>(out) : 0;
   };

@@ -49,20 +49,20 @@ using EnvLookup = const char* (*)(const char* name);
 // Rank variables by family; the first family whose rank variable is set wins:
 // torchrun's (RANK, ...), then Slurm's (SLURM_PROCID, ...), then Open MPI's
 // (OMPI_COMM_WORLD_RANK, ...). The table in run_info.cc names them all.
-RankVars read_rank_vars(EnvLookup lookup);
-SlurmVars read_slurm_vars(EnvLookup lookup);
+RankVars ReadRankVars(EnvLookup lookup);
+SlurmVars ReadSlurmVars(EnvLookup lookup);
 
 // The variables worth keeping from environ ("NAME=value" strings): the
 // NCCL_, CUDA_, VPROF_, TORCH_, VIME_, SLURM_ and OMPI_ families and the rank
 // variables, with values of names that look secret and URL passwords in the
 // others redacted (secret_text.h). Sorted by name.
-std::vector<EnvEntry> select_env(char** environ_strings);
+std::vector<EnvEntry> SelectEnv(char** environ_strings);
 
 // Fills everything from the live process but the versions.
-RunInfo collect_run_info();
+RunInfo CollectRunInfo();
 
 // Asks the NCCL and CUDA libraries already loaded in this process for their
 // versions; loads nothing, initialises nothing. Zero where not loaded.
-LibraryVersions detect_versions();
+LibraryVersions DetectVersions();
 
 }  // namespace vprof

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "deep_schedule.h"
-#include "nccl_record.h"
+#include "capture/core/deep_schedule.h"
+#include "capture/core/nccl_record.h"
 
 namespace vprof {
 
@@ -22,25 +22,25 @@ extern std::atomic<RunState> g_run_state;
 
 // Idempotent; every way into a process (constructor, first intercepted call)
 // ends here.
-void ensure_initialized();
+void EnsureInitialized();
 
 // Whether wrappers keep vprof's bookkeeping (sequence numbers, communicators)
 // current: true from initialisation until vprof is disabled.
-inline bool runtime_tracking() {
+inline bool RuntimeTracking() {
   RunState s = g_run_state.load(std::memory_order_relaxed);
   return s == RunState::kWaiting || s == RunState::kRecording || s == RunState::kFinished;
 }
 
-inline bool runtime_recording() {
+inline bool RuntimeRecording() {
   return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
 }
 
 // VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
-std::string cupti_kinds_setting();
+std::string CuptiKindsSetting();
 // VPROF_DEEP as read at initialisation (always when unset or disabled).
-DeepSchedule deep_schedule_setting();
+DeepSchedule DeepScheduleSetting();
 
 // Hot path: hands a finished record to this thread's buffer; never blocks.
-void submit(const NcclRecord& r);
+void Submit(const NcclRecord& r);
 
 }  // namespace vprof

@@ -1,11 +1,11 @@
-#include "secret_text.h"
+#include "capture/core/secret_text.h"
 
 #include <cctype>
 
 namespace vprof {
 namespace {
 
-bool contains_ignoring_case(std::string_view text, std::string_view upper_mark) {
+bool ContainsIgnoringCase(std::string_view text, std::string_view upper_mark) {
   if (upper_mark.size() > text.size()) return false;
   for (size_t at = 0; at + upper_mark.size() <= text.size(); ++at) {
     size_t i = 0;
@@ -19,7 +19,7 @@ bool contains_ignoring_case(std::string_view text, std::string_view upper_mark) 
 }
 
 // Where a URL's authority ends: the first '/', '?', '#' or space after it.
-size_t authority_end(std::string_view text, size_t start) {
+size_t AuthorityEnd(std::string_view text, size_t start) {
   size_t end = start;
   while (end < text.size() && text[end] != '/' && text[end] != '?' && text[end] != '#' &&
          !std::isspace(static_cast<unsigned char>(text[end]))) {
@@ -29,7 +29,7 @@ size_t authority_end(std::string_view text, size_t start) {
 }
 
 // "--api-key=v" → "api-key"; "" for an argument that is not an option.
-std::string_view option_name(std::string_view arg) {
+std::string_view OptionName(std::string_view arg) {
   if (arg.size() < 2 || arg[0] != '-') return {};
   arg.remove_prefix(arg[1] == '-' ? 2 : 1);
   return arg.substr(0, arg.find('='));
@@ -37,22 +37,22 @@ std::string_view option_name(std::string_view arg) {
 
 }  // namespace
 
-bool name_looks_secret(std::string_view name) {
+bool NameLooksSecret(std::string_view name) {
   static constexpr std::string_view kMarks[] = {"TOKEN",      "SECRET", "PASSWORD", "PASSWD",
                                                 "CREDENTIAL", "AUTH",   "KEY"};
   for (std::string_view mark : kMarks) {
-    if (contains_ignoring_case(name, mark)) return true;
+    if (ContainsIgnoringCase(name, mark)) return true;
   }
   return false;
 }
 
-std::string redact_url_credentials(std::string_view text) {
+std::string RedactUrlCredentials(std::string_view text) {
   std::string out;
   size_t copied = 0;
   for (size_t scheme = text.find("://"); scheme != std::string_view::npos;
        scheme = text.find("://", scheme + 3)) {
     const size_t start = scheme + 3;
-    const size_t end = authority_end(text, start);
+    const size_t end = AuthorityEnd(text, start);
     const std::string_view authority = text.substr(start, end - start);
     const size_t at = authority.rfind('@');
     if (at == std::string_view::npos) continue;
@@ -66,19 +66,19 @@ std::string redact_url_credentials(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
+std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   out.reserve(argv.size());
   bool value_is_secret = false;  // the previous argument was a secret option without '='
   for (const std::string& arg : argv) {
-    if (value_is_secret && option_name(arg).empty()) {
+    if (value_is_secret && OptionName(arg).empty()) {
       out.emplace_back(kRedactedMark);
       value_is_secret = false;
       continue;
     }
-    const std::string_view name = option_name(arg);
+    const std::string_view name = OptionName(arg);
     value_is_secret = false;
-    if (!name.empty() && name_looks_secret(name)) {
+    if (!name.empty() && NameLooksSecret(name)) {
       const size_t eq = arg.find('=');
       if (eq == std::string::npos) {
         value_is_secret = true;
@@ -88,7 +88,7 @@ std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
       }
       continue;
     }
-    out.push_back(redact_url_credentials(arg));
+    out.push_back(RedactUrlCredentials(arg));
   }
   return out;
 }

@@ -15,15 +15,15 @@ inline constexpr std::string_view kRedactedMark = "<redacted>";
 // Whether a name (a variable's, or an option's without its dashes) says its
 // value is a secret: it holds TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH
 // or KEY, in any case.
-bool name_looks_secret(std::string_view name);
+bool NameLooksSecret(std::string_view name);
 
 // `text` with the password of every URL credential replaced by kRedactedMark
 // ("postgres://user:<redacted>@db/x"); unchanged when it has none.
-std::string redact_url_credentials(std::string_view text);
+std::string RedactUrlCredentials(std::string_view text);
 
 // A command line as recorded: the value of every option whose name looks
 // secret ("--api-key=<redacted>", or the argument after "--api-key"), and URL
 // credentials in any argument, redacted.
-std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
+std::vector<std::string> RedactArgv(const std::vector<std::string>& argv);
 
 }  // namespace vprof

@@ -1,4 +1,4 @@
-#include "settings.h"
+#include "capture/core/settings.h"
 
 #include <cerrno>
 #include <cmath>
@@ -11,7 +11,7 @@ namespace {
 
 // The value as the warning shows it: control characters as \xNN, so that the
 // warning stays one line whatever the variable holds.
-std::string shown(const char* value) {
+std::string Shown(const char* value) {
   std::string out;
   for (const char* c = value; *c; ++c) {
     const auto byte = static_cast<unsigned char>(*c);
@@ -26,12 +26,12 @@ std::string shown(const char* value) {
   return out;
 }
 
-std::string describe(const char* name, const char* value, const char* expected) {
-  return std::string(name) + "='" + shown(value) + "' is invalid: expected " + expected;
+std::string Describe(const char* name, const char* value, const char* expected) {
+  return std::string(name) + "='" + Shown(value) + "' is invalid: expected " + expected;
 }
 
 // Parses a whole string as an unsigned integer of at least lo.
-bool parse_uint64(const char* s, uint64_t lo, uint64_t* out) {
+bool ParseUint64(const char* s, uint64_t lo, uint64_t* out) {
   if (!*s || *s == '-' || *s == '+') return false;
   errno = 0;
   char* end = nullptr;
@@ -42,14 +42,14 @@ bool parse_uint64(const char* s, uint64_t lo, uint64_t* out) {
 }
 
 // Parses a whole string as an unsigned integer in [lo, hi].
-bool parse_uint(const char* s, uint64_t lo, uint64_t hi, uint32_t* out) {
+bool ParseUint(const char* s, uint64_t lo, uint64_t hi, uint32_t* out) {
   uint64_t v = 0;
-  if (!parse_uint64(s, lo, &v) || v > hi) return false;
+  if (!ParseUint64(s, lo, &v) || v > hi) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
 
-bool parse_seconds(const char* s, double* out) {
+bool ParseSeconds(const char* s, double* out) {
   if (!*s) return false;
   errno = 0;
   char* end = nullptr;
@@ -59,7 +59,7 @@ bool parse_seconds(const char* s, double* out) {
   return true;
 }
 
-bool parse_level(std::string_view s, LogLevel* out) {
+bool ParseLevel(std::string_view s, LogLevel* out) {
   static constexpr struct {
     std::string_view name;
     LogLevel level;
@@ -75,7 +75,7 @@ bool parse_level(std::string_view s, LogLevel* out) {
   return false;
 }
 
-bool parse_switch(const char* s, bool* out) {
+bool ParseSwitch(const char* s, bool* out) {
   std::string_view sv(s);
   if (sv != "0" && sv != "1") return false;
   *out = sv == "1";
@@ -84,37 +84,37 @@ bool parse_switch(const char* s, bool* out) {
 
 }  // namespace
 
-SettingsResult parse_settings(EnvLookup lookup) {
+SettingsResult ParseSettings(EnvLookup lookup) {
   SettingsResult r;
   Settings& s = r.settings;
-  if (const char* v = lookup("VPROF_ENABLE"); v && !parse_switch(v, &s.enabled)) {
-    r.error = describe("VPROF_ENABLE", v, "0 or 1");
+  if (const char* v = lookup("VPROF_ENABLE"); v && !ParseSwitch(v, &s.enabled)) {
+    r.error = Describe("VPROF_ENABLE", v, "0 or 1");
     return r;
   }
-  if (const char* v = lookup("VPROF_GPU"); v && !parse_switch(v, &s.gpu_capture)) {
-    r.error = describe("VPROF_GPU", v, "0 or 1");
+  if (const char* v = lookup("VPROF_GPU"); v && !ParseSwitch(v, &s.gpu_capture)) {
+    r.error = Describe("VPROF_GPU", v, "0 or 1");
     return r;
   }
   if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
-  if (const char* v = lookup("VPROF_DEEP"); v && !parse_deep_schedule(v, &s.deep)) {
-    r.error = describe("VPROF_DEEP", v, kDeepScheduleExpected);
+  if (const char* v = lookup("VPROF_DEEP"); v && !ParseDeepSchedule(v, &s.deep)) {
+    r.error = Describe("VPROF_DEEP", v, kDeepScheduleExpected);
     return r;
   }
   if (const char* v = lookup("VPROF_AUDIT")) {
     std::string_view mode(v);
     if (mode != "fingerprint" && mode != "off") {
-      r.error = describe("VPROF_AUDIT", v, "fingerprint or off");
+      r.error = Describe("VPROF_AUDIT", v, "fingerprint or off");
       return r;
     }
     s.audit_fingerprints = mode == "fingerprint";
   }
-  if (const char* v = lookup("VPROF_AUDIT_EVERY"); v && !parse_uint64(v, 1, &s.audit_every)) {
-    r.error = describe("VPROF_AUDIT_EVERY", v, "a whole number of collectives, 1 or more");
+  if (const char* v = lookup("VPROF_AUDIT_EVERY"); v && !ParseUint64(v, 1, &s.audit_every)) {
+    r.error = Describe("VPROF_AUDIT_EVERY", v, "a whole number of collectives, 1 or more");
     return r;
   }
   if (const char* v = lookup("VPROF_AUDIT_MIN_BYTES");
-      v && !parse_uint64(v, 0, &s.audit_min_bytes)) {
-    r.error = describe("VPROF_AUDIT_MIN_BYTES", v, "a whole number of bytes, 0 or more");
+      v && !ParseUint64(v, 0, &s.audit_min_bytes)) {
+    r.error = Describe("VPROF_AUDIT_MIN_BYTES", v, "a whole number of bytes, 0 or more");
     return r;
   }
   static constexpr struct {
@@ -124,49 +124,49 @@ SettingsResult parse_settings(EnvLookup lookup) {
                          {"VPROF_NCCL_KERNEL_CH", &Settings::nccl_kernel_ch},
                          {"VPROF_NCCL_PROXY", &Settings::nccl_proxy}};
   for (const auto& sw : kPluginSwitches) {
-    if (const char* v = lookup(sw.name); v && !parse_switch(v, &(s.*sw.field))) {
-      r.error = describe(sw.name, v, "0 or 1");
+    if (const char* v = lookup(sw.name); v && !ParseSwitch(v, &(s.*sw.field))) {
+      r.error = Describe(sw.name, v, "0 or 1");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_OUTPUT_DIR")) {
     if (!*v) {
-      r.error = describe("VPROF_OUTPUT_DIR", v, "a folder path");
+      r.error = Describe("VPROF_OUTPUT_DIR", v, "a folder path");
       return r;
     }
     s.output_dir = v;
   }
   if (const char* v = lookup("VPROF_FLUSH_MS")) {
-    if (!parse_uint(v, 10, 600000, &s.flush_interval_ms)) {
-      r.error = describe("VPROF_FLUSH_MS", v, "milliseconds, an integer from 10 to 600000");
+    if (!ParseUint(v, 10, 600000, &s.flush_interval_ms)) {
+      r.error = Describe("VPROF_FLUSH_MS", v, "milliseconds, an integer from 10 to 600000");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_BUFFER_KB")) {
-    if (!parse_uint(v, 16, kMaxBufferKib, &s.buffer_kib)) {
-      r.error = describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 16384");
+    if (!ParseUint(v, 16, kMaxBufferKib, &s.buffer_kib)) {
+      r.error = Describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 16384");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_START_AFTER_S")) {
-    if (!parse_seconds(v, &s.start_after_s)) {
-      r.error = describe("VPROF_START_AFTER_S", v, "seconds, a number >= 0");
+    if (!ParseSeconds(v, &s.start_after_s)) {
+      r.error = Describe("VPROF_START_AFTER_S", v, "seconds, a number >= 0");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_STOP_AFTER_S")) {
-    if (!parse_seconds(v, &s.stop_after_s)) {
-      r.error = describe("VPROF_STOP_AFTER_S", v, "seconds, a number >= 0 (0: never)");
+    if (!ParseSeconds(v, &s.stop_after_s)) {
+      r.error = Describe("VPROF_STOP_AFTER_S", v, "seconds, a number >= 0 (0: never)");
       return r;
     }
     if (s.stop_after_s > 0 && s.stop_after_s <= s.start_after_s) {
-      r.error = describe("VPROF_STOP_AFTER_S", v, "a time after VPROF_START_AFTER_S, or 0");
+      r.error = Describe("VPROF_STOP_AFTER_S", v, "a time after VPROF_START_AFTER_S, or 0");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_LOG_LEVEL")) {
-    if (!parse_level(v, &s.log_level)) {
-      r.error = describe("VPROF_LOG_LEVEL", v, "one of trace, debug, info, warn, error, off");
+    if (!ParseLevel(v, &s.log_level)) {
+      r.error = Describe("VPROF_LOG_LEVEL", v, "one of trace, debug, info, warn, error, off");
       return r;
     }
   }

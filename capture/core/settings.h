@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "deep_schedule.h"
+#include "capture/core/deep_schedule.h"
 
 namespace vprof {
 
@@ -51,6 +51,6 @@ struct SettingsResult {
   std::string error;
 };
 
-SettingsResult parse_settings(EnvLookup lookup);
+SettingsResult ParseSettings(EnvLookup lookup);
 
 }  // namespace vprof

@@ -26,7 +26,7 @@ class SpscRing {
   size_t capacity() const { return mask_ + 1; }
 
   // Producer side. Returns false (and counts a drop) when the ring is full.
-  bool push(const T& v) {
+  bool Push(const T& v) {
     uint64_t head = head_.load(std::memory_order_relaxed);
     if (head - tail_.load(std::memory_order_acquire) > mask_) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -40,7 +40,7 @@ class SpscRing {
   // Consumer side: calls fn(const T&) for up to max records, oldest first;
   // returns how many were consumed.
   template <typename Fn>
-  size_t consume(size_t max, Fn&& fn) {
+  size_t Consume(size_t max, Fn&& fn) {
     uint64_t tail = tail_.load(std::memory_order_relaxed);
     uint64_t head = head_.load(std::memory_order_acquire);
     size_t n = 0;
@@ -54,16 +54,16 @@ class SpscRing {
   }
 
   // Consumer side: discards everything (a forked child drops its parent's data).
-  void discard() { tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release); }
+  void Discard() { tail_.store(head_.load(std::memory_order_acquire), std::memory_order_release); }
 
   bool empty() const {
     return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
   }
 
   // Producer side: a record lost before it reached the ring.
-  void count_drop() { dropped_.fetch_add(1, std::memory_order_relaxed); }
+  void CountDrop() { dropped_.fetch_add(1, std::memory_order_relaxed); }
   // Drops since the last call (consumer side).
-  uint64_t take_dropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
+  uint64_t TakeDropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
 
  private:
   std::unique_ptr<T[]> slots_;

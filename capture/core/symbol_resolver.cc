@@ -1,5 +1,4 @@
-#include "symbol_resolver.h"
-#include "load_order.h"
+#include "capture/core/symbol_resolver.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -7,27 +6,29 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "capture/core/load_order.h"
+
 namespace vprof {
 namespace {
 
-const void* find_own_base() {
+const void* FindOwnBase() {
   Dl_info info{};
-  dladdr(reinterpret_cast<const void*>(&is_own_address), &info);
+  dladdr(reinterpret_cast<const void*>(&IsOwnAddress), &info);
   return info.dli_fbase;
 }
 
 // Found at load (no function-local static guard for a fork to freeze).
-LoadFirst<const void*> g_own_base VPROF_LOAD_FIRST(find_own_base());
+LoadFirst<const void*> g_own_base VPROF_LOAD_FIRST(FindOwnBase());
 
-const void* own_base() { return *g_own_base; }
+const void* OwnBase() { return *g_own_base; }
 
-const void* object_base(const void* addr) {
+const void* ObjectBase(const void* addr) {
   Dl_info info{};
   if (!addr || !dladdr(addr, &info)) return nullptr;
   return info.dli_fbase;
 }
 
-bool usable(const void* sym) { return sym && !is_own_address(sym); }
+bool Usable(const void* sym) { return sym && !IsOwnAddress(sym); }
 
 // Objects loaded after vprof, copied out of dl_iterate_phdr: the loader lock
 // it holds must not be held across dlopen (that would deadlock).
@@ -40,10 +41,10 @@ struct LoadedObjects {
   bool after_self = false;
 };
 
-int collect(struct dl_phdr_info* info, size_t, void* data) {
+int Collect(struct dl_phdr_info* info, size_t, void* data) {
   auto* objs = static_cast<LoadedObjects*>(data);
   const void* base = reinterpret_cast<const void*>(info->dlpi_addr);
-  if (base == own_base()) {
+  if (base == OwnBase()) {
     objs->after_self = true;
     return 0;
   }
@@ -56,7 +57,7 @@ int collect(struct dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-void* find_in_object(const char* path, const void* base, const char* name, const char* pname) {
+void* FindInObject(const char* path, const void* base, const char* name, const char* pname) {
   void* h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
   if (!h) return nullptr;
   void* found = nullptr;
@@ -64,7 +65,7 @@ void* find_in_object(const char* path, const void* base, const char* name, const
     void* sym = dlsym(h, n);
     // dlsym on a handle also searches the object's dependencies: accept only
     // a definition in the object itself.
-    if (usable(sym) && object_base(sym) == base) {
+    if (Usable(sym) && ObjectBase(sym) == base) {
       found = sym;
       break;
     }
@@ -75,24 +76,24 @@ void* find_in_object(const char* path, const void* base, const char* name, const
 
 }  // namespace
 
-bool is_own_address(const void* addr) { return object_base(addr) == own_base(); }
+bool IsOwnAddress(const void* addr) { return ObjectBase(addr) == OwnBase(); }
 
-void* resolve_real_symbol(const char* name) {
-  if (void* sym = dlsym(RTLD_NEXT, name); usable(sym)) return sym;
+void* ResolveRealSymbol(const char* name) {
+  if (void* sym = dlsym(RTLD_NEXT, name); Usable(sym)) return sym;
   char pname[128];
   if (std::strlen(name) + 2 > sizeof pname) return nullptr;
   pname[0] = 'p';
   std::strcpy(pname + 1, name);
-  if (void* sym = dlsym(RTLD_DEFAULT, pname); usable(sym)) return sym;
+  if (void* sym = dlsym(RTLD_DEFAULT, pname); Usable(sym)) return sym;
 
   // 256 KiB: too large for the stack of a small application thread.
   static thread_local LoadedObjects* objs = nullptr;
   if (!objs) objs = new LoadedObjects;
   objs->count = 0;
   objs->after_self = false;
-  dl_iterate_phdr(collect, objs);
+  dl_iterate_phdr(Collect, objs);
   for (int i = 0; i < objs->count; ++i) {
-    if (void* sym = find_in_object(objs->names[i], objs->bases[i], name, pname)) return sym;
+    if (void* sym = FindInObject(objs->names[i], objs->bases[i], name, pname)) return sym;
   }
   return nullptr;
 }

@@ -17,9 +17,9 @@
 
 namespace vprof {
 
-void* resolve_real_symbol(const char* name);
+void* ResolveRealSymbol(const char* name);
 
 // True when addr lies inside the object vprof was loaded from.
-bool is_own_address(const void* addr);
+bool IsOwnAddress(const void* addr);
 
 }  // namespace vprof

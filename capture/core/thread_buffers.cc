@@ -1,4 +1,4 @@
-#include "thread_buffers.h"
+#include "capture/core/thread_buffers.h"
 
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <new>
 
-#include "load_order.h"
+#include "capture/core/load_order.h"
 
 namespace vprof {
 namespace {
@@ -19,12 +19,12 @@ thread_local ThreadBuffer* t_buffer = nullptr;
 // does not grab a new buffer that nobody would retire.
 thread_local bool t_exiting = false;
 
-// Guards acquire(); never held while calling into anything else. A forked
-// child gets a fresh one (reset_in_child) instead of the parent's copy, which
+// Guards Acquire(); never held while calling into anything else. A forked
+// child gets a fresh one (ResetInChild) instead of the parent's copy, which
 // another thread may have held at the fork.
 LoadFirst<std::mutex> g_acquire_lock VPROF_LOAD_FIRST;
 
-void on_thread_exit(void* p) {
+void OnThreadExit(void* p) {
   auto* b = static_cast<ThreadBuffer*>(p);
   t_exiting = true;
   t_buffer = nullptr;
@@ -32,25 +32,25 @@ void on_thread_exit(void* p) {
 }
 
 // Its destructor retires a thread's buffer. Made at load, before any thread.
-pthread_key_t make_exit_key() {
+pthread_key_t MakeExitKey() {
   pthread_key_t key;
-  pthread_key_create(&key, on_thread_exit);
+  pthread_key_create(&key, OnThreadExit);
   return key;
 }
-LoadFirst<pthread_key_t> g_exit_key VPROF_LOAD_FIRST(make_exit_key());
+LoadFirst<pthread_key_t> g_exit_key VPROF_LOAD_FIRST(MakeExitKey());
 
 }  // namespace
 
-ThreadBuffer* ThreadBuffers::current() {
+ThreadBuffer* ThreadBuffers::Current() {
   ThreadBuffer* b = t_buffer;
   if (b) return b;
   if (t_exiting) return nullptr;
-  b = acquire();
+  b = Acquire();
   t_buffer = b;
   return b;
 }
 
-ThreadBuffer* ThreadBuffers::acquire() {
+ThreadBuffer* ThreadBuffers::Acquire() {
   std::lock_guard<std::mutex> lock(*g_acquire_lock);
   pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   ThreadBuffer* b = nullptr;
@@ -75,16 +75,16 @@ ThreadBuffer* ThreadBuffers::acquire() {
   return b;
 }
 
-void ThreadBuffers::reset_in_child() {
-  g_acquire_lock.renew_in_child();  // the parent's copy may be held forever
+void ThreadBuffers::ResetInChild() {
+  g_acquire_lock.RenewInChild();  // the parent's copy may be held forever
   size_t n = count_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < n; ++i) {
     ThreadBuffer* b = slots_[i].load(std::memory_order_relaxed);
     if (!b) continue;
-    b->nccl.discard();
-    b->nccl.take_dropped();
-    b->nvtx.discard();
-    b->nvtx.take_dropped();
+    b->nccl.Discard();
+    b->nccl.TakeDropped();
+    b->nvtx.Discard();
+    b->nvtx.TakeDropped();
     b->described_tid = 0;
     if (b == t_buffer) {
       b->tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -100,6 +100,6 @@ namespace {
 LoadFirst<ThreadBuffers> g_buffers VPROF_LOAD_FIRST;
 }  // namespace
 
-ThreadBuffers& thread_buffers() { return *g_buffers; }
+ThreadBuffers& GlobalThreadBuffers() { return *g_buffers; }
 
 }  // namespace vprof

@@ -11,10 +11,10 @@
 #include <atomic>
 #include <cstdint>
 
-#include "nccl_record.h"
-#include "nvtx_record.h"
-#include "nvtx_stack.h"
-#include "spsc_ring.h"
+#include "capture/core/nccl_record.h"
+#include "capture/core/nvtx_record.h"
+#include "capture/core/nvtx_stack.h"
+#include "capture/core/spsc_ring.h"
 
 namespace vprof {
 
@@ -42,19 +42,19 @@ class ThreadBuffers {
   static constexpr size_t kMaxBuffers = 4096;
 
   // Sets the ring sizes for buffers made from now on.
-  void configure(size_t nccl_records, size_t nvtx_records) {
+  void Configure(size_t nccl_records, size_t nvtx_records) {
     nccl_records_ = nccl_records;
     nvtx_records_ = nvtx_records;
   }
 
   // Hot path: the calling thread's buffer, or nullptr when none can be had
   // (the record is then counted in lost_without_buffer()).
-  ThreadBuffer* current();
+  ThreadBuffer* Current();
 
   // Writer side: visits every buffer that may hold records; frees retired
   // buffers once drained.
   template <typename Fn>
-  void for_each(Fn&& fn) {
+  void ForEach(Fn&& fn) {
     size_t n = count_.load(std::memory_order_acquire);
     for (size_t i = 0; i < n; ++i) {
       ThreadBuffer* b = slots_[i].load(std::memory_order_acquire);
@@ -68,17 +68,17 @@ class ThreadBuffers {
     }
   }
 
-  uint64_t take_lost_without_buffer() {
+  uint64_t TakeLostWithoutBuffer() {
     return lost_without_buffer_.exchange(0, std::memory_order_relaxed);
   }
-  void count_lost_without_buffer() { lost_without_buffer_.fetch_add(1, std::memory_order_relaxed); }
+  void CountLostWithoutBuffer() { lost_without_buffer_.fetch_add(1, std::memory_order_relaxed); }
 
   // In a forked child: the parent's records are the parent's to write, and
   // every thread but the caller is gone. Takes no lock (see lifecycle.cc).
-  void reset_in_child();
+  void ResetInChild();
 
  private:
-  ThreadBuffer* acquire();
+  ThreadBuffer* Acquire();
 
   std::atomic<ThreadBuffer*> slots_[kMaxBuffers] = {};
   std::atomic<size_t> count_{0};
@@ -87,6 +87,6 @@ class ThreadBuffers {
   size_t nvtx_records_ = 1024;
 };
 
-ThreadBuffers& thread_buffers();
+ThreadBuffers& GlobalThreadBuffers();
 
 }  // namespace vprof

@@ -1,4 +1,4 @@
-#include "trace_writer.h"
+#include "capture/core/trace_writer.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,10 +10,10 @@
 #include <cstring>
 #include <new>
 
-#include "clock.h"
-#include "thread_buffers.h"
-#include "utf8_repair.h"
-#include "vprof_build_info.h"
+#include "capture/core/clock.h"
+#include "capture/core/thread_buffers.h"
+#include "capture/core/utf8_repair.h"
+#include "capture/core/vprof_build_info.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -25,7 +25,7 @@ constexpr size_t kEncodeBufferBytes = 1 << 20;
 // Upper bound of every fixed-size packet the writer puts (clock sample, thread).
 constexpr size_t kSmallPacketRoom = 512;
 
-void mkdir_p(const char* dir) {
+void MkdirP(const char* dir) {
   char path[4096];
   size_t n = std::strlen(dir);
   if (n == 0 || n >= sizeof path) return;
@@ -41,7 +41,7 @@ void mkdir_p(const char* dir) {
 }
 
 // pwrite(2) until every byte is written; false with errno set otherwise.
-bool write_all_at(int fd, const uint8_t* p, size_t size, uint64_t offset) {
+bool WriteAllAt(int fd, const uint8_t* p, size_t size, uint64_t offset) {
   while (size > 0) {
     ssize_t n = pwrite(fd, p, size, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
@@ -58,7 +58,7 @@ bool write_all_at(int fd, const uint8_t* p, size_t size, uint64_t offset) {
 
 }  // namespace
 
-bool TraceWriter::init(const Settings& settings, RunInfo* run, const CaptureSources& sources) {
+bool TraceWriter::Init(const Settings& settings, RunInfo* run, const CaptureSources& sources) {
   settings_ = settings;
   run_ = run;
   sources_ = sources;
@@ -66,54 +66,54 @@ bool TraceWriter::init(const Settings& settings, RunInfo* run, const CaptureSour
     if (row.begin_trace) row.begin_trace();
   }
   auto* buf = new (std::nothrow) uint8_t[kEncodeBufferBytes];
-  if (!buf) return fail("cannot allocate the encode buffer");
+  if (!buf) return Fail("cannot allocate the encode buffer");
   enc_ = ProtoEncoder(buf, kEncodeBufferBytes);
   return true;
 }
 
-bool TraceWriter::fail(const char* what) {
+bool TraceWriter::Fail(const char* what) {
   std::snprintf(error_, sizeof error_, "%s", what);
   return false;
 }
 
-bool TraceWriter::fail_path(const char* what, const char* why) {
+bool TraceWriter::FailPath(const char* what, const char* why) {
   // A cut message is still a message: the return value is only looked at to
   // say so to the compiler.
   if (std::snprintf(error_, sizeof error_, "%s %s: %s", what, path_, why) < 0) error_[0] = '\0';
   return false;
 }
 
-TraceWriter::PacketTokens TraceWriter::begin_packet(uint32_t field) {
+TraceWriter::PacketTokens TraceWriter::BeginPacket(uint32_t field) {
   PacketTokens t;
-  t.packet = enc_.begin_nested(sf::Trace::kPacket);
-  enc_.add_varint(sf::TracePacket::kSequence, ++packet_seq_);
-  t.data = enc_.begin_nested(field);
+  t.packet = enc_.BeginNested(sf::Trace::kPacket);
+  enc_.AddVarint(sf::TracePacket::kSequence, ++packet_seq_);
+  t.data = enc_.BeginNested(field);
   return t;
 }
 
-void TraceWriter::end_packet(PacketTokens t) {
-  enc_.end_nested(t.data);
-  enc_.end_nested(t.packet);
+void TraceWriter::EndPacket(PacketTokens t) {
+  enc_.EndNested(t.data);
+  enc_.EndNested(t.packet);
 }
 
-bool TraceWriter::ensure_room(size_t bytes) {
+bool TraceWriter::EnsureRoom(size_t bytes) {
   if (enc_.capacity() - enc_.size() >= bytes) return true;
-  return write_out();
+  return WriteOut();
 }
 
-bool TraceWriter::write_file(EndReason reason) {
+bool TraceWriter::WriteFile(EndReason reason) {
   ProtoEncoder footer(footer_buf_, sizeof footer_buf_);
-  put_footer(footer, reason);
+  PutFooter(footer, reason);
   const size_t packets = enc_.size();
   const uint64_t end = packets_end_ + packets + footer.size();
-  const int fd = open_file();
+  const int fd = OpenFile();
   bool ok = fd >= 0;
   if (ok) {
-    ok = write_all_at(fd, enc_.data(), packets, packets_end_) &&
-         write_all_at(fd, footer.data(), footer.size(), packets_end_ + packets);
+    ok = WriteAllAt(fd, enc_.data(), packets, packets_end_) &&
+         WriteAllAt(fd, footer.data(), footer.size(), packets_end_ + packets);
     // A Footer is rarely shorter than the one it replaces (counts only grow).
     if (ok && end < file_end_ && ftruncate(fd, static_cast<off_t>(end)) != 0) ok = false;
-    if (!ok) fail_path("cannot write trace file", std::strerror(errno));
+    if (!ok) FailPath("cannot write trace file", std::strerror(errno));
     close(fd);
   }
   enc_.clear();
@@ -123,22 +123,22 @@ bool TraceWriter::write_file(EndReason reason) {
   return true;
 }
 
-int TraceWriter::open_file() {
+int TraceWriter::OpenFile() {
   if (created_) {
     int fd = open(path_, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-      fail_path("cannot reopen trace file", std::strerror(errno));
+      FailPath("cannot reopen trace file", std::strerror(errno));
       return -1;
     }
     struct stat st {};
     if (fstat(fd, &st) != 0 || st.st_dev != file_dev_ || st.st_ino != file_ino_) {
       close(fd);
-      fail_path("cannot reopen trace file", "another file took its name");
+      FailPath("cannot reopen trace file", "another file took its name");
       return -1;
     }
     return fd;
   }
-  mkdir_p(settings_.output_dir.c_str());
+  MkdirP(settings_.output_dir.c_str());
   int fd = -1;
   // The host as a file name: a '/' in it would put the trace outside the folder.
   std::string host = run_->host.empty() ? "unknown-host" : run_->host;
@@ -157,24 +157,24 @@ int TraceWriter::open_file() {
     if (length < 0 || static_cast<size_t>(length) >= sizeof path_) {
       // A cut path names another file (a 4,094-byte folder name became "v").
       path_[0] = '\0';
-      fail("VPROF_OUTPUT_DIR is too long: the trace file's path would exceed 4,095 bytes");
+      Fail("VPROF_OUTPUT_DIR is too long: the trace file's path would exceed 4,095 bytes");
       return -1;
     }
     // 0600: a trace holds the program's command line, environment and names,
     // which other users of a shared node have no business reading.
     fd = open(path_, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) {
-      fail_path("cannot create trace file", std::strerror(errno));
+      FailPath("cannot create trace file", std::strerror(errno));
       return -1;
     }
   }
   if (fd < 0) {
-    fail("no free trace file name in VPROF_OUTPUT_DIR");
+    Fail("no free trace file name in VPROF_OUTPUT_DIR");
     return -1;
   }
   struct stat st {};
   if (fstat(fd, &st) != 0) {
-    fail_path("cannot stat trace file", std::strerror(errno));
+    FailPath("cannot stat trace file", std::strerror(errno));
     close(fd);
     return -1;
   }
@@ -188,14 +188,14 @@ bool TraceWriter::begin() {
   if (begun_) return true;
   begun_ = true;
   // Libraries load late (Python imports torch after start): ask now.
-  run_->versions = detect_versions();
+  run_->versions = DetectVersions();
   // The buffer is empty here: nothing is encoded before the trace begins.
-  put_header();
-  if (!run_pass(DrainPass::kTraceBegin)) return false;
-  return !enc_.overflow() || fail("run header larger than the encode buffer");
+  PutHeader();
+  if (!RunPass(DrainPass::kTraceBegin)) return false;
+  return !enc_.Overflow() || Fail("run header larger than the encode buffer");
 }
 
-bool TraceWriter::recorded_anything() const {
+bool TraceWriter::RecordedAnything() const {
   if (noted_recorded_) return true;
   for (const Totals& totals : totals_) {
     if (totals.recorded || totals.dropped) return true;
@@ -203,7 +203,7 @@ bool TraceWriter::recorded_anything() const {
   return false;
 }
 
-void TraceWriter::count(const SourceCount& count, uint64_t recorded, uint64_t dropped) {
+void TraceWriter::Count(const SourceCount& count, uint64_t recorded, uint64_t dropped) {
   for (size_t i = 0; i < sources_.counts.size(); ++i) {
     if (sources_.counts[i] != &count) continue;
     totals_[i].recorded += recorded;
@@ -212,113 +212,113 @@ void TraceWriter::count(const SourceCount& count, uint64_t recorded, uint64_t dr
   }
 }
 
-void TraceWriter::put_header() {
+void TraceWriter::PutHeader() {
   const RunInfo& r = *run_;
-  auto t = begin_packet(sf::TracePacket::kRunHeader);
+  auto t = BeginPacket(sf::TracePacket::kRunHeader);
   namespace h = sf::RunHeader;
-  enc_.add_varint(h::kFormatVersion, sf::kFormatVersion);
-  enc_.add_string(h::kVprofVersion, kVprofVersion);
-  enc_.add_string(h::kBuildId, kVprofBuildId);
-  enc_.add_string(h::kHost, r.host);
-  enc_.add_varint(h::kPid, static_cast<uint64_t>(r.pid));
-  enc_.add_varint(h::kPpid, static_cast<uint64_t>(r.ppid));
-  for (const auto& a : r.argv) enc_.add_string(h::kArgv, a);
+  enc_.AddVarint(h::kFormatVersion, sf::kFormatVersion);
+  enc_.AddString(h::kVprofVersion, kVprofVersion);
+  enc_.AddString(h::kBuildId, kVprofBuildId);
+  enc_.AddString(h::kHost, r.host);
+  enc_.AddVarint(h::kPid, static_cast<uint64_t>(r.pid));
+  enc_.AddVarint(h::kPpid, static_cast<uint64_t>(r.ppid));
+  for (const auto& a : r.argv) enc_.AddString(h::kArgv, a);
   {
     namespace k = sf::RankInfo;
-    size_t m = enc_.begin_nested(h::kRank);
-    if (r.rank.rank) enc_.add_int32(k::kRank, *r.rank.rank);
-    if (r.rank.local_rank) enc_.add_int32(k::kLocalRank, *r.rank.local_rank);
-    if (r.rank.world_size) enc_.add_int32(k::kWorldSize, *r.rank.world_size);
-    if (r.rank.local_world_size) enc_.add_int32(k::kLocalWorldSize, *r.rank.local_world_size);
-    if (r.rank.node_rank) enc_.add_int32(k::kNodeRank, *r.rank.node_rank);
-    enc_.add_string(k::kSource, r.rank.source);
-    enc_.end_nested(m);
+    size_t m = enc_.BeginNested(h::kRank);
+    if (r.rank.rank) enc_.AddInt32(k::kRank, *r.rank.rank);
+    if (r.rank.local_rank) enc_.AddInt32(k::kLocalRank, *r.rank.local_rank);
+    if (r.rank.world_size) enc_.AddInt32(k::kWorldSize, *r.rank.world_size);
+    if (r.rank.local_world_size) enc_.AddInt32(k::kLocalWorldSize, *r.rank.local_world_size);
+    if (r.rank.node_rank) enc_.AddInt32(k::kNodeRank, *r.rank.node_rank);
+    enc_.AddString(k::kSource, r.rank.source);
+    enc_.EndNested(m);
   }
   if (!r.slurm.job_id.empty()) {
     namespace k = sf::SlurmInfo;
-    size_t m = enc_.begin_nested(h::kSlurm);
-    enc_.add_string(k::kJobId, r.slurm.job_id);
-    enc_.add_string(k::kStepId, r.slurm.step_id);
-    enc_.add_string(k::kNodeList, r.slurm.node_list);
-    enc_.add_string(k::kTasksPerNode, r.slurm.tasks_per_node);
-    if (r.slurm.proc_id) enc_.add_int32(k::kProcId, *r.slurm.proc_id);
-    if (r.slurm.local_id) enc_.add_int32(k::kLocalId, *r.slurm.local_id);
-    if (r.slurm.node_id) enc_.add_int32(k::kNodeId, *r.slurm.node_id);
-    enc_.end_nested(m);
+    size_t m = enc_.BeginNested(h::kSlurm);
+    enc_.AddString(k::kJobId, r.slurm.job_id);
+    enc_.AddString(k::kStepId, r.slurm.step_id);
+    enc_.AddString(k::kNodeList, r.slurm.node_list);
+    enc_.AddString(k::kTasksPerNode, r.slurm.tasks_per_node);
+    if (r.slurm.proc_id) enc_.AddInt32(k::kProcId, *r.slurm.proc_id);
+    if (r.slurm.local_id) enc_.AddInt32(k::kLocalId, *r.slurm.local_id);
+    if (r.slurm.node_id) enc_.AddInt32(k::kNodeId, *r.slurm.node_id);
+    enc_.EndNested(m);
   }
   for (const auto& e : r.env) {
-    size_t m = enc_.begin_nested(h::kEnv);
-    enc_.add_string(sf::EnvVar::kName, e.name);
-    if (!e.redacted) enc_.add_string(sf::EnvVar::kValue, e.value);
-    if (e.redacted) enc_.add_bool(sf::EnvVar::kRedacted, true);
-    enc_.end_nested(m);
+    size_t m = enc_.BeginNested(h::kEnv);
+    enc_.AddString(sf::EnvVar::kName, e.name);
+    if (!e.redacted) enc_.AddString(sf::EnvVar::kValue, e.value);
+    if (e.redacted) enc_.AddBool(sf::EnvVar::kRedacted, true);
+    enc_.EndNested(m);
   }
   {
-    size_t m = enc_.begin_nested(h::kVersions);
-    if (r.versions.nccl) enc_.add_varint(sf::Versions::kNccl, r.versions.nccl);
+    size_t m = enc_.BeginNested(h::kVersions);
+    if (r.versions.nccl) enc_.AddVarint(sf::Versions::kNccl, r.versions.nccl);
     if (r.versions.cuda_runtime) {
-      enc_.add_varint(sf::Versions::kCudaRuntime, r.versions.cuda_runtime);
+      enc_.AddVarint(sf::Versions::kCudaRuntime, r.versions.cuda_runtime);
     }
-    if (r.versions.cuda_driver) enc_.add_varint(sf::Versions::kCudaDriver, r.versions.cuda_driver);
-    enc_.end_nested(m);
+    if (r.versions.cuda_driver) enc_.AddVarint(sf::Versions::kCudaDriver, r.versions.cuda_driver);
+    enc_.EndNested(m);
   }
-  enc_.add_varint(h::kClock, static_cast<uint64_t>(sf::ClockDomain::CLOCK_DOMAIN_MONOTONIC));
-  enc_.add_varint(h::kStartNs, r.start_ns);
-  enc_.add_varint(h::kStartRealtimeNs, r.start_realtime_ns);
+  enc_.AddVarint(h::kClock, static_cast<uint64_t>(sf::ClockDomain::CLOCK_DOMAIN_MONOTONIC));
+  enc_.AddVarint(h::kStartNs, r.start_ns);
+  enc_.AddVarint(h::kStartRealtimeNs, r.start_realtime_ns);
   {
     namespace k = sf::Settings;
-    size_t m = enc_.begin_nested(h::kSettings);
-    enc_.add_varint(k::kFlushIntervalMs, settings_.flush_interval_ms);
-    enc_.add_varint(k::kBufferKib, settings_.buffer_kib);
-    enc_.add_double(k::kStartAfterS, settings_.start_after_s);
-    enc_.add_double(k::kStopAfterS, settings_.stop_after_s);
-    enc_.add_string(k::kDeepCapture, deep_schedule_text(settings_.deep));
+    size_t m = enc_.BeginNested(h::kSettings);
+    enc_.AddVarint(k::kFlushIntervalMs, settings_.flush_interval_ms);
+    enc_.AddVarint(k::kBufferKib, settings_.buffer_kib);
+    enc_.AddDouble(k::kStartAfterS, settings_.start_after_s);
+    enc_.AddDouble(k::kStopAfterS, settings_.stop_after_s);
+    enc_.AddString(k::kDeepCapture, DeepScheduleText(settings_.deep));
     if (settings_.audit_fingerprints) {
-      enc_.add_string(k::kAudit, "fingerprint");
-      enc_.add_varint(k::kAuditEvery, settings_.audit_every);
-      enc_.add_varint(k::kAuditMinBytes, settings_.audit_min_bytes);
+      enc_.AddString(k::kAudit, "fingerprint");
+      enc_.AddVarint(k::kAuditEvery, settings_.audit_every);
+      enc_.AddVarint(k::kAuditMinBytes, settings_.audit_min_bytes);
     }
-    enc_.end_nested(m);
+    enc_.EndNested(m);
   }
-  if (r.forked_child) enc_.add_bool(h::kForkedChild, true);
-  end_packet(t);
+  if (r.forked_child) enc_.AddBool(h::kForkedChild, true);
+  EndPacket(t);
 }
 
-void TraceWriter::put_interned_string(uint64_t iid, std::string_view s) {
-  auto t = begin_packet(sf::TracePacket::kInternedString);
-  enc_.add_varint(sf::InternedString::kIid, iid);
-  enc_.add_string(sf::InternedString::kStr, s);
-  end_packet(t);
+void TraceWriter::PutInternedString(uint64_t iid, std::string_view s) {
+  auto t = BeginPacket(sf::TracePacket::kInternedString);
+  enc_.AddVarint(sf::InternedString::kIid, iid);
+  enc_.AddString(sf::InternedString::kStr, s);
+  EndPacket(t);
 }
 
-void TraceWriter::put_clock_sample() {
-  uint64_t before = now_ns();
-  uint64_t real = realtime_ns();
-  uint64_t after = now_ns();
-  auto t = begin_packet(sf::TracePacket::kClockSample);
-  enc_.add_varint(sf::ClockSample::kClockNs, before + (after - before) / 2);
-  enc_.add_varint(sf::ClockSample::kRealtimeNs, real);
-  enc_.add_varint(sf::ClockSample::kUncertaintyNs, after - before);
-  end_packet(t);
+void TraceWriter::PutClockSample() {
+  uint64_t before = NowNs();
+  uint64_t real = RealtimeNs();
+  uint64_t after = NowNs();
+  auto t = BeginPacket(sf::TracePacket::kClockSample);
+  enc_.AddVarint(sf::ClockSample::kClockNs, before + (after - before) / 2);
+  enc_.AddVarint(sf::ClockSample::kRealtimeNs, real);
+  enc_.AddVarint(sf::ClockSample::kUncertaintyNs, after - before);
+  EndPacket(t);
 }
 
-bool TraceWriter::describe_thread(ThreadBuffer& b) {
+bool TraceWriter::DescribeThread(ThreadBuffer& b) {
   if (b.described_tid == b.tid) return true;
-  if (!ensure_room(kSmallPacketRoom)) return false;
-  auto t = begin_packet(sf::TracePacket::kThread);
-  enc_.add_varint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
-  enc_.add_string(sf::ThreadDescriptor::kName,
-                  std::string_view(b.name, strnlen(b.name, sizeof b.name)));
-  end_packet(t);
+  if (!EnsureRoom(kSmallPacketRoom)) return false;
+  auto t = BeginPacket(sf::TracePacket::kThread);
+  enc_.AddVarint(sf::ThreadDescriptor::kTid, static_cast<uint64_t>(b.tid));
+  enc_.AddString(sf::ThreadDescriptor::kName,
+                 std::string_view(b.name, strnlen(b.name, sizeof b.name)));
+  EndPacket(t);
   b.described_tid = b.tid;
   return true;
 }
 
-void TraceWriter::drain_threads(std::span<const SourceDrain> rows) {
-  thread_buffers().for_each([&](ThreadBuffer& b) {
-    if (!describe_thread(b)) return;
+void TraceWriter::DrainThreads(std::span<const SourceDrain> rows) {
+  GlobalThreadBuffers().ForEach([&](ThreadBuffer& b) {
+    if (!DescribeThread(b)) return;
     // A failed drain does not end the walk: every buffer is still visited
-    // (and a retired one freed once empty); drain_sources() reports the
+    // (and a retired one freed once empty); DrainSources() reports the
     // error after the pass.
     for (const SourceDrain& row : rows) {
       if (!row.drain_thread(*this, b) && error_[0] == '\0') {
@@ -328,7 +328,7 @@ void TraceWriter::drain_threads(std::span<const SourceDrain> rows) {
   });
 }
 
-bool TraceWriter::drain_sources() {
+bool TraceWriter::DrainSources() {
   if (!begun_ || finished_) return true;
   error_[0] = '\0';
   const std::span<const SourceDrain> rows = sources_.drains;
@@ -336,7 +336,7 @@ bool TraceWriter::drain_sources() {
     if (rows[i].pass == DrainPass::kEachThread) {
       size_t end = i;
       while (end < rows.size() && rows[end].pass == DrainPass::kEachThread) ++end;
-      drain_threads(rows.subspan(i, end - i));
+      DrainThreads(rows.subspan(i, end - i));
       i = end;
       continue;
     }
@@ -346,67 +346,67 @@ bool TraceWriter::drain_sources() {
   return error_[0] == '\0';
 }
 
-bool TraceWriter::run_pass(DrainPass pass) {
+bool TraceWriter::RunPass(DrainPass pass) {
   for (const SourceDrain& row : sources_.drains) {
     if (row.pass == pass && !row.drain(*this, finishing_)) return false;
   }
   return true;
 }
 
-uint64_t TraceWriter::intern(std::string_view s) {
+uint64_t TraceWriter::Intern(std::string_view s) {
   if (auto it = interned_.find(s); it != interned_.end()) return it->second;
   uint64_t iid = next_iid_++;
   interned_.emplace(s, iid);
-  if (ensure_room(utf8_repaired_bound(s.size()) + 32)) put_interned_string(iid, s);
+  if (EnsureRoom(Utf8RepairedBound(s.size()) + 32)) PutInternedString(iid, s);
   return iid;
 }
 
-bool TraceWriter::flush() {
+bool TraceWriter::Flush() {
   if (finished_) return true;
   if (!begin()) return false;
-  if (!drain_sources()) return false;
-  if (!run_pass(DrainPass::kEachFlush)) return false;
-  if (!ensure_room(kSmallPacketRoom)) return false;
-  put_clock_sample();
+  if (!DrainSources()) return false;
+  if (!RunPass(DrainPass::kEachFlush)) return false;
+  if (!EnsureRoom(kSmallPacketRoom)) return false;
+  PutClockSample();
   // A process that recorded nothing yet keeps its header and clock samples
   // in the buffer: one that then execs (a forked child, a shell's exec, a
   // launcher's wrapper) leaves no file behind. The buffer holds hours of
-  // clock samples; when it fills, ensure_room() writes them out.
-  if (!created_ && !recorded_anything()) return true;
-  return write_out();
+  // clock samples; when it fills, EnsureRoom() writes them out.
+  if (!created_ && !RecordedAnything()) return true;
+  return WriteOut();
 }
 
-bool TraceWriter::finish(EndReason reason) {
+bool TraceWriter::Finish(EndReason reason) {
   if (finished_) return true;
   finishing_ = true;
-  if (!flush()) return false;
-  bool ok = write_file(reason);
+  if (!Flush()) return false;
+  bool ok = WriteFile(reason);
   finished_ = true;
   return ok;
 }
 
-void TraceWriter::put_footer(ProtoEncoder& e, EndReason reason) {
+void TraceWriter::PutFooter(ProtoEncoder& e, EndReason reason) {
   // Not counted in packet_seq_: the next write's first packet takes its place.
-  size_t packet = e.begin_nested(sf::Trace::kPacket);
-  e.add_varint(sf::TracePacket::kSequence, packet_seq_ + 1);
+  size_t packet = e.BeginNested(sf::Trace::kPacket);
+  e.AddVarint(sf::TracePacket::kSequence, packet_seq_ + 1);
   namespace k = sf::Footer;
-  size_t footer = e.begin_nested(sf::TracePacket::kFooter);
-  e.add_varint(k::kReason, static_cast<uint64_t>(reason));
-  e.add_varint(k::kEndNs, now_ns());
+  size_t footer = e.BeginNested(sf::TracePacket::kFooter);
+  e.AddVarint(k::kReason, static_cast<uint64_t>(reason));
+  e.AddVarint(k::kEndNs, NowNs());
   for (size_t i = 0; i < sources_.counts.size(); ++i) {
     const Totals& totals = totals_[i];
     if (!sources_.counts[i]->always && !totals.recorded && !totals.dropped) continue;
-    size_t m = e.begin_nested(k::kCounts);
-    e.add_string(sf::KindCount::kKind, sources_.counts[i]->kind);
-    e.add_varint(sf::KindCount::kRecorded, totals.recorded);
-    e.add_varint(sf::KindCount::kDropped, totals.dropped);
-    e.end_nested(m);
+    size_t m = e.BeginNested(k::kCounts);
+    e.AddString(sf::KindCount::kKind, sources_.counts[i]->kind);
+    e.AddVarint(sf::KindCount::kRecorded, totals.recorded);
+    e.AddVarint(sf::KindCount::kDropped, totals.dropped);
+    e.EndNested(m);
   }
-  e.end_nested(footer);
-  e.end_nested(packet);
+  e.EndNested(footer);
+  e.EndNested(packet);
 }
 
-void TraceWriter::reset_in_child(RunInfo* run) {
+void TraceWriter::ResetInChild(RunInfo* run) {
   run_ = run;
   created_ = false;  // the parent's file: the child must not write to it
   packets_end_ = 0;

@@ -8,7 +8,7 @@
 // The file on disk is whole after every write: each write puts the packets
 // where the previous write's Footer began and a Footer (reason UNOBSERVED)
 // after them, so a process that ends without vprof seeing it (a fatal signal,
-// _exit, exec) leaves a readable trace up to its last flush. finish() writes
+// _exit, exec) leaves a readable trace up to its last flush. Finish() writes
 // the Footer that stays. The file is opened by name for each write and
 // closed after it: a program that closes every descriptor, or opens its own
 // file under a number vprof once held, never receives vprof's bytes.
@@ -22,10 +22,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "capture_source.h"
-#include "proto_encoder.h"
-#include "run_info.h"
-#include "settings.h"
+#include "capture/core/capture_source.h"
+#include "capture/core/proto_encoder.h"
+#include "capture/core/run_info.h"
+#include "capture/core/settings.h"
 
 namespace vprof {
 
@@ -41,65 +41,65 @@ class TraceWriter {
  public:
   // Allocates the encode buffer; false on failure. `sources` (capture/sources.cc)
   // outlives the writer.
-  bool init(const Settings& settings, RunInfo* run, const CaptureSources& sources);
+  bool Init(const Settings& settings, RunInfo* run, const CaptureSources& sources);
 
   // Runs the table's kEachTick drains: every thread's records, new
   // communicators and thread names into packets, writing to the file
   // whenever the buffer fills. Does nothing
-  // until the first flush() began the trace. False when the trace could not
+  // until the first Flush() began the trace. False when the trace could not
   // be written (vprof then disables itself).
-  bool drain() { return drain_sources(); }
-  // Begins the trace if needed (its header first in the buffer), drain(), the
+  bool Drain() { return DrainSources(); }
+  // Begins the trace if needed (its header first in the buffer), Drain(), the
   // kEachFlush drains, a clock sample, then everything to the file, which the first write
   // creates. Until something is recorded (a call, a new communicator, a
   // range, GPU activity, or a drop) nothing is written: a process that execs
   // before then leaves no file behind.
-  bool flush();
-  // flush(), then the final footer, creating the file if nothing was written
-  // before. Later drain() and flush() calls do nothing (a writer tick that
+  bool Flush();
+  // Flush(), then the final footer, creating the file if nothing was written
+  // before. Later Drain() and Flush() calls do nothing (a writer tick that
   // was waiting for the flush lock while the trace ended must not start a
   // second file).
-  bool finish(EndReason reason);
+  bool Finish(EndReason reason);
 
-  // The buffer protocol, which every drain (capture_source.h) follows.
+  // The buffer protocol, which every Drain (capture_source.h) follows.
   //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
   //    thread, or an exit handler as the trace ends. The lock is held across
   //    every drain of a pass, so a drain never waits for it, and what a
   //    drain calls must not either.
-  //  - A packet: begin_packet(), the fields through encoder(), end_packet().
-  //    Nested messages inside it use the encoder's begin_nested/end_nested.
-  //  - Room: before each packet (or each element of a batch), ensure_room()
+  //  - A packet: BeginPacket(), the fields through encoder(), EndPacket().
+  //    Nested messages inside it use the encoder's BeginNested/end_nested.
+  //  - Room: before each packet (or each element of a batch), EnsureRoom()
   //    with an upper bound of its size. When the buffer lacks it, the
-  //    buffered packets are written to the file, so ensure_room() and
-  //    write_out() must never be called with a packet open: a batch is
+  //    buffered packets are written to the file, so EnsureRoom() and
+  //    WriteOut() must never be called with a packet open: a batch is
   //    ended, written out, and begun again (nccl/nccl_drain.cc).
-  //  - Names: intern() gives a string's id, writing its InternedString
+  //  - Names: Intern() gives a string's id, writing its InternedString
   //    packet first when new; it allocates and may write out, so it too is
   //    never called with a packet open: intern first, then begin the packet.
-  //  - Failure: ensure_room() and write_out() return false when the file
+  //  - Failure: EnsureRoom() and WriteOut() return false when the file
   //    cannot be written; the drain then returns false.
   struct PacketTokens {
     size_t packet, data;
   };
-  PacketTokens begin_packet(uint32_t field);
-  void end_packet(PacketTokens t);
-  bool ensure_room(size_t bytes);
-  bool write_out() { return write_file(EndReason::kUnobserved); }
+  PacketTokens BeginPacket(uint32_t field);
+  void EndPacket(PacketTokens t);
+  bool EnsureRoom(size_t bytes);
+  bool WriteOut() { return WriteFile(EndReason::kUnobserved); }
   ProtoEncoder& encoder() { return enc_; }
-  uint64_t intern(std::string_view s);
+  uint64_t Intern(std::string_view s);
   // An InternedString packet of a fixed id below kFirstDynamicIid: a
   // kTraceBegin drain's, into the buffer only.
-  void put_interned_string(uint64_t iid, std::string_view s);
-  // Interned string ids from kFirstDynamicIid up are intern()'s; those below
+  void PutInternedString(uint64_t iid, std::string_view s);
+  // Interned string ids from kFirstDynamicIid up are Intern()'s; those below
   // are the sources' fixed names, written as the trace begins (the NCCL
   // function table's, nccl_functions.h).
   static constexpr uint64_t kFirstDynamicIid = 1 << 16;
   // Adds to a source's KindCount of the Footer; `count` is a row of the
   // table's counts.
-  void count(const SourceCount& count, uint64_t recorded, uint64_t dropped);
+  void Count(const SourceCount& count, uint64_t recorded, uint64_t dropped);
   // Something no KindCount counts makes this trace worth a file (a
   // communicator created after the trace began).
-  void note_recorded() { noted_recorded_ = true; }
+  void NoteRecorded() { noted_recorded_ = true; }
   // The most KindCounts a table may have: the Footer's room is sized for them.
   static constexpr size_t kMaxCounts = 4;
   const Settings& settings() const { return settings_; }
@@ -111,28 +111,28 @@ class TraceWriter {
 
   // In a forked child: start a new file for the child; the parent's file and
   // buffered bytes are the parent's.
-  void reset_in_child(RunInfo* run);
+  void ResetInChild(RunInfo* run);
 
  private:
   // The buffered packets, then a Footer with `reason`, to the file.
-  bool write_file(EndReason reason);
+  bool WriteFile(EndReason reason);
   // A descriptor of this trace's file, created on first use; -1 on failure.
-  int open_file();
-  void put_footer(ProtoEncoder& e, EndReason reason);
+  int OpenFile();
+  void PutFooter(ProtoEncoder& e, EndReason reason);
   bool begin();
-  bool recorded_anything() const;
-  void put_header();
-  void put_clock_sample();
+  bool RecordedAnything() const;
+  void PutHeader();
+  void PutClockSample();
   // The table's kEachTick rows (with their kEachThread rows), in order.
-  bool drain_sources();
+  bool DrainSources();
   // `rows` (consecutive kEachThread rows) over every thread buffer.
-  void drain_threads(std::span<const SourceDrain> rows);
+  void DrainThreads(std::span<const SourceDrain> rows);
   // Its ThreadDescriptor, once per thread; false when there was no room.
-  bool describe_thread(ThreadBuffer& b);
+  bool DescribeThread(ThreadBuffer& b);
   // The table's rows of kTraceBegin or kEachFlush, in order.
-  bool run_pass(DrainPass pass);
-  bool fail(const char* what);
-  bool fail_path(const char* what, const char* why);
+  bool RunPass(DrainPass pass);
+  bool Fail(const char* what);
+  bool FailPath(const char* what, const char* why);
 
   Settings settings_;
   RunInfo* run_ = nullptr;
@@ -149,7 +149,7 @@ class TraceWriter {
   ino_t file_ino_ = 0;
   bool begun_ = false;  // the header is in the buffer or the file
   bool finished_ = false;
-  bool finishing_ = false;  // finish() is flushing: nothing will be drained after this
+  bool finishing_ = false;  // Finish() is flushing: nothing will be drained after this
   uint64_t packet_seq_ = 0;
   bool noted_recorded_ = false;
   struct Totals {

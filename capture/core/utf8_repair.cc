@@ -1,4 +1,4 @@
-#include "utf8_repair.h"
+#include "capture/core/utf8_repair.h"
 
 #include <cstring>
 
@@ -7,10 +7,10 @@ namespace {
 
 constexpr uint8_t kReplacement[] = {0xEF, 0xBF, 0xBD};  // U+FFFD
 
-bool is_continuation(uint8_t b) { return (b & 0xC0) == 0x80; }
+bool IsContinuation(uint8_t b) { return (b & 0xC0) == 0x80; }
 
 // How many bytes a character starting with `lead` claims, valid or not.
-size_t sequence_bytes(uint8_t lead) {
+size_t SequenceBytes(uint8_t lead) {
   if (lead >= 0xF0) return 4;
   if (lead >= 0xE0) return 3;
   if (lead >= 0xC0) return 2;
@@ -19,7 +19,7 @@ size_t sequence_bytes(uint8_t lead) {
 
 }  // namespace
 
-Utf8Char utf8_next(std::string_view s) {
+Utf8Char Utf8Next(std::string_view s) {
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
   const uint8_t b = p[0];
@@ -46,7 +46,7 @@ Utf8Char utf8_next(std::string_view s) {
   size_t i = 1;
   if (i < n && p[i] >= lo && p[i] <= hi) {
     ++i;
-    while (i <= need && i < n && is_continuation(p[i])) ++i;
+    while (i <= need && i < n && IsContinuation(p[i])) ++i;
   }
   return {i, i == need + 1};
 }
@@ -56,7 +56,7 @@ namespace {
 // Reads `s` as repaired text of at most `max` bytes, handing each piece of it
 // to put(bytes, size). Measuring and writing share it, so they cannot differ.
 template <typename Put>
-Utf8Fit walk(std::string_view s, size_t max, Put put) {
+Utf8Fit Walk(std::string_view s, size_t max, Put put) {
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
   const size_t n = s.size();
   // ASCII, most of what vprof writes, needs no decoding; a cut after an ASCII
@@ -66,7 +66,7 @@ Utf8Fit walk(std::string_view s, size_t max, Put put) {
   if (i > 0) put(p, i);
   Utf8Fit fit{i, true};
   while (i < n) {
-    const Utf8Char c = utf8_next(s.substr(i));
+    const Utf8Char c = Utf8Next(s.substr(i));
     const size_t out = c.valid ? c.bytes : sizeof kReplacement;
     if (out > max - fit.bytes) break;
     put(c.valid ? p + i : kReplacement, out);
@@ -79,40 +79,40 @@ Utf8Fit walk(std::string_view s, size_t max, Put put) {
 
 }  // namespace
 
-Utf8Fit utf8_fit(std::string_view s, size_t max) {
-  return walk(s, max, [](const uint8_t*, size_t) {});
+Utf8Fit FitUtf8(std::string_view s, size_t max) {
+  return Walk(s, max, [](const uint8_t*, size_t) {});
 }
 
-void utf8_repair(std::string_view s, Utf8Fit fit, uint8_t* out) {
+void Utf8Repair(std::string_view s, Utf8Fit fit, uint8_t* out) {
   if (fit.bytes == 0) return;  // s.data() may be null
   if (fit.unchanged) {
     std::memcpy(out, s.data(), fit.bytes);
     return;
   }
-  walk(s, fit.bytes, [&out](const uint8_t* p, size_t n) {
+  Walk(s, fit.bytes, [&out](const uint8_t* p, size_t n) {
     std::memcpy(out, p, n);
     out += n;
   });
 }
 
-size_t utf8_cut(std::string_view s, size_t max) {
+size_t Utf8Cut(std::string_view s, size_t max) {
   if (s.size() <= max) return s.size();
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-  if (!is_continuation(p[max])) return max;
+  if (!IsContinuation(p[max])) return max;
   // A character is at most 4 bytes: its lead byte lies at most 3 before the
   // continuation byte the cut falls on.
   for (size_t lead = max; lead-- > 0 && max - lead <= 3;) {
-    if (is_continuation(p[lead])) continue;
-    return lead + sequence_bytes(p[lead]) > max ? lead : max;
+    if (IsContinuation(p[lead])) continue;
+    return lead + SequenceBytes(p[lead]) > max ? lead : max;
   }
   return max;
 }
 
-void utf8_copy_cut(const char* from, char* to, size_t size) {
+void Utf8CopyCut(const char* from, char* to, size_t size) {
   // strnlen reads one byte past the cap, which utf8_cut needs to see whether
   // the cap splits a character.
   const std::string_view s(from, strnlen(from, size));
-  const size_t n = utf8_cut(s, size - 1);
+  const size_t n = Utf8Cut(s, size - 1);
   std::memcpy(to, from, n);
   to[n] = '\0';
 }

@@ -22,7 +22,7 @@ struct Utf8Char {
   size_t bytes;
   bool valid;
 };
-Utf8Char utf8_next(std::string_view s);
+Utf8Char Utf8Next(std::string_view s);
 
 // How `s` is written as valid UTF-8 of at most a given number of bytes.
 struct Utf8Fit {
@@ -31,20 +31,20 @@ struct Utf8Fit {
 };
 
 // Measures `s` repaired and cut, between characters, to at most `max` bytes.
-Utf8Fit utf8_fit(std::string_view s, size_t max);
+Utf8Fit FitUtf8(std::string_view s, size_t max);
 
-// Writes the fit.bytes bytes utf8_fit(s, max) measured to `out`.
-void utf8_repair(std::string_view s, Utf8Fit fit, uint8_t* out);
+// Writes the fit.bytes bytes FitUtf8(s, max) measured to `out`.
+void Utf8Repair(std::string_view s, Utf8Fit fit, uint8_t* out);
 
 // The longest prefix of `s` of at most `max` bytes that does not end inside a
 // character (a cut that would split one moves back before it).
-size_t utf8_cut(std::string_view s, size_t max);
+size_t Utf8Cut(std::string_view s, size_t max);
 
 // Copies the NUL-terminated `from` into to[0..size), NUL-terminated, cut as
 // utf8_cut does: for text kept in fixed buffers on hot paths.
-void utf8_copy_cut(const char* from, char* to, size_t size);
+void Utf8CopyCut(const char* from, char* to, size_t size);
 
 // Repair at most triples a text's length: one byte becomes one U+FFFD.
-constexpr size_t utf8_repaired_bound(size_t bytes) { return 3 * bytes; }
+constexpr size_t Utf8RepairedBound(size_t bytes) { return 3 * bytes; }
 
 }  // namespace vprof

@@ -1,9 +1,9 @@
-#include "activity_buffers.h"
+#include "capture/cupti/activity_buffers.h"
 
 #include <cstdlib>
 #include <mutex>
 
-#include "load_order.h"
+#include "capture/core/load_order.h"
 
 namespace vprof {
 namespace {
@@ -19,7 +19,7 @@ size_t g_filled_head = 0, g_filled_count = 0;
 
 }  // namespace
 
-uint8_t* take_free_buffer() {
+uint8_t* TakeFreeBuffer() {
   std::lock_guard<std::mutex> lock(*g_buffers_lock);
   if (g_free_count > 0) return g_free[--g_free_count];
   if (g_allocated == kMaxActivityBuffers) return nullptr;
@@ -29,14 +29,14 @@ uint8_t* take_free_buffer() {
   return b;
 }
 
-void queue_filled_buffer(const FilledBuffer& b) {
+void QueueFilledBuffer(const FilledBuffer& b) {
   std::lock_guard<std::mutex> lock(*g_buffers_lock);
   // Cannot overflow: a buffer is queued at most once between take and return.
   g_filled[(g_filled_head + g_filled_count) % kMaxActivityBuffers] = b;
   ++g_filled_count;
 }
 
-bool pop_filled_buffer(FilledBuffer* out) {
+bool PopFilledBuffer(FilledBuffer* out) {
   std::lock_guard<std::mutex> lock(*g_buffers_lock);
   if (g_filled_count == 0) return false;
   *out = g_filled[g_filled_head];
@@ -45,13 +45,13 @@ bool pop_filled_buffer(FilledBuffer* out) {
   return true;
 }
 
-void return_buffer(uint8_t* data) {
+void ReturnBuffer(uint8_t* data) {
   std::lock_guard<std::mutex> lock(*g_buffers_lock);
   g_free[g_free_count++] = data;
 }
 
-void reset_buffers_in_child() {
-  g_buffers_lock.renew_in_child();
+void ResetBuffersInChild() {
+  g_buffers_lock.RenewInChild();
   g_filled_count = 0;
 }
 

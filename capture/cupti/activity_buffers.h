@@ -19,15 +19,15 @@ inline constexpr size_t kMaxActivityBuffers = 32;  // 128 MiB at most
 
 // CUPTI's threads. nullptr when every buffer is in use: CUPTI then drops
 // records and counts them, which shows up in FilledBuffer::dropped.
-uint8_t* take_free_buffer();
+uint8_t* TakeFreeBuffer();
 // CUPTI's threads.
-void queue_filled_buffer(const FilledBuffer& b);
+void QueueFilledBuffer(const FilledBuffer& b);
 // Writer thread: the oldest filled buffer, if any.
-bool pop_filled_buffer(FilledBuffer* out);
+bool PopFilledBuffer(FilledBuffer* out);
 // Writer thread, once the buffer is encoded.
-void return_buffer(uint8_t* data);
+void ReturnBuffer(uint8_t* data);
 // In a forked child: a fresh lock, and the parent's filled buffers dropped
 // (the parent writes them). Takes no lock.
-void reset_buffers_in_child();
+void ResetBuffersInChild();
 
 }  // namespace vprof

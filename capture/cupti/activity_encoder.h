@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "proto_encoder.h"
+#include "capture/core/proto_encoder.h"
 
 namespace vprof {
 
@@ -17,14 +17,14 @@ namespace vprof {
 // a kernel's function name, or an API call's name (looked up through
 // get_callback_name). Empty for records without one.
 using CallbackNameFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackDomain, uint32_t, const char**);
-std::string_view activity_name(const CUpti_Activity* record, CallbackNameFn get_callback_name);
+std::string_view ActivityName(const CUpti_Activity* record, CallbackNameFn get_callback_name);
 
 // Appends the record to the GpuBatch being built in enc (the caller has
-// begun the GpuBatch message). name_iid: the interned activity_name().
+// begun the GpuBatch message). name_iid: the interned ActivityName().
 // Returns false for a kind vprof does not record (nothing is written).
-bool encode_activity(ProtoEncoder& enc, const CUpti_Activity* record, uint64_t name_iid);
+bool EncodeActivity(ProtoEncoder& enc, const CUpti_Activity* record, uint64_t name_iid);
 
-// Upper bound of what encode_activity writes for one record.
+// Upper bound of what EncodeActivity writes for one record.
 inline constexpr size_t kMaxEncodedActivityBytes = 192;
 
 }  // namespace vprof

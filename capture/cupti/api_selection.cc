@@ -1,4 +1,4 @@
-#include "api_selection.h"
+#include "capture/cupti/api_selection.h"
 
 #include <cupti.h>
 
@@ -33,13 +33,13 @@ constexpr ApiRule kSelectedApis[] = {
 
 using EnableApiFn = CUptiResult(CUPTIAPI*)(CUpti_CallbackId, uint8_t);
 
-uint32_t enable_domain(const CuptiLibrary& cupti, CUpti_CallbackDomain domain, uint32_t size,
-                       EnableApiFn enable, bool on, std::string* error) {
+uint32_t EnableDomain(const CuptiLibrary& cupti, CUpti_CallbackDomain domain, uint32_t size,
+                      EnableApiFn enable, bool on, std::string* error) {
   uint32_t enabled = 0;
   for (uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (cupti.cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) continue;
-    if (!is_selected_api(name)) continue;
+    if (!IsSelectedApi(name)) continue;
     const CUptiResult r = enable(cbid, on ? 1 : 0);
     if (r == CUPTI_SUCCESS) {
       ++enabled;
@@ -53,7 +53,7 @@ uint32_t enable_domain(const CuptiLibrary& cupti, CUpti_CallbackDomain domain, u
 
 }  // namespace
 
-bool is_selected_api(std::string_view callback_name) {
+bool IsSelectedApi(std::string_view callback_name) {
   for (const ApiRule& rule : kSelectedApis) {
     if (callback_name.find(rule.fragment) == std::string_view::npos) continue;
     if (!rule.unless.empty() && callback_name.find(rule.unless) != std::string_view::npos) continue;
@@ -62,13 +62,13 @@ bool is_selected_api(std::string_view callback_name) {
   return false;
 }
 
-ApiSelection enable_selected_apis(const CuptiLibrary& cupti, bool on) {
+ApiSelection EnableSelectedApis(const CuptiLibrary& cupti, bool on) {
   ApiSelection selection;
   selection.runtime =
-      enable_domain(cupti, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                    cupti.cuptiActivityEnableRuntimeApi, on, &selection.error);
-  selection.driver = enable_domain(cupti, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-                                   cupti.cuptiActivityEnableDriverApi, on, &selection.error);
+      EnableDomain(cupti, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+                   cupti.cuptiActivityEnableRuntimeApi, on, &selection.error);
+  selection.driver = EnableDomain(cupti, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+                                  cupti.cuptiActivityEnableDriverApi, on, &selection.error);
   return selection;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "cupti_library.h"
+#include "capture/cupti/cupti_library.h"
 
 namespace vprof {
 
@@ -18,7 +18,7 @@ namespace vprof {
 // calls that add copy or memset nodes), event records, stream waits,
 // synchronisations, CUDA IPC (weight sync) and profiler start/stop (the
 // measured steps).
-bool is_selected_api(std::string_view callback_name);
+bool IsSelectedApi(std::string_view callback_name);
 
 struct ApiSelection {
   uint32_t runtime = 0;  // runtime APIs enabled
@@ -31,6 +31,6 @@ struct ApiSelection {
 // than that header is not recorded). Needs cuptiActivityEnableRuntimeApi and
 // cuptiActivityEnableDriverApi; RUNTIME and DRIVER must stay disabled, since
 // enabling either kind afterwards records every call of its domain.
-ApiSelection enable_selected_apis(const CuptiLibrary& cupti, bool on);
+ApiSelection EnableSelectedApis(const CuptiLibrary& cupti, bool on);
 
 }  // namespace vprof

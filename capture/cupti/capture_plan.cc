@@ -1,4 +1,4 @@
-#include "capture_plan.h"
+#include "capture/cupti/capture_plan.h"
 
 #include <cctype>
 
@@ -41,7 +41,7 @@ constexpr KnownKind kKinds[] = {
 };
 constexpr std::string_view kSelectedApi = "SELECTED_API";
 
-bool same_name(std::string_view a, std::string_view b) {
+bool SameName(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::toupper(static_cast<unsigned char>(a[i])) !=
@@ -52,13 +52,13 @@ bool same_name(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view trimmed(std::string_view s) {
+std::string_view Trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
 }
 
-CapturePlan light_plan() {
+CapturePlan LightPlan() {
   CapturePlan plan;
   for (const KnownKind& k : kKinds) {
     if (k.light) plan.kinds.push_back(k.kind);
@@ -68,7 +68,7 @@ CapturePlan light_plan() {
   return plan;
 }
 
-CapturePlan full_plan() {
+CapturePlan FullPlan() {
   CapturePlan plan;
   for (const KnownKind& k : kKinds) plan.kinds.push_back(k.kind);
   plan.api_records = ApiRecords::kAll;
@@ -76,21 +76,21 @@ CapturePlan full_plan() {
   return plan;
 }
 
-std::string expected_names() {
+std::string ExpectedNames() {
   std::string names = "light, all, or a comma-separated list of light, ";
   for (const KnownKind& k : kKinds) names += std::string(k.kind.name) + ", ";
   return names + std::string(kSelectedApi);
 }
 
-bool records_api_calls(CUpti_ActivityKind kind) {
+bool RecordsApiCalls(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER;
 }
 
 }  // namespace
 
-void record_every_api(CapturePlan* plan) {
+void RecordEveryApi(CapturePlan* plan) {
   for (const KnownKind& k : kKinds) {
-    if (!records_api_calls(k.kind.kind)) continue;
+    if (!RecordsApiCalls(k.kind.kind)) continue;
     bool present = false;
     for (const ActivityKind& had : plan->kinds) present = present || had.kind == k.kind.kind;
     if (!present) plan->kinds.push_back(k.kind);
@@ -98,16 +98,16 @@ void record_every_api(CapturePlan* plan) {
   plan->api_records = ApiRecords::kAll;
 }
 
-CapturePlan plan_capture(std::string_view setting, std::string* error) {
-  const std::string_view whole = trimmed(setting);
-  if (whole.empty() || same_name(whole, "light")) return light_plan();
-  if (same_name(whole, "all")) return full_plan();
+CapturePlan PlanCapture(std::string_view setting, std::string* error) {
+  const std::string_view whole = Trimmed(setting);
+  if (whole.empty() || SameName(whole, "light")) return LightPlan();
+  if (SameName(whole, "all")) return FullPlan();
 
   std::vector<std::string_view> names;
   for (size_t start = 0; start <= whole.size();) {
     size_t comma = whole.find(',', start);
     if (comma == std::string_view::npos) comma = whole.size();
-    names.push_back(trimmed(whole.substr(start, comma - start)));
+    names.push_back(Trimmed(whole.substr(start, comma - start)));
     start = comma + 1;
   }
   CapturePlan plan;
@@ -116,24 +116,24 @@ CapturePlan plan_capture(std::string_view setting, std::string* error) {
   // that "light,MEMORY2" adds a kind to the default.
   bool light = false;
   for (std::string_view name : names) {
-    bool known = same_name(name, kSelectedApi) || same_name(name, "light");
-    for (const KnownKind& k : kKinds) known = known || same_name(name, k.kind.name);
+    bool known = SameName(name, kSelectedApi) || SameName(name, "light");
+    for (const KnownKind& k : kKinds) known = known || SameName(name, k.kind.name);
     if (!known) {
       *error = "VPROF_CUPTI_KINDS='" + std::string(setting) + "': '" + std::string(name) +
-               "' is not one of " + expected_names() + "; using the light default";
-      return light_plan();
+               "' is not one of " + ExpectedNames() + "; using the light default";
+      return LightPlan();
     }
-    light = light || same_name(name, "light");
-    if (same_name(name, kSelectedApi) || same_name(name, "light")) {
+    light = light || SameName(name, "light");
+    if (SameName(name, kSelectedApi) || SameName(name, "light")) {
       plan.api_records = ApiRecords::kSelected;
     }
   }
   for (const KnownKind& k : kKinds) {
     bool named = light && k.light;
-    for (std::string_view name : names) named = named || same_name(name, k.kind.name);
+    for (std::string_view name : names) named = named || SameName(name, k.kind.name);
     if (!named) continue;
     plan.kinds.push_back(k.kind);
-    if (records_api_calls(k.kind.kind)) plan.api_records = ApiRecords::kAll;
+    if (RecordsApiCalls(k.kind.kind)) plan.api_records = ApiRecords::kAll;
   }
   return plan;
 }

@@ -34,10 +34,10 @@ struct CapturePlan {
 // (any case, spaces ignored), where SELECTED_API stands for the light plan's
 // API records. A bad setting gives the light plan and *error one line naming
 // VPROF_CUPTI_KINDS and what was expected.
-CapturePlan plan_capture(std::string_view setting, std::string* error);
+CapturePlan PlanCapture(std::string_view setting, std::string* error);
 
 // Adds the RUNTIME and DRIVER kinds (every API call recorded) to a plan that
 // lacks them, for a libcupti that cannot record selected APIs.
-void record_every_api(CapturePlan* plan);
+void RecordEveryApi(CapturePlan* plan);
 
 }  // namespace vprof

@@ -1,4 +1,4 @@
-#include "cupti_library.h"
+#include "capture/cupti/cupti_library.h"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "symbol_resolver.h"
+#include "capture/core/symbol_resolver.h"
 
 namespace vprof {
 namespace {
@@ -16,27 +16,27 @@ namespace {
   static_assert(std::is_same_v<decltype(&::name), ret(CUPTIAPI*) params>, #name \
                 " "                                                             \
                 "in cupti_functions.def differs from cupti.h");
-#include "cupti_functions.def"
+#include "capture/cupti/cupti_functions.def"
 #undef VPROF_CUPTI_FN
 
-std::string directory_of(const std::string& path) {
+std::string DirectoryOf(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
 // The folder of the libcudart already loaded in this process, if any.
-std::string loaded_cudart_dir() {
-  void* sym = resolve_real_symbol("cudaRuntimeGetVersion");
+std::string LoadedCudartDir() {
+  void* sym = ResolveRealSymbol("cudaRuntimeGetVersion");
   Dl_info info{};
   if (!sym || !dladdr(sym, &info) || !info.dli_fname) return "";
-  return directory_of(info.dli_fname);
+  return DirectoryOf(info.dli_fname);
 }
 
 }  // namespace
 
-std::vector<std::string> cupti_candidates(const std::string& cudart_dir,
-                                          const char* vprof_cupti_path,
-                                          const std::string& cuda_home) {
+std::vector<std::string> CuptiCandidates(const std::string& cudart_dir,
+                                         const char* vprof_cupti_path,
+                                         const std::string& cuda_home) {
   std::vector<std::string> out;
   if (!cudart_dir.empty()) out.push_back(cudart_dir + "/libcupti.so.13");
   if (vprof_cupti_path && *vprof_cupti_path) out.emplace_back(vprof_cupti_path);
@@ -45,7 +45,7 @@ std::vector<std::string> cupti_candidates(const std::string& cudart_dir,
   return out;
 }
 
-bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* error) {
+bool LoadCuptiFrom(const std::string& path, CuptiLibrary* lib, std::string* error) {
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* why = dlerror();
@@ -59,7 +59,7 @@ bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* er
 #define VPROF_CUPTI_FN(name, ret, params)    \
   VPROF_CUPTI_OPTIONAL_FN(name, ret, params) \
   if (!loaded.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
-#include "cupti_functions.def"
+#include "capture/cupti/cupti_functions.def"
 #undef VPROF_CUPTI_FN
   if (!missing.empty()) {
     *error = path + ": lacks " + missing;
@@ -71,14 +71,13 @@ bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* er
   return true;
 }
 
-bool load_cupti(CuptiLibrary* lib, std::string* error) {
+bool LoadCupti(CuptiLibrary* lib, std::string* error) {
   const char* home = std::getenv("CUDA_HOME");
   std::string tried;
-  for (const std::string& path :
-       cupti_candidates(loaded_cudart_dir(), std::getenv("VPROF_CUPTI_PATH"),
-                        home && *home ? home : "/usr/local/cuda")) {
+  for (const std::string& path : CuptiCandidates(LoadedCudartDir(), std::getenv("VPROF_CUPTI_PATH"),
+                                                 home && *home ? home : "/usr/local/cuda")) {
     std::string why;
-    if (load_cupti_from(path, lib, &why)) return true;
+    if (LoadCuptiFrom(path, lib, &why)) return true;
     tried += (tried.empty() ? "" : "; ") + why;
   }
   *error = "no usable libcupti (tried " + tried + ")";

@@ -12,7 +12,7 @@ namespace vprof {
 
 struct CuptiLibrary {
 #define VPROF_CUPTI_FN(name, ret, params) ret(CUPTIAPI* name) params = nullptr;
-#include "cupti_functions.def"
+#include "capture/cupti/cupti_functions.def"
 #undef VPROF_CUPTI_FN
   std::string path;
 };
@@ -20,15 +20,15 @@ struct CuptiLibrary {
 // Where libcupti may be, in the order tried: beside the libcudart the process
 // has loaded (PyTorch's wheel keeps them together), VPROF_CUPTI_PATH, then
 // under the CUDA toolkit (cuda_home: CUDA_HOME or /usr/local/cuda).
-std::vector<std::string> cupti_candidates(const std::string& cudart_dir,
-                                          const char* vprof_cupti_path,
-                                          const std::string& cuda_home);
+std::vector<std::string> CuptiCandidates(const std::string& cudart_dir,
+                                         const char* vprof_cupti_path,
+                                         const std::string& cuda_home);
 
 // Opens the first candidate that loads and defines every row of the table.
 // On failure, *error says what was tried and why each failed.
-bool load_cupti(CuptiLibrary* lib, std::string* error);
+bool LoadCupti(CuptiLibrary* lib, std::string* error);
 
 // Opens exactly `path` (tests use this with a stand-in).
-bool load_cupti_from(const std::string& path, CuptiLibrary* lib, std::string* error);
+bool LoadCuptiFrom(const std::string& path, CuptiLibrary* lib, std::string* error);
 
 }  // namespace vprof

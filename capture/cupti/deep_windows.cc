@@ -1,4 +1,4 @@
-#include "deep_windows.h"
+#include "capture/cupti/deep_windows.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpu_capture.h"
-#include "load_order.h"
-#include "log.h"
-#include "trace_writer.h"
+#include "capture/core/load_order.h"
+#include "capture/core/log.h"
+#include "capture/core/trace_writer.h"
+#include "capture/cupti/gpu_capture.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -38,7 +38,7 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
-// The writer thread's state (configure_deep_windows writes it before that
+// The writer thread's state (ConfigureDeepWindows writes it before that
 // thread starts).
 struct Controller {
   DeepSchedule schedule;
@@ -56,26 +56,26 @@ Controller* g_controller = nullptr;  // created once, never destroyed (see load_
 LoadFirst<std::mutex> g_windows_lock VPROF_LOAD_FIRST;
 LoadFirst<std::vector<WindowPacket>> g_pending VPROF_LOAD_FIRST;
 
-void queue_packet(const WindowPacket& packet) {
+void QueuePacket(const WindowPacket& packet) {
   std::lock_guard<std::mutex> lock(*g_windows_lock);
   g_pending->push_back(packet);
 }
 
-int64_t mtime_ns(const struct stat& st) {
+int64_t MtimeNs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 // Reads the trigger file when it changed. A file that is not regular, cannot
 // be read or does not parse gets one warning per version of the file and is
 // otherwise ignored; the last valid trigger stays.
-void poll_trigger_file(Controller& c) {
+void PollTriggerFile(Controller& c) {
   struct stat st;
   if (lstat(c.trigger_path.c_str(), &st) != 0) return;  // no trigger asked for
-  const FileIdentity seen{st.st_dev, st.st_ino, mtime_ns(st), st.st_size};
+  const FileIdentity seen{st.st_dev, st.st_ino, MtimeNs(st), st.st_size};
   if (c.trigger_file == seen) return;
   c.trigger_file = seen;
   if (!S_ISREG(st.st_mode)) {
-    log().warn(
+    Log().warn(
         "trigger file {} is not a regular file: expected one that `vprof trigger` "
         "wrote; ignored",
         c.trigger_path);
@@ -84,7 +84,7 @@ void poll_trigger_file(Controller& c) {
   // O_NONBLOCK: a FIFO swapped in after lstat must not block the writer.
   const int fd = open(c.trigger_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    log().warn("trigger file {} cannot be opened; ignored", c.trigger_path);
+    Log().warn("trigger file {} cannot be opened; ignored", c.trigger_path);
     return;
   }
   char text[kMaxTriggerFileBytes + 1];
@@ -92,13 +92,13 @@ void poll_trigger_file(Controller& c) {
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) got = read(fd, text, sizeof text);
   close(fd);
   if (got < 0) {
-    log().warn("trigger file {} cannot be read as a regular file; ignored", c.trigger_path);
+    Log().warn("trigger file {} cannot be read as a regular file; ignored", c.trigger_path);
     return;
   }
   TriggerWindow window;
   std::string expected;
-  if (!parse_trigger(std::string_view(text, static_cast<size_t>(got)), &window, &expected)) {
-    log().warn("trigger file {} ignored: expected {}", c.trigger_path, expected);
+  if (!ParseTrigger(std::string_view(text, static_cast<size_t>(got)), &window, &expected)) {
+    Log().warn("trigger file {} ignored: expected {}", c.trigger_path, expected);
     return;
   }
   c.trigger = window;
@@ -106,8 +106,8 @@ void poll_trigger_file(Controller& c) {
 
 }  // namespace
 
-void configure_deep_windows(const DeepSchedule& schedule, const std::string& output_dir,
-                            uint64_t trigger_poll_ns) {
+void ConfigureDeepWindows(const DeepSchedule& schedule, const std::string& output_dir,
+                          uint64_t trigger_poll_ns) {
   if (schedule.mode == DeepSchedule::Mode::kAlways) return;
   g_controller = new Controller;
   g_controller->schedule = schedule;
@@ -115,54 +115,54 @@ void configure_deep_windows(const DeepSchedule& schedule, const std::string& out
   g_controller->poll_ns = trigger_poll_ns;
 }
 
-void update_deep_windows(uint64_t now_ns, uint64_t now_realtime_ns) {
+void UpdateDeepWindows(uint64_t now_ns, uint64_t now_realtime_ns) {
   // A process that never initialises CUDA (a launcher) has nothing to record
   // and does not read the trigger file.
   if (!g_controller || !g_gpu_capture_active.load(std::memory_order_acquire)) return;
   Controller& c = *g_controller;
   if (now_ns >= c.next_poll_ns) {
-    poll_trigger_file(c);
+    PollTriggerFile(c);
     c.next_poll_ns = now_ns + c.poll_ns;
   }
   const bool triggered = c.trigger && now_realtime_ns >= c.trigger->start_realtime_ns &&
                          now_realtime_ns < c.trigger->end_realtime_ns;
-  const bool duty = in_duty_window(c.schedule, now_realtime_ns);
+  const bool duty = InDutyWindow(c.schedule, now_realtime_ns);
   const bool want = triggered || duty;
   if (want == c.open) return;
-  if (!record_gpu_activity(want)) return;  // GPU capture failed: nothing to record
+  if (!RecordGpuActivity(want)) return;  // GPU capture failed: nothing to record
   c.open = want;
   if (want) {
     c.open_start_ns = now_ns;
     c.open_cause = triggered ? sf::DeepWindowCause::DEEP_WINDOW_TRIGGER
                              : sf::DeepWindowCause::DEEP_WINDOW_DUTY_CYCLE;
-    queue_packet({c.open_start_ns, 0, c.open_cause});
+    QueuePacket({c.open_start_ns, 0, c.open_cause});
   } else {
-    queue_packet({c.open_start_ns, now_ns, c.open_cause});
+    QueuePacket({c.open_start_ns, now_ns, c.open_cause});
   }
 }
 
-bool drain_deep_windows(TraceWriter& w) {
+bool DrainDeepWindows(TraceWriter& w) {
   std::vector<WindowPacket> packets;
   {
     std::lock_guard<std::mutex> lock(*g_windows_lock);
     packets.swap(*g_pending);
   }
   for (const WindowPacket& p : packets) {
-    if (!w.ensure_room(64)) return false;
+    if (!w.EnsureRoom(64)) return false;
     ProtoEncoder& enc = w.encoder();
-    auto t = w.begin_packet(sf::TracePacket::kDeepWindow);
-    enc.add_varint(sf::DeepWindow::kStartNs, p.start_ns);
-    if (p.end_ns) enc.add_varint(sf::DeepWindow::kEndNs, p.end_ns);
-    enc.add_varint(sf::DeepWindow::kCause, static_cast<uint64_t>(p.cause));
-    w.end_packet(t);
+    auto t = w.BeginPacket(sf::TracePacket::kDeepWindow);
+    enc.AddVarint(sf::DeepWindow::kStartNs, p.start_ns);
+    if (p.end_ns) enc.AddVarint(sf::DeepWindow::kEndNs, p.end_ns);
+    enc.AddVarint(sf::DeepWindow::kCause, static_cast<uint64_t>(p.cause));
+    w.EndPacket(t);
   }
   return true;
 }
 
-void reset_deep_windows_in_child() {
+void ResetDeepWindowsInChild() {
   g_controller = nullptr;  // the parent's object stays, unused
-  g_windows_lock.renew_in_child();
-  g_pending.renew_in_child();
+  g_windows_lock.RenewInChild();
+  g_pending.RenewInChild();
 }
 
 }  // namespace vprof

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string>
 
-#include "nvml_library.h"
+#include "capture/cupti/nvml_library.h"
 
 namespace vprof {
 
@@ -36,26 +36,26 @@ class DeviceMemorySampler {
   explicit DeviceMemorySampler(Loader load) : load_(load) {}
   // A drained activity record: notes a DEVICE record's UUID, and the device
   // a kernel ran on.
-  void note(const CUpti_Activity* record);
+  void Note(const CUpti_Activity* record);
   // Reads every used GPU whose UUID is known and writes the readings, when
   // half an interval passed since the last (writer ticks come every
   // interval, and also when buffers fill) or at once when `at_end`. The
   // first time there is a GPU to read, loads NVML and writes whether
   // sampling works (DeviceMemorySampling). False when the trace cannot be
   // written.
-  bool put_samples(TraceWriter& writer, uint64_t now_ns, uint64_t interval_ns, bool at_end);
+  bool PutSamples(TraceWriter& writer, uint64_t now_ns, uint64_t interval_ns, bool at_end);
   // In a forked child: no GPU of the parent's is the child's to report.
-  void reset_in_child();
+  void ResetInChild();
   // Until it knows a GPU this process ran kernels on, and while sampling may
   // still start: CUPTI hands over a buffer only once it is full, which in a
   // light process may take minutes, so the writer asks for partly filled
   // ones (a forced flush) on its ticks until then: a few ticks per process.
-  bool waiting_for_device() const { return waiting_.load(std::memory_order_relaxed); }
+  bool WaitingForDevice() const { return waiting_.load(std::memory_order_relaxed); }
 
  private:
   enum class State : uint8_t { kWaiting, kSampling, kOff };
-  bool start(TraceWriter& writer, uint64_t interval_ns, uint64_t readable);
-  nvml::Device handle(uint32_t device);
+  bool Start(TraceWriter& writer, uint64_t interval_ns, uint64_t readable);
+  nvml::Device Handle(uint32_t device);
 
   Loader load_;
   NvmlLibrary nvml_{};
@@ -71,6 +71,6 @@ class DeviceMemorySampler {
 };
 
 // The process's sampler (NVML from libnvidia-ml.so.1); never destroyed.
-DeviceMemorySampler& device_memory_sampler();
+DeviceMemorySampler& GlobalDeviceMemorySampler();
 
 }  // namespace vprof

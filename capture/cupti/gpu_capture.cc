@@ -1,4 +1,4 @@
-#include "gpu_capture.h"
+#include "capture/cupti/gpu_capture.h"
 
 #include <cupti.h>
 
@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "activity_buffers.h"
-#include "activity_encoder.h"
-#include "api_selection.h"
-#include "capture_plan.h"
-#include "clock.h"
-#include "cupti_library.h"
-#include "deep_schedule.h"
-#include "device_memory_sampler.h"
-#include "launch_cost.h"
-#include "load_order.h"
-#include "log.h"
-#include "trace_writer.h"
+#include "capture/core/clock.h"
+#include "capture/core/deep_schedule.h"
+#include "capture/core/load_order.h"
+#include "capture/core/log.h"
+#include "capture/core/trace_writer.h"
+#include "capture/cupti/activity_buffers.h"
+#include "capture/cupti/activity_encoder.h"
+#include "capture/cupti/api_selection.h"
+#include "capture/cupti/capture_plan.h"
+#include "capture/cupti/cupti_library.h"
+#include "capture/cupti/device_memory_sampler.h"
+#include "capture/cupti/launch_cost.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -51,11 +51,11 @@ uint64_t g_status_written = 0;  // writer thread only
 LoadFirst<CuptiLibrary> g_cupti VPROF_LOAD_FIRST;
 std::atomic<uint64_t> g_next_call_id{0};
 
-// What deep windows enable and disable (record_gpu_activity): the capture
-// plan, set once by start(). Under VPROF_DEEP=always the plan is enabled at
+// What deep windows enable and disable (RecordGpuActivity): the capture
+// plan, set once by Start(). Under VPROF_DEEP=always the plan is enabled at
 // start and stays on.
 LoadFirst<CapturePlan> g_plan VPROF_LOAD_FIRST;
-bool g_windowed = false;                 // set by start(), then read only
+bool g_windowed = false;                 // set by Start(), then read only
 std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // Held while the plan is switched: by the writer thread opening and closing
 // deep windows, and across the whole launch-cost calibration, which switches
@@ -64,14 +64,14 @@ std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
 
-void set_state(int32_t state, const std::string& detail) {
+void SetState(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->state = state;
   g_status->detail = detail;
   ++g_status->generation;
 }
 
-std::string result_string(CUptiResult r) {
+std::string ResultString(CUptiResult r) {
   const char* s = nullptr;
   if (g_cupti->cuptiGetResultString && g_cupti->cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s) {
     return s;
@@ -79,23 +79,23 @@ std::string result_string(CUptiResult r) {
   return "CUPTI error " + std::to_string(static_cast<int>(r));
 }
 
-uint64_t CUPTIAPI trace_clock() { return now_ns(); }
+uint64_t CUPTIAPI TraceClock() { return NowNs(); }
 
-void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = take_free_buffer();
+void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = TakeFreeBuffer();
   *size = *buffer ? kActivityBufferBytes : 0;
   *max_records = 0;  // as many as fit
 }
 
-void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t,
-                                  size_t valid) {
+void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t,
+                                size_t valid) {
   if (!buffer) return;
   size_t dropped = 0;
   g_cupti->cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
-  queue_filled_buffer({buffer, valid, dropped});
+  QueueFilledBuffer({buffer, valid, dropped});
 }
 
-int32_t api_records_value(ApiRecords records) {
+int32_t ApiRecordsValue(ApiRecords records) {
   switch (records) {
     case ApiRecords::kAll:
       return sf::ApiRecords::API_RECORDS_ALL;
@@ -114,7 +114,7 @@ struct HwTraceResult {
 };
 
 // Set when CUPTI answered that the driver is not initialised yet; the writer
-// thread asks again (retry_hw_trace).
+// thread asks again (RetryHwTrace).
 std::atomic<bool> g_hw_trace_retry{false};
 
 // Hardware-event kernel timestamps where the GPU has them (Blackwell); CUPTI
@@ -122,19 +122,19 @@ std::atomic<bool> g_hw_trace_retry{false};
 // kernel kind is enabled. Inside InitializeInjection the driver is still in
 // cuInit, and CUPTI 13 answers NOT_INITIALIZED there (seen on an H200): then
 // the writer thread asks again once the program runs.
-HwTraceResult enable_hw_trace() {
+HwTraceResult EnableHwTrace() {
   if (!g_cupti->cuptiActivityEnableHWTrace) {
     return {sf::HwTrace::HW_TRACE_UNAVAILABLE, "this libcupti has no cuptiActivityEnableHWTrace"};
   }
   const CUptiResult r = g_cupti->cuptiActivityEnableHWTrace(1);
   if (r == CUPTI_SUCCESS) return {sf::HwTrace::HW_TRACE_ON, ""};
-  return {sf::HwTrace::HW_TRACE_NOT_SUPPORTED, result_string(r), r == CUPTI_ERROR_NOT_INITIALIZED};
+  return {sf::HwTrace::HW_TRACE_NOT_SUPPORTED, ResultString(r), r == CUPTI_ERROR_NOT_INITIALIZED};
 }
 
 // Writer thread: the second and last request for hardware timestamps.
-void retry_hw_trace() {
+void RetryHwTrace() {
   if (!g_hw_trace_retry.exchange(false, std::memory_order_relaxed)) return;
-  const HwTraceResult hw = enable_hw_trace();
+  const HwTraceResult hw = EnableHwTrace();
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->hw_trace = hw.state;
   g_status->hw_trace_detail = hw.detail;
@@ -142,12 +142,12 @@ void retry_hw_trace() {
 }
 
 // Enables (on) or disables every kind of the capture plan and its selected
-// API records. Under a deep schedule DEVICE is left as it is (see start()).
+// API records. Under a deep schedule DEVICE is left as it is (see Start()).
 // Returns CUPTI's first refusal of a kind; a refused API record only warns.
-CUptiResult set_plan_enabled(bool on, ApiSelection* selection) {
+CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
   const CapturePlan& plan = *g_plan;
   if (plan.api_records == ApiRecords::kSelected) {
-    *selection = enable_selected_apis(*g_cupti, on);
+    *selection = EnableSelectedApis(*g_cupti, on);
     if (!selection->error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection->error);
   }
   for (const ActivityKind& k : plan.kinds) {
@@ -162,23 +162,23 @@ CUptiResult set_plan_enabled(bool on, ApiSelection* selection) {
 
 // The process's first CUDA context was just created: measure what recording
 // adds to a launch (launch_cost.h) before the program can use it.
-void measure_launch_cost_in(CUcontext ctx) {
+void MeasureLaunchCostIn(CUcontext ctx) {
   LaunchCost cost;
   {
     std::lock_guard<std::mutex> lock(*g_switch_lock);
     ApiSelection selection;
-    cost = measure_launch_cost(
-        ctx, [&](bool on) { return set_plan_enabled(on, &selection) == CUPTI_SUCCESS; },
+    cost = MeasureLaunchCost(
+        ctx, [&](bool on) { return SetPlanEnabled(on, &selection) == CUPTI_SUCCESS; },
         g_activity_on.load(std::memory_order_acquire));
   }
   if (cost.failure.empty()) {
-    log().debug(
+    Log().debug(
         "a launch takes {} ns recorded, {} ns not; a kernel {} ns on the GPU recorded, {} "
         "ns not",
         cost.traced_launch_ns, cost.bare_launch_ns, cost.traced_kernel_gpu_ns,
         cost.bare_kernel_gpu_ns);
   } else {
-    log().debug("launch cost not measured: {}", cost.failure);
+    Log().debug("launch cost not measured: {}", cost.failure);
   }
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->launch_cost = std::move(cost);
@@ -188,21 +188,21 @@ void measure_launch_cost_in(CUcontext ctx) {
 // The subscription claims CUPTI, so that a second tool is told, and vprof
 // learns when it is the second. Its one enabled callback is the creation of
 // a context.
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
-                          const void* data) {
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                         const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
   if (g_launch_cost_taken.exchange(true)) return;
-  measure_launch_cost_in(static_cast<const CUpti_ResourceData*>(data)->context);
+  MeasureLaunchCostIn(static_cast<const CUpti_ResourceData*>(data)->context);
 }
 
-void start(const std::string& kind_list, const DeepSchedule& deep) {
+void Start(const std::string& kind_list, const DeepSchedule& deep) {
   std::string bad;
-  CapturePlan plan = plan_capture(kind_list, &bad);
+  CapturePlan plan = PlanCapture(kind_list, &bad);
   if (!bad.empty()) VPROF_WARN_ONCE("{}", bad);
   std::string error;
-  if (!load_cupti(&*g_cupti, &error)) {
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, error);
+  if (!LoadCupti(&*g_cupti, &error)) {
+    SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, error);
     VPROF_WARN_ONCE("GPU capture unavailable: {}", error);
     return;
   }
@@ -214,17 +214,17 @@ void start(const std::string& kind_list, const DeepSchedule& deep) {
     g_status->cupti_version = version;
   }
   CUpti_SubscriberHandle subscriber;
-  CUptiResult r = g_cupti->cuptiSubscribe(&subscriber, on_callback, nullptr);
+  CUptiResult r = g_cupti->cuptiSubscribe(&subscriber, OnCallback, nullptr);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_SUBSCRIBER_CONFLICT,
-              "another tool holds CUPTI (torch.profiler, Nsight, a sanitizer?); NCCL capture "
-              "goes on without GPU activity");
+    SetState(sf::GpuCaptureState::GPU_CAPTURE_SUBSCRIBER_CONFLICT,
+             "another tool holds CUPTI (torch.profiler, Nsight, a sanitizer?); NCCL capture "
+             "goes on without GPU activity");
     VPROF_WARN_ONCE("CUPTI is already in use by another tool; GPU capture is off, NCCL capture on");
     return;
   }
   if (r != CUPTI_SUCCESS) {
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "cuptiSubscribe: " + result_string(r));
-    VPROF_WARN_ONCE("GPU capture off: cuptiSubscribe: {}", result_string(r));
+    SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED, "cuptiSubscribe: " + ResultString(r));
+    VPROF_WARN_ONCE("GPU capture off: cuptiSubscribe: {}", ResultString(r));
     return;
   }
   // Without it vprof only lacks its launch cost (the report says so).
@@ -233,16 +233,16 @@ void start(const std::string& kind_list, const DeepSchedule& deep) {
     g_launch_cost_taken.store(true);
   }
   // GPU timestamps converted by CUPTI onto the trace clock.
-  r = g_cupti->cuptiActivityRegisterTimestampCallback(trace_clock);
+  r = g_cupti->cuptiActivityRegisterTimestampCallback(TraceClock);
   if (r == CUPTI_SUCCESS) {
-    r = g_cupti->cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed);
+    r = g_cupti->cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   }
   if (plan.api_records == ApiRecords::kSelected &&
       (!g_cupti->cuptiActivityEnableRuntimeApi || !g_cupti->cuptiActivityEnableDriverApi)) {
     // A libcupti that cannot select APIs: every call, as before the light plan.
-    record_every_api(&plan);
+    RecordEveryApi(&plan);
   }
-  const HwTraceResult hw = r == CUPTI_SUCCESS ? enable_hw_trace() : HwTraceResult{};
+  const HwTraceResult hw = r == CUPTI_SUCCESS ? EnableHwTrace() : HwTraceResult{};
   g_hw_trace_retry.store(hw.too_early, std::memory_order_relaxed);
   *g_plan = plan;
   g_windowed = deep.mode != DeepSchedule::Mode::kAlways;
@@ -251,89 +251,89 @@ void start(const std::string& kind_list, const DeepSchedule& deep) {
   if (r == CUPTI_SUCCESS && g_windowed)
     r = g_cupti->cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
   ApiSelection selection;
-  if (r == CUPTI_SUCCESS && !g_windowed) r = set_plan_enabled(true, &selection);
+  if (r == CUPTI_SUCCESS && !g_windowed) r = SetPlanEnabled(true, &selection);
   std::vector<std::string> enabled;
   for (const ActivityKind& k : plan.kinds) enabled.emplace_back(k.name);
   if (r != CUPTI_SUCCESS) {
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
-              "enabling CUPTI activity: " + result_string(r));
-    VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", result_string(r));
+    SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
+             "enabling CUPTI activity: " + ResultString(r));
+    VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", ResultString(r));
     return;
   }
   {
     std::lock_guard<std::mutex> lock(*g_status_lock);
     g_status->kinds = enabled;
     g_status->mode = plan.mode;
-    g_status->api_records = api_records_value(plan.api_records);
+    g_status->api_records = ApiRecordsValue(plan.api_records);
     g_status->selected_runtime_apis = selection.runtime;
     g_status->selected_driver_apis = selection.driver;
     g_status->hw_trace = hw.state;
     g_status->hw_trace_detail = hw.detail;
   }
-  set_state(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
+  SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true, std::memory_order_release);
-  log().debug("GPU capture on through {}", g_cupti->path);
+  Log().debug("GPU capture on through {}", g_cupti->path);
 }
 
-void put_status(TraceWriter& w, const Status& s) {
+void PutStatus(TraceWriter& w, const Status& s) {
   ProtoEncoder& enc = w.encoder();
-  auto t = w.begin_packet(sf::TracePacket::kGpuCapture);
+  auto t = w.BeginPacket(sf::TracePacket::kGpuCapture);
   namespace f = sf::GpuCaptureStatus;
-  enc.add_varint(f::kState, static_cast<uint64_t>(s.state));
-  if (!s.detail.empty()) enc.add_string(f::kDetail, s.detail);
-  if (!s.cupti_path.empty()) enc.add_string(f::kCuptiPath, s.cupti_path);
-  if (s.cupti_version) enc.add_varint(f::kCuptiVersion, s.cupti_version);
+  enc.AddVarint(f::kState, static_cast<uint64_t>(s.state));
+  if (!s.detail.empty()) enc.AddString(f::kDetail, s.detail);
+  if (!s.cupti_path.empty()) enc.AddString(f::kCuptiPath, s.cupti_path);
+  if (s.cupti_version) enc.AddVarint(f::kCuptiVersion, s.cupti_version);
   if (s.state == sf::GpuCaptureState::GPU_CAPTURE_ACTIVE) {
-    enc.add_string(f::kTimestampSource, "cupti_timestamp_callback");
+    enc.AddString(f::kTimestampSource, "cupti_timestamp_callback");
   }
   if (!s.cuda_injection_found.empty()) {
-    enc.add_string(f::kCudaInjectionFound, s.cuda_injection_found);
+    enc.AddString(f::kCudaInjectionFound, s.cuda_injection_found);
   }
-  for (const auto& k : s.kinds) enc.add_string(f::kActivityKinds, k);
-  if (s.api_records) enc.add_varint(f::kApiRecords, static_cast<uint64_t>(s.api_records));
-  if (s.selected_runtime_apis) enc.add_varint(f::kSelectedRuntimeApis, s.selected_runtime_apis);
-  if (s.selected_driver_apis) enc.add_varint(f::kSelectedDriverApis, s.selected_driver_apis);
-  if (!s.mode.empty()) enc.add_string(f::kCaptureMode, s.mode);
-  if (s.hw_trace) enc.add_varint(f::kHwTrace, static_cast<uint64_t>(s.hw_trace));
-  if (!s.hw_trace_detail.empty()) enc.add_string(f::kHwTraceDetail, s.hw_trace_detail);
+  for (const auto& k : s.kinds) enc.AddString(f::kActivityKinds, k);
+  if (s.api_records) enc.AddVarint(f::kApiRecords, static_cast<uint64_t>(s.api_records));
+  if (s.selected_runtime_apis) enc.AddVarint(f::kSelectedRuntimeApis, s.selected_runtime_apis);
+  if (s.selected_driver_apis) enc.AddVarint(f::kSelectedDriverApis, s.selected_driver_apis);
+  if (!s.mode.empty()) enc.AddString(f::kCaptureMode, s.mode);
+  if (s.hw_trace) enc.AddVarint(f::kHwTrace, static_cast<uint64_t>(s.hw_trace));
+  if (!s.hw_trace_detail.empty()) enc.AddString(f::kHwTraceDetail, s.hw_trace_detail);
   if (s.launch_cost) {
     namespace c = sf::LaunchCostCalibration;
     const LaunchCost& cost = *s.launch_cost;
-    const size_t nested = enc.begin_nested(f::kLaunchCost);
+    const size_t nested = enc.BeginNested(f::kLaunchCost);
     if (cost.failure.empty()) {
-      enc.add_varint(c::kRounds, cost.rounds);
-      enc.add_varint(c::kLaunchesPerRound, cost.launches_per_round);
-      enc.add_varint(c::kBareLaunchNs, cost.bare_launch_ns);
-      enc.add_varint(c::kTracedLaunchNs, cost.traced_launch_ns);
+      enc.AddVarint(c::kRounds, cost.rounds);
+      enc.AddVarint(c::kLaunchesPerRound, cost.launches_per_round);
+      enc.AddVarint(c::kBareLaunchNs, cost.bare_launch_ns);
+      enc.AddVarint(c::kTracedLaunchNs, cost.traced_launch_ns);
       if (cost.gpu_failure.empty()) {
-        enc.add_varint(c::kBareKernelGpuNs, cost.bare_kernel_gpu_ns);
-        enc.add_varint(c::kTracedKernelGpuNs, cost.traced_kernel_gpu_ns);
+        enc.AddVarint(c::kBareKernelGpuNs, cost.bare_kernel_gpu_ns);
+        enc.AddVarint(c::kTracedKernelGpuNs, cost.traced_kernel_gpu_ns);
       } else {
-        enc.add_string(c::kGpuFailure, cost.gpu_failure);
+        enc.AddString(c::kGpuFailure, cost.gpu_failure);
       }
     } else {
-      enc.add_string(c::kFailure, cost.failure);
+      enc.AddString(c::kFailure, cost.failure);
     }
-    enc.add_varint(c::kBeginNs, cost.begin_ns);
-    enc.add_varint(c::kEndNs, cost.end_ns);
-    enc.end_nested(nested);
+    enc.AddVarint(c::kBeginNs, cost.begin_ns);
+    enc.AddVarint(c::kEndNs, cost.end_ns);
+    enc.EndNested(nested);
   }
-  w.end_packet(t);
+  w.EndPacket(t);
 }
 
 // Encodes one filled buffer: names first (their packets must precede the
 // batch), then the records, split into several GpuBatch packets when the
 // encoder fills.
-bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
+bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
   auto next = [&](CUpti_Activity* r, CUpti_Activity** out) {
     *out = r;
     return g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, out) == CUPTI_SUCCESS;
   };
   std::vector<uint64_t> name_iids;
   for (CUpti_Activity* r = nullptr; next(r, &r);) {
-    device_memory_sampler().note(r);
-    std::string_view name = activity_name(r, g_cupti->cuptiGetCallbackName);
-    name_iids.push_back(name.empty() ? 0 : w.intern(name));
+    GlobalDeviceMemorySampler().Note(r);
+    std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
+    name_iids.push_back(name.empty() ? 0 : w.Intern(name));
   }
   ProtoEncoder& enc = w.encoder();
   uint64_t recorded = 0;
@@ -341,46 +341,46 @@ bool drain_buffer(TraceWriter& w, const FilledBuffer& b) {
   bool open = false;
   TraceWriter::PacketTokens t{};
   auto start_batch = [&](uint64_t dropped) {
-    t = w.begin_packet(sf::TracePacket::kGpuBatch);
-    if (dropped) enc.add_varint(sf::GpuBatch::kDropped, dropped);
+    t = w.BeginPacket(sf::TracePacket::kGpuBatch);
+    if (dropped) enc.AddVarint(sf::GpuBatch::kDropped, dropped);
     open = true;
   };
-  if (!w.ensure_room(kMaxEncodedActivityBytes + 64)) return false;
+  if (!w.EnsureRoom(kMaxEncodedActivityBytes + 64)) return false;
   start_batch(b.dropped);
   for (CUpti_Activity* r = nullptr; next(r, &r); ++i) {
     if (enc.capacity() - enc.size() < kMaxEncodedActivityBytes) {
-      w.end_packet(t);
+      w.EndPacket(t);
       open = false;
-      if (!w.write_out()) return false;
+      if (!w.WriteOut()) return false;
       start_batch(0);
     }
-    if (encode_activity(enc, r, name_iids[i])) ++recorded;
+    if (EncodeActivity(enc, r, name_iids[i])) ++recorded;
   }
-  if (open) w.end_packet(t);
-  w.count(kCuptiCount, recorded, b.dropped);
+  if (open) w.EndPacket(t);
+  w.Count(kCuptiCount, recorded, b.dropped);
   return true;
 }
 
 }  // namespace
 
-void start_gpu_capture(const std::string& kinds, const DeepSchedule& deep) {
+void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep) {
   static std::once_flag once;
-  std::call_once(once, [&] { start(kinds, deep); });
+  std::call_once(once, [&] { Start(kinds, deep); });
 }
 
-bool record_gpu_activity(bool on) {
+bool RecordGpuActivity(bool on) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
   std::unique_lock<std::mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
   ApiSelection selection;
-  const CUptiResult r = set_plan_enabled(on, &selection);
+  const CUptiResult r = SetPlanEnabled(on, &selection);
   switching.unlock();
   if (r != CUPTI_SUCCESS) {
     g_gpu_capture_active.store(false, std::memory_order_release);
-    set_state(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
-              std::string(on ? "opening" : "closing") + " a deep window: " + result_string(r));
+    SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
+             std::string(on ? "opening" : "closing") + " a deep window: " + ResultString(r));
     VPROF_WARN_ONCE("GPU capture off: {} a deep window: {}", on ? "opening" : "closing",
-                    result_string(r));
+                    ResultString(r));
     return false;
   }
   if (on) {
@@ -398,7 +398,7 @@ bool record_gpu_activity(bool on) {
   return true;
 }
 
-void note_cuda_injection(const char* found_value) {
+void NoteCudaInjection(const char* found_value) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->cuda_injection_found = found_value ? found_value : "";
   ++g_status->generation;
@@ -406,44 +406,44 @@ void note_cuda_injection(const char* found_value) {
 
 std::atomic<bool> g_wanted{true};
 
-void note_gpu_capture_unavailable(const char* why) {
+void NoteGpuCaptureUnavailable(const char* why) {
   g_wanted.store(false);
-  set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, why);
+  SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, why);
 }
 
-bool gpu_capture_wanted() { return g_wanted.load(); }
+bool GpuCaptureWanted() { return g_wanted.load(); }
 
-void reset_gpu_capture_in_child() {
+void ResetGpuCaptureInChild() {
   g_gpu_capture_active.store(false);
   g_wanted.store(false);
-  g_status_lock.renew_in_child();
-  g_switch_lock.renew_in_child();
-  reset_buffers_in_child();
-  device_memory_sampler().reset_in_child();
-  set_state(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,
-            "forked child: CUPTI belongs to the parent process");
+  g_status_lock.RenewInChild();
+  g_switch_lock.RenewInChild();
+  ResetBuffersInChild();
+  GlobalDeviceMemorySampler().ResetInChild();
+  SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,
+           "forked child: CUPTI belongs to the parent process");
 }
 
-uint64_t push_gpu_correlation() {
+uint64_t PushGpuCorrelation() {
   uint64_t id = g_next_call_id.fetch_add(1, std::memory_order_relaxed) + 1;
   g_cupti->cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
   return id;
 }
 
-void pop_gpu_correlation() {
+void PopGpuCorrelation() {
   uint64_t last = 0;
   g_cupti->cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
-void request_gpu_flush(bool forced) {
+void RequestGpuFlush(bool forced) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
   g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 const SourceCount kCuptiCount{"cupti", false};
 
-bool drain_gpu_activity(TraceWriter& w) {
-  if (g_gpu_capture_active.load(std::memory_order_acquire)) retry_hw_trace();
+bool DrainGpuActivity(TraceWriter& w) {
+  if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
   Status status;
   bool changed = false;
   {
@@ -455,13 +455,13 @@ bool drain_gpu_activity(TraceWriter& w) {
     }
   }
   if (changed) {
-    if (!w.ensure_room(4096)) return false;
-    put_status(w, status);
+    if (!w.EnsureRoom(4096)) return false;
+    PutStatus(w, status);
   }
   FilledBuffer b;
-  while (pop_filled_buffer(&b)) {
-    bool ok = drain_buffer(w, b);
-    return_buffer(b.data);
+  while (PopFilledBuffer(&b)) {
+    bool ok = DrainBuffer(w, b);
+    ReturnBuffer(b.data);
     if (!ok) return false;
   }
   return true;

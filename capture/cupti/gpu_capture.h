@@ -8,7 +8,7 @@
 // Locks: g_buffers_lock (activity_buffers.cc) guards the buffer pool and the
 // completed queue; it is never held across a CUPTI call, and CUPTI calls
 // bufferCompleted from inside cuptiActivityFlushAll, so the caller of
-// request_gpu_flush() must not hold it either. The writer's flush lock may be
+// RequestGpuFlush() must not hold it either. The writer's flush lock may be
 // held across CUPTI calls: no CUPTI callback takes it.
 #pragma once
 
@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <string>
 
-#include "capture_source.h"
-#include "deep_schedule.h"
+#include "capture/core/capture_source.h"
+#include "capture/core/deep_schedule.h"
 
 namespace vprof {
 
@@ -29,38 +29,38 @@ extern std::atomic<bool> g_gpu_capture_active;
 // Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
 // kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it). Under a `deep`
 // schedule other than always, the plan's kinds wait for a deep window
-// (record_gpu_activity); only DEVICE is enabled at start.
-void start_gpu_capture(const std::string& kinds, const DeepSchedule& deep);
+// (RecordGpuActivity); only DEVICE is enabled at start.
+void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep);
 // Writer thread, flush lock not held (disabling flushes CUPTI's buffers, and
 // their completion callback queues them for the writer): enables (on) or
 // disables the capture plan's kinds and API records. False while GPU capture
 // is not active (CUDA not initialised yet, or off); a CUPTI refusal turns GPU
 // capture off, recorded in its status.
-bool record_gpu_activity(bool on);
+bool RecordGpuActivity(bool on);
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
-bool gpu_capture_wanted();
+bool GpuCaptureWanted();
 // In a forked child: CUPTI is the parent's (a flush there can hang), and the
 // buffer lock may be held by a CUPTI thread that does not exist here.
-void reset_gpu_capture_in_child();
+void ResetGpuCaptureInChild();
 
 // What vprof found in CUDA_INJECTION64_PATH at load: empty when it set the
 // variable to itself (or found itself there), else the other tool's value.
-void note_cuda_injection(const char* found_value);
+void NoteCudaInjection(const char* found_value);
 // Sets the state when GPU capture cannot start at all (setting off, or the
 // injection hook belongs to another tool).
-void note_gpu_capture_unavailable(const char* why);
+void NoteGpuCaptureUnavailable(const char* why);
 
 // NCCL wrappers: tie the kernels a call launches to the call.
-uint64_t push_gpu_correlation();
-void pop_gpu_correlation();
+uint64_t PushGpuCorrelation();
+void PopGpuCorrelation();
 
 // Asks CUPTI to deliver buffered records (forced: also partly filled ones).
 // Not from a signal handler.
-void request_gpu_flush(bool forced);
+void RequestGpuFlush(bool forced);
 
 // Writer thread, flush lock held: writes a changed GpuCaptureStatus and every
 // queued activity buffer as packets. False when the trace cannot be written.
-bool drain_gpu_activity(TraceWriter& writer);
+bool DrainGpuActivity(TraceWriter& writer);
 // The Footer's "cupti" KindCount: activity records written, and dropped.
 extern const SourceCount kCuptiCount;
 

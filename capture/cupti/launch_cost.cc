@@ -1,12 +1,12 @@
-#include "launch_cost.h"
+#include "capture/cupti/launch_cost.h"
 
 #include <algorithm>
 #include <array>
 #include <vector>
 
-#include "clock.h"
-#include "cuda_driver.h"
-#include "fingerprint_fatbin.h"
+#include "capture/audit/cuda_driver.h"
+#include "capture/audit/fingerprint_fatbin.h"
+#include "capture/core/clock.h"
 
 namespace vprof {
 namespace {
@@ -20,7 +20,7 @@ constexpr uint32_t kLaunchesPerRound = 64;
 constexpr uint32_t kWarmupLaunches = 16;
 constexpr unsigned long long kWaitNs = 1'000'000;
 
-uint64_t median(std::vector<uint64_t> values) {
+uint64_t Median(std::vector<uint64_t> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
@@ -43,27 +43,27 @@ struct Calibration {
     if (module) d.cuModuleUnload(module);
   }
 
-  bool ok(const char* what, CUresult r) {
+  bool Ok(const char* what, CUresult r) {
     step = what;
     result = r;
     return r == CUDA_SUCCESS;
   }
 
-  bool set_up() {
-    return ok("loading vprof's kernels", d.cuModuleLoadData(&module, kFingerprintFatbin)) &&
-           ok("finding vprof_calibrate",
+  bool SetUp() {
+    return Ok("loading vprof's kernels", d.cuModuleLoadData(&module, kFingerprintFatbin)) &&
+           Ok("finding vprof_calibrate",
               d.cuModuleGetFunction(&kernel, module, "vprof_calibrate")) &&
-           ok("finding vprof_calibrate_wait",
+           Ok("finding vprof_calibrate_wait",
               d.cuModuleGetFunction(&wait, module, "vprof_calibrate_wait")) &&
-           ok("creating a stream", d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)) &&
-           ok("creating an event", d.cuEventCreate(&start, CU_EVENT_DEFAULT)) &&
-           ok("creating an event", d.cuEventCreate(&end, CU_EVENT_DEFAULT)) &&
-           launch(kWarmupLaunches) && ok("synchronising", d.cuStreamSynchronize(stream));
+           Ok("creating a stream", d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)) &&
+           Ok("creating an event", d.cuEventCreate(&start, CU_EVENT_DEFAULT)) &&
+           Ok("creating an event", d.cuEventCreate(&end, CU_EVENT_DEFAULT)) &&
+           Launch(kWarmupLaunches) && Ok("synchronising", d.cuStreamSynchronize(stream));
   }
 
-  bool launch(uint32_t n) {
+  bool Launch(uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) {
-      if (!ok("launching vprof_calibrate",
+      if (!Ok("launching vprof_calibrate",
               d.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr))) {
         return false;
       }
@@ -73,22 +73,22 @@ struct Calibration {
 
   // One batch: the host's time per launch, and (when the wait covered the
   // host's launching) the GPU's per kernel, else 0.
-  bool batch(uint64_t* host_ns, uint64_t* gpu_ns) {
+  bool Batch(uint64_t* host_ns, uint64_t* gpu_ns) {
     unsigned long long wait_ns = kWaitNs;
     void* wait_args[] = {&wait_ns};
-    const uint64_t waiting_from = now_ns();
-    if (!ok("launching vprof_calibrate_wait",
+    const uint64_t waiting_from = NowNs();
+    if (!Ok("launching vprof_calibrate_wait",
             d.cuLaunchKernel(wait, 1, 1, 1, 1, 1, 1, 0, stream, wait_args, nullptr)) ||
-        !ok("recording an event", d.cuEventRecord(start, stream))) {
+        !Ok("recording an event", d.cuEventRecord(start, stream))) {
       return false;
     }
-    const uint64_t launching_from = now_ns();
-    if (!launch(kLaunchesPerRound)) return false;
-    const uint64_t launched = now_ns();
+    const uint64_t launching_from = NowNs();
+    if (!Launch(kLaunchesPerRound)) return false;
+    const uint64_t launched = NowNs();
     float ms = 0;
-    if (!ok("recording an event", d.cuEventRecord(end, stream)) ||
-        !ok("synchronising", d.cuStreamSynchronize(stream)) ||
-        !ok("timing events", d.cuEventElapsedTime_v2(&ms, start, end))) {
+    if (!Ok("recording an event", d.cuEventRecord(end, stream)) ||
+        !Ok("synchronising", d.cuStreamSynchronize(stream)) ||
+        !Ok("timing events", d.cuEventElapsedTime_v2(&ms, start, end))) {
       return false;
     }
     *host_ns = (launched - launching_from) / kLaunchesPerRound;
@@ -100,12 +100,11 @@ struct Calibration {
 
 }  // namespace
 
-LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& record,
-                               bool was_on) {
+LaunchCost MeasureLaunchCost(CUcontext ctx, const std::function<bool(bool)>& record, bool was_on) {
   LaunchCost cost;
   CudaDriver d;
   std::string error;
-  if (!find_loaded_cuda_driver(&d, &error)) {
+  if (!FindLoadedCudaDriver(&d, &error)) {
     cost.failure = error;
     return cost;
   }
@@ -113,13 +112,13 @@ LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& r
     cost.failure = "the new context could not be made current";
     return cost;
   }
-  cost.begin_ns = now_ns();
+  cost.begin_ns = NowNs();
   std::array<std::vector<uint64_t>, 2> host, gpu;  // [plan on]
   bool plan_switched = true, done = false, gpu_covered = true;
   std::string failure;
   {
     Calibration c(d);
-    done = c.set_up();
+    done = c.SetUp();
     for (uint32_t round = 0; done && round < kRounds; ++round) {
       for (const bool on : {round % 2 == 0, round % 2 != 0}) {
         uint64_t host_ns = 0, gpu_ns = 0;
@@ -127,7 +126,7 @@ LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& r
           plan_switched = done = false;
           break;
         }
-        if (!c.batch(&host_ns, &gpu_ns)) {
+        if (!c.Batch(&host_ns, &gpu_ns)) {
           done = false;
           break;
         }
@@ -137,14 +136,14 @@ LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& r
       }
     }
     if (!done && plan_switched)
-      failure = std::string(c.step) + ": " + cuda_result_string(d, c.result);
+      failure = std::string(c.step) + ": " + CudaResultString(d, c.result);
     // The plan as found, even after a failure (a refusal here is the
     // caller's to report: record() says so).
     if (!record(was_on)) plan_switched = false;
   }
   CUcontext popped = nullptr;
   d.cuCtxPopCurrent_v2(&popped);
-  cost.end_ns = now_ns();
+  cost.end_ns = NowNs();
   if (!plan_switched) {
     cost.failure = "the capture plan could not be switched";
   } else if (!done) {
@@ -152,11 +151,11 @@ LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& r
   } else {
     cost.rounds = kRounds;
     cost.launches_per_round = kLaunchesPerRound;
-    cost.bare_launch_ns = median(host[0]);
-    cost.traced_launch_ns = median(host[1]);
+    cost.bare_launch_ns = Median(host[0]);
+    cost.traced_launch_ns = Median(host[1]);
     if (gpu_covered) {
-      cost.bare_kernel_gpu_ns = median(gpu[0]);
-      cost.traced_kernel_gpu_ns = median(gpu[1]);
+      cost.bare_kernel_gpu_ns = Median(gpu[0]);
+      cost.traced_kernel_gpu_ns = Median(gpu[1]);
     } else {
       cost.gpu_failure = "the host launched a batch slower than the 1 ms wait kernel covered";
     }

@@ -38,6 +38,6 @@ struct LaunchCost {
 // could; the plan is left as `was_on` found it. The caller must not hold a
 // lock that CUPTI's callbacks take (the buffer lock): launches and
 // synchronisation may complete activity buffers.
-LaunchCost measure_launch_cost(CUcontext ctx, const std::function<bool(bool)>& record, bool was_on);
+LaunchCost MeasureLaunchCost(CUcontext ctx, const std::function<bool(bool)>& record, bool was_on);
 
 }  // namespace vprof

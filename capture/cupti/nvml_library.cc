@@ -1,4 +1,4 @@
-#include "nvml_library.h"
+#include "capture/cupti/nvml_library.h"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 
 namespace vprof {
 
-bool load_nvml(NvmlLibrary* lib, std::string* error) {
+bool LoadNvml(NvmlLibrary* lib, std::string* error) {
   constexpr const char* kPath = "libnvidia-ml.so.1";
   void* h = dlopen(kPath, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -22,7 +22,7 @@ bool load_nvml(NvmlLibrary* lib, std::string* error) {
     dlclose(h);                                                   \
     return false;                                                 \
   }
-#include "nvml_functions.def"
+#include "capture/cupti/nvml_functions.def"
 #undef VPROF_NVML_FN
   if (const nvml::Return r = loaded.nvmlInit_v2(); r != nvml::kSuccess) {
     const char* why = loaded.nvmlErrorString(r);
@@ -34,7 +34,7 @@ bool load_nvml(NvmlLibrary* lib, std::string* error) {
   return true;
 }
 
-std::string nvml_uuid(const std::array<char, 16>& bytes) {
+std::string NvmlUuid(const std::array<char, 16>& bytes) {
   char text[64];
   int at = std::snprintf(text, sizeof text, "GPU-");
   for (size_t i = 0; i < bytes.size(); ++i) {

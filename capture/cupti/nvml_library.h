@@ -6,23 +6,23 @@
 #include <array>
 #include <string>
 
-#include "nvml_abi.h"
+#include "capture/cupti/nvml_abi.h"
 
 namespace vprof {
 
 struct NvmlLibrary {
 #define VPROF_NVML_FN(name, ret, params) ret(*name) params = nullptr;
-#include "nvml_functions.def"
+#include "capture/cupti/nvml_functions.def"
 #undef VPROF_NVML_FN
 };
 
 // Opens libnvidia-ml.so.1 (the driver's; the loader's search path finds it,
 // and the stand-in in tests), finds every row of the table and initialises
 // NVML. On failure, *error says which step failed and why.
-bool load_nvml(NvmlLibrary* lib, std::string* error);
+bool LoadNvml(NvmlLibrary* lib, std::string* error);
 
 // NVML's name of a GPU from CUDA's 16-byte UUID: "GPU-" and the bytes in hex,
 // grouped 4-2-2-2-6 ("GPU-fa4ec0de-0000-0000-0000-000000000001").
-std::string nvml_uuid(const std::array<char, 16>& bytes);
+std::string NvmlUuid(const std::array<char, 16>& bytes);
 
 }  // namespace vprof

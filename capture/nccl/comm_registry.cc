@@ -1,12 +1,13 @@
-#include "comm_registry.h"
-#include "load_order.h"
+#include "capture/nccl/comm_registry.h"
 
 #include <cstring>
+
+#include "capture/core/load_order.h"
 
 namespace vprof {
 namespace {
 
-uint64_t mix64(uint64_t x) {
+uint64_t Mix64(uint64_t x) {
   // splitmix64's finaliser: a cheap, well-distributed 64-bit mix.
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ull;
@@ -18,13 +19,13 @@ uint64_t mix64(uint64_t x) {
 
 }  // namespace
 
-size_t CommRegistry::slot_of(const void* comm) {
-  return mix64(reinterpret_cast<uintptr_t>(comm)) & (kSlots - 1);
+size_t CommRegistry::SlotOf(const void* comm) {
+  return Mix64(reinterpret_cast<uintptr_t>(comm)) & (kSlots - 1);
 }
 
 CommInfo* CommRegistry::find(const void* comm) const {
   if (!comm) return nullptr;
-  size_t s = slot_of(comm);
+  size_t s = SlotOf(comm);
   for (size_t probe = 0; probe < kSlots; ++probe, s = (s + 1) & (kSlots - 1)) {
     const void* k = keys_[s].load(std::memory_order_acquire);
     if (!k) return nullptr;
@@ -40,7 +41,7 @@ CommInfo* CommRegistry::find(const void* comm) const {
 
 bool CommRegistry::insert(CommInfo* info) {
   std::lock_guard<std::mutex> lock(*insert_lock_);
-  size_t s = slot_of(info->comm);
+  size_t s = SlotOf(info->comm);
   size_t reusable = kSlots;
   for (size_t probe = 0; probe < kSlots; ++probe, s = (s + 1) & (kSlots - 1)) {
     const void* k = keys_[s].load(std::memory_order_relaxed);
@@ -67,7 +68,7 @@ bool CommRegistry::insert(CommInfo* info) {
   return true;
 }
 
-void CommRegistry::reset_in_child() {
+void CommRegistry::ResetInChild() {
   // The child keeps its parent's communicators (NCCL forbids using them, but
   // the lookup must still not crash); only the lock is renewed.
   insert_lock_ = new std::mutex;
@@ -80,20 +81,20 @@ namespace {
 LoadFirst<CommRegistry> g_registry VPROF_LOAD_FIRST;
 }  // namespace
 
-CommRegistry& comm_registry() { return *g_registry; }
+CommRegistry& GlobalCommRegistry() { return *g_registry; }
 
-uint64_t comm_id_from_bytes(const void* data, size_t n) {
+uint64_t CommIdFromBytes(const void* data, size_t n) {
   // FNV-1a over the bytes, then mixed; 0 is reserved for "no communicator".
   uint64_t h = 0xcbf29ce484222325ull;
   const auto* p = static_cast<const unsigned char*>(data);
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  h = mix64(h);
+  h = Mix64(h);
   return h ? h : 1;
 }
 
-uint64_t comm_id_derived(uint64_t parent_id, uint64_t kind, uint64_t ordinal, int64_t color) {
+uint64_t CommIdDerived(uint64_t parent_id, uint64_t kind, uint64_t ordinal, int64_t color) {
   uint64_t parts[4] = {parent_id, kind, ordinal, static_cast<uint64_t>(color)};
-  return comm_id_from_bytes(parts, sizeof parts);
+  return CommIdFromBytes(parts, sizeof parts);
 }
 
 }  // namespace vprof

@@ -49,7 +49,7 @@ class CommRegistry {
 
   // Writer side: communicators registered since *cursor, in order.
   template <typename Fn>
-  void for_each_new(size_t* cursor, Fn&& fn) {
+  void ForEachNew(size_t* cursor, Fn&& fn) {
     size_t n = log_count_.load(std::memory_order_acquire);
     for (; *cursor < n && *cursor < kSlots * 4; ++*cursor) {
       fn(*log_[*cursor].load(std::memory_order_acquire));
@@ -59,10 +59,10 @@ class CommRegistry {
   // How many communicators were registered so far (the end of the log).
   size_t registered() const { return log_count_.load(std::memory_order_acquire); }
 
-  void reset_in_child();
+  void ResetInChild();
 
  private:
-  static size_t slot_of(const void* comm);
+  static size_t SlotOf(const void* comm);
 
   std::atomic<const void*> keys_[kSlots] = {};
   std::atomic<CommInfo*> values_[kSlots] = {};
@@ -73,10 +73,10 @@ class CommRegistry {
   std::mutex* insert_lock_ = new std::mutex;
 };
 
-CommRegistry& comm_registry();
+CommRegistry& GlobalCommRegistry();
 
 // Ids for communicators, equal on every member rank.
-uint64_t comm_id_from_bytes(const void* data, size_t n);
-uint64_t comm_id_derived(uint64_t parent_id, uint64_t kind, uint64_t ordinal, int64_t color);
+uint64_t CommIdFromBytes(const void* data, size_t n);
+uint64_t CommIdDerived(uint64_t parent_id, uint64_t kind, uint64_t ordinal, int64_t color);
 
 }  // namespace vprof

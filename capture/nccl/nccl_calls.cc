@@ -1,4 +1,4 @@
-#include "nccl_calls.h"
+#include "capture/nccl/nccl_calls.h"
 
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <mutex>
 #include <new>
 
-#include "load_order.h"
-#include "log.h"
-#include "nccl_functions.h"
+#include "capture/core/load_order.h"
+#include "capture/core/log.h"
+#include "capture/nccl/nccl_functions.h"
 
 namespace vprof {
 namespace {
@@ -24,10 +24,10 @@ constexpr uint32_t kMaxP2pPeers = 1u << 20;
 
 using CommQuery = ncclResult_t (*)(const ncclComm_t, int*);
 
-int query_comm(const char* fn_name, std::atomic<void*>& cache, ncclComm_t comm) {
+int QueryComm(const char* fn_name, std::atomic<void*>& cache, ncclComm_t comm) {
   void* fn = cache.load(std::memory_order_acquire);
   if (!fn) {
-    fn = real_nccl_aux(fn_name);
+    fn = RealNcclAux(fn_name);
     if (!fn) return -1;
     cache.store(fn, std::memory_order_release);
   }
@@ -36,17 +36,17 @@ int query_comm(const char* fn_name, std::atomic<void*>& cache, ncclComm_t comm) 
   return v;
 }
 
-int comm_count(ncclComm_t comm) {
+int CommCount(ncclComm_t comm) {
   static std::atomic<void*> fn{nullptr};
-  return query_comm("ncclCommCount", fn, comm);
+  return QueryComm("ncclCommCount", fn, comm);
 }
-int comm_user_rank(ncclComm_t comm) {
+int CommUserRank(ncclComm_t comm) {
   static std::atomic<void*> fn{nullptr};
-  return query_comm("ncclCommUserRank", fn, comm);
+  return QueryComm("ncclCommUserRank", fn, comm);
 }
-int comm_device(ncclComm_t comm) {
+int CommDevice(ncclComm_t comm) {
   static std::atomic<void*> fn{nullptr};
-  return query_comm("ncclCommCuDevice", fn, comm);
+  return QueryComm("ncclCommCuDevice", fn, comm);
 }
 
 struct NewComm {
@@ -58,13 +58,13 @@ struct NewComm {
   int32_t color = 0;
 };
 
-CommInfo* register_comm(const NewComm& c, const NcclRecord& r) {
+CommInfo* RegisterComm(const NewComm& c, const NcclRecord& r) {
   auto* info = new (std::nothrow) CommInfo;
   if (!info) return nullptr;
   info->comm = c.comm;
   info->id = c.id;
-  int nranks = c.nranks >= 0 ? c.nranks : comm_count(c.comm);
-  int rank = c.rank >= 0 ? c.rank : comm_user_rank(c.comm);
+  int nranks = c.nranks >= 0 ? c.nranks : CommCount(c.comm);
+  int rank = c.rank >= 0 ? c.rank : CommUserRank(c.comm);
   info->nranks = nranks > 0 ? static_cast<uint32_t>(nranks) : 0;
   info->rank = rank >= 0 ? static_cast<uint32_t>(rank) : 0;
   info->parent_id = c.parent_id;
@@ -72,11 +72,11 @@ CommInfo* register_comm(const NewComm& c, const NcclRecord& r) {
   info->created_by = r.function;
   info->create_begin_ns = r.enter_ns;
   info->create_end_ns = r.exit_ns;
-  info->cuda_device = comm_device(c.comm);
+  info->cuda_device = CommDevice(c.comm);
   if (info->nranks > 0 && info->nranks <= kMaxP2pPeers) {
     info->p2p_seq.reset(new (std::nothrow) std::atomic<uint64_t>[info->nranks]());
   }
-  if (!comm_registry().insert(info)) {
+  if (!GlobalCommRegistry().insert(info)) {
     VPROF_WARN_ONCE(
         "more live NCCL communicators than vprof tracks ({}); new ones are recorded "
         "without cross-rank identity",
@@ -86,40 +86,40 @@ CommInfo* register_comm(const NewComm& c, const NcclRecord& r) {
   return info;
 }
 
-void fill_comm(NcclRecord& r, const CommInfo* info) {
+void FillComm(NcclRecord& r, const CommInfo* info) {
   if (!info) return;
   r.comm_id = info->id;
   r.comm_size = info->nranks;
   r.comm_rank = info->rank;
 }
 
-void fill_payload(NcclRecord& r, const Payload& p) {
+void FillPayload(NcclRecord& r, const Payload& p) {
   r.count = p.count;
   r.datatype = static_cast<int8_t>(p.datatype);
   r.has |= NcclRecord::kHasDatatype;
-  r.bytes = p.count * datatype_bytes(p.datatype);
+  r.bytes = p.count * DatatypeBytes(p.datatype);
   r.stream = reinterpret_cast<uint64_t>(p.stream);
 }
 
 }  // namespace
 
-CommInfo* comm_info(const void* comm) {
+CommInfo* CommInfoOf(const void* comm) {
   if (!comm) return nullptr;
-  if (CommInfo* info = comm_registry().find(comm)) return info;
+  if (CommInfo* info = GlobalCommRegistry().find(comm)) return info;
   // Adopted: its id is local to this process (pid and address), so the
   // reporter can tell it cannot be matched across ranks (no Communicator
   // packet names it as created by an init call).
   std::lock_guard<std::mutex> lock(*g_adopt_lock);
-  if (CommInfo* info = comm_registry().find(comm)) return info;
+  if (CommInfo* info = GlobalCommRegistry().find(comm)) return info;
   uintptr_t parts[2] = {reinterpret_cast<uintptr_t>(comm), static_cast<uintptr_t>(getpid())};
   NcclRecord none{};
   none.function = static_cast<uint16_t>(NcclFn::kCount);
-  return register_comm(NewComm{const_cast<ncclComm_t>(static_cast<const ncclComm*>(comm)),
-                               comm_id_from_bytes(parts, sizeof parts)},
-                       none);
+  return RegisterComm(NewComm{const_cast<ncclComm_t>(static_cast<const ncclComm*>(comm)),
+                              CommIdFromBytes(parts, sizeof parts)},
+                      none);
 }
 
-uint64_t datatype_bytes(ncclDataType_t dt) {
+uint64_t DatatypeBytes(ncclDataType_t dt) {
   switch (dt) {
     case ncclInt8:
     case ncclUint8:
@@ -142,11 +142,11 @@ uint64_t datatype_bytes(ncclDataType_t dt) {
   }
 }
 
-void Collective::before(NcclRecord& r) const {
-  CommInfo* info = comm_info(payload_.comm);
-  fill_comm(r, info);
+void Collective::Before(NcclRecord& r) const {
+  CommInfo* info = CommInfoOf(payload_.comm);
+  FillComm(r, info);
   if (info) r.seq = info->coll_seq.fetch_add(1, std::memory_order_relaxed) + 1;
-  fill_payload(r, payload_);
+  FillPayload(r, payload_);
   if (has_op_) {
     r.red_op = op_;
     r.has |= NcclRecord::kHasRedOp;
@@ -157,13 +157,11 @@ void Collective::before(NcclRecord& r) const {
   }
 }
 
-uint32_t nccl_group_depth() { return t_group_depth; }
+uint32_t NcclGroupDepth() { return t_group_depth; }
 
-bool nccl_accepted(ncclResult_t result) {
-  return result == ncclSuccess || result == ncclInProgress;
-}
+bool NcclAccepted(ncclResult_t result) { return result == ncclSuccess || result == ncclInProgress; }
 
-CallBuffers Collective::buffers(const NcclRecord& r) const {
+CallBuffers Collective::Buffers(const NcclRecord& r) const {
   auto place = [&](const BufferRule& rule, const void** data, uint64_t* bytes) {
     if (!rule.data ||
         (rule.holder == Holder::kRoot && static_cast<int32_t>(r.comm_rank) != root_)) {
@@ -178,70 +176,70 @@ CallBuffers Collective::buffers(const NcclRecord& r) const {
   return b;
 }
 
-void PointToPoint::before(NcclRecord& r) const {
-  CommInfo* info = comm_info(payload_.comm);
-  fill_comm(r, info);
+void PointToPoint::Before(NcclRecord& r) const {
+  CommInfo* info = CommInfoOf(payload_.comm);
+  FillComm(r, info);
   if (info && info->p2p_seq && peer_ >= 0 && static_cast<uint32_t>(peer_) < info->nranks) {
     r.seq = info->p2p_seq[peer_].fetch_add(1, std::memory_order_relaxed) + 1;
   }
-  fill_payload(r, payload_);
+  FillPayload(r, payload_);
   r.peer = peer_;
   r.has |= NcclRecord::kHasPeer;
 }
 
-void GroupStart::before(NcclRecord& r) const {
+void GroupStart::Before(NcclRecord& r) const {
   r.group_depth = static_cast<uint8_t>(t_group_depth);
 }
-void GroupStart::after(const NcclRecord&, ncclResult_t result) const {
+void GroupStart::After(const NcclRecord&, ncclResult_t result) const {
   if (result == ncclSuccess) ++t_group_depth;
 }
 
-void GroupEnd::before(NcclRecord& r) const { r.group_depth = static_cast<uint8_t>(t_group_depth); }
-void GroupEnd::after(const NcclRecord&, ncclResult_t) const {
+void GroupEnd::Before(NcclRecord& r) const { r.group_depth = static_cast<uint8_t>(t_group_depth); }
+void GroupEnd::After(const NcclRecord&, ncclResult_t) const {
   // NCCL leaves the group even when ncclGroupEnd reports an error.
   if (t_group_depth > 0) --t_group_depth;
 }
 
-void CommCreate::before(NcclRecord& r) const { r.comm_id = id_; }
-void CommCreate::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!nccl_accepted(result) || !out_ || !*out_) return;
-  register_comm(NewComm{*out_, id_}, r);
+void CommCreate::Before(NcclRecord& r) const { r.comm_id = id_; }
+void CommCreate::After(const NcclRecord& r, ncclResult_t result) const {
+  if (!NcclAccepted(result) || !out_ || !*out_) return;
+  RegisterComm(NewComm{*out_, id_}, r);
 }
 
-void CommCreateAll::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!nccl_accepted(result) || !out_ || ndev_ <= 0) return;
+void CommCreateAll::After(const NcclRecord& r, ncclResult_t result) const {
+  if (!NcclAccepted(result) || !out_ || ndev_ <= 0) return;
   // One process owns every rank: an id private to this call is enough.
   static std::atomic<uint64_t> calls{0};
   uint64_t parts[2] = {static_cast<uint64_t>(getpid()), calls.fetch_add(1) + 1};
-  uint64_t id = comm_id_from_bytes(parts, sizeof parts);
+  uint64_t id = CommIdFromBytes(parts, sizeof parts);
   for (int i = 0; i < ndev_; ++i) {
-    if (out_[i]) register_comm(NewComm{out_[i], id, ndev_, i}, r);
+    if (out_[i]) RegisterComm(NewComm{out_[i], id, ndev_, i}, r);
   }
 }
 
-void CommDerive::before(NcclRecord& r) {
-  CommInfo* parent = comm_info(parent_);
-  fill_comm(r, parent);
+void CommDerive::Before(NcclRecord& r) {
+  CommInfo* parent = CommInfoOf(parent_);
+  FillComm(r, parent);
   if (!parent) return;
   parent_id_ = parent->id;
   ordinal_ = parent->derived[kind_].fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-void CommDerive::after(const NcclRecord& r, ncclResult_t result) const {
-  if (!nccl_accepted(result) || !out_ || !*out_ || !parent_id_) return;
-  register_comm(NewComm{*out_, comm_id_derived(parent_id_, kind_, ordinal_, color_), -1, -1,
-                        parent_id_, color_},
-                r);
+void CommDerive::After(const NcclRecord& r, ncclResult_t result) const {
+  if (!NcclAccepted(result) || !out_ || !*out_ || !parent_id_) return;
+  RegisterComm(NewComm{*out_, CommIdDerived(parent_id_, kind_, ordinal_, color_), -1, -1,
+                       parent_id_, color_},
+               r);
 }
 
-void CommEnd::before(NcclRecord& r) const { fill_comm(r, comm_info(comm_)); }
-void CommEnd::after(const NcclRecord&, ncclResult_t) const {
+void CommEnd::Before(NcclRecord& r) const { FillComm(r, CommInfoOf(comm_)); }
+void CommEnd::After(const NcclRecord&, ncclResult_t) const {
   if (!destroys_) return;
-  if (CommInfo* info = comm_registry().find(comm_)) {
+  if (CommInfo* info = GlobalCommRegistry().find(comm_)) {
     info->destroyed.store(true, std::memory_order_relaxed);
   }
 }
 
-void OnComm::before(NcclRecord& r) const { fill_comm(r, comm_info(comm_)); }
+void OnComm::Before(NcclRecord& r) const { FillComm(r, CommInfoOf(comm_)); }
 
 }  // namespace vprof

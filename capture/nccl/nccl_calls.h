@@ -1,7 +1,7 @@
 // Call shapes: what an intercepted NCCL call records, by kind of call.
 //
-// A shape's before() runs just before the real call and fills the record from
-// the arguments (and assigns sequence numbers); after() runs once the real call
+// A shape's Before() runs just before the real call and fills the record from
+// the arguments (and assigns sequence numbers); After() runs once the real call
 // returned and keeps vprof's view of communicators and groups current. Both
 // run on the calling thread, outside any vprof lock except where noted.
 #pragma once
@@ -10,25 +10,25 @@
 
 #include <cstdint>
 
-#include "comm_registry.h"
-#include "nccl_record.h"
+#include "capture/core/nccl_record.h"
+#include "capture/nccl/comm_registry.h"
 
 namespace vprof {
 
 // Looks a communicator up; one vprof never saw created (e.g. made by an
 // unwrapped function) is adopted with a process-local id, so its calls are
 // still recorded, though they cannot be matched across ranks.
-CommInfo* comm_info(const void* comm);
+CommInfo* CommInfoOf(const void* comm);
 
-uint64_t datatype_bytes(ncclDataType_t dt);
+uint64_t DatatypeBytes(ncclDataType_t dt);
 
 // This thread's ncclGroupStart nesting: inside a group NCCL launches nothing
 // until the outermost ncclGroupEnd.
-uint32_t nccl_group_depth();
+uint32_t NcclGroupDepth();
 
 // Whether NCCL took the call: ncclSuccess, or ncclInProgress from a
 // communicator in non-blocking mode (the work or communicator is coming).
-bool nccl_accepted(ncclResult_t result);
+bool NcclAccepted(ncclResult_t result);
 
 // A call's buffers on this rank, for the collective fingerprints (capture/audit/):
 // null where this rank has no such buffer.
@@ -67,26 +67,26 @@ class Collective {
     op_ = static_cast<int32_t>(op);
     has_op_ = true;
   }
-  Collective& with_root(int root) {
+  Collective& WithRoot(int root) {
     root_ = root;
     has_root_ = true;
     return *this;
   }
-  // The buffer the collective reads and the one it writes (nccl_functions.def).
-  Collective& reads(const void* data, Span span = Span::kCount,
+  // The buffer the collective reads and the one it Writes (nccl_functions.def).
+  Collective& Reads(const void* data, Span span = Span::kCount,
                     Holder holder = Holder::kEveryRank) {
     input_ = {data, span, holder};
     return *this;
   }
-  Collective& writes(const void* data, Span span = Span::kCount,
+  Collective& Writes(const void* data, Span span = Span::kCount,
                      Holder holder = Holder::kEveryRank) {
     output_ = {data, span, holder};
     return *this;
   }
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord&, ncclResult_t) const {}
-  // Once before() filled the record.
-  CallBuffers buffers(const NcclRecord& r) const;
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord&, ncclResult_t) const {}
+  // Once Before() filled the record.
+  CallBuffers Buffers(const NcclRecord& r) const;
 
  private:
   Payload payload_;
@@ -102,17 +102,17 @@ class PointToPoint {
   PointToPoint(ncclComm_t comm, cudaStream_t stream, size_t count, ncclDataType_t dt, int peer)
       : payload_{comm, stream, count, dt}, peer_(peer) {}
   // A send reads its buffer, a receive writes its.
-  PointToPoint& reads(const void* data) {
+  PointToPoint& Reads(const void* data) {
     input_ = data;
     return *this;
   }
-  PointToPoint& writes(const void* data) {
+  PointToPoint& Writes(const void* data) {
     output_ = data;
     return *this;
   }
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord&, ncclResult_t) const {}
-  CallBuffers buffers(const NcclRecord& r) const {
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord&, ncclResult_t) const {}
+  CallBuffers Buffers(const NcclRecord& r) const {
     return {input_, input_ ? r.bytes : 0, output_, output_ ? r.bytes : 0};
   }
 
@@ -124,13 +124,13 @@ class PointToPoint {
 };
 
 struct GroupStart {
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord&, ncclResult_t result) const;
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord&, ncclResult_t result) const;
 };
 
 struct GroupEnd {
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord&, ncclResult_t result) const;
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord&, ncclResult_t result) const;
 };
 
 // ncclCommInitRank and friends: the new communicator's id comes from its
@@ -138,8 +138,8 @@ struct GroupEnd {
 class CommCreate {
  public:
   CommCreate(ncclComm_t* out, uint64_t id) : out_(out), id_(id) {}
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord& r, ncclResult_t result) const;
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord& r, ncclResult_t result) const;
 
  private:
   ncclComm_t* out_;
@@ -150,8 +150,8 @@ class CommCreate {
 class CommCreateAll {
  public:
   CommCreateAll(ncclComm_t* out, int ndev) : out_(out), ndev_(ndev) {}
-  void before(NcclRecord&) const {}
-  void after(const NcclRecord& r, ncclResult_t result) const;
+  void Before(NcclRecord&) const {}
+  void After(const NcclRecord& r, ncclResult_t result) const;
 
  private:
   ncclComm_t* out_;
@@ -166,8 +166,8 @@ class CommDerive {
   enum Kind : uint32_t { kSplit = 0, kShrink = 1 };
   CommDerive(ncclComm_t parent, ncclComm_t* out, Kind kind, int color)
       : parent_(parent), out_(out), kind_(kind), color_(color) {}
-  void before(NcclRecord& r);
-  void after(const NcclRecord& r, ncclResult_t result) const;
+  void Before(NcclRecord& r);
+  void After(const NcclRecord& r, ncclResult_t result) const;
 
  private:
   ncclComm_t parent_;
@@ -181,8 +181,8 @@ class CommDerive {
 class CommEnd {
  public:
   CommEnd(ncclComm_t comm, bool destroys) : comm_(comm), destroys_(destroys) {}
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord& r, ncclResult_t result) const;
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord& r, ncclResult_t result) const;
 
  private:
   ncclComm_t comm_;
@@ -192,8 +192,8 @@ class CommEnd {
 class OnComm {
  public:
   explicit OnComm(ncclComm_t comm) : comm_(comm) {}
-  void before(NcclRecord& r) const;
-  void after(const NcclRecord&, ncclResult_t) const {}
+  void Before(NcclRecord& r) const;
+  void After(const NcclRecord&, ncclResult_t) const {}
 
  private:
   ncclComm_t comm_;

@@ -1,16 +1,16 @@
-#include "nccl_functions.h"
+#include "capture/nccl/nccl_functions.h"
 
 #include <atomic>
 
-#include "log.h"
-#include "symbol_resolver.h"
+#include "capture/core/log.h"
+#include "capture/core/symbol_resolver.h"
 
 namespace vprof {
 namespace {
 
 constexpr const char* kNames[] = {
 #define VPROF_NCCL_FN(name, params, args, call) "nccl" #name,
-#include "nccl_functions.def"
+#include "capture/nccl/nccl_functions.def"
 #undef VPROF_NCCL_FN
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNcclFnCount);
@@ -19,21 +19,21 @@ std::atomic<void*> g_real[kNcclFnCount] = {};
 
 }  // namespace
 
-const char* nccl_function_name(NcclFn fn) { return kNames[static_cast<size_t>(fn)]; }
+const char* NcclFunctionName(NcclFn fn) { return kNames[static_cast<size_t>(fn)]; }
 
-void* real_nccl(NcclFn fn) {
+void* RealNccl(NcclFn fn) {
   auto& slot = g_real[static_cast<size_t>(fn)];
   void* p = slot.load(std::memory_order_acquire);
   if (p) return p;
   // Two threads may resolve at once; both find the same address.
-  p = resolve_real_symbol(kNames[static_cast<size_t>(fn)]);
+  p = ResolveRealSymbol(kNames[static_cast<size_t>(fn)]);
   if (p) {
     slot.store(p, std::memory_order_release);
-    log().debug("{} resolved to {}", kNames[static_cast<size_t>(fn)], p);
+    Log().debug("{} resolved to {}", kNames[static_cast<size_t>(fn)], p);
   }
   return p;
 }
 
-void* real_nccl_aux(const char* name) { return resolve_real_symbol(name); }
+void* RealNcclAux(const char* name) { return ResolveRealSymbol(name); }
 
 }  // namespace vprof

@@ -1,5 +1,5 @@
 // The plugin's callbacks and the structs NCCL looks up (nccl_plugin.h).
-#include "nccl_plugin.h"
+#include "capture/nccl_plugin/nccl_plugin.h"
 
 #include <unistd.h>
 
@@ -7,19 +7,19 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "clock.h"
-#include "injection_status.h"
-#include "log.h"
-#include "nccl_plugin_pool.h"
-#include "runtime.h"
-#include "utf8_repair.h"
+#include "capture/core/clock.h"
+#include "capture/core/injection_status.h"
+#include "capture/core/log.h"
+#include "capture/core/runtime.h"
+#include "capture/core/utf8_repair.h"
+#include "capture/nccl_plugin/nccl_plugin_pool.h"
 
 namespace vprof {
 namespace {
 
 namespace abi = nccl_abi;
 
-// The settings configure_nccl_plugin saw; 0 (nothing enabled) before.
+// The settings ConfigureNcclPlugin saw; 0 (nothing enabled) before.
 constexpr uint32_t kPluginOn = 1, kKernelChOn = 2, kProxyOn = 4;
 std::atomic<uint32_t> g_flags{0};
 std::atomic<uint64_t> g_next_context_id{0};
@@ -29,7 +29,7 @@ std::atomic<pid_t> g_pid{0};
 // The interface version NCCL last called init with, as told to injection_status.
 std::atomic<uint32_t> g_noted_version{0};
 
-uint32_t activation_mask(uint32_t flags, uint32_t version) {
+uint32_t ActivationMask(uint32_t flags, uint32_t version) {
   if (!(flags & kPluginOn)) return 0;
   uint64_t mask = abi::kGroup | abi::kColl | abi::kP2p;
   if (version >= 5) mask |= abi::kGroupApi | abi::kCollApi | abi::kP2pApi | abi::kKernelLaunch;
@@ -39,21 +39,21 @@ uint32_t activation_mask(uint32_t flags, uint32_t version) {
   return static_cast<uint32_t>(mask);
 }
 
-ncclResult_t init(uint32_t version, void** context, int* mask, const char* comm_name,
+ncclResult_t Init(uint32_t version, void** context, int* mask, const char* comm_name,
                   uint64_t comm_hash, int nnodes, int nranks, int rank) noexcept {
   if (context) *context = nullptr;
   try {
-    ensure_initialized();
+    EnsureInitialized();
     // Once per version: every communicator's init would otherwise rewrite the status.
     if (g_noted_version.exchange(version) != version) {
-      note_hook_attached(InjectionHook::kNcclProfiler, version);
+      NoteHookAttached(InjectionHook::kNcclProfiler, version);
     }
-    const uint32_t m = runtime_tracking() ? activation_mask(g_flags.load(), version) : 0;
+    const uint32_t m = RuntimeTracking() ? ActivationMask(g_flags.load(), version) : 0;
     // One int inside NCCL serves every communicator, so every init writes
     // the same value (0 once vprof is off).
     if (mask) *mask = static_cast<int>(m);
     if (m == 0 || !context) return ncclSuccess;
-    PluginContext* c = open_context();
+    PluginContext* c = OpenContext();
     if (!c) {
       VPROF_WARN_ONCE("more than {} NCCL communicators at once: no plugin events for the others",
                       kNcclPluginMaxContexts);
@@ -61,13 +61,13 @@ ncclResult_t init(uint32_t version, void** context, int* mask, const char* comm_
     }
     c->id = g_next_context_id.fetch_add(1, std::memory_order_relaxed) + 1;
     c->comm_hash = comm_hash;
-    if (comm_name) utf8_copy_cut(comm_name, c->name, sizeof c->name);
+    if (comm_name) Utf8CopyCut(comm_name, c->name, sizeof c->name);
     c->nnodes = static_cast<uint32_t>(nnodes);
     c->nranks = static_cast<uint32_t>(nranks);
     c->rank = static_cast<uint32_t>(rank);
     c->activation_mask = m;
-    c->init_ns = now_ns();
-    publish_context(*c);
+    c->init_ns = NowNs();
+    PublishContext(*c);
     *context = c;
   } catch (...) {
     // Logging failed: this communicator goes without events, NCCL carries on.
@@ -75,19 +75,19 @@ ncclResult_t init(uint32_t version, void** context, int* mask, const char* comm_
   return ncclSuccess;
 }
 
-ncclResult_t init_v4(void** context, int* mask, const char* comm_name, uint64_t comm_hash,
-                     int nnodes, int nranks, int rank, abi::DebugLogger) noexcept {
-  return init(4, context, mask, comm_name, comm_hash, nnodes, nranks, rank);
+ncclResult_t InitV4(void** context, int* mask, const char* comm_name, uint64_t comm_hash,
+                    int nnodes, int nranks, int rank, abi::DebugLogger) noexcept {
+  return Init(4, context, mask, comm_name, comm_hash, nnodes, nranks, rank);
 }
 
 template <uint32_t kVersion>
-ncclResult_t init_v5(void** context, uint64_t comm_hash, int* mask, const char* comm_name,
-                     int nnodes, int nranks, int rank, abi::DebugLogger) noexcept {
-  return init(kVersion, context, mask, comm_name, comm_hash, nnodes, nranks, rank);
+ncclResult_t InitV5(void** context, uint64_t comm_hash, int* mask, const char* comm_name,
+                    int nnodes, int nranks, int rank, abi::DebugLogger) noexcept {
+  return Init(kVersion, context, mask, comm_name, comm_hash, nnodes, nranks, rank);
 }
 
 template <typename Coll>
-void take_coll(PluginEvent& e, const Coll& p) {
+void TakeColl(PluginEvent& e, const Coll& p) {
   e.seq = p.seq_number;
   e.func = p.func;
   e.count = p.count;
@@ -100,7 +100,7 @@ void take_coll(PluginEvent& e, const Coll& p) {
 }
 
 template <typename P2p>
-void take_p2p(PluginEvent& e, const P2p& p) {
+void TakeP2p(PluginEvent& e, const P2p& p) {
   e.func = p.func;
   e.datatype = p.datatype;
   e.count = p.count;
@@ -110,13 +110,13 @@ void take_p2p(PluginEvent& e, const P2p& p) {
 
 // The payload fields of the types every version shares (a Group has none).
 template <typename Descr>
-void take_common(PluginEvent& e, const Descr& d) {
+void TakeCommon(PluginEvent& e, const Descr& d) {
   switch (e.type) {
     case abi::kColl:
-      take_coll(e, d.coll);
+      TakeColl(e, d.coll);
       break;
     case abi::kP2p:
-      take_p2p(e, d.p2p);
+      TakeP2p(e, d.p2p);
       break;
     case abi::kProxyOp:
       e.channel_id = d.proxy_op.channel_id;
@@ -131,11 +131,11 @@ void take_common(PluginEvent& e, const Descr& d) {
   }
 }
 
-void take(PluginEvent& e, const abi::EventDescrV4& d) { take_common(e, d); }
+void Take(PluginEvent& e, const abi::EventDescrV4& d) { TakeCommon(e, d); }
 
 // v5 and v6 descriptors differ only in copy-engine events vprof ignores.
 template <typename Descr>
-void take(PluginEvent& e, const Descr& d) {
+void Take(PluginEvent& e, const Descr& d) {
   switch (e.type) {
     case abi::kGroupApi:
       e.graph_captured = d.group_api.graph_captured;
@@ -160,11 +160,11 @@ void take(PluginEvent& e, const Descr& d) {
       e.stream = reinterpret_cast<uintptr_t>(d.kernel_launch.stream);
       break;
     default:
-      take_common(e, d);
+      TakeCommon(e, d);
   }
 }
 
-bool recorded_type(uint64_t type) {
+bool RecordedType(uint64_t type) {
   constexpr uint64_t kRecorded = abi::kGroup | abi::kColl | abi::kP2p | abi::kProxyOp |
                                  abi::kKernelCh | abi::kGroupApi | abi::kCollApi | abi::kP2pApi |
                                  abi::kKernelLaunch;
@@ -174,32 +174,31 @@ bool recorded_type(uint64_t type) {
 
 // Hot path: see nccl_plugin_pool.h.
 template <typename Descr>
-ncclResult_t start_event(void* context, void** handle, Descr* d) noexcept {
+ncclResult_t StartEvent(void* context, void** handle, Descr* d) noexcept {
   if (!handle) return ncclSuccess;
   *handle = nullptr;  // NCCL skips stop and state calls for a null handle
-  if (!context || !d || !runtime_recording() || !recorded_type(d->type)) return ncclSuccess;
+  if (!context || !d || !RuntimeRecording() || !RecordedType(d->type)) return ncclSuccess;
   PluginContext& c = *static_cast<PluginContext*>(context);
-  PluginEvent* e = claim_event(c, d->type);
+  PluginEvent* e = ClaimEvent(c, d->type);
   if (!e) return ncclSuccess;
-  take(*e, *d);
+  Take(*e, *d);
   const bool foreign_parent =
       e->type == abi::kProxyOp && d->proxy_op.pid != g_pid.load(std::memory_order_relaxed);
-  if (!foreign_parent) e->parent_id = event_id_of(c, d->parent_obj);
+  if (!foreign_parent) e->parent_id = EventIdOf(c, d->parent_obj);
   *handle = e;
   return ncclSuccess;
 }
 
-ncclResult_t stop_event(void* handle) noexcept {
+ncclResult_t StopEvent(void* handle) noexcept {
   if (!handle) return ncclSuccess;
   auto* e = static_cast<PluginEvent*>(handle);
   if (e->state.load(std::memory_order_relaxed) != SlotState::kActive) return ncclSuccess;
-  e->stop_ns = now_ns();
+  e->stop_ns = NowNs();
   e->state.store(SlotState::kDone, std::memory_order_release);  // the writer may take it now
   return ncclSuccess;
 }
 
-ncclResult_t record_event_state(void* handle, abi::EventState state,
-                                abi::StateArgs* args) noexcept {
+ncclResult_t RecordEventState(void* handle, abi::EventState state, abi::StateArgs* args) noexcept {
   if (!handle) return ncclSuccess;
   auto* e = static_cast<PluginEvent*>(handle);
   if (e->state.load(std::memory_order_relaxed) != SlotState::kActive) return ncclSuccess;
@@ -211,44 +210,44 @@ ncclResult_t record_event_state(void* handle, abi::EventState state,
   return ncclSuccess;
 }
 
-ncclResult_t finalize(void* context) noexcept {
+ncclResult_t Finalize(void* context) noexcept {
   // NCCL makes no call for this context after this one.
   if (context) {
-    static_cast<PluginContext*>(context)->finalize_ns.store(now_ns(), std::memory_order_release);
+    static_cast<PluginContext*>(context)->finalize_ns.store(NowNs(), std::memory_order_release);
   }
   return ncclSuccess;
 }
 
 }  // namespace
 
-void configure_nccl_plugin(const Settings& s, const std::string& self_path) {
+void ConfigureNcclPlugin(const Settings& s, const std::string& self_path) {
   g_pid.store(getpid(), std::memory_order_relaxed);
   g_flags.store((s.nccl_plugin ? kPluginOn : 0) | (s.nccl_kernel_ch ? kKernelChOn : 0) |
                 (s.nccl_proxy ? kProxyOn : 0));
   constexpr auto kHook = InjectionHook::kNcclProfiler;
   if (!s.nccl_plugin) {
     const char* found = getenv("NCCL_PROFILER_PLUGIN");
-    note_hook_claim(kHook, found && found != self_path ? found : "", false);
-    note_hook_not_attached(kHook, "VPROF_NCCL_PLUGIN=0");
+    NoteHookClaim(kHook, found && found != self_path ? found : "", false);
+    NoteHookNotAttached(kHook, "VPROF_NCCL_PLUGIN=0");
     return;
   }
   const std::string other =
-      claim_variable("NCCL_PROFILER_PLUGIN", self_path.empty() ? nullptr : self_path.c_str());
-  note_hook_claim(kHook, other, other.empty() && !self_path.empty());
+      ClaimVariable("NCCL_PROFILER_PLUGIN", self_path.empty() ? nullptr : self_path.c_str());
+  NoteHookClaim(kHook, other, other.empty() && !self_path.empty());
   if (!other.empty()) {
-    note_hook_not_attached(kHook, "NCCL_PROFILER_PLUGIN names another library");
-    log().warn("NCCL_PROFILER_PLUGIN={} belongs to another tool: no NCCL profiler-plugin events",
+    NoteHookNotAttached(kHook, "NCCL_PROFILER_PLUGIN names another library");
+    Log().warn("NCCL_PROFILER_PLUGIN={} belongs to another tool: no NCCL profiler-plugin events",
                other);
     return;
   }
-  note_hook_not_attached(kHook,
-                         "NCCL has not called the plugin: no communicator created yet, or an NCCL "
-                         "older than 2.27");
+  NoteHookNotAttached(kHook,
+                      "NCCL has not called the plugin: no communicator created yet, or an NCCL "
+                      "older than 2.27");
 }
 
-void reset_nccl_plugin_in_child() {
+void ResetNcclPluginInChild() {
   g_pid.store(getpid(), std::memory_order_relaxed);
-  reset_contexts_in_child();
+  ResetContextsInChild();
 }
 
 }  // namespace vprof
@@ -258,26 +257,26 @@ void reset_nccl_plugin_in_child() {
 extern "C" {
 __attribute__((visibility("default"))) vprof::nccl_abi::PluginV4 ncclProfiler_v4 = {
     .name = "vprof",
-    .init = vprof::init_v4,
-    .start_event = vprof::start_event<vprof::nccl_abi::EventDescrV4>,
-    .stop_event = vprof::stop_event,
-    .record_event_state = vprof::record_event_state,
-    .finalize = vprof::finalize,
+    .init = vprof::InitV4,
+    .start_event = vprof::StartEvent<vprof::nccl_abi::EventDescrV4>,
+    .stop_event = vprof::StopEvent,
+    .record_event_state = vprof::RecordEventState,
+    .finalize = vprof::Finalize,
 };
 __attribute__((visibility("default"))) vprof::nccl_abi::PluginV5 ncclProfiler_v5 = {
     .name = "vprof",
-    .init = vprof::init_v5<5>,
-    .start_event = vprof::start_event<vprof::nccl_abi::EventDescrV5>,
-    .stop_event = vprof::stop_event,
-    .record_event_state = vprof::record_event_state,
-    .finalize = vprof::finalize,
+    .init = vprof::InitV5<5>,
+    .start_event = vprof::StartEvent<vprof::nccl_abi::EventDescrV5>,
+    .stop_event = vprof::StopEvent,
+    .record_event_state = vprof::RecordEventState,
+    .finalize = vprof::Finalize,
 };
 __attribute__((visibility("default"))) vprof::nccl_abi::PluginV6 ncclProfiler_v6 = {
     .name = "vprof",
-    .init = vprof::init_v5<6>,
-    .start_event = vprof::start_event<vprof::nccl_abi::EventDescrV6>,
-    .stop_event = vprof::stop_event,
-    .record_event_state = vprof::record_event_state,
-    .finalize = vprof::finalize,
+    .init = vprof::InitV5<6>,
+    .start_event = vprof::StartEvent<vprof::nccl_abi::EventDescrV6>,
+    .stop_event = vprof::StopEvent,
+    .record_event_state = vprof::RecordEventState,
+    .finalize = vprof::Finalize,
 };
 }

@@ -17,9 +17,9 @@
 
 #include <string>
 
-#include "capture_source.h"
-#include "nccl_profiler_abi.h"
-#include "settings.h"
+#include "capture/core/capture_source.h"
+#include "capture/core/settings.h"
+#include "capture/nccl_plugin/nccl_profiler_abi.h"
 
 // The structs NCCL looks up by name (entry_points.def lists them for export).
 extern "C" {
@@ -34,22 +34,22 @@ class TraceWriter;
 
 // At load, once settings are read: what init will enable (VPROF_NCCL_PLUGIN,
 // VPROF_NCCL_KERNEL_CH, VPROF_NCCL_PROXY), and NCCL_PROFILER_PLUGIN set to
-// self_path (in this process and the children that inherit its environment)
+// SelfPath (in this process and the children that inherit its environment)
 // unless the plugin is off or the variable names another library; the outcome
 // goes to the trace as an InjectionStatus packet. Before this runs, init
 // enables nothing. Call before the program's threads read the environment.
-void configure_nccl_plugin(const Settings& settings, const std::string& self_path);
+void ConfigureNcclPlugin(const Settings& settings, const std::string& self_path);
 
 // Writer thread, flush lock held, not from a signal handler (it interns
 // strings): writes new and finalized communicators and every finished event
 // as NcclPluginBatch packets, and counts them for the footer. Must not be
 // called with a packet open. False when the trace cannot be written.
-bool drain_nccl_plugin(TraceWriter& writer);
+bool DrainNcclPlugin(TraceWriter& writer);
 // The Footer's "nccl_plugin" KindCount: events written, and events dropped.
 extern const SourceCount kNcclPluginCount;
 
 // In a forked child (the forking thread, no other thread exists): events
 // and communicators so far are the parent's. Takes no lock.
-void reset_nccl_plugin_in_child();
+void ResetNcclPluginInChild();
 
 }  // namespace vprof

@@ -2,9 +2,9 @@
 // contexts into NcclPluginBatch packets (nccl_plugin.h).
 #include <vector>
 
-#include "nccl_plugin.h"
-#include "nccl_plugin_pool.h"
-#include "trace_writer.h"
+#include "capture/core/trace_writer.h"
+#include "capture/nccl_plugin/nccl_plugin.h"
+#include "capture/nccl_plugin/nccl_plugin_pool.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -20,7 +20,7 @@ constexpr size_t kEventRoom = 320;
 constexpr size_t kCommRoom = 160;
 constexpr size_t kBatchRoom = 64;
 
-int32_t schema_type(uint64_t type) {
+int32_t SchemaType(uint64_t type) {
   namespace t = sf::NcclPluginEventType;
   switch (type) {
     case abi::kGroup:
@@ -66,11 +66,11 @@ struct Drained {
   uint64_t dropped = 0;
 };
 
-uint64_t intern_or_0(TraceWriter& w, const char* s) { return s && *s ? w.intern(s) : 0; }
+uint64_t InternOr0(TraceWriter& w, const char* s) { return s && *s ? w.Intern(s) : 0; }
 
 // Finished events of one context; with `finalized`, also the events NCCL
 // started and will never stop (lost, counted as dropped).
-void gather_events(TraceWriter& w, PluginContext& c, bool finalized, Drained* out) {
+void GatherEvents(TraceWriter& w, PluginContext& c, bool finalized, Drained* out) {
   const uint64_t next = c.next.load(std::memory_order_acquire);
   const uint64_t first = next > kNcclPluginPoolEvents ? next - kNcclPluginPoolEvents : 0;
   for (uint64_t i = first; i < next; ++i) {
@@ -82,99 +82,99 @@ void gather_events(TraceWriter& w, PluginContext& c, bool finalized, Drained* ou
       continue;
     }
     if (state != SlotState::kDone) continue;
-    if (plugin_event_ordinal(e.event_id.load(std::memory_order_relaxed)) < c.first_own_slot) {
+    if (PluginEventOrdinal(e.event_id.load(std::memory_order_relaxed)) < c.first_own_slot) {
       e.state.store(SlotState::kFree, std::memory_order_release);  // the parent process's
       continue;
     }
-    out->events.push_back({&e, c.id, intern_or_0(w, e.func), intern_or_0(w, e.datatype),
-                           intern_or_0(w, e.algo), intern_or_0(w, e.proto)});
+    out->events.push_back({&e, c.id, InternOr0(w, e.func), InternOr0(w, e.datatype),
+                           InternOr0(w, e.algo), InternOr0(w, e.proto)});
   }
 }
 
-void gather(TraceWriter& w, PluginContext& c, Drained* out) {
+void Gather(TraceWriter& w, PluginContext& c, Drained* out) {
   out->dropped += c.dropped.exchange(0, std::memory_order_relaxed);
   const bool finalized = c.finalize_ns.load(std::memory_order_acquire) != 0;
   const size_t before = out->events.size();
-  gather_events(w, c, finalized, out);
+  GatherEvents(w, c, finalized, out);
   // A communicator a forked child inherited is the parent's: described here
   // only once the child uses it.
   const bool in_file = c.described || !c.inherited || out->events.size() > before;
   if (in_file && (finalized || !c.described)) {
-    out->comms.push_back({&c, intern_or_0(w, c.name), finalized});
+    out->comms.push_back({&c, InternOr0(w, c.name), finalized});
   } else if (finalized) {
-    retire_context(c);
+    RetireContext(c);
   }
 }
 
-void put_comm(ProtoEncoder& enc, const PendingComm& p) {
+void PutComm(ProtoEncoder& enc, const PendingComm& p) {
   namespace k = sf::NcclPluginComm;
   const PluginContext& c = *p.context;
-  const size_t m = enc.begin_nested(sf::NcclPluginBatch::kComm);
-  enc.add_varint(k::kContextId, c.id);
-  enc.add_varint(k::kCommHash, c.comm_hash);
-  if (p.name_iid) enc.add_varint(k::kNameIid, p.name_iid);
-  enc.add_varint(k::kNnodes, c.nnodes);
-  enc.add_varint(k::kNranks, c.nranks);
-  enc.add_varint(k::kRank, c.rank);
-  enc.add_varint(k::kInitNs, c.init_ns);
-  if (p.finalized) enc.add_varint(k::kFinalizeNs, c.finalize_ns.load(std::memory_order_relaxed));
-  enc.add_varint(k::kActivationMask, c.activation_mask);
-  enc.end_nested(m);
+  const size_t m = enc.BeginNested(sf::NcclPluginBatch::kComm);
+  enc.AddVarint(k::kContextId, c.id);
+  enc.AddVarint(k::kCommHash, c.comm_hash);
+  if (p.name_iid) enc.AddVarint(k::kNameIid, p.name_iid);
+  enc.AddVarint(k::kNnodes, c.nnodes);
+  enc.AddVarint(k::kNranks, c.nranks);
+  enc.AddVarint(k::kRank, c.rank);
+  enc.AddVarint(k::kInitNs, c.init_ns);
+  if (p.finalized) enc.AddVarint(k::kFinalizeNs, c.finalize_ns.load(std::memory_order_relaxed));
+  enc.AddVarint(k::kActivationMask, c.activation_mask);
+  enc.EndNested(m);
 }
 
-void put_event(ProtoEncoder& enc, const PendingEvent& p) {
+void PutEvent(ProtoEncoder& enc, const PendingEvent& p) {
   namespace k = sf::NcclPluginEvent;
   const PluginEvent& e = *p.event;
-  const size_t m = enc.begin_nested(sf::NcclPluginBatch::kEvent);
-  enc.add_varint(k::kType, static_cast<uint64_t>(schema_type(e.type)));
-  enc.add_varint(k::kContextId, p.context_id);
-  enc.add_varint(k::kEventId, e.event_id.load(std::memory_order_relaxed));
-  if (e.parent_id) enc.add_varint(k::kParentId, e.parent_id);
-  if (p.func_iid) enc.add_varint(k::kFuncIid, p.func_iid);
-  if (e.seq) enc.add_varint(k::kSeq, e.seq);
-  if (e.count) enc.add_varint(k::kCount, e.count);
-  if (p.datatype_iid) enc.add_varint(k::kDatatypeIid, p.datatype_iid);
-  if (e.root) enc.add_sint32(k::kRoot, e.root);
-  if (e.peer) enc.add_sint32(k::kPeer, e.peer);
-  if (p.algo_iid) enc.add_varint(k::kAlgoIid, p.algo_iid);
-  if (p.proto_iid) enc.add_varint(k::kProtoIid, p.proto_iid);
-  if (e.channels) enc.add_varint(k::kChannels, e.channels);
-  if (e.warps) enc.add_varint(k::kWarps, e.warps);
-  if (e.stream) enc.add_varint(k::kStream, e.stream);
-  if (e.graph_captured) enc.add_bool(k::kGraphCaptured, true);
-  enc.add_varint(k::kStartNs, e.start_ns);
-  enc.add_varint(k::kStopNs, e.stop_ns);
-  enc.add_varint(k::kTid, e.tid);
-  if (e.channel_id) enc.add_varint(k::kChannelId, e.channel_id);
-  if (e.gpu_start) enc.add_varint(k::kGpuStart, e.gpu_start);
-  if (e.gpu_stop) enc.add_varint(k::kGpuStop, e.gpu_stop);
-  if (e.group_depth) enc.add_sint32(k::kGroupDepth, e.group_depth);
-  enc.end_nested(m);
+  const size_t m = enc.BeginNested(sf::NcclPluginBatch::kEvent);
+  enc.AddVarint(k::kType, static_cast<uint64_t>(SchemaType(e.type)));
+  enc.AddVarint(k::kContextId, p.context_id);
+  enc.AddVarint(k::kEventId, e.event_id.load(std::memory_order_relaxed));
+  if (e.parent_id) enc.AddVarint(k::kParentId, e.parent_id);
+  if (p.func_iid) enc.AddVarint(k::kFuncIid, p.func_iid);
+  if (e.seq) enc.AddVarint(k::kSeq, e.seq);
+  if (e.count) enc.AddVarint(k::kCount, e.count);
+  if (p.datatype_iid) enc.AddVarint(k::kDatatypeIid, p.datatype_iid);
+  if (e.root) enc.AddSint32(k::kRoot, e.root);
+  if (e.peer) enc.AddSint32(k::kPeer, e.peer);
+  if (p.algo_iid) enc.AddVarint(k::kAlgoIid, p.algo_iid);
+  if (p.proto_iid) enc.AddVarint(k::kProtoIid, p.proto_iid);
+  if (e.channels) enc.AddVarint(k::kChannels, e.channels);
+  if (e.warps) enc.AddVarint(k::kWarps, e.warps);
+  if (e.stream) enc.AddVarint(k::kStream, e.stream);
+  if (e.graph_captured) enc.AddBool(k::kGraphCaptured, true);
+  enc.AddVarint(k::kStartNs, e.start_ns);
+  enc.AddVarint(k::kStopNs, e.stop_ns);
+  enc.AddVarint(k::kTid, e.tid);
+  if (e.channel_id) enc.AddVarint(k::kChannelId, e.channel_id);
+  if (e.gpu_start) enc.AddVarint(k::kGpuStart, e.gpu_start);
+  if (e.gpu_stop) enc.AddVarint(k::kGpuStop, e.gpu_stop);
+  if (e.group_depth) enc.AddSint32(k::kGroupDepth, e.group_depth);
+  enc.EndNested(m);
 }
 
 // One NcclPluginBatch, or several when the encode buffer fills.
-bool put_batches(TraceWriter& w, const Drained& d) {
+bool PutBatches(TraceWriter& w, const Drained& d) {
   ProtoEncoder& enc = w.encoder();
   TraceWriter::PacketTokens t{};
-  if (!w.ensure_room(kBatchRoom + kEventRoom)) return false;
-  t = w.begin_packet(sf::TracePacket::kNcclPluginBatch);
-  if (d.dropped) enc.add_varint(sf::NcclPluginBatch::kDropped, d.dropped);
+  if (!w.EnsureRoom(kBatchRoom + kEventRoom)) return false;
+  t = w.BeginPacket(sf::TracePacket::kNcclPluginBatch);
+  if (d.dropped) enc.AddVarint(sf::NcclPluginBatch::kDropped, d.dropped);
   auto make_room = [&](size_t bytes) {
     if (enc.capacity() - enc.size() >= bytes) return true;
-    w.end_packet(t);
-    if (!w.write_out()) return false;
-    t = w.begin_packet(sf::TracePacket::kNcclPluginBatch);
+    w.EndPacket(t);
+    if (!w.WriteOut()) return false;
+    t = w.BeginPacket(sf::TracePacket::kNcclPluginBatch);
     return true;
   };
   for (const PendingComm& c : d.comms) {
     if (!make_room(kCommRoom)) return false;
-    put_comm(enc, c);
+    PutComm(enc, c);
   }
   for (const PendingEvent& e : d.events) {
     if (!make_room(kEventRoom)) return false;
-    put_event(enc, e);
+    PutEvent(enc, e);
   }
-  w.end_packet(t);
+  w.EndPacket(t);
   return true;
 }
 
@@ -182,20 +182,20 @@ bool put_batches(TraceWriter& w, const Drained& d) {
 
 const SourceCount kNcclPluginCount{"nccl_plugin", false};
 
-bool drain_nccl_plugin(TraceWriter& w) {
+bool DrainNcclPlugin(TraceWriter& w) {
   Drained d;
-  for_each_open_context([&](PluginContext& c) { gather(w, c, &d); });
+  ForEachOpenContext([&](PluginContext& c) { Gather(w, c, &d); });
   if (d.comms.empty() && d.events.empty() && d.dropped == 0) return true;
-  if (!put_batches(w, d)) return false;
+  if (!PutBatches(w, d)) return false;
   // Only now, after encoding read them, may NCCL's threads reuse the slots.
   for (const PendingEvent& e : d.events) {
     e.event->state.store(SlotState::kFree, std::memory_order_release);
   }
   for (const PendingComm& c : d.comms) {
     c.context->described = true;
-    if (c.finalized) retire_context(*c.context);
+    if (c.finalized) RetireContext(*c.context);
   }
-  w.count(kNcclPluginCount, d.events.size(), d.dropped);
+  w.Count(kNcclPluginCount, d.events.size(), d.dropped);
   return w.error()[0] == '\0';
 }
 

@@ -1,4 +1,4 @@
-#include "nccl_plugin_pool.h"
+#include "capture/nccl_plugin/nccl_plugin_pool.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "clock.h"
+#include "capture/core/clock.h"
 
 namespace vprof {
 
@@ -28,12 +28,12 @@ static_assert((kNcclPluginPoolEvents & kSlotMask) == 0, "a power of two");
 
 // gettid() is a system call: once per thread, then cached.
 thread_local uint32_t t_tid = 0;
-uint32_t current_tid() {
+uint32_t CurrentTid() {
   if (t_tid == 0) t_tid = static_cast<uint32_t>(syscall(SYS_gettid));
   return t_tid;
 }
 
-const PluginEvent* slot_at(const PluginContext& c, const void* p) {
+const PluginEvent* SlotAt(const PluginContext& c, const void* p) {
   const auto at = reinterpret_cast<uintptr_t>(p);
   const auto first = reinterpret_cast<uintptr_t>(c.pool);
   if (at < first || at >= first + kNcclPluginPoolEvents * sizeof(PluginEvent)) return nullptr;
@@ -42,7 +42,7 @@ const PluginEvent* slot_at(const PluginContext& c, const void* p) {
 }
 
 // A context object and pool for a table entry never used before.
-PluginContext* create_context(uint32_t entry) {
+PluginContext* CreateContext(uint32_t entry) {
   // calloc: the pool is zero pages until used (a zero slot is a free one),
   // so a communicator that sees few events costs little memory.
   void* pool = std::calloc(kNcclPluginPoolEvents, sizeof(PluginEvent));
@@ -58,7 +58,7 @@ PluginContext* create_context(uint32_t entry) {
 
 }  // namespace
 
-PluginEvent* claim_event(PluginContext& c, uint64_t type) {
+PluginEvent* ClaimEvent(PluginContext& c, uint64_t type) {
   const uint64_t ordinal = c.next.fetch_add(1, std::memory_order_relaxed);
   PluginEvent& e = c.pool[ordinal & kSlotMask];
   SlotState expected = SlotState::kFree;
@@ -68,10 +68,10 @@ PluginEvent* claim_event(PluginContext& c, uint64_t type) {
     return nullptr;
   }
   e.type = type;
-  e.tid = current_tid();
-  e.event_id.store(plugin_event_id(c.id, ordinal), std::memory_order_relaxed);
+  e.tid = CurrentTid();
+  e.event_id.store(PluginEventId(c.id, ordinal), std::memory_order_relaxed);
   e.parent_id = 0;
-  e.start_ns = now_ns();
+  e.start_ns = NowNs();
   e.stop_ns = 0;
   e.func = e.datatype = e.algo = e.proto = nullptr;
   e.seq = e.count = e.stream = e.gpu_start = e.gpu_stop = 0;
@@ -81,23 +81,23 @@ PluginEvent* claim_event(PluginContext& c, uint64_t type) {
   return &e;
 }
 
-uint64_t event_id_of(const PluginContext& own, const void* handle) {
+uint64_t EventIdOf(const PluginContext& own, const void* handle) {
   if (!handle) return 0;
-  if (const PluginEvent* e = slot_at(own, handle)) {
+  if (const PluginEvent* e = SlotAt(own, handle)) {
     return e->event_id.load(std::memory_order_relaxed);
   }
   const size_t n = g_context_count.load(std::memory_order_acquire);
   for (size_t i = 0; i < n && i < kNcclPluginMaxContexts; ++i) {
     const PluginContext* c = g_contexts[i].context.load(std::memory_order_acquire);
     if (!c || c == &own) continue;
-    if (const PluginEvent* e = slot_at(*c, handle)) {
+    if (const PluginEvent* e = SlotAt(*c, handle)) {
       return e->event_id.load(std::memory_order_relaxed);
     }
   }
   return 0;
 }
 
-PluginContext* open_context() {
+PluginContext* OpenContext() {
   size_t n = g_context_count.load(std::memory_order_acquire);
   for (size_t i = 0; i < n && i < kNcclPluginMaxContexts; ++i) {
     EntryState retired = EntryState::kRetired;
@@ -118,21 +118,21 @@ PluginContext* open_context() {
   }
   if (n >= kNcclPluginMaxContexts) return nullptr;
   g_contexts[n].state.store(EntryState::kOpening, std::memory_order_relaxed);
-  PluginContext* c = create_context(static_cast<uint32_t>(n));
+  PluginContext* c = CreateContext(static_cast<uint32_t>(n));
   // A failed entry stays kOpening: never drained, never reused.
   if (c) g_contexts[n].context.store(c, std::memory_order_release);
   return c;
 }
 
-void publish_context(PluginContext& c) {
+void PublishContext(PluginContext& c) {
   g_contexts[c.entry].state.store(EntryState::kOpen, std::memory_order_release);
 }
 
-void retire_context(PluginContext& c) {
+void RetireContext(PluginContext& c) {
   g_contexts[c.entry].state.store(EntryState::kRetired, std::memory_order_release);
 }
 
-void reset_contexts_in_child() {
+void ResetContextsInChild() {
   t_tid = 0;  // this thread (the one that forked) has a new id
   const size_t n = g_context_count.load(std::memory_order_relaxed);
   for (size_t i = 0; i < n && i < kNcclPluginMaxContexts; ++i) {

@@ -75,16 +75,16 @@ struct PluginContext {
 
 // An event id unique in the trace: the context id above 40 bits, the slot
 // ordinal (from 1) below. 2^24 contexts, 2^40 events each.
-inline uint64_t plugin_event_id(uint64_t context_id, uint64_t ordinal) {
+inline uint64_t PluginEventId(uint64_t context_id, uint64_t ordinal) {
   return (context_id << 40) | (ordinal + 1);
 }
-inline uint64_t plugin_event_ordinal(uint64_t event_id) {
+inline uint64_t PluginEventOrdinal(uint64_t event_id) {
   return (event_id & ((1ull << 40) - 1)) - 1;
 }
 
 // Claims a free slot of `c` for an event of `type` started now, or returns
 // nullptr (counted in c.dropped) when the pool is full.
-PluginEvent* claim_event(PluginContext& c, uint64_t type);
+PluginEvent* ClaimEvent(PluginContext& c, uint64_t type);
 
 // The event_id of the event `handle` points at, when it is a slot of one of
 // the contexts (NCCL hands parents from another communicator's context when a
@@ -92,23 +92,23 @@ PluginEvent* claim_event(PluginContext& c, uint64_t type);
 // long ago (a CollApi is the parent of the Coll started at ncclGroupEnd): a
 // slot keeps its id after the writer frees it, until kNcclPluginPoolEvents
 // later events of its context hand it out again.
-uint64_t event_id_of(const PluginContext& own, const void* handle);
+uint64_t EventIdOf(const PluginContext& own, const void* handle);
 
 // init: an empty context for the caller to fill, not yet seen by the writer;
 // nullptr when kNcclPluginMaxContexts are open or memory is short.
-PluginContext* open_context();
+PluginContext* OpenContext();
 // init: the filled context, from now on drained by the writer.
-void publish_context(PluginContext& c);
+void PublishContext(PluginContext& c);
 
 // Writer thread: every context NCCL has opened and the writer not yet retired.
 template <typename Fn>
-void for_each_open_context(Fn&& fn);
+void ForEachOpenContext(Fn&& fn);
 // Writer thread: the context is written out; init may hand it out again.
-void retire_context(PluginContext& c);
+void RetireContext(PluginContext& c);
 
 // In a forked child: slots handed out so far belong to the parent, nothing
 // is described in the child's file yet, and drops start from 0. Takes no lock.
-void reset_contexts_in_child();
+void ResetContextsInChild();
 
 namespace detail {
 enum class EntryState : uint32_t { kEmpty = 0, kOpening = 1, kOpen = 2, kRetired = 3 };
@@ -121,7 +121,7 @@ extern std::atomic<size_t> g_context_count;  // entries ever used
 }  // namespace detail
 
 template <typename Fn>
-void for_each_open_context(Fn&& fn) {
+void ForEachOpenContext(Fn&& fn) {
   size_t n = detail::g_context_count.load(std::memory_order_acquire);
   for (size_t i = 0; i < n && i < kNcclPluginMaxContexts; ++i) {
     detail::ContextEntry& e = detail::g_contexts[i];

@@ -1,7 +1,7 @@
 // Writer side of NVTX capture: a thread's finished ranges as NvtxBatch packets.
 #pragma once
 
-#include "capture_source.h"
+#include "capture/core/capture_source.h"
 
 namespace vprof {
 
@@ -10,13 +10,13 @@ struct ThreadBuffer;
 
 // Writer thread, flush lock held, never in a signal handler (interning range
 // names allocates). False when the trace cannot be written.
-bool write_nvtx_batches(TraceWriter& writer, ThreadBuffer& buffer);
+bool WriteNvtxBatches(TraceWriter& writer, ThreadBuffer& buffer);
 
 // The Footer's "nvtx" KindCount: ranges recorded, and ranges dropped (a full
 // ring, or a start/end range lost from the open-range table).
 extern const SourceCount kNvtxRangeCount;
 // Counts the start/end ranges lost from the open-range table since the last
 // call (nvtx_open_ranges.h).
-void count_lost_open_ranges(TraceWriter& writer);
+void CountLostOpenRanges(TraceWriter& writer);
 
 }  // namespace vprof

@@ -1,4 +1,4 @@
-#include "nvtx_callbacks.h"
+#include "capture/nvtx/nvtx_callbacks.h"
 
 #include <cstddef>
 #include <initializer_list>
@@ -8,13 +8,13 @@
 #define NVTX_NO_IMPL  // types only: vprof is the tool, not a client
 #include <nvtx3/nvToolsExt.h>
 
-#include "clock.h"
-#include "injection_status.h"
-#include "nvtx_handles.h"
-#include "nvtx_open_ranges.h"
-#include "runtime.h"
-#include "thread_buffers.h"
-#include "utf8_repair.h"
+#include "capture/core/clock.h"
+#include "capture/core/injection_status.h"
+#include "capture/core/runtime.h"
+#include "capture/core/thread_buffers.h"
+#include "capture/core/utf8_repair.h"
+#include "capture/nvtx/nvtx_handles.h"
+#include "capture/nvtx/nvtx_open_ranges.h"
 
 namespace vprof {
 namespace {
@@ -23,13 +23,13 @@ namespace {
 // NVTX_NO_PUSH_POP_TRACKING): vprof's answer while it is not recording.
 constexpr int kNoPushPopTracking = -2;
 
-void copy_text(const char* from, NvtxMessage* to) {
-  utf8_copy_cut(from ? from : "", to->text, NvtxMessage::kTextBytes);
+void CopyText(const char* from, NvtxMessage* to) {
+  Utf8CopyCut(from ? from : "", to->text, NvtxMessage::kTextBytes);
   to->registered = nullptr;
 }
 
 // Wide strings keep their ASCII characters; others become '?'.
-void copy_wide_text(const wchar_t* from, NvtxMessage* to) {
+void CopyWideText(const wchar_t* from, NvtxMessage* to) {
   size_t i = 0;
   if (from) {
     for (; i + 1 < NvtxMessage::kTextBytes && from[i]; ++i) {
@@ -40,9 +40,9 @@ void copy_wide_text(const wchar_t* from, NvtxMessage* to) {
   to->registered = nullptr;
 }
 
-std::string narrow(const wchar_t* from) {
+std::string Narrow(const wchar_t* from) {
   NvtxMessage m;
-  copy_wide_text(from, &m);
+  CopyWideText(from, &m);
   return m.text;
 }
 
@@ -53,7 +53,7 @@ struct Attributes {
   uint32_t category = 0;
 };
 
-Attributes read_attributes(const nvtxEventAttributes_t* a, NvtxMessage* message) {
+Attributes ReadAttributes(const nvtxEventAttributes_t* a, NvtxMessage* message) {
   Attributes out;
   message->text[0] = '\0';
   message->registered = nullptr;
@@ -69,10 +69,10 @@ Attributes read_attributes(const nvtxEventAttributes_t* a, NvtxMessage* message)
   if (size < offsetof(nvtxEventAttributes_t, message) + sizeof a->message) return out;
   switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
-      copy_text(a->message.ascii, message);
+      CopyText(a->message.ascii, message);
       break;
     case NVTX_MESSAGE_TYPE_UNICODE:
-      copy_wide_text(a->message.unicode, message);
+      CopyWideText(a->message.unicode, message);
       break;
     case NVTX_MESSAGE_TYPE_REGISTERED:
       message->registered = reinterpret_cast<const NvtxRegisteredString*>(a->message.registered);
@@ -83,37 +83,37 @@ Attributes read_attributes(const nvtxEventAttributes_t* a, NvtxMessage* message)
   return out;
 }
 
-const NvtxDomain* domain_of(nvtxDomainHandle_t h) { return reinterpret_cast<const NvtxDomain*>(h); }
+const NvtxDomain* DomainOf(nvtxDomainHandle_t h) { return reinterpret_cast<const NvtxDomain*>(h); }
 
 // --- push / pop: nesting on the calling thread -------------------------------
 
 template <typename FillMessage>
-int push(const NvtxDomain* domain, Attributes attributes, FillMessage&& fill) {
-  if (!runtime_recording()) return kNoPushPopTracking;
-  ThreadBuffer* b = thread_buffers().current();
+int Push(const NvtxDomain* domain, Attributes attributes, FillMessage&& fill) {
+  if (!RuntimeRecording()) return kNoPushPopTracking;
+  ThreadBuffer* b = GlobalThreadBuffers().Current();
   if (!b) {
-    thread_buffers().count_lost_without_buffer();
+    GlobalThreadBuffers().CountLostWithoutBuffer();
     return kNoPushPopTracking;
   }
-  NvtxStack::Pushed p = b->nvtx_stack.push(domain);
+  NvtxStack::Pushed p = b->nvtx_stack.Push(domain);
   if (!p.entry) return p.depth;
   p.entry->color = attributes.color;
   p.entry->category = attributes.category;
   fill(&p.entry->message);
-  p.entry->start_ns = now_ns();  // last: the range's own cost stays outside it
+  p.entry->start_ns = NowNs();  // last: the range's own cost stays outside it
   return p.depth;
 }
 
-int pop(const NvtxDomain* domain) {
-  if (!runtime_recording()) return kNoPushPopTracking;
-  const uint64_t end_ns = now_ns();
-  ThreadBuffer* b = thread_buffers().current();
+int Pop(const NvtxDomain* domain) {
+  if (!RuntimeRecording()) return kNoPushPopTracking;
+  const uint64_t end_ns = NowNs();
+  ThreadBuffer* b = GlobalThreadBuffers().Current();
   if (!b) return kNoPushPopTracking;
   NvtxStack::Entry e;
   bool had_entry = false;
-  int depth = b->nvtx_stack.pop(domain, &e, &had_entry);
+  int depth = b->nvtx_stack.Pop(domain, &e, &had_entry);
   if (!had_entry) {
-    if (depth >= 0) b->nvtx.count_drop();  // pushed past NvtxStack::kMaxDepth
+    if (depth >= 0) b->nvtx.CountDrop();  // pushed past NvtxStack::kMaxDepth
     return depth;
   }
   NvtxRecord r;
@@ -126,37 +126,37 @@ int pop(const NvtxDomain* domain) {
   r.depth = static_cast<uint16_t>(depth);
   r.kind = NvtxRecord::kPushPop;
   r.message = e.message;
-  b->nvtx.push(r);
+  b->nvtx.Push(r);
   return depth;
 }
 
-int NVTX_API range_push_ex(const nvtxEventAttributes_t* a) {
+int NVTX_API RangePushEx(const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  return push(nullptr, attributes, [&](NvtxMessage* to) { *to = m; });
+  Attributes attributes = ReadAttributes(a, &m);
+  return Push(nullptr, attributes, [&](NvtxMessage* to) { *to = m; });
 }
-int NVTX_API range_push_a(const char* message) {
-  return push(nullptr, {}, [&](NvtxMessage* to) { copy_text(message, to); });
+int NVTX_API RangePushA(const char* message) {
+  return Push(nullptr, {}, [&](NvtxMessage* to) { CopyText(message, to); });
 }
-int NVTX_API range_push_w(const wchar_t* message) {
-  return push(nullptr, {}, [&](NvtxMessage* to) { copy_wide_text(message, to); });
+int NVTX_API RangePushW(const wchar_t* message) {
+  return Push(nullptr, {}, [&](NvtxMessage* to) { CopyWideText(message, to); });
 }
-int NVTX_API range_pop() { return pop(nullptr); }
-int NVTX_API domain_range_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+int NVTX_API RangePop() { return Pop(nullptr); }
+int NVTX_API DomainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  return push(domain_of(d), attributes, [&](NvtxMessage* to) { *to = m; });
+  Attributes attributes = ReadAttributes(a, &m);
+  return Push(DomainOf(d), attributes, [&](NvtxMessage* to) { *to = m; });
 }
-int NVTX_API domain_range_pop(nvtxDomainHandle_t d) { return pop(domain_of(d)); }
+int NVTX_API DomainRangePop(nvtxDomainHandle_t d) { return Pop(DomainOf(d)); }
 
 // --- start / end: ranges that may end on another thread -----------------------
 
-nvtxRangeId_t start(const NvtxDomain* domain, Attributes attributes, const NvtxMessage& message) {
-  NvtxOpenRanges* open = nvtx_open_ranges();
-  if (!runtime_recording() || !open) return 0;
-  ThreadBuffer* b = thread_buffers().current();  // for its tid: no system call
+nvtxRangeId_t Start(const NvtxDomain* domain, Attributes attributes, const NvtxMessage& message) {
+  NvtxOpenRanges* open = GlobalNvtxOpenRanges();
+  if (!RuntimeRecording() || !open) return 0;
+  ThreadBuffer* b = GlobalThreadBuffers().Current();  // for its tid: no system call
   if (!b) {
-    thread_buffers().count_lost_without_buffer();
+    GlobalThreadBuffers().CountLostWithoutBuffer();
     return 0;
   }
   NvtxOpenRanges::Begun begun = open->begin();
@@ -166,20 +166,20 @@ nvtxRangeId_t start(const NvtxDomain* domain, Attributes attributes, const NvtxM
   begun.slot->color = attributes.color;
   begun.slot->category = attributes.category;
   begun.slot->message = message;
-  begun.slot->start_ns = now_ns();
-  open->publish(begun.id);
+  begun.slot->start_ns = NowNs();
+  open->Publish(begun.id);
   return begun.id;
 }
 
 void end(nvtxRangeId_t id) {
-  NvtxOpenRanges* open = nvtx_open_ranges();
-  if (!runtime_recording() || !open) return;
-  const uint64_t end_ns = now_ns();
+  NvtxOpenRanges* open = GlobalNvtxOpenRanges();
+  if (!RuntimeRecording() || !open) return;
+  const uint64_t end_ns = NowNs();
   NvtxOpenRanges::Opened o;
   if (!open->end(id, &o)) return;
-  ThreadBuffer* b = thread_buffers().current();
+  ThreadBuffer* b = GlobalThreadBuffers().Current();
   if (!b) {
-    thread_buffers().count_lost_without_buffer();
+    GlobalThreadBuffers().CountLostWithoutBuffer();
     return;
   }
   NvtxRecord r;
@@ -194,43 +194,43 @@ void end(nvtxRangeId_t id) {
   r.depth = 0;
   r.kind = NvtxRecord::kStartEnd;
   r.message = o.message;
-  b->nvtx.push(r);
+  b->nvtx.Push(r);
 }
 
-nvtxRangeId_t NVTX_API range_start_ex(const nvtxEventAttributes_t* a) {
+nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  return start(nullptr, attributes, m);
+  Attributes attributes = ReadAttributes(a, &m);
+  return Start(nullptr, attributes, m);
 }
-nvtxRangeId_t NVTX_API range_start_a(const char* message) {
+nvtxRangeId_t NVTX_API RangeStartA(const char* message) {
   NvtxMessage m;
-  copy_text(message, &m);
-  return start(nullptr, {}, m);
+  CopyText(message, &m);
+  return Start(nullptr, {}, m);
 }
-nvtxRangeId_t NVTX_API range_start_w(const wchar_t* message) {
+nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* message) {
   NvtxMessage m;
-  copy_wide_text(message, &m);
-  return start(nullptr, {}, m);
+  CopyWideText(message, &m);
+  return Start(nullptr, {}, m);
 }
-void NVTX_API range_end(nvtxRangeId_t id) { end(id); }
-nvtxRangeId_t NVTX_API domain_range_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+void NVTX_API RangeEnd(nvtxRangeId_t id) { end(id); }
+nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  return start(domain_of(d), attributes, m);
+  Attributes attributes = ReadAttributes(a, &m);
+  return Start(DomainOf(d), attributes, m);
 }
-void NVTX_API domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) { end(id); }
+void NVTX_API DomainRangeEnd(nvtxDomainHandle_t, nvtxRangeId_t id) { end(id); }
 
 // --- marks --------------------------------------------------------------------
 
-void mark(const NvtxDomain* domain, Attributes attributes, const NvtxMessage& message) {
-  if (!runtime_recording()) return;
-  ThreadBuffer* b = thread_buffers().current();
+void Mark(const NvtxDomain* domain, Attributes attributes, const NvtxMessage& message) {
+  if (!RuntimeRecording()) return;
+  ThreadBuffer* b = GlobalThreadBuffers().Current();
   if (!b) {
-    thread_buffers().count_lost_without_buffer();
+    GlobalThreadBuffers().CountLostWithoutBuffer();
     return;
   }
   NvtxRecord r;
-  r.start_ns = r.end_ns = now_ns();
+  r.start_ns = r.end_ns = NowNs();
   r.domain = domain;
   r.color = attributes.color;
   r.category = attributes.category;
@@ -238,28 +238,28 @@ void mark(const NvtxDomain* domain, Attributes attributes, const NvtxMessage& me
   r.depth = 0;
   r.kind = NvtxRecord::kMark;
   r.message = message;
-  b->nvtx.push(r);
+  b->nvtx.Push(r);
 }
 
-void NVTX_API mark_ex(const nvtxEventAttributes_t* a) {
+void NVTX_API MarkEx(const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  mark(nullptr, attributes, m);
+  Attributes attributes = ReadAttributes(a, &m);
+  Mark(nullptr, attributes, m);
 }
-void NVTX_API mark_a(const char* message) {
+void NVTX_API MarkA(const char* message) {
   NvtxMessage m;
-  copy_text(message, &m);
-  mark(nullptr, {}, m);
+  CopyText(message, &m);
+  Mark(nullptr, {}, m);
 }
-void NVTX_API mark_w(const wchar_t* message) {
+void NVTX_API MarkW(const wchar_t* message) {
   NvtxMessage m;
-  copy_wide_text(message, &m);
-  mark(nullptr, {}, m);
+  CopyWideText(message, &m);
+  Mark(nullptr, {}, m);
 }
-void NVTX_API domain_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+void NVTX_API DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   NvtxMessage m;
-  Attributes attributes = read_attributes(a, &m);
-  mark(domain_of(d), attributes, m);
+  Attributes attributes = ReadAttributes(a, &m);
+  Mark(DomainOf(d), attributes, m);
 }
 
 // --- registration (not the hot path: may allocate) ----------------------------
@@ -273,18 +273,18 @@ T* make_handle(Args&&... args) {
   }
 }
 
-nvtxDomainHandle_t NVTX_API domain_create_a(const char* name) {
+nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) {
   return reinterpret_cast<nvtxDomainHandle_t>(make_handle<NvtxDomain>(name ? name : ""));
 }
-nvtxDomainHandle_t NVTX_API domain_create_w(const wchar_t* name) {
-  return reinterpret_cast<nvtxDomainHandle_t>(make_handle<NvtxDomain>(narrow(name)));
+nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
+  return reinterpret_cast<nvtxDomainHandle_t>(make_handle<NvtxDomain>(Narrow(name)));
 }
-void NVTX_API domain_destroy(nvtxDomainHandle_t) {}  // kept: see nvtx_handles.h
-nvtxStringHandle_t NVTX_API domain_register_string_a(nvtxDomainHandle_t, const char* s) {
+void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}  // kept: see nvtx_handles.h
+nvtxStringHandle_t NVTX_API DomainRegisterStringA(nvtxDomainHandle_t, const char* s) {
   return reinterpret_cast<nvtxStringHandle_t>(make_handle<NvtxRegisteredString>(s ? s : ""));
 }
-nvtxStringHandle_t NVTX_API domain_register_string_w(nvtxDomainHandle_t, const wchar_t* s) {
-  return reinterpret_cast<nvtxStringHandle_t>(make_handle<NvtxRegisteredString>(narrow(s)));
+nvtxStringHandle_t NVTX_API DomainRegisterStringW(nvtxDomainHandle_t, const wchar_t* s) {
+  return reinterpret_cast<nvtxStringHandle_t>(make_handle<NvtxRegisteredString>(Narrow(s)));
 }
 
 // --- installation -------------------------------------------------------------
@@ -295,12 +295,12 @@ struct Slot {
 };
 
 template <typename F>
-NvtxFunctionPointer as_slot(F* f) {
+NvtxFunctionPointer AsSlot(F* f) {
   return reinterpret_cast<NvtxFunctionPointer>(f);
 }
 
 // Fills the module's slots vprof implements; the others keep NVTX's no-op.
-bool install(const NvtxExportTableCallbacks& callbacks, NvtxCallbackModule module,
+bool Install(const NvtxExportTableCallbacks& callbacks, NvtxCallbackModule module,
              std::initializer_list<Slot> slots) {
   NvtxFunctionTable table = nullptr;
   unsigned int size = 0;
@@ -313,13 +313,13 @@ bool install(const NvtxExportTableCallbacks& callbacks, NvtxCallbackModule modul
 
 }  // namespace
 
-int attach_nvtx(const void* (*get_export_table)(uint32_t)) {
-  if (!runtime_tracking() || !get_export_table) return 0;
+int AttachNvtx(const void* (*get_export_table)(uint32_t)) {
+  if (!RuntimeTracking() || !get_export_table) return 0;
   const auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
   if (!callbacks || callbacks->struct_size < sizeof(NvtxExportTableCallbacks) ||
       !callbacks->GetModuleFunctionTable) {
-    note_hook_not_attached(InjectionHook::kNvtx, "NVTX offered no callback table vprof reads");
+    NoteHookNotAttached(InjectionHook::kNvtx, "NVTX offered no callback table vprof reads");
     return 0;
   }
   const auto* version =
@@ -328,35 +328,35 @@ int attach_nvtx(const void* (*get_export_table)(uint32_t)) {
       version->SetInjectionNvtxVersion) {
     version->SetInjectionNvtxVersion(NVTX_VERSION);
   }
-  make_nvtx_open_ranges();
-  bool core = install(*callbacks, NVTX_CB_MODULE_CORE,
-                      {{NVTX_CBID_CORE_MarkEx, as_slot(mark_ex)},
-                       {NVTX_CBID_CORE_MarkA, as_slot(mark_a)},
-                       {NVTX_CBID_CORE_MarkW, as_slot(mark_w)},
-                       {NVTX_CBID_CORE_RangeStartEx, as_slot(range_start_ex)},
-                       {NVTX_CBID_CORE_RangeStartA, as_slot(range_start_a)},
-                       {NVTX_CBID_CORE_RangeStartW, as_slot(range_start_w)},
-                       {NVTX_CBID_CORE_RangeEnd, as_slot(range_end)},
-                       {NVTX_CBID_CORE_RangePushEx, as_slot(range_push_ex)},
-                       {NVTX_CBID_CORE_RangePushA, as_slot(range_push_a)},
-                       {NVTX_CBID_CORE_RangePushW, as_slot(range_push_w)},
-                       {NVTX_CBID_CORE_RangePop, as_slot(range_pop)}});
-  bool core2 = install(*callbacks, NVTX_CB_MODULE_CORE2,
-                       {{NVTX_CBID_CORE2_DomainMarkEx, as_slot(domain_mark_ex)},
-                        {NVTX_CBID_CORE2_DomainRangeStartEx, as_slot(domain_range_start_ex)},
-                        {NVTX_CBID_CORE2_DomainRangeEnd, as_slot(domain_range_end)},
-                        {NVTX_CBID_CORE2_DomainRangePushEx, as_slot(domain_range_push_ex)},
-                        {NVTX_CBID_CORE2_DomainRangePop, as_slot(domain_range_pop)},
-                        {NVTX_CBID_CORE2_DomainRegisterStringA, as_slot(domain_register_string_a)},
-                        {NVTX_CBID_CORE2_DomainRegisterStringW, as_slot(domain_register_string_w)},
-                        {NVTX_CBID_CORE2_DomainCreateA, as_slot(domain_create_a)},
-                        {NVTX_CBID_CORE2_DomainCreateW, as_slot(domain_create_w)},
-                        {NVTX_CBID_CORE2_DomainDestroy, as_slot(domain_destroy)}});
+  MakeNvtxOpenRanges();
+  bool core = Install(*callbacks, NVTX_CB_MODULE_CORE,
+                      {{NVTX_CBID_CORE_MarkEx, AsSlot(MarkEx)},
+                       {NVTX_CBID_CORE_MarkA, AsSlot(MarkA)},
+                       {NVTX_CBID_CORE_MarkW, AsSlot(MarkW)},
+                       {NVTX_CBID_CORE_RangeStartEx, AsSlot(RangeStartEx)},
+                       {NVTX_CBID_CORE_RangeStartA, AsSlot(RangeStartA)},
+                       {NVTX_CBID_CORE_RangeStartW, AsSlot(RangeStartW)},
+                       {NVTX_CBID_CORE_RangeEnd, AsSlot(RangeEnd)},
+                       {NVTX_CBID_CORE_RangePushEx, AsSlot(RangePushEx)},
+                       {NVTX_CBID_CORE_RangePushA, AsSlot(RangePushA)},
+                       {NVTX_CBID_CORE_RangePushW, AsSlot(RangePushW)},
+                       {NVTX_CBID_CORE_RangePop, AsSlot(RangePop)}});
+  bool core2 = Install(*callbacks, NVTX_CB_MODULE_CORE2,
+                       {{NVTX_CBID_CORE2_DomainMarkEx, AsSlot(DomainMarkEx)},
+                        {NVTX_CBID_CORE2_DomainRangeStartEx, AsSlot(DomainRangeStartEx)},
+                        {NVTX_CBID_CORE2_DomainRangeEnd, AsSlot(DomainRangeEnd)},
+                        {NVTX_CBID_CORE2_DomainRangePushEx, AsSlot(DomainRangePushEx)},
+                        {NVTX_CBID_CORE2_DomainRangePop, AsSlot(DomainRangePop)},
+                        {NVTX_CBID_CORE2_DomainRegisterStringA, AsSlot(DomainRegisterStringA)},
+                        {NVTX_CBID_CORE2_DomainRegisterStringW, AsSlot(DomainRegisterStringW)},
+                        {NVTX_CBID_CORE2_DomainCreateA, AsSlot(DomainCreateA)},
+                        {NVTX_CBID_CORE2_DomainCreateW, AsSlot(DomainCreateW)},
+                        {NVTX_CBID_CORE2_DomainDestroy, AsSlot(DomainDestroy)}});
   if (!core && !core2) {
-    note_hook_not_attached(InjectionHook::kNvtx, "NVTX gave no core function table");
+    NoteHookNotAttached(InjectionHook::kNvtx, "NVTX gave no core function table");
     return 0;
   }
-  note_hook_attached(InjectionHook::kNvtx, NVTX_VERSION);
+  NoteHookAttached(InjectionHook::kNvtx, NVTX_VERSION);
   return 1;
 }
 

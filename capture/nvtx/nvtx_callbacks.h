@@ -13,6 +13,6 @@ namespace vprof {
 // getExportTable is NVTX's NvtxGetExportTableFunc_t. Returns 1 when vprof's
 // callbacks are installed, 0 (NVTX then runs without a tool) when vprof is off
 // or the table is not one vprof understands.
-int attach_nvtx(const void* (*get_export_table)(uint32_t export_table_id));
+int AttachNvtx(const void* (*get_export_table)(uint32_t export_table_id));
 
 }  // namespace vprof

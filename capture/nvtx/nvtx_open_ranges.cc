@@ -1,4 +1,4 @@
-#include "nvtx_open_ranges.h"
+#include "capture/nvtx/nvtx_open_ranges.h"
 
 #include <new>
 
@@ -15,7 +15,7 @@ NvtxOpenRanges::Begun NvtxOpenRanges::begin() {
   return {id, &s.range};
 }
 
-void NvtxOpenRanges::publish(uint64_t id) {
+void NvtxOpenRanges::Publish(uint64_t id) {
   slots_[id % kSlots].state.store(id, std::memory_order_release);
 }
 
@@ -31,7 +31,7 @@ bool NvtxOpenRanges::end(uint64_t id, Opened* out) {
   return true;
 }
 
-void NvtxOpenRanges::reset_in_child() {
+void NvtxOpenRanges::ResetInChild() {
   // A slot another thread of the parent was filling would stay busy forever.
   for (Slot& s : slots_) s.state.store(kFree, std::memory_order_relaxed);
   lost_.store(0, std::memory_order_relaxed);
@@ -41,9 +41,9 @@ namespace {
 std::atomic<NvtxOpenRanges*> g_open_ranges{nullptr};
 }  // namespace
 
-NvtxOpenRanges* nvtx_open_ranges() { return g_open_ranges.load(std::memory_order_acquire); }
+NvtxOpenRanges* GlobalNvtxOpenRanges() { return g_open_ranges.load(std::memory_order_acquire); }
 
-void make_nvtx_open_ranges() {
+void MakeNvtxOpenRanges() {
   if (g_open_ranges.load(std::memory_order_acquire)) return;
   auto* made = new (std::nothrow) NvtxOpenRanges;
   NvtxOpenRanges* expected = nullptr;

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "nvtx_record.h"
+#include "capture/core/nvtx_record.h"
 
 namespace vprof {
 
@@ -26,20 +26,20 @@ class NvtxOpenRanges {
 
   // A new range id (never 0) and the slot to fill, or nullptr when the slot
   // is still held by an older open range (the new one is then lost).
-  // publish() must follow a non-null result.
+  // Publish() must follow a non-null result.
   struct Begun {
     uint64_t id;
     Opened* slot;
   };
   Begun begin();
-  void publish(uint64_t id);
+  void Publish(uint64_t id);
 
   // Takes the range `id` out of the table into *out; false when it is not
   // there (never started under vprof, lost, or ended twice).
   bool end(uint64_t id, Opened* out);
 
-  uint64_t take_lost() { return lost_.exchange(0, std::memory_order_relaxed); }
-  void reset_in_child();
+  uint64_t TakeLost() { return lost_.exchange(0, std::memory_order_relaxed); }
+  void ResetInChild();
 
  private:
   static constexpr uint64_t kFree = 0, kBusy = ~uint64_t{0};
@@ -55,7 +55,7 @@ class NvtxOpenRanges {
 
 // Made when NVTX first attaches (about 150 KiB, which processes without NVTX
 // never pay); nullptr before. Never freed.
-NvtxOpenRanges* nvtx_open_ranges();
-void make_nvtx_open_ranges();
+NvtxOpenRanges* GlobalNvtxOpenRanges();
+void MakeNvtxOpenRanges();
 
 }  // namespace vprof

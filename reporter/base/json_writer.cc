@@ -37,7 +37,7 @@ void AppendJsonString(std::string& out, std::string_view value) {
       continue;
     }
     if (c >= 0x80) {
-      const Utf8Char character = utf8_next(value.substr(i));
+      const Utf8Char character = Utf8Next(value.substr(i));
       if (character.valid) {  // stays in the run
         i += character.bytes;
         continue;

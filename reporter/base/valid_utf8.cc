@@ -8,10 +8,10 @@
 namespace vprof::reporter {
 
 std::string ValidUtf8(std::string_view text) {
-  const Utf8Fit fit = utf8_fit(text, std::numeric_limits<size_t>::max());
+  const Utf8Fit fit = FitUtf8(text, std::numeric_limits<size_t>::max());
   if (fit.unchanged) return std::string(text);
   std::string repaired(fit.bytes, '\0');
-  utf8_repair(text, fit, reinterpret_cast<uint8_t*>(repaired.data()));
+  Utf8Repair(text, fit, reinterpret_cast<uint8_t*>(repaired.data()));
   return repaired;
 }
 

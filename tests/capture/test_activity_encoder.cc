@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "activity_encoder.h"
+#include "capture/cupti/activity_encoder.h"
 #include "vprof_trace.pb.h"
 #include "vprof_trace_fields.h"
 
@@ -20,8 +20,8 @@ vprof::trace::GpuBatch encode(const std::vector<const CUpti_Activity*>& records,
                               uint64_t name_iid = 77) {
   std::vector<uint8_t> buf(8192);
   vprof::ProtoEncoder enc(buf.data(), buf.size());
-  for (const CUpti_Activity* r : records) vprof::encode_activity(enc, r, name_iid);
-  REQUIRE_FALSE(enc.overflow());
+  for (const CUpti_Activity* r : records) vprof::EncodeActivity(enc, r, name_iid);
+  REQUIRE_FALSE(enc.Overflow());
   vprof::trace::GpuBatch batch;
   REQUIRE(batch.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
   return batch;
@@ -63,7 +63,7 @@ TEST_CASE("a kernel record keeps its times, ids, geometry and graph") {
   k.blockZ = 2;
   k.graphId = 9;
   k.graphNodeId = 123456789;
-  CHECK(vprof::activity_name(reinterpret_cast<CUpti_Activity*>(&k), nullptr) ==
+  CHECK(vprof::ActivityName(reinterpret_cast<CUpti_Activity*>(&k), nullptr) ==
         "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   auto batch = encode({reinterpret_cast<CUpti_Activity*>(&k)});
   REQUIRE(batch.kernel_size() == 1);
@@ -96,7 +96,7 @@ TEST_CASE("a typical kernel record takes at most 32 bytes") {
   k.blockY = k.blockZ = 1;
   std::vector<uint8_t> buf(256);
   vprof::ProtoEncoder enc(buf.data(), buf.size());
-  vprof::encode_activity(enc, reinterpret_cast<CUpti_Activity*>(&k), 70000);
+  vprof::EncodeActivity(enc, reinterpret_cast<CUpti_Activity*>(&k), 70000);
   CHECK(enc.size() <= 32);
 }
 
@@ -213,9 +213,9 @@ TEST_CASE("API calls are named through CUPTI; external correlation ties NCCL cal
   d.kind = CUPTI_ACTIVITY_KIND_DRIVER;
   d.cbid = 1;
   d.returnValue = 3;
-  CHECK(vprof::activity_name(reinterpret_cast<CUpti_Activity*>(&a), fake_callback_name) ==
+  CHECK(vprof::ActivityName(reinterpret_cast<CUpti_Activity*>(&a), fake_callback_name) ==
         "cudaLaunchKernel");
-  CHECK(vprof::activity_name(reinterpret_cast<CUpti_Activity*>(&d), fake_callback_name) ==
+  CHECK(vprof::ActivityName(reinterpret_cast<CUpti_Activity*>(&d), fake_callback_name) ==
         "(unknown API)");
   auto x = zeroed<CUpti_ActivityExternalCorrelation>();
   x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
@@ -252,7 +252,7 @@ TEST_CASE("kinds vprof does not record write nothing") {
   m.kind = CUPTI_ACTIVITY_KIND_MARKER;
   std::vector<uint8_t> buf(64);
   vprof::ProtoEncoder enc(buf.data(), buf.size());
-  CHECK_FALSE(vprof::encode_activity(enc, reinterpret_cast<CUpti_Activity*>(&m), 0));
+  CHECK_FALSE(vprof::EncodeActivity(enc, reinterpret_cast<CUpti_Activity*>(&m), 0));
   CHECK(enc.size() == 0);
 }
 
@@ -272,7 +272,7 @@ TEST_CASE("a device keeps its UUID bytes as they are and its name valid UTF-8, w
   d.name = name.c_str();
   std::vector<uint8_t> buf(1024);
   vprof::ProtoEncoder enc(buf.data(), buf.size());
-  REQUIRE(vprof::encode_activity(enc, reinterpret_cast<const CUpti_Activity*>(&d), 0));
+  REQUIRE(vprof::EncodeActivity(enc, reinterpret_cast<const CUpti_Activity*>(&d), 0));
   CHECK(enc.size() <= vprof::kMaxEncodedActivityBytes);
   vprof::trace::GpuBatch batch;
   REQUIRE(batch.ParseFromArray(enc.data(), static_cast<int>(enc.size())));

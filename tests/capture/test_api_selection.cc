@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "api_selection.h"
+#include "capture/cupti/api_selection.h"
 
 namespace {
 
@@ -45,7 +45,7 @@ TEST_CASE(
                            "cuMemMap",
                            "cuMemUnmap"}) {
     INFO(name);
-    CHECK(vprof::is_selected_api(name));
+    CHECK(vprof::IsSelectedApi(name));
   }
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("queries, address reservations and graph building are not") {
         "cuGraphAddMemsetNode", "cudaGraphAddEventRecordNode_v11010",
         "cudaGraphExecMemcpyNodeSetParams_v11000", "cuStreamBeginCapture", "cuFuncGetAttribute"}) {
     INFO(name);
-    CHECK_FALSE(vprof::is_selected_api(name));
+    CHECK_FALSE(vprof::IsSelectedApi(name));
   }
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("every selected API of both domains is enabled, and only those") {
   g_runtime_enabled.clear();
   g_driver_enabled.clear();
   g_refuse_runtime = 0;
-  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti(), true);
+  const vprof::ApiSelection selection = vprof::EnableSelectedApis(test_cupti(), true);
   CHECK(g_runtime_enabled == std::set<uint32_t>{17, 30, 41});
   CHECK(g_driver_enabled == std::set<uint32_t>{9, 12});
   CHECK(selection.runtime == 3);
@@ -115,7 +115,7 @@ TEST_CASE("a refused API is not counted and the first refusal is named") {
   g_runtime_enabled.clear();
   g_driver_enabled.clear();
   g_refuse_runtime = 30;
-  const vprof::ApiSelection selection = vprof::enable_selected_apis(test_cupti(), true);
+  const vprof::ApiSelection selection = vprof::EnableSelectedApis(test_cupti(), true);
   CHECK(g_runtime_enabled == std::set<uint32_t>{17, 41});
   CHECK(selection.runtime == 2);
   CHECK(selection.error.find("cudaMemcpyAsync_v3020") != std::string::npos);

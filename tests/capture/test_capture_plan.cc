@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "capture_plan.h"
+#include "capture/cupti/capture_plan.h"
 
 namespace {
 
@@ -26,7 +26,7 @@ const std::vector<std::string> kLightKinds = {
 TEST_CASE("unset, empty and 'light' give the light plan with selected API records") {
   for (const char* setting : {"", "light", " LIGHT "}) {
     std::string error;
-    const vprof::CapturePlan plan = vprof::plan_capture(setting, &error);
+    const vprof::CapturePlan plan = vprof::PlanCapture(setting, &error);
     CHECK(error.empty());
     CHECK(kind_names(plan) == kLightKinds);
     CHECK(plan.api_records == vprof::ApiRecords::kSelected);
@@ -36,7 +36,7 @@ TEST_CASE("unset, empty and 'light' give the light plan with selected API record
 
 TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included") {
   std::string error;
-  const vprof::CapturePlan plan = vprof::plan_capture("all", &error);
+  const vprof::CapturePlan plan = vprof::PlanCapture("all", &error);
   CHECK(error.empty());
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMCPY", "MEMCPY2",
                                                      "MEMSET", "SYNCHRONIZATION", "CUDA_EVENT",
@@ -48,25 +48,25 @@ TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included") {
 
 TEST_CASE("a list names kinds in any case and order, with spaces; SELECTED_API adds API records") {
   std::string error;
-  vprof::CapturePlan plan = vprof::plan_capture(" memset , concurrent_kernel ", &error);
+  vprof::CapturePlan plan = vprof::PlanCapture(" memset , concurrent_kernel ", &error);
   CHECK(error.empty());
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMSET"});
   CHECK(plan.api_records == vprof::ApiRecords::kNone);
   CHECK(plan.mode == "memset , concurrent_kernel");
 
-  plan = vprof::plan_capture("CONCURRENT_KERNEL,SELECTED_API,CONCURRENT_KERNEL", &error);
+  plan = vprof::PlanCapture("CONCURRENT_KERNEL,SELECTED_API,CONCURRENT_KERNEL", &error);
   CHECK(error.empty());
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL"});
   CHECK(plan.api_records == vprof::ApiRecords::kSelected);
 
-  plan = vprof::plan_capture("DRIVER,CONCURRENT_KERNEL", &error);
+  plan = vprof::PlanCapture("DRIVER,CONCURRENT_KERNEL", &error);
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER"});
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 }
 
 TEST_CASE("in a list, 'light' is the light plan: 'light,MEMORY2' adds device memory to it") {
   std::string error;
-  vprof::CapturePlan plan = vprof::plan_capture("light, memory2", &error);
+  vprof::CapturePlan plan = vprof::PlanCapture("light, memory2", &error);
   CHECK(error.empty());
   std::vector<std::string> expected = kLightKinds;
   expected.push_back("MEMORY2");
@@ -74,14 +74,14 @@ TEST_CASE("in a list, 'light' is the light plan: 'light,MEMORY2' adds device mem
   CHECK(plan.api_records == vprof::ApiRecords::kSelected);
   CHECK(plan.mode == "light, memory2");
   // With a kind that records every API call, all API calls are recorded.
-  plan = vprof::plan_capture("RUNTIME,light", &error);
+  plan = vprof::PlanCapture("RUNTIME,light", &error);
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 }
 
 TEST_CASE("an unknown or empty name keeps the light plan and names the variable and the choices") {
   for (const char* setting : {"CONCURRENT_KERNEL,BOGUS", "CONCURRENT_KERNEL,", "ful"}) {
     std::string error;
-    const vprof::CapturePlan plan = vprof::plan_capture(setting, &error);
+    const vprof::CapturePlan plan = vprof::PlanCapture(setting, &error);
     CHECK(kind_names(plan) == kLightKinds);
     CHECK(plan.api_records == vprof::ApiRecords::kSelected);
     CHECK(error.find("VPROF_CUPTI_KINDS='" + std::string(setting) + "'") == 0);
@@ -93,14 +93,14 @@ TEST_CASE("an unknown or empty name keeps the light plan and names the variable 
 
 TEST_CASE("a libcupti that cannot select APIs gets the RUNTIME and DRIVER kinds, once") {
   std::string error;
-  vprof::CapturePlan plan = vprof::plan_capture("", &error);
-  vprof::record_every_api(&plan);
+  vprof::CapturePlan plan = vprof::PlanCapture("", &error);
+  vprof::RecordEveryApi(&plan);
   std::vector<std::string> expected = kLightKinds;
   expected.insert(expected.end(), {"RUNTIME", "DRIVER"});
   CHECK(kind_names(plan) == expected);
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 
-  plan = vprof::plan_capture("CONCURRENT_KERNEL,DRIVER,SELECTED_API", &error);
-  vprof::record_every_api(&plan);
+  plan = vprof::PlanCapture("CONCURRENT_KERNEL,DRIVER,SELECTED_API", &error);
+  vprof::RecordEveryApi(&plan);
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER", "RUNTIME"});
 }

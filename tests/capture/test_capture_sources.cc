@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "capture_source.h"
-#include "sources.h"
-#include "trace_writer.h"
+#include "capture/core/capture_source.h"
+#include "capture/core/trace_writer.h"
+#include "capture/sources.h"
 
 TEST_CASE("every drain has the function its pass calls, and nothing else") {
   std::set<std::string> names;
-  for (const vprof::SourceDrain& row : vprof::capture_sources().drains) {
+  for (const vprof::SourceDrain& row : vprof::RegisteredSources().drains) {
     INFO(row.name);
     CHECK(names.insert(row.name).second);
     if (row.pass == vprof::DrainPass::kEachThread) {
@@ -29,7 +29,7 @@ TEST_CASE("every drain has the function its pass calls, and nothing else") {
 
 TEST_CASE("the footer counts the sources in the trace format's order") {
   std::vector<std::string> kinds;
-  for (const vprof::SourceCount* count : vprof::capture_sources().counts) {
+  for (const vprof::SourceCount* count : vprof::RegisteredSources().counts) {
     kinds.push_back(count->kind);
     // Only the wrappers' calls are counted in every trace.
     CHECK(count->always == (kinds.size() == 1));

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "comm_registry.h"
+#include "capture/nccl/comm_registry.h"
 
 using vprof::CommInfo;
 using vprof::CommRegistry;
@@ -54,24 +54,24 @@ TEST_CASE("the writer sees each new communicator once, in creation order") {
   reg.insert(make(0x10, 1));
   reg.insert(make(0x20, 2));
   std::vector<uint64_t> seen;
-  reg.for_each_new(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
+  reg.ForEachNew(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
   reg.insert(make(0x30, 3));
-  reg.for_each_new(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
-  reg.for_each_new(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
+  reg.ForEachNew(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
+  reg.ForEachNew(&cursor, [&](const CommInfo& c) { seen.push_back(c.id); });
   CHECK(seen == std::vector<uint64_t>{1, 2, 3});
 }
 
 TEST_CASE("communicator ids: equal inputs agree, different inputs differ, never zero") {
   unsigned char a[128] = {1, 2, 3}, b[128] = {1, 2, 4};
-  CHECK(vprof::comm_id_from_bytes(a, sizeof a) == vprof::comm_id_from_bytes(a, sizeof a));
-  CHECK(vprof::comm_id_from_bytes(a, sizeof a) != vprof::comm_id_from_bytes(b, sizeof b));
+  CHECK(vprof::CommIdFromBytes(a, sizeof a) == vprof::CommIdFromBytes(a, sizeof a));
+  CHECK(vprof::CommIdFromBytes(a, sizeof a) != vprof::CommIdFromBytes(b, sizeof b));
   std::set<uint64_t> ids;
   for (int color = 0; color < 4; ++color) {
     for (uint64_t ordinal = 1; ordinal <= 4; ++ordinal) {
-      ids.insert(vprof::comm_id_derived(42, 0, ordinal, color));
+      ids.insert(vprof::CommIdDerived(42, 0, ordinal, color));
     }
   }
-  ids.insert(vprof::comm_id_derived(42, 1, 1, 0));  // a shrink is not a split
+  ids.insert(vprof::CommIdDerived(42, 1, 1, 0));  // a shrink is not a split
   CHECK(ids.size() == 17);
   CHECK(ids.count(0) == 0);
 }

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "device_memory_sampler.h"
+#include "capture/core/trace_writer.h"
+#include "capture/cupti/device_memory_sampler.h"
+#include "capture/sources.h"
 #include "read_trace_file.h"
-#include "sources.h"
-#include "trace_writer.h"
 
 namespace fs = std::filesystem;
 namespace nvml = vprof::nvml;
@@ -78,8 +78,8 @@ const CUpti_Activity* AsRecord(const void* r) { return static_cast<const CUpti_A
 void NoteUsedDevice(vprof::DeviceMemorySampler& sampler, uint32_t id, unsigned char last) {
   const auto device = Device(id, last);
   const auto kernel = Kernel(id);
-  sampler.note(AsRecord(&device));
-  sampler.note(AsRecord(&kernel));
+  sampler.Note(AsRecord(&device));
+  sampler.Note(AsRecord(&kernel));
 }
 
 constexpr uint64_t kInterval = 250'000'000;
@@ -91,17 +91,17 @@ struct Sampled {
     settings.output_dir = dir;
     run.host = "memhost";
     run.pid = 79;
-    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-    REQUIRE(writer.flush());  // the header
+    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+    REQUIRE(writer.Flush());  // the header
   }
   ~Sampled() { fs::remove_all(dir); }
 
   bool put(uint64_t now_ns, bool at_end = false) {
-    return sampler.put_samples(writer, now_ns, kInterval, at_end);
+    return sampler.PutSamples(writer, now_ns, kInterval, at_end);
   }
 
   std::vector<vprof::trace::TracePacket> packets() {
-    REQUIRE(writer.finish(vprof::EndReason::kExit));
+    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::TracePacket> out;
     for (const auto& p : read_trace_file(writer.path())) {
       if (p.has_device_memory() || p.has_device_memory_sampling()) out.push_back(p);
@@ -124,7 +124,7 @@ struct Sampled {
 TEST_CASE("NVML's name of a CUDA UUID") {
   const std::array<char, 16> bytes = {'\xfa', '\x4e', '\xc0', '\xde', 0, 1, 0, 2,
                                       0,      3,      0,      0,      0, 0, 0, '\x2a'};
-  CHECK(vprof::nvml_uuid(bytes) == "GPU-fa4ec0de-0001-0002-0003-00000000002a");
+  CHECK(vprof::NvmlUuid(bytes) == "GPU-fa4ec0de-0001-0002-0003-00000000002a");
 }
 
 TEST_CASE("only GPUs that ran kernels are read, at most every half interval, always at the end") {
@@ -132,12 +132,12 @@ TEST_CASE("only GPUs that ran kernels are read, at most every half interval, alw
   const auto d0 = Device(0, 0), d1 = Device(1, 1);
   g_used["GPU-ab000000-0000-0000-0000-000000000000"] = 3ull << 30;
   g_used["GPU-ab000000-0000-0000-0000-000000000001"] = 5ull << 30;
-  s.sampler.note(AsRecord(&d0));
-  s.sampler.note(AsRecord(&d1));
+  s.sampler.Note(AsRecord(&d0));
+  s.sampler.Note(AsRecord(&d1));
   REQUIRE(s.put(100));  // no kernel yet: NVML not even loaded
   CHECK(g_loads == 0);
   const auto k1 = Kernel(1);
-  s.sampler.note(AsRecord(&k1));
+  s.sampler.Note(AsRecord(&k1));
   REQUIRE(s.put(1000));
   REQUIRE(s.put(1000 + kInterval / 2 - 1));  // too soon
   g_used["GPU-ab000000-0000-0000-0000-000000000001"] = 7ull << 30;
@@ -195,7 +195,7 @@ TEST_CASE("a forked child reads no GPU of its parent's") {
   Sampled s(FakeLoad);
   g_used["GPU-ab000000-0000-0000-0000-000000000000"] = 1ull << 30;
   NoteUsedDevice(s.sampler, 0, 0);
-  s.sampler.reset_in_child();
+  s.sampler.ResetInChild();
   REQUIRE(s.put(1000, true));
   CHECK(s.packets().empty());
 }

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "fingerprint_hash.h"
+#include "capture/audit/fingerprint_hash.h"
 
 namespace fp = vprof::fingerprint;
 
@@ -41,12 +41,12 @@ TEST_CASE("the sum of terms in any order and any partition gives the same finger
   for (size_t start = 0; start < words; start += 37) {
     uint64_t s = 0;
     for (size_t k = start; k < std::min(words, start + 37); ++k)
-      s += fp::term(word_at(bytes, order[k]), order[k]);
+      s += fp::Term(word_at(bytes, order[k]), order[k]);
     blocks.push_back(s);
   }
   uint64_t total = 0;
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) total += *it;
-  CHECK(fp::finish(total, bytes.size()) == fp::fingerprint_bytes(bytes.data(), bytes.size()));
+  CHECK(fp::Finish(total, bytes.size()) == fp::FingerprintBytes(bytes.data(), bytes.size()));
 }
 
 TEST_CASE("the same bytes at any address give the same fingerprint") {
@@ -54,31 +54,31 @@ TEST_CASE("the same bytes at any address give the same fingerprint") {
   std::vector<unsigned char> shifted(bytes.size() + 16);
   for (size_t offset = 0; offset < 9; ++offset) {
     std::memcpy(shifted.data() + offset, bytes.data(), bytes.size());
-    CHECK(fp::fingerprint_bytes(shifted.data() + offset, bytes.size()) ==
-          fp::fingerprint_bytes(bytes.data(), bytes.size()));
+    CHECK(fp::FingerprintBytes(shifted.data() + offset, bytes.size()) ==
+          fp::FingerprintBytes(bytes.data(), bytes.size()));
   }
 }
 
 TEST_CASE("moving a value, changing one bit or padding with zeros changes the fingerprint") {
   auto bytes = random_bytes(4096, 4);
-  const uint64_t original = fp::fingerprint_bytes(bytes.data(), bytes.size());
+  const uint64_t original = fp::FingerprintBytes(bytes.data(), bytes.size());
   auto swapped = bytes;
   std::swap_ranges(swapped.begin(), swapped.begin() + 8,
                    swapped.begin() + 8);  // two words trade places
-  CHECK(fp::fingerprint_bytes(swapped.data(), swapped.size()) != original);
+  CHECK(fp::FingerprintBytes(swapped.data(), swapped.size()) != original);
   auto flipped = bytes;
   flipped[2049] ^= 0x10;
-  CHECK(fp::fingerprint_bytes(flipped.data(), flipped.size()) != original);
+  CHECK(fp::FingerprintBytes(flipped.data(), flipped.size()) != original);
   bytes.push_back(0);
-  CHECK(fp::fingerprint_bytes(bytes.data(), bytes.size()) != original);
+  CHECK(fp::FingerprintBytes(bytes.data(), bytes.size()) != original);
 }
 
 TEST_CASE("every length of one pattern, and the empty buffer, fingerprint apart") {
   const auto bytes = random_bytes(64, 5);
   std::vector<uint64_t> values;
   for (size_t n = 0; n <= bytes.size(); ++n)
-    values.push_back(fp::fingerprint_bytes(bytes.data(), n));
+    values.push_back(fp::FingerprintBytes(bytes.data(), n));
   std::sort(values.begin(), values.end());
   CHECK(std::adjacent_find(values.begin(), values.end()) == values.end());
-  CHECK(fp::fingerprint_bytes(nullptr, 0) == fp::finish(0, 0));
+  CHECK(fp::FingerprintBytes(nullptr, 0) == fp::Finish(0, 0));
 }

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "loaded_libraries.h"
+#include "capture/core/loaded_libraries.h"
+#include "capture/core/trace_writer.h"
+#include "capture/sources.h"
 #include "read_trace_file.h"
-#include "sources.h"
-#include "trace_writer.h"
 
 namespace fs = std::filesystem;
 
@@ -51,17 +51,17 @@ struct Watched {
     settings.output_dir = dir;
     run.host = "libhost";
     run.pid = 78;
-    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-    REQUIRE(watch.init(list));
-    REQUIRE(writer.flush());  // the header
+    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+    REQUIRE(watch.Init(list));
+    REQUIRE(writer.Flush());  // the header
   }
   ~Watched() { fs::remove_all(dir); }
 
-  bool look(uint64_t now_ns, bool at_end = false) { return watch.put_new(writer, now_ns, at_end); }
+  bool look(uint64_t now_ns, bool at_end = false) { return watch.PutNew(writer, now_ns, at_end); }
 
   // The LoadedLibraries packets of the finished trace.
   std::vector<vprof::trace::LoadedLibraries> packets() {
-    REQUIRE(writer.finish(vprof::EndReason::kExit));
+    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::LoadedLibraries> out;
     for (const auto& packet : read_trace_file(writer.path())) {
       if (packet.has_loaded_libraries()) out.push_back(packet.loaded_libraries());
@@ -168,7 +168,7 @@ TEST_CASE("a forked child's trace lists every object again") {
   Watched w;
   load("/lib/a.so", 1);
   REQUIRE(w.look(0));
-  w.watch.reset_in_child();
+  w.watch.ResetInChild();
   REQUIRE(w.look(1));  // within the second, but a child looks at once
   const auto got = w.packets();
   REQUIRE(got.size() == 2);
@@ -177,11 +177,11 @@ TEST_CASE("a forked child's trace lists every object again") {
 
 TEST_CASE("the real loader's list holds this test's C++ runtime, once") {
   Watched w({nullptr});
-  vprof::configure_loaded_library_watch();
-  vprof::LoadedLibraryWatch* watch = vprof::loaded_library_watch();
+  vprof::ConfigureLoadedLibraryWatch();
+  vprof::LoadedLibraryWatch* watch = vprof::GlobalLoadedLibraryWatch();
   REQUIRE(watch != nullptr);
-  REQUIRE(watch->put_new(w.writer, 0, false));
-  REQUIRE(watch->put_new(w.writer, 0, true));  // nothing loaded since
+  REQUIRE(watch->PutNew(w.writer, 0, false));
+  REQUIRE(watch->PutNew(w.writer, 0, true));  // nothing loaded since
   const auto got = w.packets();
   REQUIRE(got.size() == 1);
   const auto listed = paths(got[0]);

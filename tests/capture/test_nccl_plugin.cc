@@ -18,12 +18,12 @@
 #include <thread>
 #include <vector>
 
-#include "nccl_plugin.h"
-#include "nccl_plugin_pool.h"
+#include "capture/core/runtime.h"
+#include "capture/core/trace_writer.h"
+#include "capture/nccl_plugin/nccl_plugin.h"
+#include "capture/nccl_plugin/nccl_plugin_pool.h"
+#include "capture/sources.h"
 #include "read_trace_file.h"
-#include "runtime.h"
-#include "sources.h"
-#include "trace_writer.h"
 
 namespace fs = std::filesystem;
 namespace abi = vprof::nccl_abi;
@@ -48,7 +48,7 @@ void configure(bool plugin = true, bool kernel_ch = false, bool proxy = false) {
   s.nccl_plugin = plugin;
   s.nccl_kernel_ch = kernel_ch;
   s.nccl_proxy = proxy;
-  vprof::configure_nccl_plugin(s, kSelf);
+  vprof::ConfigureNcclPlugin(s, kSelf);
 }
 
 // One trace file written by a real TraceWriter, and what came out of it.
@@ -70,13 +70,13 @@ class TraceFile {
     settings_.output_dir = dir_;
     run_.host = "pluginhost";
     run_.pid = 77;
-    REQUIRE(writer_.init(settings_, &run_, vprof::capture_sources()));
+    REQUIRE(writer_.Init(settings_, &run_, vprof::RegisteredSources()));
   }
   ~TraceFile() { fs::remove_all(dir_); }
   vprof::TraceWriter& writer() { return writer_; }
 
-  Decoded finish() {
-    REQUIRE(writer_.finish(vprof::EndReason::kExit));
+  Decoded Finish() {
+    REQUIRE(writer_.Finish(vprof::EndReason::kExit));
     Decoded d;
     d.packets = read_trace_file(writer_.path());
     REQUIRE_FALSE(d.packets.empty());
@@ -164,7 +164,7 @@ TEST_CASE("v5: a collective's events reach the trace with every field and their 
   CHECK(std::string(getenv("NCCL_PROFILER_PLUGIN")) == kSelf);  // claimed
   CHECK(std::string(ncclProfiler_v5.name) == "vprof");
   TraceFile trace;
-  REQUIRE(trace.writer().flush());  // the file exists before NCCL calls in
+  REQUIRE(trace.writer().Flush());  // the file exists before NCCL calls in
 
   void* ctx = nullptr;
   int mask = -1;
@@ -220,7 +220,7 @@ TEST_CASE("v5: a collective's events reach the trace with every field and their 
   REQUIRE(ncclProfiler_v5.finalize(ctx) == ncclSuccess);
 
   const uint32_t tid = gettid_now();
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   REQUIRE(out.comms.size() == 1);  // initialised and finalized between two drains: one record
   const auto& c = out.comms[0];
   CHECK(c.context_id() != 0);
@@ -317,14 +317,14 @@ TEST_CASE("v5: a collective's events reach the trace with every field and their 
 TEST_CASE("v4: NCCL 2.27's layout, init order and parents; proxy events of another process") {
   configure(/*plugin=*/true, /*kernel_ch=*/true, /*proxy=*/true);
   TraceFile trace;
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
   void* ctx = nullptr;
   int mask = -1;
   REQUIRE(ncclProfiler_v4.init(&ctx, &mask, nullptr, 0xabcULL, 1, 2, 1, nullptr) == ncclSuccess);
   CHECK(mask == (kV4Default | kKernelCh | kProxyOp));
   REQUIRE(ctx != nullptr);
   // The writer sees the communicator before it is finalized.
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
 
   void* group = start4(ctx, v4(kGroup, nullptr));
   abi::EventDescrV4 d = v4(kColl, group);
@@ -347,7 +347,7 @@ TEST_CASE("v4: NCCL 2.27's layout, init order and parents; proxy events of anoth
   REQUIRE(ncclProfiler_v4.stop_event(group) == ncclSuccess);  // twice: ignored
   REQUIRE(ncclProfiler_v4.finalize(ctx) == ncclSuccess);
 
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   REQUIRE(out.comms.size() == 2);  // live, then finalized
   CHECK(out.comms[0].context_id() == out.comms[1].context_id());
   CHECK(out.comms[0].finalize_ns() == 0);
@@ -392,7 +392,7 @@ TEST_CASE("v4: NCCL 2.27's layout, init order and parents; proxy events of anoth
 TEST_CASE("a full pool drops events and counts them; freed slots are used again") {
   configure();
   TraceFile trace;
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
   void* ctx = nullptr;
   int mask = 0;
   REQUIRE(ncclProfiler_v5.init(&ctx, 1, &mask, "big", 1, 1, 0, nullptr) == ncclSuccess);
@@ -403,7 +403,7 @@ TEST_CASE("a full pool drops events and counts them; freed slots are used again"
   for (size_t i = 0; i < pool; ++i) REQUIRE(handles[i] != nullptr);
   for (size_t i = pool; i < pool + 5; ++i) CHECK(handles[i] == nullptr);
   for (size_t i = 0; i < pool; ++i) stop(handles[i]);
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
   // Written out, the slots are free again.
   void* again = start5(ctx, v5(kGroup, nullptr));
   REQUIRE(again != nullptr);
@@ -412,7 +412,7 @@ TEST_CASE("a full pool drops events and counts them; freed slots are used again"
   REQUIRE(start5(ctx, v5(kGroup, nullptr)) != nullptr);
   REQUIRE(ncclProfiler_v5.finalize(ctx) == ncclSuccess);
 
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   CHECK(out.events.size() == pool + 1);
   CHECK(out.batch_dropped == 6);
   REQUIRE(out.plugin_count);
@@ -464,7 +464,7 @@ TEST_CASE("activation masks follow the settings; off means mask 0 and no context
   vprof::g_run_state.store(vprof::RunState::kRecording);
   // Retire the contexts finalized above.
   TraceFile trace;
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
 }
 
 TEST_CASE("NCCL_PROFILER_PLUGIN naming another tool is left alone, and so is it when off") {
@@ -473,7 +473,7 @@ TEST_CASE("NCCL_PROFILER_PLUGIN naming another tool is left alone, and so is it 
   CHECK(std::string(getenv("NCCL_PROFILER_PLUGIN")) == "/opt/other/libnccl-profiler-inspector.so");
   {
     TraceFile trace;
-    Decoded out = trace.finish();
+    Decoded out = trace.Finish();
     REQUIRE_FALSE(out.hooks.empty());
     CHECK(out.hooks.back().found() == "/opt/other/libnccl-profiler-inspector.so");
     CHECK_FALSE(out.hooks.back().claimed());
@@ -485,7 +485,7 @@ TEST_CASE("NCCL_PROFILER_PLUGIN naming another tool is left alone, and so is it 
   configure();
   CHECK(std::string(getenv("NCCL_PROFILER_PLUGIN")) == kSelf);
   TraceFile trace;
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   CHECK(out.hooks.back().found().empty());
   CHECK(out.hooks.back().claimed());
 }
@@ -499,14 +499,14 @@ TEST_CASE("in a forked child, the parent's events and communicators stay the par
   REQUIRE(ncclProfiler_v5.init(&idle, 12, &mask, "idle", 1, 2, 0, nullptr) == ncclSuccess);
   stop(start5(used, v5(kGroup, nullptr)));  // finished, not yet written: the parent's to write
   stop(start5(idle, v5(kGroup, nullptr)));
-  vprof::reset_nccl_plugin_in_child();
+  vprof::ResetNcclPluginInChild();
   void* child_event = start5(used, v5(kGroup, nullptr));
   stop(child_event);
   ncclProfiler_v5.finalize(used);
   ncclProfiler_v5.finalize(idle);
 
   TraceFile trace;
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   REQUIRE(out.events.size() == 1);
   CHECK(out.events[0].tid() == gettid_now());
   REQUIRE(out.comms.size() == 1);  // only the communicator the child used
@@ -517,7 +517,7 @@ TEST_CASE("in a forked child, the parent's events and communicators stay the par
 TEST_CASE("threads start and stop events while the writer drains: none lost, none twice") {
   configure();
   TraceFile trace;
-  REQUIRE(trace.writer().flush());
+  REQUIRE(trace.writer().Flush());
   void* ctx = nullptr;
   int mask = 0;
   REQUIRE(ncclProfiler_v5.init(&ctx, 5, &mask, "busy", 1, 4, 0, nullptr) == ncclSuccess);
@@ -539,10 +539,10 @@ TEST_CASE("threads start and stop events while the writer drains: none lost, non
       running.fetch_sub(1);
     });
   }
-  while (running.load() > 0) REQUIRE(trace.writer().flush());
+  while (running.load() > 0) REQUIRE(trace.writer().Flush());
   for (auto& t : threads) t.join();
   ncclProfiler_v5.finalize(ctx);
-  Decoded out = trace.finish();
+  Decoded out = trace.Finish();
   std::set<uint64_t> seqs, ids;
   for (const auto& e : out.events) {
     seqs.insert(e.seq());

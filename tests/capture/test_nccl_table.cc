@@ -7,14 +7,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "nccl_functions.h"
-#include "symbol_resolver.h"
+#include "capture/core/symbol_resolver.h"
+#include "capture/nccl/nccl_functions.h"
 
 TEST_CASE("each table row resolves to the RTLD_LOCAL-loaded NCCL, never to vprof") {
   const char* dir = std::getenv("VPROF_TEST_STANDINS");
   REQUIRE(dir != nullptr);
   // Nothing defines NCCL yet: resolution fails rather than guessing.
-  CHECK(vprof::resolve_real_symbol("ncclAllReduce") == nullptr);
+  CHECK(vprof::ResolveRealSymbol("ncclAllReduce") == nullptr);
 
   std::string lib = std::string(dir) + "/libnccl.so.2";
   void* nccl = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -25,20 +25,20 @@ TEST_CASE("each table row resolves to the RTLD_LOCAL-loaded NCCL, never to vprof
 
   for (size_t i = 0; i < vprof::kNcclFnCount; ++i) {
     auto fn = static_cast<vprof::NcclFn>(i);
-    const char* name = vprof::nccl_function_name(fn);
+    const char* name = vprof::NcclFunctionName(fn);
     INFO(name);
-    void* real = vprof::real_nccl(fn);
+    void* real = vprof::RealNccl(fn);
     REQUIRE(real != nullptr);
     CHECK(real == dlsym(nccl, name));
-    CHECK_FALSE(vprof::is_own_address(real));
+    CHECK_FALSE(vprof::IsOwnAddress(real));
   }
   // Functions outside the table resolve the same way.
-  CHECK(vprof::real_nccl_aux("ncclCommCount") == dlsym(nccl, "ncclCommCount"));
+  CHECK(vprof::RealNcclAux("ncclCommCount") == dlsym(nccl, "ncclCommCount"));
 }
 
 TEST_CASE("table names are NCCL's exported names") {
-  CHECK(std::string(vprof::nccl_function_name(vprof::NcclFn::kAllReduce)) == "ncclAllReduce");
-  CHECK(std::string(vprof::nccl_function_name(vprof::NcclFn::kGroupEnd)) == "ncclGroupEnd");
-  CHECK(std::string(vprof::nccl_function_name(vprof::NcclFn::kRedOpCreatePreMulSum)) ==
+  CHECK(std::string(vprof::NcclFunctionName(vprof::NcclFn::kAllReduce)) == "ncclAllReduce");
+  CHECK(std::string(vprof::NcclFunctionName(vprof::NcclFn::kGroupEnd)) == "ncclGroupEnd");
+  CHECK(std::string(vprof::NcclFunctionName(vprof::NcclFn::kRedOpCreatePreMulSum)) ==
         "ncclRedOpCreatePreMulSum");
 }

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "process_title.h"
+#include "capture/core/process_title.h"
+#include "capture/core/trace_writer.h"
+#include "capture/sources.h"
 #include "read_trace_file.h"
-#include "sources.h"
-#include "trace_writer.h"
 
 namespace fs = std::filesystem;
 
@@ -53,15 +53,15 @@ struct Watched {
     settings.output_dir = dir;
     run.host = "titlehost";
     run.pid = 77;
-    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-    watch.start();
-    REQUIRE(writer.flush());  // the header
+    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+    watch.Start();
+    REQUIRE(writer.Flush());  // the header
   }
   ~Watched() { fs::remove_all(dir); }
 
   // The ProcessTitle packets of the finished trace.
   std::vector<vprof::trace::ProcessTitle> titles() {
-    REQUIRE(writer.finish(vprof::EndReason::kExit));
+    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::ProcessTitle> out;
     for (const auto& packet : read_trace_file(writer.path())) {
       if (packet.has_process_title()) out.push_back(packet.process_title());
@@ -98,18 +98,18 @@ const std::string kRayWorker =
 TEST_CASE("process title: a Ray worker's rename, read on the tick, and the title at the end") {
   Watched w(kRayWorker);
   // Unchanged: nothing.
-  REQUIRE(w.watch.put_changes(w.writer, 1 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 1 * kSecond, false));
   set_title("ray::MegatronTrainRayActor.__init__");
   // Within a second of the last reading: not read.
-  REQUIRE(w.watch.put_changes(w.writer, 1 * kSecond + 500000000, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 1 * kSecond + 500000000, false));
   CHECK(g_reads == 2);  // start, and the first tick
-  REQUIRE(w.watch.put_changes(w.writer, 2 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 2 * kSecond, false));
   // The same title again: not written again.
-  REQUIRE(w.watch.put_changes(w.writer, 3 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 3 * kSecond, false));
   set_title("ray::MegatronTrainRayActor.train");
-  REQUIRE(w.watch.put_changes(w.writer, 4 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 4 * kSecond, false));
   // At the end the title is read at once; it is the last one written: nothing more.
-  REQUIRE(w.watch.put_changes(w.writer, 4 * kSecond + 1, true));
+  REQUIRE(w.watch.PutChanges(w.writer, 4 * kSecond + 1, true));
   CHECK(g_reads == 6);
 
   const auto titles = w.titles();
@@ -124,11 +124,11 @@ TEST_CASE("process title: a Ray worker's rename, read on the tick, and the title
 
 TEST_CASE("process title: a change seen only at the end, with secrets and bad bytes") {
   Watched w(kRayWorker);
-  REQUIRE(w.watch.put_changes(w.writer, 1 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 1 * kSecond, false));
   // A new command line of several arguments (a program that rewrites argv in place), one of
   // them a secret option's value, another not UTF-8.
   g_cmdline = cmdline({"serve", "--api-key", "s3cr3t", "caf\xe9"}) + std::string(3, '\0');
-  REQUIRE(w.watch.put_changes(w.writer, 1 * kSecond + 1, true));
+  REQUIRE(w.watch.PutChanges(w.writer, 1 * kSecond + 1, true));
   const auto titles = w.titles();
   REQUIRE(titles.size() == 1);
   CHECK(titles[0].at_end());
@@ -141,10 +141,10 @@ TEST_CASE("process title: at most 16 changes are written, the rest counted, the 
   Watched w(kRayWorker);
   for (uint64_t i = 1; i <= 20; ++i) {
     set_title("ray::Actor.step" + std::to_string(i));
-    REQUIRE(w.watch.put_changes(w.writer, i * kSecond, false));
+    REQUIRE(w.watch.PutChanges(w.writer, i * kSecond, false));
   }
   set_title("ray::Actor");
-  REQUIRE(w.watch.put_changes(w.writer, 30 * kSecond, true));
+  REQUIRE(w.watch.PutChanges(w.writer, 30 * kSecond, true));
   const auto titles = w.titles();
   REQUIRE(titles.size() == vprof::TitleWatch::kMostTitleChanges + 1);
   CHECK(argv_of(titles[15]) == std::vector<std::string>{"ray::Actor.step16"});
@@ -156,9 +156,9 @@ TEST_CASE("process title: at most 16 changes are written, the rest counted, the 
   Watched again(kRayWorker);
   for (uint64_t i = 1; i <= 18; ++i) {
     set_title(i % 2 ? "ray::Actor.train" : "ray::Actor");
-    REQUIRE(again.watch.put_changes(again.writer, i * kSecond, false));
+    REQUIRE(again.watch.PutChanges(again.writer, i * kSecond, false));
   }
-  REQUIRE(again.watch.put_changes(again.writer, 30 * kSecond, true));
+  REQUIRE(again.watch.PutChanges(again.writer, 30 * kSecond, true));
   const auto counted = again.titles();
   REQUIRE(counted.size() == 17);
   CHECK(argv_of(counted[15]) == std::vector<std::string>{"ray::Actor"});
@@ -170,33 +170,33 @@ TEST_CASE("process title: unreadable, nothing written; a forked child starts fro
   Watched w(kRayWorker);
   g_readable = false;
   set_title("ray::Actor");
-  REQUIRE(w.watch.put_changes(w.writer, 1 * kSecond, false));
-  REQUIRE(w.watch.put_changes(w.writer, 2 * kSecond, true));
+  REQUIRE(w.watch.PutChanges(w.writer, 1 * kSecond, false));
+  REQUIRE(w.watch.PutChanges(w.writer, 2 * kSecond, true));
   CHECK(w.titles().empty());
 
   // The title unreadable at load: never watched.
   g_readable = false;
   vprof::TitleWatch unread(fake_read);
-  unread.start();
+  unread.Start();
   g_readable = true;
   Watched other(kRayWorker);
   set_title("ray::Actor");
-  REQUIRE(unread.put_changes(other.writer, 1 * kSecond, true));
+  REQUIRE(unread.PutChanges(other.writer, 1 * kSecond, true));
   CHECK(other.titles().empty());
 
   // A child's trace begins with the argv at load: a title its parent had written is the
   // child's first change again.
   Watched parent(kRayWorker);
   set_title("ray::Actor");
-  REQUIRE(parent.watch.put_changes(parent.writer, 1 * kSecond, false));
-  parent.watch.reset_in_child();
-  REQUIRE(parent.watch.put_changes(parent.writer, 1 * kSecond + 1, false));
+  REQUIRE(parent.watch.PutChanges(parent.writer, 1 * kSecond, false));
+  parent.watch.ResetInChild();
+  REQUIRE(parent.watch.PutChanges(parent.writer, 1 * kSecond + 1, false));
   CHECK(parent.titles().size() == 2);
 }
 
 TEST_CASE("process title: /proc/self/cmdline as the kernel gives it") {
   vprof::TitleText title;
-  REQUIRE(vprof::read_process_title(&title));
+  REQUIRE(vprof::ReadProcessTitle(&title));
   // This test's own command line: its program first, no trailing NUL.
   const std::string_view text = title.view();
   REQUIRE_FALSE(text.empty());

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "proto_encoder.h"
+#include "capture/core/proto_encoder.h"
 #include "vprof_trace.pb.h"
 #include "vprof_trace_fields.h"
 
@@ -17,12 +17,12 @@ using vprof::ProtoEncoder;
 TEST_CASE("varints, signed and unsigned, survive the round trip") {
   std::vector<uint8_t> buf(256);
   ProtoEncoder enc(buf.data(), buf.size());
-  enc.add_varint(sf::NcclEvent::kEnterNs, std::numeric_limits<uint64_t>::max());
-  enc.add_varint(sf::NcclEvent::kCount, 300);  // two varint bytes
-  enc.add_int32(sf::NcclEvent::kRoot, -1);     // sign-extended: ten bytes
-  enc.add_int32(sf::NcclEvent::kDatatype, 7);
-  enc.add_varint(sf::NcclEvent::kCommSize, 0);
-  REQUIRE_FALSE(enc.overflow());
+  enc.AddVarint(sf::NcclEvent::kEnterNs, std::numeric_limits<uint64_t>::max());
+  enc.AddVarint(sf::NcclEvent::kCount, 300);  // two varint bytes
+  enc.AddInt32(sf::NcclEvent::kRoot, -1);     // sign-extended: ten bytes
+  enc.AddInt32(sf::NcclEvent::kDatatype, 7);
+  enc.AddVarint(sf::NcclEvent::kCommSize, 0);
+  REQUIRE_FALSE(enc.Overflow());
 
   vprof::trace::NcclEvent ev;
   REQUIRE(ev.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
@@ -38,19 +38,19 @@ TEST_CASE("varints, signed and unsigned, survive the round trip") {
 TEST_CASE("sint32, double, bool and strings use the wire types protobuf expects") {
   std::vector<uint8_t> buf(512);
   ProtoEncoder enc(buf.data(), buf.size());
-  size_t comm = enc.begin_nested(sf::TracePacket::kCommunicator);
-  enc.add_sint32(sf::Communicator::kSplitColor, -123456);
-  enc.add_int32(sf::Communicator::kCudaDevice, -1);
-  enc.end_nested(comm);
-  size_t header = enc.begin_nested(sf::TracePacket::kRunHeader);
-  enc.add_string(sf::RunHeader::kHost, std::string(200, 'h'));  // length needs 2 bytes
-  enc.add_bool(sf::RunHeader::kForkedChild, true);
-  size_t inner = enc.begin_nested(sf::RunHeader::kSettings);
-  enc.add_double(sf::Settings::kStartAfterS, 2.5);
-  enc.add_double(sf::Settings::kStopAfterS, -0.125);
-  enc.end_nested(inner);
-  enc.end_nested(header);
-  REQUIRE_FALSE(enc.overflow());
+  size_t comm = enc.BeginNested(sf::TracePacket::kCommunicator);
+  enc.AddSint32(sf::Communicator::kSplitColor, -123456);
+  enc.AddInt32(sf::Communicator::kCudaDevice, -1);
+  enc.EndNested(comm);
+  size_t header = enc.BeginNested(sf::TracePacket::kRunHeader);
+  enc.AddString(sf::RunHeader::kHost, std::string(200, 'h'));  // length needs 2 bytes
+  enc.AddBool(sf::RunHeader::kForkedChild, true);
+  size_t inner = enc.BeginNested(sf::RunHeader::kSettings);
+  enc.AddDouble(sf::Settings::kStartAfterS, 2.5);
+  enc.AddDouble(sf::Settings::kStopAfterS, -0.125);
+  enc.EndNested(inner);
+  enc.EndNested(header);
+  REQUIRE_FALSE(enc.Overflow());
 
   vprof::trace::TracePacket p;
   REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
@@ -65,16 +65,16 @@ TEST_CASE("sint32, double, bool and strings use the wire types protobuf expects"
 TEST_CASE("nested lengths are back-filled, including lengths above 127") {
   std::vector<uint8_t> buf(1 << 16);
   ProtoEncoder enc(buf.data(), buf.size());
-  size_t batch = enc.begin_nested(sf::TracePacket::kEventBatch);
-  enc.add_varint(sf::EventBatch::kTid, 42);
+  size_t batch = enc.BeginNested(sf::TracePacket::kEventBatch);
+  enc.AddVarint(sf::EventBatch::kTid, 42);
   for (uint64_t i = 1; i <= 1000; ++i) {
-    size_t ev = enc.begin_nested(sf::EventBatch::kNccl);
-    enc.add_varint(sf::NcclEvent::kSeq, i);
-    enc.add_varint(sf::NcclEvent::kBytes, i * 4096);
-    enc.end_nested(ev);
+    size_t ev = enc.BeginNested(sf::EventBatch::kNccl);
+    enc.AddVarint(sf::NcclEvent::kSeq, i);
+    enc.AddVarint(sf::NcclEvent::kBytes, i * 4096);
+    enc.EndNested(ev);
   }
-  enc.end_nested(batch);
-  REQUIRE_FALSE(enc.overflow());
+  enc.EndNested(batch);
+  REQUIRE_FALSE(enc.Overflow());
 
   vprof::trace::TracePacket p;
   REQUIRE(p.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
@@ -87,14 +87,14 @@ TEST_CASE("nested lengths are back-filled, including lengths above 127") {
 TEST_CASE("running out of room sets overflow, writes nothing past the end, and rolls back") {
   std::vector<uint8_t> buf(16, 0xEE);
   ProtoEncoder enc(buf.data(), 12);
-  size_t mark = enc.mark();
-  enc.add_string(sf::InternedString::kStr, "this string is longer than twelve bytes");
-  CHECK(enc.overflow());
+  size_t mark = enc.Mark();
+  enc.AddString(sf::InternedString::kStr, "this string is longer than twelve bytes");
+  CHECK(enc.Overflow());
   CHECK(enc.size() <= 12);
   for (size_t i = 12; i < 16; ++i) CHECK(buf[i] == 0xEE);
-  enc.rollback(mark);
-  CHECK_FALSE(enc.overflow());
-  enc.add_varint(sf::InternedString::kIid, 5);
+  enc.Rollback(mark);
+  CHECK_FALSE(enc.Overflow());
+  enc.AddVarint(sf::InternedString::kIid, 5);
   vprof::trace::InternedString s;
   REQUIRE(s.ParseFromArray(enc.data(), static_cast<int>(enc.size())));
   CHECK(s.iid() == 5);
@@ -103,20 +103,20 @@ TEST_CASE("running out of room sets overflow, writes nothing past the end, and r
 TEST_CASE("text is written as valid UTF-8; bytes go out unchanged") {
   std::vector<uint8_t> buf(512);
   ProtoEncoder enc(buf.data(), buf.size());
-  size_t header = enc.begin_nested(sf::TracePacket::kRunHeader);
+  size_t header = enc.BeginNested(sf::TracePacket::kRunHeader);
   // A byte of 0xff in an argument, and a name cut inside "é" (C3 A9).
-  enc.add_string(sf::RunHeader::kArgv, "--tag=\xff");
-  enc.add_string(sf::RunHeader::kHost, "caf\xc3");
-  enc.end_nested(header);
-  size_t batch = enc.begin_nested(sf::TracePacket::kGpuBatch);
-  size_t device = enc.begin_nested(sf::GpuBatch::kDevice);
+  enc.AddString(sf::RunHeader::kArgv, "--tag=\xff");
+  enc.AddString(sf::RunHeader::kHost, "caf\xc3");
+  enc.EndNested(header);
+  size_t batch = enc.BeginNested(sf::TracePacket::kGpuBatch);
+  size_t device = enc.BeginNested(sf::GpuBatch::kDevice);
   const std::string uuid("\xff\x00\xc3\x80\xed\xa0\x80\x01\x02\x03\x04\x05\x06\x07\x08\x09", 16);
-  enc.add_bytes(sf::GpuDevice::kUuid, uuid);
+  enc.AddBytes(sf::GpuDevice::kUuid, uuid);
   // Capped on what is written: "ü" (2 bytes) would pass the cap of 5.
-  enc.add_string(sf::GpuDevice::kName, "GPU\xc3\xbc\xc3\xbc", 5);
-  enc.end_nested(device);
-  enc.end_nested(batch);
-  REQUIRE_FALSE(enc.overflow());
+  enc.AddString(sf::GpuDevice::kName, "GPU\xc3\xbc\xc3\xbc", 5);
+  enc.EndNested(device);
+  enc.EndNested(batch);
+  REQUIRE_FALSE(enc.Overflow());
 
   // Two oneof members in one buffer: the whole parses as the last, the first
   // alone as the header.

@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "run_info.h"
+#include "capture/core/run_info.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ TEST_CASE("torchrun variables take precedence over Slurm's") {
   g_env = {{"RANK", "5"},       {"LOCAL_RANK", "1"},
            {"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "4"},
            {"GROUP_RANK", "1"}, {"SLURM_PROCID", "0"}};
-  auto r = vprof::read_rank_vars(fake_env);
+  auto r = vprof::ReadRankVars(fake_env);
   CHECK(r.source == "torch");
   CHECK(r.rank == 5);
   CHECK(r.local_rank == 1);
@@ -31,24 +31,24 @@ TEST_CASE("Slurm and Open MPI variables, and none at all") {
   g_env = {{"SLURM_PROCID", "3"}, {"SLURM_LOCALID", "1"},
            {"SLURM_NTASKS", "4"}, {"SLURM_NTASKS_PER_NODE", "2(x2)"},
            {"SLURM_NODEID", "1"}, {"SLURM_JOB_ID", "77"}};
-  auto r = vprof::read_rank_vars(fake_env);
+  auto r = vprof::ReadRankVars(fake_env);
   CHECK(r.source == "slurm");
   CHECK(r.rank == 3);
   CHECK(r.local_world_size == 2);
   CHECK(r.node_rank == 1);
-  auto s = vprof::read_slurm_vars(fake_env);
+  auto s = vprof::ReadSlurmVars(fake_env);
   CHECK(s.job_id == "77");
   CHECK(s.proc_id == 3);
 
   g_env = {{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "16"}};
-  r = vprof::read_rank_vars(fake_env);
+  r = vprof::ReadRankVars(fake_env);
   CHECK(r.source == "ompi");
   CHECK(r.rank == 2);
   CHECK(r.world_size == 16);
   CHECK_FALSE(r.local_rank.has_value());
 
   g_env = {{"RANK", "not-a-number"}};
-  r = vprof::read_rank_vars(fake_env);
+  r = vprof::ReadRankVars(fake_env);
   CHECK(r.source == "torch");
   CHECK_FALSE(r.rank.has_value());
 }
@@ -64,7 +64,7 @@ TEST_CASE("the environment is filtered by family, sorted, and secrets are redact
   char e8[] = "NOEQUALS";
   char e9[] = "TORCHELASTIC_RUN_ID=job7";
   char* env[] = {e1, e2, e3, e4, e5, e6, e7, e8, e9, nullptr};
-  auto out = vprof::select_env(env);
+  auto out = vprof::SelectEnv(env);
   REQUIRE(out.size() == 6);
   CHECK(out[0].name == "CUDA_VISIBLE_DEVICES");
   CHECK(out[0].value == "0,1");
@@ -87,7 +87,7 @@ TEST_CASE("secret names in any case and URL passwords in kept values are redacte
   char e3[] = "NCCL_SOCKET_IFNAME=eth0";
   char e4[] = "MASTER_ADDR=node-1";
   char* env[] = {e1, e2, e3, e4, nullptr};
-  const auto out = vprof::select_env(env);
+  const auto out = vprof::SelectEnv(env);
   REQUIRE(out.size() == 4);
   CHECK(out[0].name == "MASTER_ADDR");
   CHECK(out[0].value == "node-1");

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "secret_text.h"
+#include "capture/core/secret_text.h"
 
 using Args = std::vector<std::string>;
 
@@ -12,25 +12,25 @@ TEST_CASE("secret names are told by their marks in any case") {
        {"API_TOKEN", "hf_token", "Db_Password", "passwd", "AWS_SECRET_ACCESS_KEY", "api-key",
         "apiKey", "GOOGLE_APPLICATION_CREDENTIALS", "auth"}) {
     INFO(name);
-    CHECK(vprof::name_looks_secret(name));
+    CHECK(vprof::NameLooksSecret(name));
   }
   for (const char* name : {"NCCL_ALGO", "MASTER_ADDR", "lr", "batch-size", "model"}) {
     INFO(name);
-    CHECK_FALSE(vprof::name_looks_secret(name));
+    CHECK_FALSE(vprof::NameLooksSecret(name));
   }
 }
 
 TEST_CASE("a URL's password is replaced, its user, host and path kept") {
-  CHECK(vprof::redact_url_credentials("postgres://user:pass@host/db") ==
+  CHECK(vprof::RedactUrlCredentials("postgres://user:pass@host/db") ==
         "postgres://user:<redacted>@host/db");
   // Two URLs, an '@' inside the password, and one URL without a password.
-  CHECK(vprof::redact_url_credentials(
+  CHECK(vprof::RedactUrlCredentials(
             "a=https://u:p@q@h:1/x b=ssh://git@github.com/r c=redis://:pw@r") ==
         "a=https://u:<redacted>@h:1/x b=ssh://git@github.com/r c=redis://:<redacted>@r");
   // No authority with credentials: unchanged, including an '@' after the host.
-  CHECK(vprof::redact_url_credentials("https://host/path?mail=a:b@c") ==
+  CHECK(vprof::RedactUrlCredentials("https://host/path?mail=a:b@c") ==
         "https://host/path?mail=a:b@c");
-  CHECK(vprof::redact_url_credentials("no url here") == "no url here");
+  CHECK(vprof::RedactUrlCredentials("no url here") == "no url here");
 }
 
 TEST_CASE("option values with secret names are redacted in both spellings, URLs in any argument") {
@@ -58,5 +58,5 @@ TEST_CASE("option values with secret names are redacted in both spellings, URLs 
                          "--db",
                          "mysql://root:<redacted>@db/x",
                          "--auth-token"};
-  CHECK(vprof::redact_argv(argv) == expected);
+  CHECK(vprof::RedactArgv(argv) == expected);
 }

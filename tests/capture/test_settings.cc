@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "settings.h"
+#include "capture/core/settings.h"
 
 namespace {
 
@@ -15,7 +15,7 @@ const char* fake_env(const char* name) {
 
 vprof::SettingsResult parse(std::map<std::string, std::string> env) {
   g_env = std::move(env);
-  return vprof::parse_settings(fake_env);
+  return vprof::ParseSettings(fake_env);
 }
 
 }  // namespace

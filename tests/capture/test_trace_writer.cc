@@ -20,12 +20,12 @@
 #include <string>
 #include <thread>
 
-#include "comm_registry.h"
-#include "nccl_functions.h"
+#include "capture/core/thread_buffers.h"
+#include "capture/core/trace_writer.h"
+#include "capture/nccl/comm_registry.h"
+#include "capture/nccl/nccl_functions.h"
+#include "capture/sources.h"
 #include "read_trace_file.h"
-#include "sources.h"
-#include "thread_buffers.h"
-#include "trace_writer.h"
 #include "vprof_trace_fields.h"
 
 namespace fs = std::filesystem;
@@ -77,16 +77,17 @@ NcclRecord allreduce(uint64_t seq) {
 }
 
 void drain_leftovers() {
-  vprof::thread_buffers().for_each([](vprof::ThreadBuffer& b) {
-    b.nccl.discard();
-    b.nccl.take_dropped();
+  vprof::GlobalThreadBuffers().ForEach([](vprof::ThreadBuffer& b) {
+    b.nccl.Discard();
+    b.nccl.TakeDropped();
   });
-  vprof::thread_buffers().take_lost_without_buffer();
+  vprof::GlobalThreadBuffers().TakeLostWithoutBuffer();
 }
 
 // One NCCL record from a thread of its own (a thread buffer per thread).
 void record_one_call(uint64_t seq) {
-  std::thread producer([seq] { vprof::thread_buffers().current()->nccl.push(allreduce(seq)); });
+  std::thread producer(
+      [seq] { vprof::GlobalThreadBuffers().Current()->nccl.Push(allreduce(seq)); });
   producer.join();
 }
 
@@ -101,7 +102,7 @@ struct WriterInTempDir {
   WriterInTempDir() {
     drain_leftovers();
     settings.output_dir = dir;
-    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
+    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
   }
   ~WriterInTempDir() { fs::remove_all(dir); }
 
@@ -123,7 +124,7 @@ TEST_CASE("every packet type is written and reads back field by field") {
   settings.stop_after_s = 60;
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
+  REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
 
   auto* comm = new vprof::CommInfo;
   comm->comm = reinterpret_cast<const void*>(0x77770000);
@@ -136,20 +137,20 @@ TEST_CASE("every packet type is written and reads back field by field") {
   comm->create_begin_ns = 500;
   comm->create_end_ns = 900;
   comm->cuda_device = 1;
-  REQUIRE(vprof::comm_registry().insert(comm));
+  REQUIRE(vprof::GlobalCommRegistry().insert(comm));
 
   pthread_setname_np(pthread_self(), "writer-test");
-  vprof::thread_buffers().configure(8, 8);  // new buffers hold 8 records of each kind
+  vprof::GlobalThreadBuffers().Configure(8, 8);  // new buffers hold 8 records of each kind
   vprof::ThreadBuffer* mine = nullptr;
   std::thread producer([&] {
     pthread_setname_np(pthread_self(), "producer");
-    mine = vprof::thread_buffers().current();
-    for (uint64_t seq = 1; seq <= 11; ++seq) mine->nccl.push(allreduce(seq));  // 3 dropped
+    mine = vprof::GlobalThreadBuffers().Current();
+    for (uint64_t seq = 1; seq <= 11; ++seq) mine->nccl.Push(allreduce(seq));  // 3 dropped
   });
   producer.join();
   pid_t producer_tid = mine->tid;
 
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   REQUIRE(std::string(writer.path()) == settings.output_dir + "/testhost.4242.vtrace");
 
   // A second thread, after the first flush; plus a point-to-point record.
@@ -169,10 +170,10 @@ TEST_CASE("every packet type is written and reads back field by field") {
     send.enter_ns = 7;
     send.exit_ns = 9;
     send.has = NcclRecord::kHasDatatype | NcclRecord::kHasPeer;
-    vprof::thread_buffers().current()->nccl.push(send);
+    vprof::GlobalThreadBuffers().Current()->nccl.Push(send);
   });
   second.join();
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
 
   auto packets = read_trace_file(writer.path());
   REQUIRE(packets.size() > 5);
@@ -300,8 +301,8 @@ TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, 
   run.host = "../evil/host";
   {
     vprof::TraceWriter writer;
-    REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-    REQUIRE(writer.finish(vprof::EndReason::kExit));
+    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     CHECK(std::string(writer.path()) == dir + "/.._evil_host.4242.vtrace");
     CHECK(fs::exists(dir + "/.._evil_host.4242.vtrace"));
   }
@@ -314,8 +315,8 @@ TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, 
   REQUIRE(deep.size() == 4090);
   settings.output_dir = deep;
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-  CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+  CHECK_FALSE(writer.Finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.error()).find("VPROF_OUTPUT_DIR is too long") != std::string::npos);
   size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
@@ -330,7 +331,7 @@ TEST_CASE("a host name with '/' stays inside the folder; a path too long fails, 
 
 TEST_CASE_METHOD(WriterInTempDir, "the trace file is readable by its owner alone") {
   const mode_t before = umask(0);  // so the mode is the one vprof asks for, not the umask's
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
   umask(before);
   struct stat st {};
   REQUIRE(stat(writer.path(), &st) == 0);
@@ -340,7 +341,7 @@ TEST_CASE_METHOD(WriterInTempDir, "the trace file is readable by its owner alone
 TEST_CASE_METHOD(WriterInTempDir,
                  "a taken file name gets a numbered suffix instead of being overwritten") {
   { std::ofstream(dir + "/testhost.4242.vtrace") << "earlier image"; }
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.path()) == dir + "/testhost.4242.1.vtrace");
   std::ifstream earlier(dir + "/testhost.4242.vtrace");
   std::string content((std::istreambuf_iterator<char>(earlier)), {});
@@ -361,12 +362,12 @@ TEST_CASE_METHOD(WriterInTempDir,
   pid_t tid = 0;
   std::thread named([&] {
     prctl(PR_SET_NAME, "abcdefghijklmn\xe2\x82\xac");
-    vprof::ThreadBuffer* b = vprof::thread_buffers().current();
+    vprof::ThreadBuffer* b = vprof::GlobalThreadBuffers().Current();
     tid = b->tid;
-    b->nccl.push(allreduce(1));
+    b->nccl.Push(allreduce(1));
   });
   named.join();
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
 
   const auto packets = read_trace_file(writer.path());
   REQUIRE_FALSE(packets.empty());
@@ -396,12 +397,12 @@ TEST_CASE_METHOD(WriterInTempDir,
 
 TEST_CASE_METHOD(WriterInTempDir,
                  "once the trace has ended, later flushes leave the folder as it is") {
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
   const std::string whole = writer.path();
   // A writer tick or a window's end that was waiting for the flush lock.
-  CHECK(writer.flush());
-  CHECK(writer.drain());
-  CHECK(writer.finish(vprof::EndReason::kWindowEnd));
+  CHECK(writer.Flush());
+  CHECK(writer.Drain());
+  CHECK(writer.Finish(vprof::EndReason::kWindowEnd));
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path().string());
   REQUIRE(files.size() == 1);
@@ -415,13 +416,13 @@ TEST_CASE_METHOD(
     WriterInTempDir,
     "nothing is written before the first flush, and a forked child starts its own file") {
   record_one_call(1);
-  REQUIRE(writer.drain());
+  REQUIRE(writer.Drain());
   CHECK(fs::is_empty(dir));
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   run.pid = 5555;
   run.forked_child = true;
-  writer.reset_in_child(&run);
-  REQUIRE(writer.finish(vprof::EndReason::kWindowEnd));
+  writer.ResetInChild(&run);
+  REQUIRE(writer.Finish(vprof::EndReason::kWindowEnd));
   auto child = read_trace_file(dir + "/testhost.5555.vtrace");
   REQUIRE(child.size() >= 3);
   CHECK(child[0].run_header().forked_child());
@@ -437,8 +438,8 @@ TEST_CASE_METHOD(
     WriterInTempDir,
     "until something is recorded nothing is written, so a process that execs leaves no "
     "file") {
-  REQUIRE(writer.flush());
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
+  REQUIRE(writer.Flush());
   CHECK(fs::is_empty(dir));
 
   // A forked child that flushes, then execs: its writer is gone without an end.
@@ -447,16 +448,16 @@ TEST_CASE_METHOD(
     child_run.pid = 5555;
     child_run.forked_child = true;
     vprof::TraceWriter child;
-    REQUIRE(child.init(settings, &child_run, vprof::capture_sources()));
-    REQUIRE(child.flush());
+    REQUIRE(child.Init(settings, &child_run, vprof::RegisteredSources()));
+    REQUIRE(child.Flush());
     CHECK(fs::is_empty(dir));
   }
   // The image it became keeps its pid and, with the name free, takes the plain name.
   vprof::RunInfo exec_run = sample_run();
   exec_run.pid = 5555;
   vprof::TraceWriter exec_image;
-  REQUIRE(exec_image.init(settings, &exec_run, vprof::capture_sources()));
-  REQUIRE(exec_image.finish(vprof::EndReason::kExit));
+  REQUIRE(exec_image.Init(settings, &exec_run, vprof::RegisteredSources()));
+  REQUIRE(exec_image.Finish(vprof::EndReason::kExit));
   CHECK(std::string(exec_image.path()) == dir + "/testhost.5555.vtrace");
   auto image = read_trace_file(exec_image.path());
   REQUIRE(image.size() >= 3);
@@ -466,7 +467,7 @@ TEST_CASE_METHOD(
 
   // The first record makes the parent write, with the clock samples it held, header first.
   record_one_call(7);
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   auto parent = read_trace_file(dir + "/testhost.4242.vtrace");
   REQUIRE_FALSE(parent.empty());
   CHECK(parent[0].run_header().pid() == 4242);
@@ -508,7 +509,7 @@ FooterCheck footers_of(const std::string& path) {
 TEST_CASE_METHOD(WriterInTempDir,
                  "every write leaves a whole trace whose provisional Footer the next replaces") {
   record_one_call(1);
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   FooterCheck first = footers_of(writer.path());
   REQUIRE(first.whole_with_one_footer());
   CHECK(first.footers[0].reason() == vprof::trace::END_REASON_UNOBSERVED);
@@ -518,14 +519,14 @@ TEST_CASE_METHOD(WriterInTempDir,
 
   record_one_call(2);
   record_one_call(3);
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   FooterCheck second = footers_of(writer.path());
   REQUIRE(second.whole_with_one_footer());
   CHECK(second.footers[0].counts(0).recorded() == 3);
   CHECK(second.footers[0].end_ns() >= first.footers[0].end_ns());
   CHECK(second.events == 3);
 
-  REQUIRE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
   FooterCheck last = footers_of(writer.path());
   REQUIRE(last.whole_with_one_footer());
   CHECK(last.footers[0].reason() == vprof::trace::END_REASON_EXIT);
@@ -536,7 +537,7 @@ TEST_CASE_METHOD(WriterInTempDir,
                  "a program that closes every descriptor and opens its own file gets no trace "
                  "bytes in it") {
   record_one_call(1);
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   const std::string trace = writer.path();
   const std::string mine = dir + "/program-output.txt";
   pid_t child = fork();
@@ -552,7 +553,7 @@ TEST_CASE_METHOD(WriterInTempDir,
     int own = open(mine.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     bool ok = own >= 0 && write(own, "program output\n", 15) == 15;
     record_one_call(2);
-    ok = ok && writer.flush();
+    ok = ok && writer.Flush();
     _exit(ok ? 0 : 1);
   }
   int status = 0;
@@ -567,14 +568,14 @@ TEST_CASE_METHOD(WriterInTempDir,
 
 TEST_CASE_METHOD(WriterInTempDir, "a file that took the trace's name is never written to") {
   record_one_call(1);
-  REQUIRE(writer.flush());
+  REQUIRE(writer.Flush());
   const std::string trace = writer.path();
   // Made while the trace still exists (so with an inode of its own), then
   // renamed into its place.
   { std::ofstream(dir + "/other") << "someone else's"; }
   fs::rename(dir + "/other", trace);
   record_one_call(2);
-  CHECK_FALSE(writer.flush());
+  CHECK_FALSE(writer.Flush());
   CHECK(std::string(writer.error()).find("another file took its name") != std::string::npos);
   std::ifstream in(trace);
   CHECK(std::string((std::istreambuf_iterator<char>(in)), {}) == "someone else's");
@@ -585,7 +586,7 @@ TEST_CASE_METHOD(WriterInTempDir, "a file that took the trace's name is never wr
   fs::remove(trace);
   fs::create_symlink(target, trace);
   record_one_call(3);
-  CHECK_FALSE(writer.flush());
+  CHECK_FALSE(writer.Flush());
   std::ifstream t(target);
   CHECK(std::string((std::istreambuf_iterator<char>(t)), {}) == "target");
 }
@@ -595,8 +596,8 @@ TEST_CASE("an unwritable folder is reported by path") {
   settings.output_dir = "/proc/vprof-cannot-write-here";
   vprof::RunInfo run = sample_run();
   vprof::TraceWriter writer;
-  REQUIRE(writer.init(settings, &run, vprof::capture_sources()));
-  CHECK_FALSE(writer.finish(vprof::EndReason::kExit));
+  REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
+  CHECK_FALSE(writer.Finish(vprof::EndReason::kExit));
   CHECK(std::string(writer.error()).find("/proc/vprof-cannot-write-here/testhost.4242.vtrace") !=
         std::string::npos);
 }
@@ -613,8 +614,8 @@ TEST_CASE("a write that fails (full disk, here a file size limit) is reported, n
     settings.output_dir = dir;
     vprof::RunInfo run = sample_run();
     vprof::TraceWriter writer;
-    bool ok = writer.init(settings, &run, vprof::capture_sources()) &&
-              !writer.finish(vprof::EndReason::kExit) &&
+    bool ok = writer.Init(settings, &run, vprof::RegisteredSources()) &&
+              !writer.Finish(vprof::EndReason::kExit) &&
               std::string(writer.error()).find("cannot write trace file " + dir) == 0;
     _exit(ok ? 0 : 1);
   }

@@ -8,12 +8,12 @@
 #include <string>
 #include <string_view>
 
-#include "utf8_repair.h"
+#include "capture/core/utf8_repair.h"
 
-using vprof::utf8_copy_cut;
-using vprof::utf8_cut;
-using vprof::utf8_fit;
-using vprof::utf8_repair;
+using vprof::Utf8CopyCut;
+using vprof::Utf8Cut;
+using vprof::FitUtf8;
+using vprof::Utf8Repair;
 
 namespace {
 
@@ -21,9 +21,9 @@ constexpr size_t kNoCap = std::numeric_limits<size_t>::max();
 const std::string kFffd = "\xEF\xBF\xBD";
 
 std::string Repaired(std::string_view s, size_t max = kNoCap) {
-  const vprof::Utf8Fit fit = utf8_fit(s, max);
+  const vprof::Utf8Fit fit = FitUtf8(s, max);
   std::string out(fit.bytes, '\0');
-  utf8_repair(s, fit, reinterpret_cast<uint8_t*>(out.data()));
+  Utf8Repair(s, fit, reinterpret_cast<uint8_t*>(out.data()));
   return out;
 }
 
@@ -36,7 +36,7 @@ bool ValidUtf8(const std::string& s) {
 TEST_CASE("valid text is written unchanged, and copied as is") {
   for (const std::string s : {"", "plain ascii", "µs × 10³", "日本語", "emoji 😀 end"}) {
     CHECK(Repaired(s) == s);
-    CHECK(utf8_fit(s, kNoCap).unchanged);
+    CHECK(FitUtf8(s, kNoCap).unchanged);
   }
 }
 
@@ -57,13 +57,13 @@ TEST_CASE("each maximal ill-formed subsequence becomes one U+FFFD") {
   CHECK(Repaired("\x80\xBF") == kFffd + kFffd);
   CHECK(Repaired("x\xFF"
                  "y\xFE") == "x" + kFffd + "y" + kFffd);
-  CHECK_FALSE(utf8_fit("x\xFF", kNoCap).unchanged);
+  CHECK_FALSE(FitUtf8("x\xFF", kNoCap).unchanged);
   // A 3-byte subsequence writes 3 bytes: same length, still repaired.
   CHECK(Repaired("\xF1\x80\x80"
                  "A") == kFffd + "A");
-  CHECK_FALSE(utf8_fit("\xF1\x80\x80"
-                       "A",
-                       kNoCap)
+  CHECK_FALSE(FitUtf8("\xF1\x80\x80"
+                      "A",
+                      kNoCap)
                   .unchanged);
 }
 
@@ -95,26 +95,26 @@ TEST_CASE("a cap on the repaired text cuts between characters") {
 
 TEST_CASE("utf8_cut moves a cut back before the character it would split") {
   const std::string s = "a€😀";  // a [E2 82 AC] [F0 9F 98 80]
-  CHECK(utf8_cut(s, 0) == 0);
-  CHECK(utf8_cut(s, 1) == 1);
-  CHECK(utf8_cut(s, 2) == 1);
-  CHECK(utf8_cut(s, 3) == 1);
-  CHECK(utf8_cut(s, 4) == 4);
-  CHECK(utf8_cut(s, 5) == 4);
-  CHECK(utf8_cut(s, 7) == 4);
-  CHECK(utf8_cut(s, 8) == 8);
-  CHECK(utf8_cut(s, 100) == 8);
+  CHECK(Utf8Cut(s, 0) == 0);
+  CHECK(Utf8Cut(s, 1) == 1);
+  CHECK(Utf8Cut(s, 2) == 1);
+  CHECK(Utf8Cut(s, 3) == 1);
+  CHECK(Utf8Cut(s, 4) == 4);
+  CHECK(Utf8Cut(s, 5) == 4);
+  CHECK(Utf8Cut(s, 7) == 4);
+  CHECK(Utf8Cut(s, 8) == 8);
+  CHECK(Utf8Cut(s, 100) == 8);
   // A stray continuation byte at the cut splits nothing: the cut stays.
-  CHECK(utf8_cut("ab\x80\x80", 2) == 2);
-  CHECK(utf8_cut("ab\x80\x80", 3) == 3);
+  CHECK(Utf8Cut("ab\x80\x80", 2) == 2);
+  CHECK(Utf8Cut("ab\x80\x80", 3) == 3);
 }
 
 TEST_CASE("utf8_copy_cut fills a fixed buffer, NUL-terminated, between characters") {
   char buf[6];
-  utf8_copy_cut("abc€", buf, sizeof buf);  // 6 bytes: 5 fit, € would be cut
+  Utf8CopyCut("abc€", buf, sizeof buf);  // 6 bytes: 5 fit, € would be cut
   CHECK(std::string(buf) == "abc");
-  utf8_copy_cut("ab€", buf, sizeof buf);  // exactly 5
+  Utf8CopyCut("ab€", buf, sizeof buf);  // exactly 5
   CHECK(std::string(buf) == "ab€");
-  utf8_copy_cut("", buf, sizeof buf);
+  Utf8CopyCut("", buf, sizeof buf);
   CHECK(std::string(buf).empty());
 }

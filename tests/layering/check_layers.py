@@ -15,8 +15,11 @@ read. It fails, naming file, line and include, when
   - within the capture side, the core includes a source or the top, or a
     source includes the top, or another source that SOURCE_INCLUDES does not
     let it include;
-  - a C++ file of reporter/ or capture/ lies in no layer's folder.
-An include is found beside the file, then from the top of the tree, then
+  - a C++ file of reporter/ or capture/ lies in no layer's folder;
+  - a file of reporter/, launch/ or capture/ names a project header other
+    than from the top of the tree (the one include style: "capture/core/log.h",
+    not "log.h"; schema's generated headers keep their bare names).
+An include is found from the top of the tree, then beside the file, then
 among the generated headers (a .pb.h beside its .proto, GENERATED); one
 found nowhere (a system or CUDA header) is not judged. CONTRIBUTING.md says
 what each layer holds.
@@ -84,8 +87,9 @@ SHARED_WITH_CAPTURE = {
 GENERATED = {
     "vprof_trace_fields.h": "schema/vprof_trace_fields.h",
     "capture/core/vprof_build_info.h": "capture/core/vprof_build_info.h",
-    "vprof_build_info.h": "capture/core/vprof_build_info.h",
 }
+# The headers schema/meson.build generates, included by bare name from either side.
+SCHEMA_GENERATED = {"vprof_trace.pb.h", "vprof_trace_fields.h"}
 SOURCE_SUFFIXES = (".h", ".cc", ".hpp", ".cpp", ".inc", ".def")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -102,10 +106,9 @@ def folder_of(path):
 def resolve(root, including, name):
     """The include `name` of file `including`, relative to root; None when not in the tree."""
     beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
-    candidates = [beside, os.path.normpath(name)]
-    # Bare names through the include folders: the capture side's and schema's.
+    candidates = [os.path.normpath(name), beside]
     if "/" not in name:
-        candidates += [folder + "/" + name for folder in CAPTURE + ["schema"]]
+        candidates.append("schema/" + name)
     for candidate in candidates:
         if candidate.startswith("..") or os.path.isabs(candidate):
             continue
@@ -188,6 +191,9 @@ def check(root):
                 if included is None:
                     continue
                 why = judge(folder, folder_of(included), included)
+                if not why and included != os.path.normpath(match.group(1)) \
+                        and match.group(1) not in SCHEMA_GENERATED:
+                    why = f"write it from the top of the tree: \"{included}\""
                 if why:
                     problems.append(f'{path}:{number}: #include "{match.group(1)}": {why}')
     return problems
@@ -213,14 +219,18 @@ def self_test():
         "reporter/render/text_report.h": "",
         "capture/core/utf8_repair.h": "",
         "capture/core/log.h": "",
-        "capture/core/trace_writer.cc": '#include "log.h"\n#include "vprof_trace_fields.h"\n',
+        "capture/core/trace_writer.cc":
+            '#include "capture/core/log.h"\n#include "vprof_trace_fields.h"\n',
         "capture/nccl/nccl_calls.h": "",
-        "capture/audit/collective_audit.h": '#include "nccl_calls.h"\n#include "log.h"\n',
+        "capture/audit/collective_audit.h":
+            '#include "capture/nccl/nccl_calls.h"\n#include "capture/core/log.h"\n',
         "capture/cupti/gpu_capture.h": "",
-        "capture/cupti/gpu_capture.cc": '#include "log.h"\n#include "gpu_capture.h"\n',
+        "capture/cupti/gpu_capture.cc":
+            '#include "capture/core/log.h"\n#include "capture/cupti/gpu_capture.h"\n',
         "capture/sources.h": "",
-        "capture/sources.cc": '#include "sources.h"\n#include "gpu_capture.h"\n'
-                              '#include "collective_audit.h"\n#include "log.h"\n',
+        "capture/sources.cc": '#include "capture/sources.h"\n#include "capture/cupti/gpu_capture.h"\n'
+                              '#include "capture/audit/collective_audit.h"\n'
+                              '#include "capture/core/log.h"\n',
         "tests/reporter/test_units.cc": '#include "reporter/cli/cli.h"\n',
     }
     bad = {
@@ -230,21 +240,28 @@ def self_test():
         "reporter/render/text_report.cc": '#include "launch/run_command.h"\n',
         "launch/launch.cc": '#include "capture/core/log.h"\n',
         "capture/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
-        "capture/core/log.cc": '#include "gpu_capture.h"\n',
-        "capture/nccl/nccl_calls.cc": '#include "collective_audit.h"\n',
-        "capture/cupti/gpu_capture.cc": '#include "sources.h"\n',
+        "capture/core/log.cc": '#include "capture/cupti/gpu_capture.h"\n',
+        "capture/nccl/nccl_calls.cc": '#include "capture/audit/collective_audit.h"\n',
+        "capture/cupti/gpu_capture.cc": '#include "capture/sources.h"\n',
+        "capture/nvtx/nvtx_callbacks.cc": '#include "../core/log.h"\n',
+        "capture/core/settings.cc": '#include "settings.h"\n',
+        "capture/core/settings.h": "",
         "capture/stray/stray.cc": "",
         "reporter/stray.cc": "",
     }
     expected = [
-        'capture/core/log.cc:1: #include "gpu_capture.h": capture/core may not include '
-        "capture/cupti, a higher layer",
+        'capture/core/log.cc:1: #include "capture/cupti/gpu_capture.h": capture/core may not '
+        "include capture/cupti, a higher layer",
+        'capture/core/settings.cc:1: #include "settings.h": write it from the top of the tree: '
+        '"capture/core/settings.h"',
         'capture/core/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
         "(capture/core) may not include reporter/base",
-        'capture/cupti/gpu_capture.cc:1: #include "sources.h": capture/cupti may not include '
-        "capture, a higher layer",
-        'capture/nccl/nccl_calls.cc:1: #include "collective_audit.h": capture/nccl may not '
-        "include capture/audit, another source (check_layers.py SOURCE_INCLUDES)",
+        'capture/cupti/gpu_capture.cc:1: #include "capture/sources.h": capture/cupti may not '
+        "include capture, a higher layer",
+        'capture/nccl/nccl_calls.cc:1: #include "capture/audit/collective_audit.h": capture/nccl '
+        "may not include capture/audit, another source (check_layers.py SOURCE_INCLUDES)",
+        'capture/nvtx/nvtx_callbacks.cc:1: #include "../core/log.h": write it from the top of '
+        'the tree: "capture/core/log.h"',
         "capture/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
         'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
         "side (capture/core); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),

@@ -17,8 +17,8 @@
 #include <cstring>
 #include <thread>
 
+#include "capture/audit/fingerprint_hash.h"
 #include "fake_cudart.h"
-#include "fingerprint_hash.h"
 
 namespace {
 
@@ -40,7 +40,7 @@ void* Allocate(size_t bytes) { return std::aligned_alloc(256, (bytes + 255) / 25
 
 // vprof_fingerprint(data, bytes, sums, slot, tag): the kernel's parameters.
 void RunFingerprint(const unsigned char* data, uint64_t bytes, uint64_t* slot, uint64_t tag) {
-  const uint64_t value = vprof::fingerprint::fingerprint_bytes(data, bytes);
+  const uint64_t value = vprof::fingerprint::FingerprintBytes(data, bytes);
   std::atomic_ref<uint64_t>(slot[0]).store(value, std::memory_order_relaxed);
   std::atomic_ref<uint64_t>(slot[1]).store(tag, std::memory_order_release);
 }

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "nvml_abi.h"
+#include "capture/cupti/nvml_abi.h"
 
 namespace {
 

@@ -23,24 +23,13 @@
 #include <mutex>
 #include <string>
 
-#include "capture/audit/collective_audit.h"
-#include "capture/audit/fingerprint_drain.h"
 #include "capture/core/clock.h"
-#include "capture/core/injection_status.h"
-#include "capture/core/loaded_libraries.h"
 #include "capture/core/log.h"
-#include "capture/core/process_title.h"
 #include "capture/core/run_info.h"
 #include "capture/core/runtime.h"
 #include "capture/core/settings.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
-#include "capture/cupti/deep_windows.h"
-#include "capture/cupti/device_memory_sampler.h"
-#include "capture/cupti/gpu_capture.h"
-#include "capture/nccl/comm_registry.h"
-#include "capture/nccl_plugin/nccl_plugin.h"
-#include "capture/nvtx/nvtx_open_ranges.h"
 #include "capture/sources.h"
 
 namespace vprof {
@@ -80,8 +69,20 @@ void Disable(const char* why) {
   }
 }
 
+// Each source's hooks of one kind, in the table's order (capture_source.h).
+template <typename Call>
+void ForEachHook(Call&& call) {
+  for (const SourceHooks& hooks : RegisteredSources().hooks) call(hooks);
+}
+
+void BeforeFlush(bool final) {
+  ForEachHook([&](const SourceHooks& h) {
+    if (h.before_flush) h.before_flush(final);
+  });
+}
+
 void EndTrace(EndReason reason, uint64_t timeout_ns) {
-  RequestGpuFlush(true);
+  BeforeFlush(true);
   if (!LockFlush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
   if (!g_writer->Finish(reason)) Disable(g_writer->error());
   UnlockFlush();
@@ -116,8 +117,12 @@ void* WriterMain(void*) {
     }
     bool flush_now = now >= next_flush;
     // Outside the flush lock: CUPTI may call back into the buffer queue.
-    if (state == RunState::kRecording) UpdateDeepWindows(now, RealtimeNs());
-    if (flush_now) RequestGpuFlush(GlobalDeviceMemorySampler().WaitingForDevice());
+    if (state == RunState::kRecording) {
+      ForEachHook([&](const SourceHooks& h) {
+        if (h.on_tick) h.on_tick(now);
+      });
+    }
+    if (flush_now) BeforeFlush(false);
     if (!LockFlush(tick_ns)) continue;
     bool ok = true;
     if (flush_now) {
@@ -163,16 +168,10 @@ void OnForkChild() {
   RunState s = g_run_state.load();
   if (s != RunState::kWaiting && s != RunState::kRecording) return;
   g_flushing.store(false);
-  ResetGpuCaptureInChild();
-  ResetFingerprintsInChild();
-  ResetDeepWindowsInChild();
-  ResetNcclPluginInChild();
-  if (NvtxOpenRanges* open = GlobalNvtxOpenRanges()) open->ResetInChild();
-  if (TitleWatch* watch = GlobalTitleWatch()) watch->ResetInChild();
-  if (LoadedLibraryWatch* watch = GlobalLoadedLibraryWatch()) watch->ResetInChild();
-  RewriteInjectionStatusInChild();
+  ForEachHook([](const SourceHooks& h) {
+    if (h.reset_in_child) h.reset_in_child();
+  });
   GlobalThreadBuffers().ResetInChild();
-  GlobalCommRegistry().ResetInChild();
   g_run->pid = getpid();
   g_run->ppid = getppid();
   g_run->forked_child = true;
@@ -189,26 +188,11 @@ std::string SelfPath() {
   return self.dli_fname ? self.dli_fname : "";
 }
 
-// Makes the CUDA driver call InitializeInjection at cuInit and every NVTX
-// module call InitializeInjectionNvtx2, in this process and in children that
-// inherit the environment (even when a launcher replaces LD_PRELOAD), unless
-// another tool owns a hook already. Runs before main, before any thread of
-// the program reads the environment.
-void ClaimInjectionHooks(bool gpu_capture) {
-  const std::string self = SelfPath();
-  const char* path = self.empty() ? nullptr : self.c_str();
-  if (!gpu_capture) {
-    NoteGpuCaptureUnavailable("VPROF_GPU=0");
-  } else if (std::string other = ClaimVariable("CUDA_INJECTION64_PATH", path); !other.empty()) {
-    NoteCudaInjection(other.c_str());
-    NoteGpuCaptureUnavailable("CUDA_INJECTION64_PATH names another tool");
-    Log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", other);
-  }
-  std::string other_nvtx = ClaimVariable("NVTX_INJECTION64_PATH", path);
-  NoteHookClaim(InjectionHook::kNvtx, other_nvtx, other_nvtx.empty() && path);
-  if (!other_nvtx.empty()) {
-    Log().warn("NVTX_INJECTION64_PATH={} belongs to another tool: no NVTX capture", other_nvtx);
-  }
+// Every source's start of one stage, in the table's order.
+void StartSources(StartStage stage, const SourceStart& start) {
+  ForEachHook([&](const SourceHooks& h) {
+    if (h.start && h.stage == stage) h.start(start);
+  });
 }
 
 void Initialise() {
@@ -225,9 +209,6 @@ void Initialise() {
   g_settings = new Settings(parsed.settings);
   g_run = new RunInfo(CollectRunInfo());
   g_window_origin_ns = g_run->start_ns;
-  // Now, while the title is still the one the RunHeader's argv holds.
-  ConfigureTitleWatch();
-  ConfigureLoadedLibraryWatch();
   g_writer = new TraceWriter;
   if (!g_writer->Init(*g_settings, g_run, RegisteredSources())) {
     Disable(g_writer->error());
@@ -237,16 +218,14 @@ void Initialise() {
   const size_t ring_bytes = size_t{g_settings->buffer_kib} * 1024;
   GlobalThreadBuffers().Configure(ring_bytes / sizeof(NcclRecord), ring_bytes / sizeof(NvtxRecord));
   g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
-  // Before the writer thread, which alone uses it after this.
-  ConfigureDeepWindows(g_settings->deep, g_settings->output_dir,
-                       uint64_t{g_settings->flush_interval_ms} * 1000000ull);
+  const std::string self_path = SelfPath();
+  const SourceStart start{*g_settings, self_path};
+  StartSources(StartStage::kBeforeWriter, start);
   if (!StartWriter()) {
     Disable("cannot start the writer thread");
     return;
   }
-  ConfigureCollectiveAudit(*g_settings);
-  ClaimInjectionHooks(g_settings->gpu_capture);
-  ConfigureNcclPlugin(*g_settings, SelfPath());
+  StartSources(StartStage::kAfterWriter, start);
   std::atexit(OnExit);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   Log().debug("recording to {} (flush every {} ms)", g_settings->output_dir,

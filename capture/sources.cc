@@ -1,21 +1,27 @@
-// The capture sources' table: the one place that names every source the
-// writer drains. Each row says why it is where it is; the order is the order
-// of the packets in the trace, which the reporter reads in that order.
+// The capture sources' table: the one place that names every source, for the
+// writer's drains and for lifecycle.cc's start, ticks and fork. Each row says
+// why it is where it is; the drains' order is the order of the packets in the
+// trace, which the reporter reads in that order.
 #include "capture/sources.h"
 
+#include "capture/audit/collective_audit.h"
 #include "capture/audit/fingerprint_drain.h"
 #include "capture/core/clock.h"
 #include "capture/core/injection_status.h"
 #include "capture/core/loaded_libraries.h"
+#include "capture/core/log.h"
 #include "capture/core/process_title.h"
+#include "capture/core/settings.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
 #include "capture/cupti/deep_windows.h"
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/cupti/gpu_capture.h"
+#include "capture/nccl/comm_registry.h"
 #include "capture/nccl/nccl_drain.h"
 #include "capture/nccl_plugin/nccl_plugin.h"
 #include "capture/nvtx/nvtx_batch_writer.h"
+#include "capture/nvtx/nvtx_open_ranges.h"
 
 namespace vprof {
 namespace {
@@ -142,7 +148,83 @@ constexpr const SourceCount* kCounts[] = {&kNcclCallCount, &kCuptiCount, &kNvtxR
                                           &kNcclPluginCount};
 static_assert(std::size(kCounts) <= TraceWriter::kMaxCounts);
 
-constexpr CaptureSources kSources{kDrains, kCounts};
+// Makes the CUDA driver call InitializeInjection at cuInit and every NVTX
+// module call InitializeInjectionNvtx2, in this process and in children that
+// inherit the environment (even when a launcher replaces LD_PRELOAD), unless
+// another tool owns a hook already. Runs before main, before any thread of
+// the program reads the environment.
+void ClaimInjectionHooks(const SourceStart& start) {
+  const char* path = start.self_path.empty() ? nullptr : start.self_path.c_str();
+  if (!start.settings.gpu_capture) {
+    NoteGpuCaptureUnavailable("VPROF_GPU=0");
+  } else if (std::string other = ClaimVariable("CUDA_INJECTION64_PATH", path); !other.empty()) {
+    NoteCudaInjection(other.c_str());
+    NoteGpuCaptureUnavailable("CUDA_INJECTION64_PATH names another tool");
+    Log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", other);
+  }
+  std::string other_nvtx = ClaimVariable("NVTX_INJECTION64_PATH", path);
+  NoteHookClaim(InjectionHook::kNvtx, other_nvtx, other_nvtx.empty() && path);
+  if (!other_nvtx.empty()) {
+    Log().warn("NVTX_INJECTION64_PATH={} belongs to another tool: no NVTX capture", other_nvtx);
+  }
+}
+
+// In this order a forked child is reset; within each stage, in this order
+// recording starts.
+constexpr SourceHooks kHooks[] = {
+    // CUPTI hands its buffers over when asked: before each flush, and more
+    // often while device memory is to be sampled from a device not yet seen.
+    // Started by the CUDA driver's InitializeInjection, not here.
+    {.name = "GPU activity",
+     .before_flush =
+         [](bool final) {
+           RequestGpuFlush(final || GlobalDeviceMemorySampler().WaitingForDevice());
+         },
+     .reset_in_child = ResetGpuCaptureInChild},
+    {.name = "collective fingerprints",
+     .stage = StartStage::kAfterWriter,
+     .start = [](const SourceStart& s) { ConfigureCollectiveAudit(s.settings); },
+     .reset_in_child = ResetFingerprintsInChild},
+    // Before the writer, which alone reads the schedule after; opened and
+    // closed on its ticks.
+    {.name = "deep windows",
+     .start =
+         [](const SourceStart& s) {
+           ConfigureDeepWindows(s.settings.deep, s.settings.output_dir,
+                                uint64_t{s.settings.flush_interval_ms} * 1000000ull);
+         },
+     .on_tick = [](uint64_t now_ns) { UpdateDeepWindows(now_ns, RealtimeNs()); },
+     .reset_in_child = ResetDeepWindowsInChild},
+    // After the writer: CUDA and NVTX may call in at once.
+    {.name = "injection hooks", .stage = StartStage::kAfterWriter, .start = ClaimInjectionHooks},
+    {.name = "NCCL profiler plugin",
+     .stage = StartStage::kAfterWriter,
+     .start = [](const SourceStart& s) { ConfigureNcclPlugin(s.settings, s.self_path); },
+     .reset_in_child = ResetNcclPluginInChild},
+    {.name = "NVTX open ranges",
+     .reset_in_child =
+         [] {
+           if (NvtxOpenRanges* open = GlobalNvtxOpenRanges()) open->ResetInChild();
+         }},
+    // The title as the RunHeader's argv holds it: no program code has run
+    // since the run's facts were collected.
+    {.name = "process title",
+     .start = [](const SourceStart&) { ConfigureTitleWatch(); },
+     .reset_in_child =
+         [] {
+           if (TitleWatch* watch = GlobalTitleWatch()) watch->ResetInChild();
+         }},
+    {.name = "loaded libraries",
+     .start = [](const SourceStart&) { ConfigureLoadedLibraryWatch(); },
+     .reset_in_child =
+         [] {
+           if (LoadedLibraryWatch* watch = GlobalLoadedLibraryWatch()) watch->ResetInChild();
+         }},
+    {.name = "injection status", .reset_in_child = RewriteInjectionStatusInChild},
+    {.name = "communicators", .reset_in_child = [] { GlobalCommRegistry().ResetInChild(); }},
+};
+
+constexpr CaptureSources kSources{kDrains, kCounts, kHooks};
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 // How the capture core knows its sources: each source (nccl/, nvtx/,
 // nccl_plugin/, audit/, cupti/, and the core's own packets about the process)
-// registers its drains and its Footer counts in one ordered table,
-// capture/sources.cc, which the TraceWriter walks. The core includes no
+// registers its drains, its Footer counts and its lifecycle hooks in one
+// ordered table, capture/sources.cc, which the TraceWriter and lifecycle.cc
+// walk without naming a source. The core includes no
 // source's header; a source reaches the writer through trace_writer.h, whose
 // buffer protocol every drain follows.
 #pragma once
@@ -9,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace vprof {
 
+struct Settings;
 class TraceWriter;
 struct ThreadBuffer;
 
@@ -21,13 +24,13 @@ enum class DrainPass : uint8_t {
   // buffer only (no EnsureRoom, no write), which the writer checks for
   // overflow afterwards.
   kTraceBegin,
-  // Every writer tick (drain()), and every flush() before GPU activity.
+  // Every writer tick (Drain()), and every Flush() before GPU activity.
   kEachTick,
   // Within kEachTick, for each thread buffer, after the thread's
   // ThreadDescriptor: consecutive rows of this pass share one walk of the
   // buffers, so one thread's records of every kind stay together.
   kEachThread,
-  // flush() only, after every kEachTick row.
+  // Flush() only, after every kEachTick row.
   kEachFlush,
 };
 
@@ -46,7 +49,7 @@ struct SourceDrain {
   // A new trace begins in a writer (init, and a forked child's reset): what
   // the drain described to the previous trace is to be described again.
   void (*begin_trace)() = nullptr;
-  // The rules it keeps, for whoever moves it: may it allocate (intern() does,
+  // The rules it keeps, for whoever moves it: may it allocate (Intern() does,
   // so does reading /proc), and is it async-signal-safe (it takes no lock and
   // makes no call a signal handler may not make)?
   bool may_allocate;
@@ -62,10 +65,44 @@ struct SourceCount {
   bool always;
 };
 
+// What a source is handed when recording starts.
+struct SourceStart {
+  const Settings& settings;
+  const std::string& self_path;  // the path libvprof.so was loaded from
+};
+
+// When a source's start runs, within lifecycle.cc's start. Within a stage,
+// rows run in table order.
+enum class StartStage : uint8_t {
+  // Before the writer thread starts, which alone uses what they set up after.
+  kBeforeWriter,
+  // Once the writer runs: hooks through which records may come at once.
+  kAfterWriter,
+};
+
+// A source's part in the process's life beside its drains. Every hook is
+// optional. None runs with the flush lock held: on_tick and before_flush run
+// on the writer thread just before it takes the lock, because CUPTI may call
+// back into its buffer queue from them.
+struct SourceHooks {
+  const char* name;
+  StartStage stage = StartStage::kBeforeWriter;
+  void (*start)(const SourceStart& start) = nullptr;
+  // Every writer tick while recording.
+  void (*on_tick)(uint64_t now_ns) = nullptr;
+  // Before each flush, and once as the trace ends (`final`: also from an exit
+  // handler, on the exiting thread).
+  void (*before_flush)(bool final) = nullptr;
+  // In a forked child, which has one thread and copies of every lock, some
+  // possibly held by threads that do not exist in it: reset, never wait.
+  void (*reset_in_child)() = nullptr;
+};
+
 struct CaptureSources {
   std::span<const SourceDrain> drains;
   // In the Footer's order.
   std::span<const SourceCount* const> counts;
+  std::span<const SourceHooks> hooks;
 };
 
 }  // namespace vprof

@@ -1,6 +1,6 @@
 // The capture sources' table (capture/sources.cc): each row is whole for its
-// pass, its rules agree with each other, and the Footer's counts are the
-// trace format's kinds in their order.
+// pass, its rules agree with each other, each lifecycle row does something,
+// and the Footer's counts are the trace format's kinds in their order.
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
@@ -36,4 +36,21 @@ TEST_CASE("the footer counts the sources in the trace format's order") {
   }
   CHECK(kinds == std::vector<std::string>{"nccl", "cupti", "nvtx", "nccl_plugin"});
   CHECK(kinds.size() <= vprof::TraceWriter::kMaxCounts);
+}
+
+TEST_CASE("every hooks row does something, and names a stage only where it starts") {
+  std::set<std::string> names;
+  bool any_after_writer = false;
+  for (const vprof::SourceHooks& row : vprof::RegisteredSources().hooks) {
+    INFO(row.name);
+    CHECK(names.insert(row.name).second);
+    CHECK((row.start || row.on_tick || row.before_flush || row.reset_in_child));
+    if (row.stage == vprof::StartStage::kAfterWriter) {
+      CHECK(row.start != nullptr);
+      any_after_writer = true;
+    }
+  }
+  // The hooks through which CUDA and NVTX call in start once the writer runs.
+  CHECK(any_after_writer);
+  CHECK(names.count("injection hooks") == 1);
 }

@@ -2,8 +2,8 @@
 # Two reporters on the same real traces (device tool, one or two H200s):
 # device_phases_clock.sh records ddp_step.py under vprof (with and without NVTX,
 # logprob passes, 3,000 steps), then each trace folder is reported by both and
-# the text and JSON reports compared byte for byte (JSON reports that differ,
-# value for value); the long run's report is
+# the reports in every format and both exports (chrome, hta) compared byte for
+# byte (JSON reports that differ, value for value); the long run's report is
 # timed three times each, alternating (user + sys CPU seconds).
 # Usage: device_reporter_check.sh LIB NEW_VPROF BASE_VPROF; NPROC as for
 # device_phases_clock.sh (default here 1). The runs' log goes to $OUT; the
@@ -18,7 +18,7 @@ OUT=/tmp/phases-out NPROC="${NPROC:-1}" bash "$(dirname "$0")/device_phases_cloc
 tail -5 "$out/runs.log"
 for dir in /tmp/vp-*; do
   name="$(basename "$dir")"
-  for format in text json; do
+  for format in text json markdown html; do
     "$new" report "$dir" --format "$format" --output "/tmp/$name.new.$format"
     "$base" report "$dir" --format "$format" --output "/tmp/$name.base.$format"
     if cmp -s "/tmp/$name.new.$format" "/tmp/$name.base.$format"; then
@@ -31,6 +31,20 @@ sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
         "bytes against $(wc -c < "/tmp/$name.base.$format"))"
     else
       echo "$name $format: DIFFERENT"
+    fi
+  done
+done
+for dir in /tmp/vp-*; do
+  name="$(basename "$dir")"
+  "$new" export --format chrome "$dir" > "/tmp/$name.new.chrome"
+  "$base" export --format chrome "$dir" > "/tmp/$name.base.chrome"
+  "$new" export --format hta -o "/tmp/$name.new.hta" "$dir" > /dev/null
+  "$base" export --format hta -o "/tmp/$name.base.hta" "$dir" > /dev/null
+  for kind in chrome hta; do
+    if diff -rq "/tmp/$name.new.$kind" "/tmp/$name.base.$kind" > /dev/null; then
+      echo "$name export $kind: identical ($(cat $(find "/tmp/$name.new.$kind" -type f) | wc -c) bytes)"
+    else
+      echo "$name export $kind: DIFFERENT"
     fi
   done
 done

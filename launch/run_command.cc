@@ -6,7 +6,7 @@
 #include "reporter/base/exit_status.h"
 #include "reporter/phases/phase_rules.h"
 #include "reporter/render/report_output.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter {

@@ -17,7 +17,7 @@
 #include "reporter/export/step_timeline_spans.h"
 #include "reporter/render/report_output.h"
 #include "reporter/report/analysis_options.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/summary/summary_commands.h"
 #include "reporter/trace/trace_directory.h"
 

@@ -6,9 +6,9 @@
 #include "reporter/base/exit_status.h"
 #include "reporter/diff/compare_reports.h"
 #include "reporter/diff/diff_input.h"
-#include "reporter/diff/diff_json_report.h"
-#include "reporter/diff/diff_text_report.h"
-#include "reporter/drift/bitwise_report.h"
+#include "reporter/diff/diff_json.h"
+#include "reporter/diff/diff_text.h"
+#include "reporter/drift/bitwise_output.h"
 
 namespace vprof::reporter {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "reporter/base/safe_file.h"
 #include "reporter/render/json_keys.h"
-#include "reporter/render/json_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <tuple>
 
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/report/process_rank.h"
 #include "reporter/trace/clock_alignment.h"
 #include "reporter/trace/trace_reader.h"

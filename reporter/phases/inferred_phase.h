@@ -26,7 +26,7 @@ namespace vprof::reporter {
 enum class CommunicatorUse : uint8_t {
   kUnknown,     // not NCCL work, or an NCCL kernel linked to no call with a communicator
   kGeneral,     // gradients, activations, parallel state: communication
-  kWeightSync,  // see WeightSyncCommunicators (inferred_phase_report.h)
+  kWeightSync,  // see WeightSyncCommunicators (assemble_inferred_phases.h)
 };
 
 // Which thread launched the work.

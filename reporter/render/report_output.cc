@@ -11,10 +11,10 @@
 #include "reporter/base/valid_utf8.h"
 #include "reporter/base/visible_controls.h"
 #include "reporter/render/clock_description.h"
-#include "reporter/render/html_report.h"
-#include "reporter/render/json_report.h"
-#include "reporter/render/markdown_report.h"
-#include "reporter/render/text_report.h"
+#include "reporter/render/html_page.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/markdown_page.h"
+#include "reporter/render/text_page.h"
 
 namespace vprof::reporter {
 namespace {

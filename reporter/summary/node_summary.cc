@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "reporter/phases/phase_rules.h"
-#include "reporter/report/build_steps_report.h"
+#include "reporter/report/assemble_steps.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/summary/summary_codec.h"
 #include "reporter/summary/summary_file.h"

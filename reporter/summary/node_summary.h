@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reporter/report/analysis_options.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 
 namespace vprof::reporter {
 

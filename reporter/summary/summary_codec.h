@@ -1,4 +1,4 @@
-// Translates between what the reporter gathers in memory (build_report.h's
+// Translates between what the reporter gathers in memory (build.h's
 // GatheredTraces) and the packets of a node summary (node_summary.proto).
 // Process indexes in a summary are the node's; decoding maps them through
 // `global_index` (node's index → index in the merged run), and gives none

@@ -11,7 +11,7 @@
 #include "reporter/collectives/collective_matcher.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/size_bucket.h"
-#include "reporter/report/assemble_report.h"
+#include "reporter/report/assemble.h"
 #include "reporter/summary/summary_codec.h"
 #include "reporter/summary/summary_file.h"
 #include "reporter/summary/summary_steps_merge.h"

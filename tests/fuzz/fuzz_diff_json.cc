@@ -8,8 +8,8 @@
 
 #include "reporter/diff/compare_reports.h"
 #include "reporter/diff/diff_input.h"
-#include "reporter/diff/diff_json_report.h"
-#include "reporter/diff/diff_text_report.h"
+#include "reporter/diff/diff_json.h"
+#include "reporter/diff/diff_text.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {

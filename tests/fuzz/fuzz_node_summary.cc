@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/render/json_report.h"
-#include "reporter/render/text_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/text_page.h"
 #include "reporter/summary/summary_merge.h"
 #include "tests/fuzz/fuzz_input.h"
 

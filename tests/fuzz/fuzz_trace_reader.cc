@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/render/json_report.h"
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -10,9 +10,9 @@
 
 #include "four_rank_run.h"
 #include "reporter/consistency/run_contract.h"
-#include "reporter/render/json_report.h"
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "reporter/summary/node_summary.h"
 #include "reporter/summary/summary_merge.h"
 #include "reporter/trace/trace_directory.h"

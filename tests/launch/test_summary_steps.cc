@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "reporter/base/exit_status.h"
-#include "reporter/render/json_report.h"
+#include "reporter/render/json_page.h"
 #include "reporter/report/analysis_options.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/summary/node_summary.h"
 #include "reporter/summary/summary_commands.h"
 #include "reporter/summary/summary_file.h"

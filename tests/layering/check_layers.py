@@ -207,16 +207,16 @@ def self_test():
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
         "reporter/base/valid_utf8.cc": '#include "capture/core/utf8_repair.h"\n',
         "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
-        "reporter/render/text_report.cc":
+        "reporter/render/text_page.cc":
             '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
             '#include "nccl.h"\n',
         "reporter/summary/node_summary.proto": "",
         "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
-        "launch/run_command.cc": '#include "reporter/render/text_report.h"\n'
+        "launch/run_command.cc": '#include "reporter/render/text_page.h"\n'
                                  '#include "capture/core/vprof_build_info.h"\n',
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
-        "reporter/render/text_report.h": "",
+        "reporter/render/text_page.h": "",
         "capture/core/utf8_repair.h": "",
         "capture/core/log.h": "",
         "capture/core/trace_writer.cc":
@@ -235,9 +235,9 @@ def self_test():
     }
     bad = {
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n'
-                                  '  #  include "reporter/render/text_report.h"\n',
+                                  '  #  include "reporter/render/text_page.h"\n',
         "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
-        "reporter/render/text_report.cc": '#include "launch/run_command.h"\n',
+        "reporter/render/text_page.cc": '#include "launch/run_command.h"\n',
         "launch/launch.cc": '#include "capture/core/log.h"\n',
         "capture/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
         "capture/core/log.cc": '#include "capture/cupti/gpu_capture.h"\n',
@@ -265,9 +265,9 @@ def self_test():
         "capture/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
         'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
         "side (capture/core); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
-        'reporter/base/units.cc:2: #include "reporter/render/text_report.h": reporter/base may '
+        'reporter/base/units.cc:2: #include "reporter/render/text_page.h": reporter/base may '
         "not include reporter/render, a higher layer",
-        'reporter/render/text_report.cc:1: #include "launch/run_command.h": reporter/render may '
+        'reporter/render/text_page.cc:1: #include "launch/run_command.h": reporter/render may '
         "not include launch, a higher layer",
         "reporter/stray.cc: in no layer's folder (check_layers.py LAYERS)",
         'reporter/trace/trace_reader.cc:1: #include "reporter/summary/node_summary.pb.h": '

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter::testing {

@@ -14,8 +14,8 @@
 #include "reporter/base/sha256.h"
 #include "reporter/cli/cli.h"
 #include "reporter/gpu/export_names.h"
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 

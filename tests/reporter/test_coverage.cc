@@ -15,9 +15,9 @@
 #include "reporter/cli/cli.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
-#include "reporter/render/json_report.h"
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 

@@ -5,7 +5,7 @@
 
 #include "reporter/base/duration_histogram.h"
 #include "reporter/collectives/cross_rank_gpu_time.h"
-#include "reporter/report/assemble_report.h"
+#include "reporter/report/assemble.h"
 
 using namespace vprof::reporter;
 

@@ -6,7 +6,7 @@
 #include "four_rank_run.h"
 #include "gpu_batch_builder.h"
 #include "report_of.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"

@@ -8,8 +8,8 @@
 #include "candidate_fixture.h"
 #include "reporter/base/text_layout.h"
 #include "reporter/candidates/rank_candidates.h"
-#include "reporter/render/candidate_json_report.h"
-#include "reporter/render/candidate_text_report.h"
+#include "reporter/render/candidates_json.h"
+#include "reporter/render/candidates_text.h"
 #include "tests/reporter/mini_json.h"
 
 using namespace vprof::reporter;

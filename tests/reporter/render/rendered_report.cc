@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "reporter/render/html_report.h"
-#include "reporter/render/markdown_report.h"
+#include "reporter/render/html_page.h"
+#include "reporter/render/markdown_page.h"
 
 namespace vprof::reporter::testing {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "reporter/render/chart_palette.h"
-#include "reporter/render/html_report.h"
+#include "reporter/render/html_page.h"
 #include "reporter/render/svg_charts.h"
 #include "sample_report.h"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter::testing {

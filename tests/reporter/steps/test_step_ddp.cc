@@ -6,7 +6,7 @@
 // comments are µs after the helper's origin; the report gives ns.
 #include <catch2/catch.hpp>
 
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/render/step_text_report.h"
+#include "reporter/render/steps_text.h"
 #include "reporter/steps/full_steps.h"
 #include "unwrapped.h"
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "reporter/gpu/kernel_class.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 #include "step_trace.h"

@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "mini_json.h"
-#include "reporter/render/json_report.h"
-#include "reporter/render/text_report.h"
-#include "reporter/report/build_report.h"
+#include "reporter/render/json_page.h"
+#include "reporter/render/text_page.h"
+#include "reporter/report/build.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"

@@ -1,4 +1,4 @@
-#include "reporter/render/gpu_json_report.h"
+#include "reporter/render/gpu_json.h"
 
 #include "reporter/render/json_keys.h"
 

@@ -1,4 +1,4 @@
-#include "reporter/render/consistency_json_report.h"
+#include "reporter/render/consistency_json.h"
 
 #include "reporter/base/units.h"
 #include "reporter/render/json_keys.h"

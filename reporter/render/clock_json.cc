@@ -1,4 +1,4 @@
-#include "reporter/render/clock_json_report.h"
+#include "reporter/render/clock_json.h"
 
 #include "reporter/consistency/clock_collective_check.h"
 

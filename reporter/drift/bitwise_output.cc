@@ -1,4 +1,4 @@
-#include "reporter/drift/bitwise_report.h"
+#include "reporter/drift/bitwise_output.h"
 
 #include "reporter/base/exit_status.h"
 #include "reporter/base/json_writer.h"

@@ -1,4 +1,4 @@
-#include "reporter/render/candidate_json_report.h"
+#include "reporter/render/candidates_json.h"
 
 #include "reporter/render/json_keys.h"
 

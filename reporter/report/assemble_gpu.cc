@@ -1,4 +1,4 @@
-#include "reporter/report/assemble_gpu_report.h"
+#include "reporter/report/assemble_gpu.h"
 
 #include <algorithm>
 #include <tuple>

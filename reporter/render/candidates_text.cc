@@ -1,4 +1,4 @@
-#include "reporter/render/candidate_text_report.h"
+#include "reporter/render/candidates_text.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "reporter/report/build_steps_report.h"
+#include "reporter/report/assemble_steps.h"
 
 #include <algorithm>
 #include <map>

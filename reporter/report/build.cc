@@ -1,4 +1,4 @@
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,8 +10,8 @@
 #include "reporter/consistency/clock_collective_check.h"
 #include "reporter/ingest/trace_merge.h"
 #include "reporter/ingest/trace_source.h"
-#include "reporter/report/assemble_report.h"
-#include "reporter/report/build_steps_report.h"
+#include "reporter/report/assemble.h"
+#include "reporter/report/assemble_steps.h"
 #include "reporter/trace/clock_alignment.h"
 
 namespace vprof::reporter {

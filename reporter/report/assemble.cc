@@ -1,4 +1,4 @@
-#include "reporter/report/assemble_report.h"
+#include "reporter/report/assemble.h"
 
 #include <algorithm>
 #include <map>
@@ -10,8 +10,8 @@
 #include "reporter/collectives/bandwidth.h"
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/consistency/coverage.h"
-#include "reporter/report/assemble_gpu_report.h"
-#include "reporter/report/phase_report.h"
+#include "reporter/report/assemble_gpu.h"
+#include "reporter/report/assemble_phases.h"
 #include "reporter/report/process_rank.h"
 
 namespace vprof::reporter {

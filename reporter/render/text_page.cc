@@ -1,4 +1,4 @@
-#include "reporter/render/text_report.h"
+#include "reporter/render/text_page.h"
 
 #include <algorithm>
 #include <set>
@@ -9,17 +9,17 @@
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/phases/inferred_phase.h"
-#include "reporter/render/candidate_text_report.h"
+#include "reporter/render/candidates_text.h"
 #include "reporter/render/clock_description.h"
-#include "reporter/render/consistency_text_report.h"
-#include "reporter/render/gpu_text_report.h"
+#include "reporter/render/consistency_text.h"
+#include "reporter/render/gpu_text.h"
 #include "reporter/render/launch_cost_text.h"
 #include "reporter/render/like_communicators.h"
 #include "reporter/render/phases_across_ranks.h"
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/report_summary.h"
 #include "reporter/render/report_tables.h"
-#include "reporter/render/step_text_report.h"
+#include "reporter/render/steps_text.h"
 #include "reporter/render/table_text.h"
 #include "reporter/steps/deep_capture.h"
 

@@ -1,4 +1,4 @@
-#include "reporter/report/inferred_phase_report.h"
+#include "reporter/report/assemble_inferred_phases.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "reporter/render/gpu_text_report.h"
+#include "reporter/render/gpu_text.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "reporter/diff/diff_json_report.h"
+#include "reporter/diff/diff_json.h"
 
 #include <cmath>
 

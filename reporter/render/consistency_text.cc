@@ -1,4 +1,4 @@
-#include "reporter/render/consistency_text_report.h"
+#include "reporter/render/consistency_text.h"
 
 #include <map>
 #include <utility>

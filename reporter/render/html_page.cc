@@ -1,4 +1,4 @@
-#include "reporter/render/html_report.h"
+#include "reporter/render/html_page.h"
 
 #include <string_view>
 

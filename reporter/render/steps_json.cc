@@ -1,4 +1,4 @@
-#include "reporter/render/step_json_report.h"
+#include "reporter/render/steps_json.h"
 
 #include "reporter/base/units.h"
 #include "reporter/render/json_keys.h"

@@ -1,4 +1,4 @@
-#include "reporter/diff/diff_text_report.h"
+#include "reporter/diff/diff_text.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "reporter/report/phase_report.h"
+#include "reporter/report/assemble_phases.h"
 
 #include <algorithm>
 #include <tuple>
 
 #include "reporter/base/mean_ns.h"
-#include "reporter/report/inferred_phase_report.h"
+#include "reporter/report/assemble_inferred_phases.h"
 
 namespace vprof::reporter {
 namespace {

@@ -1,15 +1,15 @@
-#include "reporter/render/json_report.h"
+#include "reporter/render/json_page.h"
 
 #include "reporter/base/json_writer.h"
 #include "reporter/base/units.h"
 #include "reporter/collectives/nccl_function.h"
-#include "reporter/render/candidate_json_report.h"
-#include "reporter/render/clock_json_report.h"
-#include "reporter/render/consistency_json_report.h"
-#include "reporter/render/gpu_json_report.h"
+#include "reporter/render/candidates_json.h"
+#include "reporter/render/clock_json.h"
+#include "reporter/render/consistency_json.h"
+#include "reporter/render/gpu_json.h"
 #include "reporter/render/json_keys.h"
 #include "reporter/render/report_summary.h"
-#include "reporter/render/step_json_report.h"
+#include "reporter/render/steps_json.h"
 
 namespace vprof::reporter {
 

@@ -1,4 +1,4 @@
-#include "reporter/render/markdown_report.h"
+#include "reporter/render/markdown_page.h"
 
 #include "reporter/render/page_sections.h"
 #include "reporter/render/report_summary.h"

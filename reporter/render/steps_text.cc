@@ -1,4 +1,4 @@
-#include "reporter/render/step_text_report.h"
+#include "reporter/render/steps_text.h"
 
 #include <iomanip>
 #include <map>

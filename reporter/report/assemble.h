@@ -37,7 +37,7 @@ void AddCollectiveGpuTime(const std::map<OpKey, CrossRankTotals>& totals, Report
 using StepsMaker =
     std::function<std::optional<StepsReport>(const std::vector<ProcessReport>& processes)>;
 
-// The tail of the pipeline, the one both `vprof report DIR` (build_report.cc)
+// The tail of the pipeline, the one both `vprof report DIR` (build.cc)
 // and `--merge-summaries` (summary_merge.cc) end in, so that a merged report
 // is assembled, given its steps and ranked exactly as the whole folder's:
 // AssembleReport, the collectives' cross-rank GPU time (`cross_rank`; node

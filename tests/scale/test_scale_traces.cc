@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bench/scale/scale_trace_generator.h"
-#include "reporter/report/build_report.h"
+#include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 

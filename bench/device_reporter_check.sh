@@ -16,7 +16,8 @@ mkdir -p "$out"
 OUT=/tmp/phases-out NPROC="${NPROC:-1}" bash "$(dirname "$0")/device_phases_clock.sh" "$lib" "$new" \
   > "$out/runs.log" 2>&1
 tail -5 "$out/runs.log"
-for dir in /tmp/vp-*; do
+for dir in /tmp/vp-*/; do
+  dir="${dir%/}"
   name="$(basename "$dir")"
   for format in text json markdown html; do
     "$new" report "$dir" --format "$format" --output "/tmp/$name.new.$format"
@@ -34,7 +35,8 @@ sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
     fi
   done
 done
-for dir in /tmp/vp-*; do
+for dir in /tmp/vp-*/; do
+  dir="${dir%/}"
   name="$(basename "$dir")"
   "$new" export --format chrome "$dir" > "/tmp/$name.new.chrome"
   "$base" export --format chrome "$dir" > "/tmp/$name.base.chrome"

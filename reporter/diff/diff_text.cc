@@ -8,6 +8,7 @@
 
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
+#include "reporter/render/table_text.h"
 
 namespace vprof::reporter {
 namespace {
@@ -123,12 +124,8 @@ void WriteSection(const DiffSection& section, std::ostream& out) {
     out << "  empty in both reports\n";
     return;
   }
-  TextTable table({{"item", TextTable::Align::kLeft},
-                   {"metric", TextTable::Align::kLeft},
-                   {"A", TextTable::Align::kRight},
-                   {"B", TextTable::Align::kRight},
-                   {"change", TextTable::Align::kRight},
-                   {"relative", TextTable::Align::kRight}});
+  ReportTable table = UntitledTable(
+      {{"item"}, {"metric"}, {"A", true}, {"B", true}, {"change", true}, {"relative", true}});
   const std::vector<const DiffItem*> listed = ListedItems(section);
   if (listed.size() < section.items.size()) {
     size_t changed = 0;
@@ -148,14 +145,14 @@ void WriteSection(const DiffSection& section, std::ostream& out) {
     bool first = true;
     for (const DiffMetric& metric : item.metrics) {
       const bool both = item.presence == Presence::kBoth;
-      table.AddRow({first ? item.name : "", metric.name, FormatValue(metric.unit, metric.a),
-                    FormatValue(metric.unit, metric.b),
-                    both ? FormatChange(metric) : std::string(OnlyIn(item.presence)),
-                    both ? FormatRelative(metric) : ""});
+      table.rows.push_back({first ? item.name : "", metric.name, FormatValue(metric.unit, metric.a),
+                            FormatValue(metric.unit, metric.b),
+                            both ? FormatChange(metric) : std::string(OnlyIn(item.presence)),
+                            both ? FormatRelative(metric) : ""});
       first = false;
     }
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 std::string Describe(const DiffSide& side) {

@@ -6,11 +6,10 @@
 #include "reporter/base/units.h"
 #include "reporter/candidates/audit_links.h"
 #include "reporter/render/short_kernel_name.h"
+#include "reporter/render/table_text.h"
 
 namespace vprof::reporter {
 namespace {
-
-using Align = TextTable::Align;
 
 std::string Percent(const std::optional<double>& share) {
   return share ? FormatPercent(*share) : "-";
@@ -20,20 +19,21 @@ std::string Percent(const std::optional<double>& share) {
 constexpr size_t kMaxAuditLinksShown = 3;
 
 void WriteTable(const std::vector<CandidateReport>& candidates, std::ostream& out) {
-  TextTable table({{"#", Align::kRight},
-                   {"candidate", Align::kLeft},
-                   {"scope", Align::kLeft},
-                   {"time", Align::kRight},
-                   {"of step", Align::kRight},
-                   {"strict", Align::kLeft},
-                   {"rule", Align::kLeft},
-                   {"change", Align::kLeft}});
+  ReportTable table = UntitledTable({{"#", true},
+                                     {"candidate"},
+                                     {"scope"},
+                                     {"time", true},
+                                     {"of step", true},
+                                     {"strict"},
+                                     {"rule"},
+                                     {"change"}});
   for (const CandidateReport& c : candidates) {
-    table.AddRow({std::to_string(c.rank_order), c.kind, std::string(CandidateScopeName(c.scope)),
-                  FormatDurationNs(c.exposed_ns), Percent(c.step_share),
-                  std::string(StrictTagName(c.strict)), c.rule_id, c.change});
+    table.rows.push_back({std::to_string(c.rank_order), c.kind,
+                          std::string(CandidateScopeName(c.scope)), FormatDurationNs(c.exposed_ns),
+                          Percent(c.step_share), std::string(StrictTagName(c.strict)), c.rule_id,
+                          c.change});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 void WriteAudit(const CandidateAudit& audit, std::ostream& out) {

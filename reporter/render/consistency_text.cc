@@ -6,11 +6,10 @@
 
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
+#include "reporter/render/table_text.h"
 
 namespace vprof::reporter {
 namespace {
-
-using Align = TextTable::Align;
 
 std::string CountAndTime(const ActivityTotals& totals) {
   if (totals.count == 0) return "-";
@@ -51,27 +50,28 @@ ActivityTotals IpcTotal(const CoverageProcess& row) {
 }
 
 void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
-  TextTable table({{"rank", Align::kRight},
-                   {"coll w/p", Align::kRight},
-                   {"p2p w/p", Align::kRight},
-                   {"kernels", Align::kRight},
-                   {"graph", Align::kRight},
-                   {"plugin", Align::kLeft},
-                   {"custom AR", Align::kRight},
-                   {"IPC calls", Align::kRight},
-                   {"peer copies", Align::kRight},
-                   {"file", Align::kLeft}});
+  ReportTable table = UntitledTable({{"rank", true},
+                                     {"coll w/p", true},
+                                     {"p2p w/p", true},
+                                     {"kernels", true},
+                                     {"graph", true},
+                                     {"plugin"},
+                                     {"custom AR", true},
+                                     {"IPC calls", true},
+                                     {"peer copies", true},
+                                     {"file"}});
   for (const CoverageProcess& row : coverage.processes) {
-    table.AddRow({RankText(row.rank),
-                  SeenBoth(row.wrapper_collectives, 0, row.plugin_collectives, row.plugin_attached),
-                  SeenBoth(row.wrapper_p2p, row.wrapper_p2p_collectives, row.plugin_p2p,
-                           row.plugin_attached),
-                  row.gpu_captured ? std::to_string(row.nccl_kernels) : "-",
-                  row.gpu_captured ? std::to_string(row.nccl_graph_kernels) : "-", PluginText(row),
-                  CountAndTime(row.custom_allreduce_kernels), CountAndTime(IpcTotal(row)),
-                  CountBytesAndTime(row.peer_copies), row.file});
+    table.rows.push_back(
+        {RankText(row.rank),
+         SeenBoth(row.wrapper_collectives, 0, row.plugin_collectives, row.plugin_attached),
+         SeenBoth(row.wrapper_p2p, row.wrapper_p2p_collectives, row.plugin_p2p,
+                  row.plugin_attached),
+         row.gpu_captured ? std::to_string(row.nccl_kernels) : "-",
+         row.gpu_captured ? std::to_string(row.nccl_graph_kernels) : "-", PluginText(row),
+         CountAndTime(row.custom_allreduce_kernels), CountAndTime(IpcTotal(row)),
+         CountBytesAndTime(row.peer_copies), row.file});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
   for (const CoverageProcess& row : coverage.processes) {
     if (row.wrapper_one_rank_collectives == 0) continue;
     WriteWrapped(out,
@@ -138,16 +138,13 @@ std::string SettingsText(const ConsistencyReport& consistency) {
 
 void WriteActualTable(const ConsistencyReport& consistency, std::ostream& out) {
   if (consistency.actual_algorithms.empty()) return;
-  TextTable table({{"func", Align::kLeft},
-                   {"algo", Align::kLeft},
-                   {"proto", Align::kLeft},
-                   {"channels", Align::kRight},
-                   {"count", Align::kRight}});
+  ReportTable table =
+      UntitledTable({{"func"}, {"algo"}, {"proto"}, {"channels", true}, {"count", true}});
   for (const auto& [use, count] : consistency.actual_algorithms) {
-    table.AddRow(
+    table.rows.push_back(
         {use.func, use.algo, use.proto, std::to_string(use.channels), std::to_string(count)});
   }
-  table.Write(out, "    ");
+  TextTableOf(table).Write(out, "    ");
 }
 
 // "0-3,5, 2 unranked": ranks as runs of consecutive numbers (`ranks` ascending).
@@ -171,19 +168,20 @@ void WriteCollectiveShapes(const ConsistencyReport& consistency, std::ostream& o
                "by shape (function, data type, reduction, elements per call, communicator size: "
                "the ranks that issued it; the fingerprint holds these, not the calls)",
                "    collectives ", "      ");
-  TextTable table({{"function", Align::kLeft},
-                   {"dtype", Align::kLeft},
-                   {"red op", Align::kLeft},
-                   {"count", Align::kRight},
-                   {"size", Align::kRight},
-                   {"ranks", Align::kLeft},
-                   {"calls", Align::kRight}});
+  ReportTable table = UntitledTable({{"function"},
+                                     {"dtype"},
+                                     {"red op"},
+                                     {"count", true},
+                                     {"size", true},
+                                     {"ranks"},
+                                     {"calls", true}});
   for (const CollectiveShapeReport& shape : consistency.collective_shapes) {
-    table.AddRow({shape.function, shape.datatype, shape.red_op, std::to_string(shape.count),
-                  std::to_string(shape.comm_size), RanksText(shape.ranks, shape.unranked_processes),
-                  std::to_string(shape.calls)});
+    table.rows.push_back({shape.function, shape.datatype, shape.red_op, std::to_string(shape.count),
+                          std::to_string(shape.comm_size),
+                          RanksText(shape.ranks, shape.unranked_processes),
+                          std::to_string(shape.calls)});
   }
-  table.Write(out, "      ");
+  TextTableOf(table).Write(out, "      ");
   if (consistency.collective_calls_left_out > 0) {
     WriteWrapped(out,
                  std::to_string(consistency.collective_calls_left_out) +

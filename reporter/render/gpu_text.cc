@@ -9,11 +9,10 @@
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/render/short_kernel_name.h"
+#include "reporter/render/table_text.h"
 
 namespace vprof::reporter {
 namespace {
-
-using Align = TextTable::Align;
 
 std::string ProcessLabel(const ProcessReport& process) {
   if (!process.is_rank) return "non-rank, " + process.file;
@@ -89,30 +88,25 @@ void WriteTotals(const GpuReport& gpu, std::ostream& out) {
 
 void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {
   if (gpu.kernel_classes.empty()) return;
-  TextTable table({{"class", Align::kLeft},
-                   {"count", Align::kRight},
-                   {"total", Align::kRight},
-                   {"mean", Align::kRight},
-                   {"share", Align::kRight}});
+  ReportTable table =
+      UntitledTable({{"class"}, {"count", true}, {"total", true}, {"mean", true}, {"share", true}});
   for (const KernelClassReport& row : gpu.kernel_classes) {
-    table.AddRow({row.kernel_class, std::to_string(row.count), FormatDurationNs(row.total_ns),
-                  FormatDurationNs(row.mean_ns), FormatPercent(row.share)});
+    table.rows.push_back({row.kernel_class, std::to_string(row.count),
+                          FormatDurationNs(row.total_ns), FormatDurationNs(row.mean_ns),
+                          FormatPercent(row.share)});
   }
-  table.Write(out, "    ");
+  TextTableOf(table).Write(out, "    ");
 }
 
 void WriteTopKernels(const GpuReport& gpu, std::ostream& out) {
   if (gpu.top_kernels.empty()) return;
-  TextTable table({{"top kernels", Align::kLeft},
-                   {"class", Align::kLeft},
-                   {"count", Align::kRight},
-                   {"total", Align::kRight},
-                   {"mean", Align::kRight}});
+  ReportTable table =
+      UntitledTable({{"top kernels"}, {"class"}, {"count", true}, {"total", true}, {"mean", true}});
   for (const KernelReport& row : gpu.top_kernels) {
-    table.AddRow({ShortKernelName(row.name), row.kernel_class, std::to_string(row.count),
-                  FormatDurationNs(row.total_ns), FormatDurationNs(row.mean_ns)});
+    table.rows.push_back({ShortKernelName(row.name), row.kernel_class, std::to_string(row.count),
+                          FormatDurationNs(row.total_ns), FormatDurationNs(row.mean_ns)});
   }
-  table.Write(out, "    ");
+  TextTableOf(table).Write(out, "    ");
 }
 
 // Nothing for a process without NCCL calls or kernels.
@@ -131,20 +125,20 @@ void WriteLinkage(const NcclLinkageReport& nccl, std::ostream& out) {
                    " not linked to an intercepted call",
                "    NCCL linkage: ", "      ");
   if (nccl.ops.empty()) return;
-  TextTable table({{"op", Align::kLeft},
-                   {"calls", Align::kRight},
-                   {"linked", Align::kRight},
-                   {"kernels", Align::kRight},
-                   {"gpu total", Align::kRight},
-                   {"gpu mean", Align::kRight},
-                   {"host mean", Align::kRight}});
+  ReportTable table = UntitledTable({{"op"},
+                                     {"calls", true},
+                                     {"linked", true},
+                                     {"kernels", true},
+                                     {"gpu total", true},
+                                     {"gpu mean", true},
+                                     {"host mean", true}});
   for (const NcclFunctionGpuReport& op : nccl.ops) {
-    table.AddRow({op.op, std::to_string(op.calls), std::to_string(op.linked_calls),
-                  std::to_string(op.kernels), FormatDurationNs(op.gpu_time_total_ns),
-                  op.gpu_time_mean_ns ? FormatDurationNs(*op.gpu_time_mean_ns) : "-",
-                  FormatDurationNs(op.host_time_mean_ns)});
+    table.rows.push_back({op.op, std::to_string(op.calls), std::to_string(op.linked_calls),
+                          std::to_string(op.kernels), FormatDurationNs(op.gpu_time_total_ns),
+                          op.gpu_time_mean_ns ? FormatDurationNs(*op.gpu_time_mean_ns) : "-",
+                          FormatDurationNs(op.host_time_mean_ns)});
   }
-  table.Write(out, "    ");
+  TextTableOf(table).Write(out, "    ");
 }
 
 void WriteStreamWaits(const GpuReport& gpu, std::ostream& out) {

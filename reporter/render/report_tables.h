@@ -1,7 +1,8 @@
 // The report's sections as tables of display text, built once and written by
 // the Markdown and the HTML writer (which only escape and lay out), and by
 // the text writer where its table is the same, so the formats say the same
-// thing in the same words.
+// thing in the same words. Every other text table is a ReportTable too
+// (table_text.h), so one model holds every table vprof writes.
 //
 // Every table names its scope: "operator" (one kernel or collective),
 // "actor window" (one rank over the measured steps, or over its NVTX span),
@@ -32,6 +33,7 @@ struct TableColumn {
 struct TableCell {
   TableCell(std::string text, std::string_view colour = {})
       : text(std::move(text)), colour(colour) {}
+  TableCell(const char* text) : text(text) {}  // a literal: "-", "…"
 
   std::string text;
   std::string_view colour;  // a background from chart_palette.h; empty for none

@@ -9,13 +9,12 @@
 #include "reporter/base/units.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/spread_over_ranks.h"
+#include "reporter/render/table_text.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/memory_summary.h"
 
 namespace vprof::reporter {
 namespace {
-
-using Align = TextTable::Align;
 
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
@@ -62,25 +61,22 @@ constexpr SegmentFigure kPhaseFigures[] = {
 };
 
 // One row: `label`, then the least, median and most of `values` over the ranks.
-void AddFoldedRow(TextTable& table, std::string label, RankValues values) {
+void AddFoldedRow(ReportTable& table, std::string label, RankValues values) {
   const std::optional<SpreadOverRanks> spread = SpreadOver(std::move(values));
   if (!spread) return;
-  table.AddRow({std::move(label), DurationOfRankText(spread->least, spread->least_rank),
-                FormatDurationNs(spread->median),
-                DurationOfRankText(spread->most, spread->most_rank)});
+  table.rows.push_back({std::move(label), DurationOfRankText(spread->least, spread->least_rank),
+                        FormatDurationNs(spread->median),
+                        DurationOfRankText(spread->most, spread->most_rank)});
 }
 
-TextTable FoldedTable() {
-  return TextTable({{"figure", Align::kLeft},
-                    {"least", Align::kRight},
-                    {"median", Align::kRight},
-                    {"most", Align::kRight}});
+ReportTable FoldedTable() {
+  return UntitledTable({{"figure"}, {"least", true}, {"median", true}, {"most", true}});
 }
 
 // The time split and the why table of many ranks, folded; then the ranks'
 // bucket plans counted and the exposed time by reason summed.
 void WriteFoldedSplit(const StepsReport& steps, std::ostream& out) {
-  TextTable table = FoldedTable();
+  ReportTable table = FoldedTable();
   for (const SegmentFigure& figure : kSplitFigures) {
     RankValues values;
     for (const RankStepsReport& rank : steps.ranks) {
@@ -88,7 +84,7 @@ void WriteFoldedSplit(const StepsReport& steps, std::ostream& out) {
     }
     AddFoldedRow(table, std::string(figure.name), std::move(values));
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
   size_t stable = 0;
   size_t changing = 0;
   SegmentTimes all;
@@ -109,7 +105,7 @@ void WriteFoldedSplit(const StepsReport& steps, std::ostream& out) {
 // The phases inside the steps of many ranks, folded: per phase (by name),
 // its window, compute, exposed and idle over the ranks that have it. Whether
 // any rank has phases.
-bool AddFoldedPhases(const StepsReport& steps, TextTable& table) {
+bool AddFoldedPhases(const StepsReport& steps, ReportTable& table) {
   std::map<std::string, std::vector<std::pair<const SegmentTimes*, std::optional<int32_t>>>>
       by_phase;
   for (const RankStepsReport& rank : steps.ranks) {
@@ -131,67 +127,67 @@ bool AddFoldedPhases(const StepsReport& steps, TextTable& table) {
 }
 
 void WriteTimeSplit(const StepsReport& steps, std::ostream& out) {
-  TextTable table({{"rank", Align::kRight},
-                   {"steps", Align::kRight},
-                   {"window", Align::kRight},
-                   {"compute", Align::kRight},
-                   {"exposed", Align::kRight},
-                   {"overlapped", Align::kRight},
-                   {"copy", Align::kRight},
-                   {"idle", Align::kRight},
-                   {"file", Align::kLeft}});
+  ReportTable table = UntitledTable({{"rank", true},
+                                     {"steps", true},
+                                     {"window", true},
+                                     {"compute", true},
+                                     {"exposed", true},
+                                     {"overlapped", true},
+                                     {"copy", true},
+                                     {"idle", true},
+                                     {"file"}});
   for (const RankStepsReport& rank : steps.ranks) {
     const SegmentTimes& total = rank.total;
-    table.AddRow({RankText(rank.rank), std::to_string(rank.steps.size()),
-                  FormatDurationNs(total.window_ns), FormatDurationNs(total.compute_ns),
-                  FormatDurationNs(total.exposed_comm_ns),
-                  FormatDurationNs(total.overlapped_comm_ns), FormatDurationNs(total.copy_ns),
-                  FormatDurationNs(total.idle_ns), rank.file});
+    table.rows.push_back(
+        {RankText(rank.rank), std::to_string(rank.steps.size()), FormatDurationNs(total.window_ns),
+         FormatDurationNs(total.compute_ns), FormatDurationNs(total.exposed_comm_ns),
+         FormatDurationNs(total.overlapped_comm_ns), FormatDurationNs(total.copy_ns),
+         FormatDurationNs(total.idle_ns), rank.file});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 void WriteWhy(const StepsReport& steps, std::ostream& out) {
-  TextTable table({{"rank", Align::kRight},
-                   {"blocking", Align::kRight},
-                   {"idle-fill", Align::kRight},
-                   {"host-bound", Align::kRight},
-                   {"waiting", Align::kRight},
-                   {"buckets", Align::kLeft},
-                   {"exposed by reason", Align::kLeft}});
+  ReportTable table = UntitledTable({{"rank", true},
+                                     {"blocking", true},
+                                     {"idle-fill", true},
+                                     {"host-bound", true},
+                                     {"waiting", true},
+                                     {"buckets"},
+                                     {"exposed by reason"}});
   for (const RankStepsReport& rank : steps.ranks) {
     const SegmentTimes& total = rank.total;
-    table.AddRow({RankText(rank.rank), FormatDurationNs(total.exposed_comm_blocking_ns),
-                  FormatDurationNs(total.exposed_comm_idle_fill_ns),
-                  FormatDurationNs(total.idle_host_bound_ns),
-                  FormatDurationNs(total.idle_waiting_ns), BucketsText(rank), ReasonsText(total)});
+    table.rows.push_back({RankText(rank.rank), FormatDurationNs(total.exposed_comm_blocking_ns),
+                          FormatDurationNs(total.exposed_comm_idle_fill_ns),
+                          FormatDurationNs(total.idle_host_bound_ns),
+                          FormatDurationNs(total.idle_waiting_ns), BucketsText(rank),
+                          ReasonsText(total)});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
-  TextTable table({{"step", Align::kRight},
-                   {"duration", Align::kRight},
-                   {"slowest rank", Align::kRight},
-                   {"max exposed comm", Align::kRight}});
+  ReportTable table = UntitledTable(
+      {{"step", true}, {"duration", true}, {"slowest rank", true}, {"max exposed comm", true}});
   for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
-    table.AddRow({std::to_string(step->step), FormatDurationNs(step->duration_ns),
-                  RankText(step->slowest_rank), FormatDurationNs(step->max_exposed_comm_ns)});
+    table.rows.push_back({std::to_string(step->step), FormatDurationNs(step->duration_ns),
+                          RankText(step->slowest_rank),
+                          FormatDurationNs(step->max_exposed_comm_ns)});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 void WritePhases(const StepsReport& steps, std::ostream& out) {
   const bool folded = steps.ranks.size() > kFoldAbove;
-  TextTable table = folded ? FoldedTable()
-                           : TextTable({{"rank", Align::kRight},
-                                        {"phase", Align::kLeft},
-                                        {"window", Align::kRight},
-                                        {"compute", Align::kRight},
-                                        {"exposed", Align::kRight},
-                                        {"overlapped", Align::kRight},
-                                        {"copy", Align::kRight},
-                                        {"idle", Align::kRight}});
+  ReportTable table = folded ? FoldedTable()
+                             : UntitledTable({{"rank", true},
+                                              {"phase"},
+                                              {"window", true},
+                                              {"compute", true},
+                                              {"exposed", true},
+                                              {"overlapped", true},
+                                              {"copy", true},
+                                              {"idle", true}});
   bool any = false;
   if (folded) any = AddFoldedPhases(steps, table);
   for (const RankStepsReport& rank : steps.ranks) {
@@ -199,10 +195,11 @@ void WritePhases(const StepsReport& steps, std::ostream& out) {
     for (const StepPhaseReport& phase : rank.phases) {
       any = true;
       const SegmentTimes& times = phase.times;
-      table.AddRow({RankText(rank.rank), phase.phase, FormatDurationNs(times.window_ns),
-                    FormatDurationNs(times.compute_ns), FormatDurationNs(times.exposed_comm_ns),
-                    FormatDurationNs(times.overlapped_comm_ns), FormatDurationNs(times.copy_ns),
-                    FormatDurationNs(times.idle_ns)});
+      table.rows.push_back({RankText(rank.rank), phase.phase, FormatDurationNs(times.window_ns),
+                            FormatDurationNs(times.compute_ns),
+                            FormatDurationNs(times.exposed_comm_ns),
+                            FormatDurationNs(times.overlapped_comm_ns),
+                            FormatDurationNs(times.copy_ns), FormatDurationNs(times.idle_ns)});
     }
   }
   if (!any) return;
@@ -213,7 +210,7 @@ void WritePhases(const StepsReport& steps, std::ostream& out) {
                "overlap on the GPU, so they need not add up to the step. \"Phases (NVTX)\" gives "
                "the same ranges' host time, which is shorter when they only queue work",
                "  ", "  ");
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 // The first rank's buckets in its first measured step: the plan the others
@@ -227,20 +224,20 @@ void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
                    std::to_string(step.step) +
                    " (backward's reductions in issue order; offset from the window start):",
                "  ", "  ");
-  TextTable table({{"#", Align::kRight},
-                   {"op", Align::kLeft},
-                   {"comm", Align::kLeft},
-                   {"bytes", Align::kRight},
-                   {"offset", Align::kRight},
-                   {"gpu", Align::kRight},
-                   {"exposed", Align::kRight}});
+  ReportTable table = UntitledTable({{"#", true},
+                                     {"op"},
+                                     {"comm"},
+                                     {"bytes", true},
+                                     {"offset", true},
+                                     {"gpu", true},
+                                     {"exposed", true}});
   for (const BucketReport& bucket : step.buckets) {
-    table.AddRow({std::to_string(bucket.index), std::string(NcclFunctionName(bucket.op)),
-                  bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
-                  FormatBytes(bucket.bytes), FormatDurationNs(bucket.offset_ns),
-                  FormatDurationNs(bucket.gpu_ns), FormatDurationNs(bucket.exposed_ns)});
+    table.rows.push_back({std::to_string(bucket.index), std::string(NcclFunctionName(bucket.op)),
+                          bucket.comm_id == 0 ? "-" : FormatHexId(bucket.comm_id),
+                          FormatBytes(bucket.bytes), FormatDurationNs(bucket.offset_ns),
+                          FormatDurationNs(bucket.gpu_ns), FormatDurationNs(bucket.exposed_ns)});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 // Signed byte counts: held memory is negative when the capture saw releases of
@@ -260,14 +257,14 @@ std::string PerStep(double count) {
 // every rank's).
 void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
   const bool folded = steps.ranks.size() > kFoldAbove;
-  TextTable table({{"rank", Align::kLeft},
-                   {"phase", Align::kLeft},
-                   {"steps", Align::kRight},
-                   {"held peak", Align::kRight},
-                   {"at step", Align::kRight},
-                   {"held low", Align::kRight},
-                   {"in use peak", Align::kRight},
-                   {"samples", Align::kRight}});
+  ReportTable table = UntitledTable({{"rank"},
+                                     {"phase"},
+                                     {"steps", true},
+                                     {"held peak", true},
+                                     {"at step", true},
+                                     {"held low", true},
+                                     {"in use peak", true},
+                                     {"samples", true}});
   bool any = false;
   for (const RankStepsReport& rank : steps.ranks) {
     if (folded && any) break;  // folded: the first rank with figures only
@@ -277,7 +274,7 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
       const auto held = [&](auto figure) {
         return phase.held ? figure(*phase.held) : std::string("-");
       };
-      table.AddRow(
+      table.rows.push_back(
           {RankText(rank.rank), phase.phase + (phase.from_nvtx ? "" : " (inferred)"),
            std::to_string(phase.steps),
            held([](const PhaseMemoryReport::Held& h) { return SignedBytes(h.peak_bytes); }),
@@ -298,7 +295,7 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
                    "the measured steps; in use: NVML's samples of the rank's GPU in those spans "
                    "(spans shorter than the sampling interval often hold none)",
                "  ", "  ");
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 // NVML's samples of the rank's GPU, or why there are none.

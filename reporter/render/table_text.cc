@@ -4,6 +4,16 @@
 
 namespace vprof::reporter {
 
+ReportTable UntitledTable(std::vector<TableColumn> columns) {
+  return ReportTable{.id = "",
+                     .title = "",
+                     .scope = "",
+                     .note = "",
+                     .columns = std::move(columns),
+                     .rows = {},
+                     .empty_text = ""};
+}
+
 TextTable TextTableOf(const ReportTable& table) {
   std::vector<TextTable::Column> columns;
   for (const TableColumn& column : table.columns) {

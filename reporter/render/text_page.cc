@@ -26,8 +26,6 @@
 namespace vprof::reporter {
 namespace {
 
-using Align = TextTable::Align;
-
 std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
@@ -79,20 +77,20 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
     factor.precision(3);
     factor << comm.ops[i].bus_factor;
     out << "  " << op << " (bus factor " << factor.str() << ")\n";
-    TextTable table({{"size", Align::kLeft},
-                     {"count", Align::kRight},
-                     {"total", Align::kRight},
-                     {"mean", Align::kRight},
-                     {"bytes", Align::kRight},
-                     {"algbw", Align::kRight},
-                     {"busbw", Align::kRight},
-                     {"skew", Align::kRight},
-                     {"max skew", Align::kRight},
-                     {"last ×times", Align::kLeft}});
+    ReportTable table = UntitledTable({{"size"},
+                                       {"count", true},
+                                       {"total", true},
+                                       {"mean", true},
+                                       {"bytes", true},
+                                       {"algbw", true},
+                                       {"busbw", true},
+                                       {"skew", true},
+                                       {"max skew", true},
+                                       {"last ×times"}});
     const size_t first = i;
     for (; i < comm.ops.size() && comm.ops[i].op == op; ++i) {
       const OpReport& row = comm.ops[i];
-      table.AddRow(
+      table.rows.push_back(
           {row.bucket.Label(), std::to_string(row.count),
            FormatDuration(static_cast<double>(row.total_time_ns)),
            FormatDuration(static_cast<double>(row.mean_time_ns)), FormatBytes(row.total_bytes),
@@ -102,7 +100,7 @@ void WriteOps(const CommunicatorReport& comm, std::ostream& out) {
            FormatDuration(static_cast<double>(row.max_arrival_skew_ns)),
            RankText(row.most_often_last_rank) + " ×" + std::to_string(row.most_often_last_times)});
     }
-    table.Write(out, "    ");
+    TextTableOf(table).Write(out, "    ");
     WriteOpGpuTime(std::span(comm.ops).subspan(first, i - first), out);
   }
 }
@@ -125,22 +123,19 @@ void WriteMembers(const CommunicatorReport& comm, std::ostream& out) {
   } else {
     out << "  members:\n";
   }
-  TextTable table({{"comm rank", Align::kRight},
-                   {"rank", Align::kRight},
-                   {"host", Align::kLeft},
-                   {"device", Align::kRight},
-                   {"GPU UUID", Align::kLeft}});
+  ReportTable table = UntitledTable(
+      {{"comm rank", true}, {"rank", true}, {"host"}, {"device", true}, {"GPU UUID"}});
   for (size_t i = 0; i < count; ++i) {
     if (elided && i == kMembersAtEnds) {
-      table.AddRow({"…", "", "", "", ""});
+      table.rows.push_back({"…", "", "", "", ""});
       i = count - kMembersAtEnds;
     }
     const CommMemberReport& member = comm.members[i];
-    table.AddRow({std::to_string(member.comm_rank), RankText(member.rank), member.host,
-                  member.cuda_device < 0 ? "-" : std::to_string(member.cuda_device),
-                  member.gpu_uuid.empty() ? "-" : member.gpu_uuid});
+    table.rows.push_back({std::to_string(member.comm_rank), RankText(member.rank), member.host,
+                          member.cuda_device < 0 ? "-" : std::to_string(member.cuda_device),
+                          member.gpu_uuid.empty() ? "-" : member.gpu_uuid});
   }
-  table.Write(out, "    ");
+  TextTableOf(table).Write(out, "    ");
 }
 
 void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
@@ -207,17 +202,17 @@ void WriteRanks(const Report& report, std::ostream& out) {
                      " ranks that arrived last most often (the JSON report lists all):",
                  "  ", "    ");
   }
-  TextTable table({{"rank", Align::kRight},
-                   {"collectives", Align::kRight},
-                   {"last to arrive", Align::kRight},
-                   {"mean lateness", Align::kRight},
-                   {"file", Align::kLeft}});
+  ReportTable table = UntitledTable({{"rank", true},
+                                     {"collectives", true},
+                                     {"last to arrive", true},
+                                     {"mean lateness", true},
+                                     {"file"}});
   for (const RankReport* rank : listed) {
-    table.AddRow({RankText(rank->rank), std::to_string(rank->collectives),
-                  std::to_string(rank->last_arrivals),
-                  FormatDuration(static_cast<double>(rank->mean_lateness_ns)), rank->file});
+    table.rows.push_back({RankText(rank->rank), std::to_string(rank->collectives),
+                          std::to_string(rank->last_arrivals),
+                          FormatDuration(static_cast<double>(rank->mean_lateness_ns)), rank->file});
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 std::string ShareText(const std::optional<double>& share) {
@@ -246,40 +241,38 @@ size_t ProcessesWithPhases(const Report& report, bool inferred) {
 // The phase table folded across processes: phase, processes, count, the
 // least, median and most total, median share[, rule].
 void WriteFoldedPhaseTable(const Report& report, bool inferred, std::ostream& out) {
-  std::vector<TextTable::Column> columns = {{"phase", Align::kLeft},   {"ranks", Align::kRight},
-                                            {"count", Align::kRight},  {"least", Align::kRight},
-                                            {"median", Align::kRight}, {"most", Align::kRight},
-                                            {"share", Align::kRight}};
-  if (inferred) columns.push_back({"rule", Align::kLeft});
-  TextTable table(std::move(columns));
+  std::vector<TableColumn> columns = {{"phase"},       {"ranks", true},  {"count", true},
+                                      {"least", true}, {"median", true}, {"most", true},
+                                      {"share", true}};
+  if (inferred) columns.push_back({"rule"});
+  ReportTable table = UntitledTable(std::move(columns));
   for (const PhaseAcrossRanks& phase : PhasesAcrossRanks(report.phases, inferred)) {
-    std::vector<std::string> row = {phase.phase,
-                                    std::to_string(phase.processes),
-                                    std::to_string(phase.count),
-                                    DurationOfRankText(phase.total.least, phase.total.least_rank),
-                                    FormatDurationNs(phase.total.median),
-                                    DurationOfRankText(phase.total.most, phase.total.most_rank),
-                                    ShareText(phase.median_share)};
+    std::vector<TableCell> row = {phase.phase,
+                                  std::to_string(phase.processes),
+                                  std::to_string(phase.count),
+                                  DurationOfRankText(phase.total.least, phase.total.least_rank),
+                                  FormatDurationNs(phase.total.median),
+                                  DurationOfRankText(phase.total.most, phase.total.most_rank),
+                                  ShareText(phase.median_share)};
     if (inferred) row.push_back(phase.source.substr(kInferredSourcePrefix.size()));
-    table.AddRow(std::move(row));
+    table.rows.push_back(std::move(row));
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 // The phase rows of the processes whose phases are inferred (or not): rank,
 // phase, count, total, mean, share, for inferred rows the rule that made them
 // (the source less its "inferred:", which the section's title says), file.
 void WritePhaseTable(const Report& report, bool inferred, std::ostream& out) {
-  std::vector<TextTable::Column> columns = {{"rank", Align::kRight},  {"phase", Align::kLeft},
-                                            {"count", Align::kRight}, {"total", Align::kRight},
-                                            {"mean", Align::kRight},  {"share", Align::kRight}};
-  if (inferred) columns.push_back({"rule", Align::kLeft});
-  columns.push_back({"file", Align::kLeft});
-  TextTable table(std::move(columns));
+  std::vector<TableColumn> columns = {{"rank", true},  {"phase"},      {"count", true},
+                                      {"total", true}, {"mean", true}, {"share", true}};
+  if (inferred) columns.push_back({"rule"});
+  columns.push_back({"file"});
+  ReportTable table = UntitledTable(std::move(columns));
   for (const ProcessPhasesReport& process : report.phases) {
     if (process.inferred != inferred) continue;
     for (const PhaseReport& phase : process.phases) {
-      std::vector<std::string> row = {
+      std::vector<TableCell> row = {
           RankText(process.rank),
           phase.unmatched ? (phase.name.empty() ? "?" : phase.name) + " (other, unmatched)"
                           : phase.name,
@@ -289,10 +282,10 @@ void WritePhaseTable(const Report& report, bool inferred, std::ostream& out) {
           ShareText(phase.span_share)};
       if (inferred) row.push_back(phase.source.substr(kInferredSourcePrefix.size()));
       row.push_back(process.file);
-      table.AddRow(std::move(row));
+      table.rows.push_back(std::move(row));
     }
   }
-  table.Write(out, "  ");
+  TextTableOf(table).Write(out, "  ");
 }
 
 // With more than kFoldAbove processes (of one kind: NVTX or inferred

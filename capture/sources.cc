@@ -124,7 +124,7 @@ constexpr SourceDrain kDrains[] = {
          },
      .may_allocate = false,
      .signal_safe = true},
-    // flush() only: CUPTI hands its buffers over when RequestGpuFlush()
+    // Flush() only: CUPTI hands its buffers over when RequestGpuFlush()
     // asked for them, which the writer thread does before each flush.
     {.name = "GPU activity",
      .pass = DrainPass::kEachFlush,

@@ -184,7 +184,7 @@ class DiffTest(unittest.TestCase):
         self.assertEqual(section(diff, "communication")["presence"], "neither")
 
     def test_memory_from_reports(self):
-        # GPU memory as step_json_report.cc writes it: NVML's samples per rank, the allocation
+        # GPU memory as steps_json.cc writes it: NVML's samples per rank, the allocation
         # calls, and per step the MEMORY2 figures (the most held is the max over the steps).
         gib = 1 << 30
         base = {"report_version": 1, "all_inputs_whole": True}

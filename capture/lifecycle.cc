@@ -181,7 +181,7 @@ void OnForkChild() {
   if (!StartWriter()) Disable("cannot start the writer thread in a forked child");
 }
 
-// The path this library was loaded from, which the hooks below name.
+// The path this library was loaded from, which the sources' start hooks name (SourceStart).
 std::string SelfPath() {
   Dl_info self{};
   dladdr(reinterpret_cast<const void*>(&SelfPath), &self);

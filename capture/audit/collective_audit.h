@@ -25,7 +25,7 @@ namespace vprof {
 void ConfigureCollectiveAudit(const Settings& settings);
 bool CollectiveAuditOn();
 
-// Around the real call of any wrapped function: `r` is the record before()
+// Around the real call of any wrapped function: `r` is the record Before()
 // filled; `b` the call's buffers (none for calls without). Sets the record's
 // fp_* fields.
 void AuditBeforeCall(NcclRecord& r, const CallBuffers& b);

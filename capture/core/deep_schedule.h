@@ -54,7 +54,7 @@ inline constexpr size_t kMaxTriggerFileBytes = 128;
 // One line: "vprof-trigger 1 START_NS END_NS\n" (CLOCK_REALTIME nanoseconds).
 std::string FormatTrigger(const TriggerWindow& window);
 // False (with *error saying what was expected) unless `text` is exactly what
-// format_trigger writes, with START < END <= START + kMaxTriggerWindowNs.
+// FormatTrigger writes, with START < END <= START + kMaxTriggerWindowNs.
 bool ParseTrigger(std::string_view text, TriggerWindow* out, std::string* error);
 
 }  // namespace vprof

@@ -36,7 +36,7 @@ struct TitleText {
 bool ReadProcessTitle(TitleText* out);
 
 // A trace's title changes as the flush lock's holder reads them. `read` is
-// read_process_title but in tests.
+// ReadProcessTitle but in tests.
 class TitleWatch {
  public:
   using Reader = bool (*)(TitleText* out);

@@ -11,7 +11,7 @@
 // end; the caller rolls back to a mark and retries after flushing.
 //
 // Text goes through AddString, which writes valid UTF-8 whatever it is given
-// (utf8_repair.h); binary values (UUIDs) through add_bytes, unchanged.
+// (utf8_repair.h); binary values (UUIDs) through AddBytes, unchanged.
 #pragma once
 
 #include <cstddef>

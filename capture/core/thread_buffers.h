@@ -48,7 +48,7 @@ class ThreadBuffers {
   }
 
   // Hot path: the calling thread's buffer, or nullptr when none can be had
-  // (the record is then counted in lost_without_buffer()).
+  // (the record is then counted by TakeLostWithoutBuffer()).
   ThreadBuffer* Current();
 
   // Writer side: visits every buffer that may hold records; frees retired

@@ -61,13 +61,13 @@ class TraceWriter {
   // second file).
   bool Finish(EndReason reason);
 
-  // The buffer protocol, which every Drain (capture_source.h) follows.
+  // The buffer protocol, which every drain (capture_source.h) follows.
   //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
   //    thread, or an exit handler as the trace ends. The lock is held across
   //    every drain of a pass, so a drain never waits for it, and what a
   //    drain calls must not either.
   //  - A packet: BeginPacket(), the fields through encoder(), EndPacket().
-  //    Nested messages inside it use the encoder's BeginNested/end_nested.
+  //    Nested messages inside it use the encoder's BeginNested/EndNested.
   //  - Room: before each packet (or each element of a batch), EnsureRoom()
   //    with an upper bound of its size. When the buffer lacks it, the
   //    buffered packets are written to the file, so EnsureRoom() and

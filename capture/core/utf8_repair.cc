@@ -109,7 +109,7 @@ size_t Utf8Cut(std::string_view s, size_t max) {
 }
 
 void Utf8CopyCut(const char* from, char* to, size_t size) {
-  // strnlen reads one byte past the cap, which utf8_cut needs to see whether
+  // strnlen reads one byte past the cap, which Utf8Cut needs to see whether
   // the cap splits a character.
   const std::string_view s(from, strnlen(from, size));
   const size_t n = Utf8Cut(s, size - 1);

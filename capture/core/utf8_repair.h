@@ -41,7 +41,7 @@ void Utf8Repair(std::string_view s, Utf8Fit fit, uint8_t* out);
 size_t Utf8Cut(std::string_view s, size_t max);
 
 // Copies the NUL-terminated `from` into to[0..size), NUL-terminated, cut as
-// utf8_cut does: for text kept in fixed buffers on hot paths.
+// Utf8Cut does: for text kept in fixed buffers on hot paths.
 void Utf8CopyCut(const char* from, char* to, size_t size);
 
 // Repair at most triples a text's length: one byte becomes one U+FFFD.

@@ -72,7 +72,7 @@ class Collective {
     has_root_ = true;
     return *this;
   }
-  // The buffer the collective reads and the one it Writes (nccl_functions.def).
+  // The buffer the collective reads and the one it writes (nccl_functions.def).
   Collective& Reads(const void* data, Span span = Span::kCount,
                     Holder holder = Holder::kEveryRank) {
     input_ = {data, span, holder};

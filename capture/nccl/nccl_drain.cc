@@ -18,10 +18,10 @@ constexpr size_t kEventRoom = 256;
 constexpr size_t kCommunicatorRoom = 512;
 
 static_assert(kNcclFnCount + 1 < TraceWriter::kFirstDynamicIid,
-              "the NCCL function names' ids must stay below intern()'s");
+              "the NCCL function names' ids must stay below Intern()'s");
 
 // Where the registry's log was read up to, and where it ended when the trace
-// began (begin_communicators_trace). The process's, like every source's
+// began (BeginCommunicatorsTrace). The process's, like every source's
 // state: it has one writer (lifecycle.cc), whose every trace begins here.
 size_t g_comm_cursor = 0;
 size_t g_comms_before = 0;

@@ -34,7 +34,7 @@ class TraceWriter;
 
 // At load, once settings are read: what init will enable (VPROF_NCCL_PLUGIN,
 // VPROF_NCCL_KERNEL_CH, VPROF_NCCL_PROXY), and NCCL_PROFILER_PLUGIN set to
-// SelfPath (in this process and the children that inherit its environment)
+// self_path (in this process and the children that inherit its environment)
 // unless the plugin is off or the variable names another library; the outcome
 // goes to the trace as an InjectionStatus packet. Before this runs, init
 // enables nothing. Call before the program's threads read the environment.

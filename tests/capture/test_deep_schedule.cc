@@ -52,7 +52,7 @@ TEST_CASE("a duty cycle's window is the last ON seconds of each wall-clock perio
   CHECK_FALSE(vprof::InDutyWindow(s, period_start + 59 * kS));
 }
 
-TEST_CASE("a trigger file reads back what format_trigger wrote, and nothing else") {
+TEST_CASE("a trigger file reads back what FormatTrigger wrote, and nothing else") {
   const vprof::TriggerWindow window{1764700000123456789ull, 1764700010123456789ull};
   const std::string text = vprof::FormatTrigger(window);
   CHECK(text == "vprof-trigger 1 1764700000123456789 1764700010123456789\n");

@@ -93,7 +93,7 @@ TEST_CASE("a cap on the repaired text cuts between characters") {
   CHECK(Repaired("a\xFF", 4) == "a" + kFffd);
 }
 
-TEST_CASE("utf8_cut moves a cut back before the character it would split") {
+TEST_CASE("Utf8Cut moves a cut back before the character it would split") {
   const std::string s = "a€😀";  // a [E2 82 AC] [F0 9F 98 80]
   CHECK(Utf8Cut(s, 0) == 0);
   CHECK(Utf8Cut(s, 1) == 1);
@@ -109,7 +109,7 @@ TEST_CASE("utf8_cut moves a cut back before the character it would split") {
   CHECK(Utf8Cut("ab\x80\x80", 3) == 3);
 }
 
-TEST_CASE("utf8_copy_cut fills a fixed buffer, NUL-terminated, between characters") {
+TEST_CASE("Utf8CopyCut fills a fixed buffer, NUL-terminated, between characters") {
   char buf[6];
   Utf8CopyCut("abc€", buf, sizeof buf);  // 6 bytes: 5 fit, € would be cut
   CHECK(std::string(buf) == "abc");

@@ -1,10 +1,13 @@
-// Unit tests of the fake CUDA runtime: stream order, event semantics, copies, errors, fork.
+// Unit tests of the fake CUDA runtime: stream order, event semantics, copies, errors, fork, and
+// graphs built by stream capture.
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "monotonic_clock.h"
@@ -242,4 +245,172 @@ TEST_CASE("a forked child can ignore CUDA or start using it anew", "[fake_cudart
   CHECK(codes == standins_test::AllZero(2));
   REQUIRE(cudaStreamSynchronize(parent_stream) == cudaSuccess);
   cudaStreamDestroy(parent_stream);
+}
+
+namespace {
+
+// Ends a capture and instantiates its graph, which is destroyed at once: the executable graph
+// holds a copy of the nodes.
+cudaGraphExec_t EndAndInstantiate(cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(exec != nullptr);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  return exec;
+}
+
+}  // namespace
+
+TEST_CASE("captured work runs only when its graph is launched, once per launch", "[fake_cudart]") {
+  cudaStream_t stream = NewStream();
+  unsigned char* device = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&device), 256) == cudaSuccess);
+  std::fill_n(device, 256, 0);  // "device" memory is host memory
+
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const uint64_t captured_at = standins::MonotonicNs();
+  Launch(10 * kMs, stream);
+  REQUIRE(cudaMemsetAsync(device, 0x5a, 256, stream) == cudaSuccess);
+  Launch(15 * kMs, stream);
+  const cudaGraphExec_t exec = EndAndInstantiate(stream);
+  // Nothing ran: the stream had nothing to wait for (run, the kernels would have held it 25 ms)
+  // and the bytes are untouched.
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  CHECK(standins::MonotonicNs() - captured_at < 25 * kMs);
+  CHECK(device[0] == 0);
+  CHECK(device[255] == 0);
+
+  cudaEvent_t start = NewEvent();
+  cudaEvent_t end = NewEvent();
+  REQUIRE(cudaEventRecord(start, stream) == cudaSuccess);
+  for (int launch = 0; launch < 3; ++launch) {
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+  }
+  REQUIRE(cudaEventRecord(end, stream) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  CHECK(device[0] == 0x5a);
+  CHECK(device[255] == 0x5a);
+  // Three replays of 10 + 15 ms of kernels.
+  CHECK(ElapsedMs(start, end) >= 75.0f);
+  CHECK(ElapsedMs(start, end) < 150.0f);
+
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  cudaEventDestroy(start);
+  cudaEventDestroy(end);
+  REQUIRE(cudaFree(device) == cudaSuccess);
+  cudaStreamDestroy(stream);
+}
+
+TEST_CASE("launches of one executable graph run one at a time, whatever their streams",
+          "[fake_cudart]") {
+  cudaStream_t capture = NewStream();
+  cudaStream_t a = NewStream();
+  cudaStream_t b = NewStream();
+  REQUIRE(cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  Launch(20 * kMs, capture);
+  const cudaGraphExec_t exec = EndAndInstantiate(capture);
+  const uint64_t before = standins::MonotonicNs();
+  REQUIRE(cudaGraphLaunch(exec, a) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, b) == cudaSuccess);
+  // Destroying it with launches in flight lets them finish.
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(b) == cudaSuccess);
+  CHECK(standins::MonotonicNs() - before >= 40 * kMs);
+  REQUIRE(cudaStreamSynchronize(a) == cudaSuccess);
+  for (cudaStream_t s : {capture, a, b}) cudaStreamDestroy(s);
+}
+
+// The error codes are CUDA 13's, measured on an H200.
+TEST_CASE("graph calls refuse bad arguments as CUDA does", "[fake_cudart]") {
+  cudaStream_t stream = NewStream();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+
+  CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorIllegalState);  // not capturing
+  CHECK(cudaGetLastError() == cudaErrorIllegalState);
+  CHECK(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeGlobal) ==
+        cudaErrorStreamCaptureUnsupported);  // the default stream cannot capture
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaErrorIllegalState);
+  // Without a place for the graph, the capture ends and its graph is dropped.
+  CHECK(cudaStreamEndCapture(stream, nullptr) == cudaSuccess);
+  CHECK(cudaStreamEndCapture(stream, &graph) == cudaErrorIllegalState);
+  cudaGetLastError();
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  Launch(1 * kMs, stream);
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  REQUIRE(graph != nullptr);
+
+  CHECK(cudaGraphInstantiate(nullptr, graph, 0) == cudaErrorInvalidValue);
+  CHECK(cudaGraphInstantiate(&exec, nullptr, 0) == cudaErrorInvalidValue);
+  CHECK(cudaGraphInstantiate(&exec, graph, 0x100) == cudaErrorInvalidValue);  // unknown flag
+  CHECK(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagUpload) ==
+        cudaErrorInvalidValue);  // cudaGraphInstantiateWithParams only
+  CHECK(cudaGraphInstantiate(&exec, graph,
+                             cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                 cudaGraphInstantiateFlagDeviceLaunch) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  cudaGraphExec_t other_exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&other_exec, graph, cudaGraphInstantiateFlagUseNodePriority) ==
+          cudaSuccess);
+  REQUIRE(cudaGraphExecDestroy(other_exec) == cudaSuccess);
+  REQUIRE(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch) ==
+          cudaSuccess);
+
+  CHECK(cudaGraphLaunch(nullptr, stream) == cudaErrorInvalidValue);
+  CHECK(cudaGraphLaunch(exec, reinterpret_cast<cudaStream_t>(&exec)) ==
+        cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+
+  // Graph launches, event records and waits and synchronisations cannot be captured: the
+  // capture breaks, later work is refused, and the capture ends without a graph.
+  cudaEvent_t event = NewEvent();
+  REQUIRE(cudaEventRecord(event, nullptr) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const auto breaks_capture = [&](const char* what, auto&& call, cudaError_t expected) {
+    INFO(what);
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+    CHECK(call() == expected);
+    CHECK(cudaGetLastError() == expected);
+    CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(&TestKernel), dim3(1), dim3(1), nullptr, 0,
+                           stream) == cudaErrorStreamCaptureInvalidated);
+    cudaGraph_t broken = reinterpret_cast<cudaGraph_t>(&event);
+    CHECK(cudaStreamEndCapture(stream, &broken) == cudaErrorStreamCaptureInvalidated);
+    CHECK(broken == nullptr);
+    cudaGetLastError();
+  };
+  breaks_capture(
+      "graph launch", [&] { return cudaGraphLaunch(exec, stream); },
+      cudaErrorStreamCaptureUnsupported);
+  breaks_capture(
+      "graph launch of nothing", [&] { return cudaGraphLaunch(nullptr, stream); },
+      cudaErrorStreamCaptureUnsupported);
+  breaks_capture(
+      "event record", [&] { return cudaEventRecord(event, stream); },
+      cudaErrorStreamCaptureUnsupported);
+  breaks_capture(
+      "wait for an event recorded outside", [&] { return cudaStreamWaitEvent(stream, event, 0); },
+      cudaErrorStreamCaptureIsolation);
+  breaks_capture(
+      "synchronisation", [&] { return cudaStreamSynchronize(stream); },
+      cudaErrorStreamCaptureUnsupported);
+  // The stream works as before once capture has ended.
+  REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+
+  CHECK(std::string(cudaGetErrorName(cudaErrorStreamCaptureInvalidated)) ==
+        "cudaErrorStreamCaptureInvalidated");
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphExecDestroy(exec) == cudaErrorInvalidValue);
+  CHECK(cudaGraphLaunch(exec, stream) == cudaErrorInvalidValue);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaErrorInvalidValue);
+  CHECK(cudaGraphDestroy(nullptr) == cudaErrorInvalidValue);
+  CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaErrorInvalidValue);  // destroyed
+  cudaGetLastError();
+  cudaEventDestroy(event);
+  cudaStreamDestroy(stream);
 }

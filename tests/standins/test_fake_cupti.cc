@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "monotonic_clock.h"
+#include "test_cupti_client.h"
 
 // Stand-in kernels, named through dladdr (the executable exports its symbols); noipa keeps the
 // identical bodies apart.
@@ -22,44 +23,16 @@ __attribute__((visibility("default"), noipa)) void cupti_test_kernel_c(uint64_t)
 
 namespace {
 
-// The client's clock: far from CLOCK_MONOTONIC, so converted times are recognisable.
-constexpr uint64_t kClientOffsetNs = 1'000'000'000'000;
-uint64_t CUPTIAPI ClientClock() { return standins::MonotonicNs() + kClientOffsetNs; }
-
-constexpr size_t kBufferBytes = 1 << 16;
-std::vector<std::vector<uint8_t>> g_completed;  // valid bytes of each completed buffer
-bool g_give_no_buffer = false;
-
-void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = g_give_no_buffer ? nullptr : static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = g_give_no_buffer ? 0 : kBufferBytes;
-  *max_records = 0;
-}
-
-void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
-  g_completed.emplace_back(buffer, buffer + valid);
-  std::free(buffer);
-}
+using cupti_test::BufferCompleted;
+using cupti_test::BufferRequested;
+using cupti_test::ClientClock;
+using cupti_test::g_completed;
+using cupti_test::g_give_no_buffer;
+using cupti_test::RecordsOfKind;
 
 cudaError_t Launch(void (*kernel)(uint64_t), uint64_t duration_ns, cudaStream_t stream) {
   void* args[] = {&duration_ns};
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(1), dim3(1), args, 0, stream);
-}
-
-// Copies every record out of the completed buffers, walking them with cuptiActivityGetNextRecord.
-template <typename Record>
-std::vector<Record> RecordsOfKind(CUpti_ActivityKind kind) {
-  std::vector<Record> out;
-  for (std::vector<uint8_t>& buffer : g_completed) {
-    CUpti_Activity* record = nullptr;
-    CUptiResult r;
-    while ((r = cuptiActivityGetNextRecord(buffer.data(), buffer.size(), &record)) ==
-           CUPTI_SUCCESS) {
-      if (record->kind == kind) out.push_back(*reinterpret_cast<const Record*>(record));
-    }
-    REQUIRE(r == CUPTI_ERROR_MAX_LIMIT_REACHED);
-  }
-  return out;
 }
 
 }  // namespace

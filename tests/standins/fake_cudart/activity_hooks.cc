@@ -25,27 +25,36 @@ void ReportCalled(uint32_t cbid) {
 }
 
 void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32_t correlation_id,
-                  uint64_t start_ns, uint64_t end_ns) {
+                  uint32_t graph_id, uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
   const FakeActivitySink* sink = Sink();
   if (sink == nullptr) return;
   // The kernel's symbol, as CUPTI reports a kernel by its (mangled) symbol name. dli_sname
   // points into the library's string table, valid while the library stays loaded.
   Dl_info info{};
   if (name == nullptr && func != nullptr && dladdr(func, &info) != 0) name = info.dli_sname;
-  sink->kernel(name, stream_id, correlation_id, start_ns, end_ns);
+  sink->kernel(name, stream_id, correlation_id, graph_id, graph_node_id, start_ns, end_ns);
 }
 
-void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                  uint64_t end_ns) {
+void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+                  uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
   if (const FakeActivitySink* sink = Sink()) {
-    sink->memcpy(bytes, stream_id, correlation_id, start_ns, end_ns);
+    sink->memcpy(bytes, stream_id, correlation_id, graph_id, graph_node_id, start_ns, end_ns);
   }
 }
 
 void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
-                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
+                      uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id,
+                      uint64_t start_ns, uint64_t end_ns) {
   if (const FakeActivitySink* sink = Sink()) {
-    sink->peer_memcpy(bytes, src_device, dst_device, stream_id, correlation_id, start_ns, end_ns);
+    sink->peer_memcpy(bytes, src_device, dst_device, stream_id, correlation_id, graph_id,
+                      graph_node_id, start_ns, end_ns);
+  }
+}
+
+void ReportGraphReplay(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_id,
+                       uint64_t start_ns, uint64_t end_ns) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->graph_replay(graph_id, stream_id, correlation_id, start_ns, end_ns);
   }
 }
 

@@ -20,14 +20,17 @@ struct FakeActivitySink {
   uint32_t (*queued)(uint32_t cbid);
   // On the calling thread, for a call that queues nothing (device queries, synchronisations).
   void (*called)(uint32_t cbid);
-  // On the stream's worker thread, once the operation has run.
-  void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                 uint64_t end_ns);
-  void (*memcpy)(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                 uint64_t end_ns);
+  // On the stream's worker thread, once the operation has run. An operation that ran as a node
+  // of a graph's replay (cudaGraphLaunch) carries the graph's id and its node's id, and the
+  // launch's correlation id; graph_id and graph_node_id are 0 outside graphs.
+  void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+                 uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
+  void (*memcpy)(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+                 uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
   // A copy between two devices (cudaMemcpyPeer*).
   void (*peer_memcpy)(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
-                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+                      uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id,
+                      uint64_t start_ns, uint64_t end_ns);
   // sync_id names one recording of the event; a wait carries the id of the recording it waits
   // for.
   void (*event_record)(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
@@ -41,6 +44,11 @@ struct FakeActivitySink {
   // On the thread that initialised CUDA, once CUDA_INJECTION64_PATH's library returned: the
   // stand-in's one context (of device 0) now exists, as the real driver creates a context.
   void (*context_created)();
+  // On the stream's worker thread, once a graph launch's replay has run, after its nodes were
+  // reported: from the first node's start to the last node's end, with the launch's
+  // correlation id.
+  void (*graph_replay)(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_id,
+                       uint64_t start_ns, uint64_t end_ns);
 };
 
 // Exported by the fake libcudart.so.13 (the one symbol beyond the CUDA API): the fake CUPTI
@@ -54,12 +62,16 @@ namespace fake_cudart {
 uint32_t ReportQueued(uint32_t cbid);
 void ReportCalled(uint32_t cbid);
 // name: the kernel's name; null for a stand-in kernel, named by func's symbol.
+// graph_id, graph_node_id: 0 outside a graph's replay.
 void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32_t correlation_id,
-                  uint64_t start_ns, uint64_t end_ns);
-void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-                  uint64_t end_ns);
+                  uint32_t graph_id, uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
+void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+                  uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
 void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
-                      uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
+                      uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id,
+                      uint64_t start_ns, uint64_t end_ns);
+void ReportGraphReplay(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_id,
+                       uint64_t start_ns, uint64_t end_ns);
 void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                        uint32_t correlation_id, uint64_t completion_ns);
 void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,

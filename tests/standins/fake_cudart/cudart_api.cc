@@ -12,6 +12,7 @@
 #include "activity_hooks.h"
 #include "fake_cudart.h"
 #include "injection.h"
+#include "monotonic_clock.h"
 #include "runtime.h"
 
 namespace {
@@ -79,8 +80,8 @@ int DeviceCount() {
 cudaError_t Enqueue(cudaStream_t handle, fake_cudart::StreamOp op) {
   const auto stream = Runtime::Get().FindStream(handle);
   if (!stream) return Fail(cudaErrorInvalidResourceHandle);
-  stream->Enqueue(std::move(op));
-  return cudaSuccess;
+  const cudaError_t result = stream->Enqueue(std::move(op));
+  return result == cudaSuccess ? result : Fail(result);
 }
 
 // The exported entry points never call each other: an interposer would see such inner calls
@@ -132,8 +133,7 @@ cudaError_t RecordEvent(cudaEvent_t event, cudaStream_t stream) {
   if (!recorded) return cudaErrorInvalidResourceHandle;
   const auto target = Runtime::Get().FindStream(stream);
   if (!target) return cudaErrorInvalidResourceHandle;
-  target->Enqueue(RecordOp{recorded->NewRecord()});
-  return cudaSuccess;
+  return target->Enqueue(RecordOp{recorded->NewRecord()});
 }
 
 cudaError_t ElapsedMs(float* ms, cudaEvent_t start, cudaEvent_t end) {
@@ -277,8 +277,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return Runtime::Get().DestroyStream(stream) ? cudaSuccess : Fail(cudaErrorInvalidResourceHandle);
 }
 
-// Capture of a created stream only (the default stream cannot capture, as in CUDA); the stand-in
-// marks the stream and builds no graph (stream.h).
+// Capture of a created stream only (the default stream cannot capture, as in CUDA): kernels,
+// copies and fills queued on it until cudaStreamEndCapture become the graph's nodes (stream.h).
+// The modes are accepted and not enforced: no call on another stream or thread is refused.
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
   if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
       mode != cudaStreamCaptureModeRelaxed) {
@@ -289,24 +290,83 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
   }
   const auto s = Runtime::Get().FindStream(stream);
   if (!s) return Fail(cudaErrorInvalidResourceHandle);
-  if (s->capturing()) return Fail(cudaErrorIllegalState);
-  s->set_capturing(true);
-  return cudaSuccess;
+  return s->BeginCapture() ? cudaSuccess : Fail(cudaErrorIllegalState);
 }
 
+// A capture that an uncapturable operation broke ends with cudaErrorStreamCaptureInvalidated and
+// a null graph, as in CUDA. A null `graph` ends the capture and drops its graph: CUDA 13 did so,
+// returning cudaSuccess (measured on an H200).
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-  if (graph == nullptr) return Fail(cudaErrorInvalidValue);
   const auto s = Runtime::Get().FindStream(stream);
   if (!s) return Fail(cudaErrorInvalidResourceHandle);
-  if (!s->capturing()) return Fail(cudaErrorIllegalState);
-  s->set_capturing(false);
-  *graph = nullptr;  // no graph is built
+  std::shared_ptr<fake_cudart::Graph> built;
+  const cudaError_t result = s->EndCapture(&built);
+  if (graph != nullptr) *graph = built ? Runtime::Get().AddGraph(std::move(built)) : nullptr;
+  return result == cudaSuccess ? result : Fail(result);
+}
+
+// Copies the graph's nodes: the executable graph is independent of the graph from here on.
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* graph_exec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+  constexpr unsigned long long kKnownFlags = cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                             cudaGraphInstantiateFlagDeviceLaunch |
+                                             cudaGraphInstantiateFlagUseNodePriority;
+  // Upload is for cudaGraphInstantiateWithParams only; device launch excludes auto-free.
+  if (graph_exec == nullptr || (flags & ~kKnownFlags) != 0 ||
+      ((flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) != 0 &&
+       (flags & cudaGraphInstantiateFlagDeviceLaunch) != 0)) {
+    return Fail(cudaErrorInvalidValue);
+  }
+  const auto source = Runtime::Get().FindGraph(graph);
+  if (!source) return Fail(cudaErrorInvalidValue);
+  *graph_exec = Runtime::Get().AddGraphExec(
+      std::make_shared<fake_cudart::GraphExec>(source->id(), source->Nodes()));
   return cudaSuccess;
 }
 
+// One operation on the stream, with one correlation id, whose replay runs the nodes.
+// Into a capturing stream, refused and breaking the capture whatever the executable graph, as
+// CUDA 13 did (measured on an H200).
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
+  const auto target = Runtime::Get().FindStream(stream);
+  if (!target) return Fail(cudaErrorInvalidResourceHandle);
+  if (const cudaError_t refused = target->RefuseInCapture(cudaErrorStreamCaptureUnsupported)) {
+    return Fail(refused);
+  }
+  const auto exec = Runtime::Get().FindGraphExec(graph_exec);
+  if (!exec) return Fail(cudaErrorInvalidValue);
+  fake_cudart::GraphLaunchOp launch{exec, nullptr, nullptr};
+  launch.done = exec->NextLaunch(&launch.previous);
+  const auto previous = launch.previous;
+  const auto done = launch.done;
+  const cudaError_t result = target->Enqueue(std::move(launch));
+  if (result == cudaSuccess) return result;
+  // The stream began capturing since the check above: this launch never runs, but the next one
+  // of the executable graph waits for it, so it completes once its predecessor has.
+  if (previous) previous->Wait();
+  done->Complete(standins::MonotonicNs());
+  return Fail(result);
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graph_exec) {
+  return Runtime::Get().DestroyGraphExec(graph_exec) ? cudaSuccess : Fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  return Runtime::Get().DestroyGraph(graph) ? cudaSuccess : Fail(cudaErrorInvalidValue);
+}
+
+// Illegal on a capturing stream: breaks the capture and is refused, also once broken, as CUDA 13
+// did. (The fake NCCL's own synchronisation, SynchronizeStream, is not refused.)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   fake_cudart::ReportCalled(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
-  return fake_cudart::SynchronizeStream(stream);
+  const auto s = Runtime::Get().FindStream(stream);
+  if (!s) return Fail(cudaErrorInvalidResourceHandle);
+  if (s->RefuseInCapture(cudaErrorStreamCaptureUnsupported) != cudaSuccess) {
+    return Fail(cudaErrorStreamCaptureUnsupported);
+  }
+  s->Synchronize();
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {

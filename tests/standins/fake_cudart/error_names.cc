@@ -24,6 +24,13 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalState, "cudaErrorIllegalState", "operation not valid in the present state"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+     "operation not allowed while the stream captures a graph"},
+    {cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+     "the stream's capture was broken by an earlier operation"},
+    {cudaErrorStreamCaptureIsolation, "cudaErrorStreamCaptureIsolation",
+     "a capture may not depend on work outside it"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 

@@ -82,6 +82,42 @@ bool Runtime::DestroyEvent(cudaEvent_t handle) {
   return events_.erase(handle) == 1;
 }
 
+cudaGraph_t Runtime::AddGraph(std::shared_ptr<Graph> graph) {
+  const auto handle = reinterpret_cast<cudaGraph_t>(graph.get());
+  std::lock_guard lock(mutex_);
+  graphs_.emplace(handle, std::move(graph));
+  return handle;
+}
+
+std::shared_ptr<Graph> Runtime::FindGraph(cudaGraph_t handle) {
+  std::lock_guard lock(mutex_);
+  const auto it = graphs_.find(handle);
+  return it == graphs_.end() ? nullptr : it->second;
+}
+
+bool Runtime::DestroyGraph(cudaGraph_t handle) {
+  std::lock_guard lock(mutex_);
+  return graphs_.erase(handle) == 1;
+}
+
+cudaGraphExec_t Runtime::AddGraphExec(std::shared_ptr<GraphExec> exec) {
+  const auto handle = reinterpret_cast<cudaGraphExec_t>(exec.get());
+  std::lock_guard lock(mutex_);
+  graph_execs_.emplace(handle, std::move(exec));
+  return handle;
+}
+
+std::shared_ptr<GraphExec> Runtime::FindGraphExec(cudaGraphExec_t handle) {
+  std::lock_guard lock(mutex_);
+  const auto it = graph_execs_.find(handle);
+  return it == graph_execs_.end() ? nullptr : it->second;
+}
+
+bool Runtime::DestroyGraphExec(cudaGraphExec_t handle) {
+  std::lock_guard lock(mutex_);
+  return graph_execs_.erase(handle) == 1;
+}
+
 void Runtime::SynchronizeDevice() {
   std::vector<std::shared_ptr<Stream>> streams;
   {

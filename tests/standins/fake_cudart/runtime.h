@@ -1,5 +1,5 @@
-// Process-wide state of the fake CUDA runtime: the live streams and events behind the opaque
-// handles the API hands out, and the default stream.
+// Process-wide state of the fake CUDA runtime: the live streams, events, graphs and executable
+// graphs behind the opaque handles the API hands out, and the default stream.
 //
 // The runtime is heap-allocated and never freed: stream workers may still run while the process
 // exits, so nothing they touch may be destroyed by static destructors. A forked child gets a
@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "event.h"
+#include "graph.h"
 #include "stream.h"
 
 namespace fake_cudart {
@@ -34,6 +35,16 @@ class Runtime {
   cudaEvent_t CreateEvent(bool timing_enabled);
   bool DestroyEvent(cudaEvent_t handle);
 
+  // Graphs built by stream capture, and their instantiations. Find: null for a handle that is
+  // not live; Destroy: false for one.
+  cudaGraph_t AddGraph(std::shared_ptr<Graph> graph);
+  std::shared_ptr<Graph> FindGraph(cudaGraph_t handle);
+  bool DestroyGraph(cudaGraph_t handle);
+  cudaGraphExec_t AddGraphExec(std::shared_ptr<GraphExec> exec);
+  std::shared_ptr<GraphExec> FindGraphExec(cudaGraphExec_t handle);
+  // Launches already queued still run: they hold the executable graph.
+  bool DestroyGraphExec(cudaGraphExec_t handle);
+
   // Waits for the default stream (if it was ever used) and every live stream.
   void SynchronizeDevice();
 
@@ -44,6 +55,8 @@ class Runtime {
   std::shared_ptr<Stream> default_stream_;  // started on first use
   std::unordered_map<cudaStream_t, std::shared_ptr<Stream>> streams_;
   std::unordered_map<cudaEvent_t, std::shared_ptr<Event>> events_;
+  std::unordered_map<cudaGraph_t, std::shared_ptr<Graph>> graphs_;
+  std::unordered_map<cudaGraphExec_t, std::shared_ptr<GraphExec>> graph_execs_;
 };
 
 }  // namespace fake_cudart

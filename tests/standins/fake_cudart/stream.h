@@ -2,7 +2,8 @@
 // GPU executes the work queued on one stream.
 #pragma once
 
-#include <atomic>
+#include <cuda_runtime_api.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -46,10 +47,21 @@ struct RecordOp {
 struct WaitOp {
   std::shared_ptr<EventRecord> record;
 };
+class Graph;      // graph.h
+class GraphExec;  // graph.h
+// cudaGraphLaunch: the worker waits for the executable graph's previous launch, runs the graph's
+// nodes in capture order, then completes `done`.
+struct GraphLaunchOp {
+  std::shared_ptr<GraphExec> exec;
+  std::shared_ptr<EventRecord> previous;  // null for the first launch of `exec`
+  std::shared_ptr<EventRecord> done;
+};
 // cudaStreamDestroy: the worker finishes the queued work, then exits.
 struct RetireOp {};
 
-using StreamOp = std::variant<KernelOp, CopyOp, FillOp, RecordOp, WaitOp, RetireOp>;
+using StreamOp = std::variant<KernelOp, CopyOp, FillOp, RecordOp, WaitOp, GraphLaunchOp, RetireOp>;
+// What stream capture puts in a graph; every other operation refuses to be captured.
+using NodeOp = std::variant<KernelOp, CopyOp, FillOp>;
 
 class Stream {
  public:
@@ -59,14 +71,29 @@ class Stream {
   static std::shared_ptr<Stream> Start();
 
   // Also reports the operation to the activity sink (activity_hooks.h) on the calling thread,
-  // as the CUDA API call that queues it.
-  void Enqueue(StreamOp op);
-  // Blocks until every operation enqueued before the call has executed.
+  // as the CUDA API call that queues it. While the stream is capturing, a kernel, copy or fill
+  // is reported the same way but appended to the graph being built instead of queued (it runs
+  // only when the graph is launched); any other operation (event record or wait, graph launch)
+  // is refused (a wait with cudaErrorStreamCaptureIsolation, others with
+  // cudaErrorStreamCaptureUnsupported), reports nothing, and invalidates the capture, after which
+  // every operation is refused with cudaErrorStreamCaptureInvalidated until
+  // cudaStreamEndCapture. RetireOp is never captured.
+  cudaError_t Enqueue(StreamOp op);
+  // Blocks until every operation enqueued before the call has executed (captured ones are not
+  // enqueued).
   void Synchronize();
-  // cudaStreamBeginCapture / cudaStreamEndCapture: whether the stream is capturing a graph. The
-  // stand-in builds no graph; work queued while capturing runs as at any other time.
-  bool capturing() const { return capturing_.load(); }
-  void set_capturing(bool on) { capturing_.store(on); }
+
+  // cudaStreamBeginCapture: false if the stream is capturing already.
+  bool BeginCapture();
+  // cudaStreamEndCapture: ends the capture and returns its graph; cudaErrorIllegalState if the
+  // stream was not capturing, cudaErrorStreamCaptureInvalidated (and no graph) if an operation
+  // broke the capture.
+  cudaError_t EndCapture(std::shared_ptr<Graph>* graph);
+  // For a call that is illegal during capture: cudaSuccess if the stream is not capturing;
+  // otherwise the capture breaks and the call gets `refusal`, or
+  // cudaErrorStreamCaptureInvalidated if it was broken already.
+  cudaError_t RefuseInCapture(cudaError_t refusal);
+  bool capturing();
 
  private:
   // An operation with the correlation id the activity sink gave it when it was queued.
@@ -78,10 +105,13 @@ class Stream {
   explicit Stream(uint32_t id) : id_(id) {}
   void RunWorker();
   void Execute(const QueuedOp& queued) const;
+  void Replay(const GraphLaunchOp& launch, uint32_t correlation_id) const;
 
   const uint32_t id_;  // the stream's id in activity records
-  std::atomic<bool> capturing_{false};
   std::mutex mutex_;
+  // Between BeginCapture and EndCapture: the graph being built, and whether the capture broke.
+  std::shared_ptr<Graph> capture_;
+  bool capture_invalidated_ = false;
   std::condition_variable work_available_;
   std::condition_variable work_done_;
   std::deque<QueuedOp> queue_;

@@ -25,6 +25,8 @@ size_t RecordSize(CUpti_ActivityKind kind) {
       return sizeof(CUpti_ActivityDevice5);
     case CUPTI_ACTIVITY_KIND_MEMORY2:
       return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      return sizeof(CUpti_ActivityGraphTrace2);
     default:
       return 0;
   }

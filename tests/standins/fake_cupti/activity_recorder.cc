@@ -63,18 +63,37 @@ void SpinFor(uint64_t ns) {
 // windows open and close while work is in flight). Such work's correlation id carries this bit
 // back from the runtime, which passes the id through untouched.
 constexpr uint32_t kQueuedUntraced = 1u << 31;
+// Likewise at launch: a graph launched while GRAPH_TRACE was enabled is recorded whole, by one
+// GraphTrace2 record per replay, and its nodes write no kernel or copy records (what CUPTI 13
+// did on an H200 with CONCURRENT_KERNEL on too); launched while it was off, its nodes are
+// recorded one by one. The launch's correlation id, which its nodes' reports carry too, says
+// which with this bit; records never show it.
+constexpr uint32_t kQueuedWholeGraph = 1u << 30;
+// The bits above are never part of an id: ids stay below 2^30.
+constexpr uint32_t kCorrelationIdMask = kQueuedWholeGraph - 1;
 
 bool AnyGpuWorkKindEnabled() {
   for (const CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_KERNEL,
         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+        CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+        CUPTI_ACTIVITY_KIND_GRAPH_TRACE}) {
     if (Enabled(kind)) return true;
   }
   return false;
 }
 
 bool QueuedUntraced(uint32_t correlation_id) { return (correlation_id & kQueuedUntraced) != 0; }
+bool QueuedWholeGraph(uint32_t correlation_id) { return (correlation_id & kQueuedWholeGraph) != 0; }
+// Whether a kernel, copy or fill reported with this id leaves a record of its own: not if its
+// launch was untraced, nor if it ran in a graph replay recorded whole.
+bool NodeTraced(uint32_t correlation_id) {
+  return !QueuedUntraced(correlation_id) && !QueuedWholeGraph(correlation_id);
+}
+
+uint32_t NextCorrelationId() {
+  return (g_last_correlation_id.fetch_add(1) + 1) & kCorrelationIdMask;
+}
 
 // The runtime reports CLOCK_MONOTONIC; CUPTI reports GPU times on the client's clock when a
 // timestamp callback is registered. The offset between the clocks is read once per record (so
@@ -115,10 +134,14 @@ uint32_t OnQueued(uint32_t cbid) {
       Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
     SpinFor(LaunchCostNs());
   }
-  const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
+  const uint32_t correlation_id = NextCorrelationId();
   WriteRuntimeCall(cbid, correlation_id, start_ns);
   if (!AnyGpuWorkKindEnabled()) return correlation_id | kQueuedUntraced;
-  if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return correlation_id;
+  const uint32_t passed = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 &&
+                                  Enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)
+                              ? correlation_id | kQueuedWholeGraph
+                              : correlation_id;
+  if (!Enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) return passed;
   // CUPTI writes the innermost id of each kind before the activity it correlates.
   for (size_t kind = 0; kind < t_external_ids.size(); ++kind) {
     if (t_external_ids[kind].empty()) continue;
@@ -129,18 +152,18 @@ uint32_t OnQueued(uint32_t cbid) {
     record.correlationId = correlation_id;
     Write(record);
   }
-  return correlation_id;
+  return passed;
 }
 
 // A call that queues nothing (cudaGetDevice, cudaStreamSynchronize): its record alone, with a
 // correlation id of its own.
 void OnCalled(uint32_t cbid) {
-  WriteRuntimeCall(cbid, g_last_correlation_id.fetch_add(1) + 1, standins::MonotonicNs());
+  WriteRuntimeCall(cbid, NextCorrelationId(), standins::MonotonicNs());
 }
 
-void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-              uint64_t end_ns) {
-  if (QueuedUntraced(correlation_id)) return;
+void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+              uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
+  if (!NodeTraced(correlation_id)) return;
   // vprof enables CONCURRENT_KERNEL; KERNEL is the serialising variant with the same record.
   const CUpti_ActivityKind kind = Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
                                       ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
@@ -158,12 +181,14 @@ void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uin
   record.blockX = record.blockY = record.blockZ = 1;
   record.correlationId = correlation_id;
   record.name = name;
+  record.graphId = graph_id;
+  record.graphNodeId = graph_node_id;
   Write(record);
 }
 
-void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint64_t start_ns,
-              uint64_t end_ns) {
-  if (QueuedUntraced(correlation_id)) return;
+void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+              uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
+  if (!NodeTraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
   // "Device" memory is host memory in the stand-in, and the runtime does not keep the
   // direction: the copy is reported as of unknown kind.
@@ -176,14 +201,17 @@ void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint6
   record.end = end_ns + offset;
   record.streamId = stream_id;
   record.correlationId = correlation_id;
+  record.graphId = graph_id;
+  record.graphNodeId = graph_node_id;
   Write(record);
 }
 
 // What real CUPTI writes for a copy between two GPUs: a MEMCPY2 record, never
 // a MEMCPY one.
 void OnPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
-                  uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
-  if (QueuedUntraced(correlation_id)) return;
+                  uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id,
+                  uint64_t start_ns, uint64_t end_ns) {
+  if (!NodeTraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY2)) return;
   CUpti_ActivityMemcpyPtoP4 record{};
   record.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
@@ -199,6 +227,8 @@ void OnPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint
   record.dstDeviceId = dst_device;
   record.streamId = stream_id;
   record.correlationId = correlation_id;
+  record.graphId = graph_id;
+  record.graphNodeId = graph_node_id;
   Write(record);
 }
 
@@ -233,11 +263,33 @@ void OnStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id, uint3
   Write(record);
 }
 
+// A replay of a graph launched while GRAPH_TRACE was enabled, if it still is when the replay
+// ends (like the kinds of other work, disabling GRAPH_TRACE stops the records of replays not yet
+// run). On the fake's one device and context (ids 0), where it also ends.
+void OnGraphReplay(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_id,
+                   uint64_t start_ns, uint64_t end_ns) {
+  if (QueuedUntraced(correlation_id) || !QueuedWholeGraph(correlation_id)) return;
+  if (!Enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) return;
+  CUpti_ActivityGraphTrace2 record{};
+  record.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  record.correlationId = correlation_id & kCorrelationIdMask;
+  const int64_t offset = ClientOffset();
+  record.start = start_ns + offset;
+  record.end = end_ns + offset;
+  record.deviceId = 0;
+  record.graphId = graph_id;
+  record.contextId = 0;
+  record.streamId = stream_id;
+  record.endDeviceId = 0;
+  record.endContextId = 0;
+  Write(record);
+}
+
 // A cudaMalloc or cudaFree: its RUNTIME record and, with MEMORY2 on, the allocation or release
 // with the same correlation id, as CUPTI writes them.
 void OnMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
               uint64_t at_ns) {
-  const uint32_t correlation_id = g_last_correlation_id.fetch_add(1) + 1;
+  const uint32_t correlation_id = NextCorrelationId();
   WriteRuntimeCall(cbid, correlation_id, standins::MonotonicNs());
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
   CUpti_ActivityMemory4 record{};
@@ -263,9 +315,9 @@ void OnContextCreated() {
            CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
 
-const FakeActivitySink kSink = {OnQueued,     OnCalled,     OnKernel,
-                                OnMemcpy,     OnPeerMemcpy, OnEventRecord,
-                                OnStreamWait, OnMemory,     OnContextCreated};
+const FakeActivitySink kSink = {OnQueued,         OnCalled,      OnKernel,     OnMemcpy,
+                                OnPeerMemcpy,     OnEventRecord, OnStreamWait, OnMemory,
+                                OnContextCreated, OnGraphReplay};
 
 void RegisterSink() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);

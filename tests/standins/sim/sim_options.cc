@@ -14,7 +14,7 @@ constexpr char kUsage[] =
     "usage: sim_train [--steps N] [--layers N] [--bucket-layers N] [--bucket-elems N]\n"
     "                 [--fwd-us N] [--bwd-us N] [--opt-kernels N] [--opt-us N]\n"
     "                 [--sync-every N] [--sync-elems N] [--slow-rank R|-1] [--slow-ms N]\n"
-    "                 [--log-dir DIR] [--peer-copy-bytes N]\n";
+    "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -30,9 +30,11 @@ bool ParseInteger(const char* text, long long minimum, T* value) {
   return true;
 }
 
+// An option with a value (set receives it), or a flag (set receives null).
 struct Option {
   const char* name;
   std::function<bool(const char*)> set;
+  bool flag = false;
 };
 
 }  // namespace
@@ -58,8 +60,14 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
          o.log_dir = v;
          return !o.log_dir.empty();
        }},
+      {"--graph-opt",
+       [&](const char*) {
+         o.graph_opt = true;
+         return true;
+       },
+       true},
   };
-  for (int i = 1; i < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const Option* option = nullptr;
     for (const Option& candidate : table) {
       if (std::strcmp(argv[i], candidate.name) == 0) option = &candidate;
@@ -68,10 +76,15 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       std::fprintf(stderr, "sim_train: unknown option %s\n%s", argv[i], kUsage);
       return false;
     }
+    if (option->flag) {
+      option->set(nullptr);
+      continue;
+    }
     if (i + 1 == argc || !option->set(argv[i + 1])) {
       std::fprintf(stderr, "sim_train: bad or missing value for %s\n%s", argv[i], kUsage);
       return false;
     }
+    ++i;
   }
   return true;
 }

@@ -23,12 +23,16 @@ struct SimOptions {
   std::string log_dir;  // empty: no ground-truth logs
   // Bytes each rank copies to the next device after each step (cudaMemcpyPeerAsync); 0: none.
   size_t peer_copy_bytes = 0;
+  // --graph-opt (a flag, no value): the optimizer's kernels are captured once into a CUDA graph
+  // on a stream of their own and the graph is replayed on the compute stream each step
+  // (cudaGraphLaunch), instead of the kernels being launched one by one.
+  bool graph_opt = false;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };
 
 // Prints the problem and the usage on stderr and returns false for an unknown option or a
-// value out of range.
+// value out of range (or missing). Options take one value each, except the flag --graph-opt.
 bool ParseOptions(int argc, char** argv, SimOptions* options);
 
 }  // namespace sim

@@ -14,9 +14,14 @@ namespace {
 
 constexpr size_t kMetricsElems = 1024;
 
-// Frees the training buffers and the compute stream on every exit path.
+// Frees the training buffers, the streams and the optimizer's graph on every exit path.
 struct Resources {
   cudaStream_t compute = nullptr;
+  // --graph-opt: the stream the optimizer's kernels are captured on, their graph and its
+  // instantiation.
+  cudaStream_t capture = nullptr;
+  cudaGraph_t opt_graph = nullptr;
+  cudaGraphExec_t opt_exec = nullptr;
   float* metrics_send = nullptr;
   float* metrics_recv = nullptr;
   float* weights = nullptr;
@@ -28,6 +33,9 @@ struct Resources {
     cudaFree(weights);
     cudaFree(peer_send);
     cudaFree(peer_recv);
+    if (opt_exec != nullptr) cudaGraphExecDestroy(opt_exec);
+    if (opt_graph != nullptr) cudaGraphDestroy(opt_graph);
+    if (capture != nullptr) cudaStreamDestroy(capture);
     if (compute != nullptr) cudaStreamDestroy(compute);
   }
 };
@@ -115,6 +123,41 @@ bool CopyToNextDevice(const SimOptions& options, const Resources& res, std::stri
                "cudaMemcpyPeerAsync", error);
 }
 
+// --graph-opt: captures the optimizer's kernels once into a CUDA graph and instantiates it, the
+// way PyTorch's CUDA-graph users capture on a side stream and then replay the graph every step.
+// Capturing runs nothing; the kernels run at each replay.
+bool CaptureOptimizer(const SimOptions& options, Resources* res, std::string* error) {
+  if (!Check(cudaStreamCreateWithFlags(&res->capture, cudaStreamNonBlocking),
+             "cudaStreamCreateWithFlags", error) ||
+      !Check(cudaStreamBeginCapture(res->capture, cudaStreamCaptureModeGlobal),
+             "cudaStreamBeginCapture", error)) {
+    return false;
+  }
+  bool launched = true;
+  for (int k = 0; k < options.opt_kernels && launched; ++k) {
+    launched = Check(LaunchKernel(sim_opt_kernel, options.opt_us, res->capture),
+                     "optimizer capture", error);
+  }
+  // Ended also after a failed launch, so the stream is not left capturing.
+  const cudaError_t ended = cudaStreamEndCapture(res->capture, &res->opt_graph);
+  return launched && Check(ended, "cudaStreamEndCapture", error) &&
+         Check(cudaGraphInstantiate(&res->opt_exec, res->opt_graph, 0), "cudaGraphInstantiate",
+               error);
+}
+
+bool RunOptimizer(const SimOptions& options, const Resources& res, std::string* error) {
+  const NvtxRange optimizer("optimizer");
+  if (res.opt_exec != nullptr) {
+    return Check(cudaGraphLaunch(res.opt_exec, res.compute), "cudaGraphLaunch", error);
+  }
+  for (int k = 0; k < options.opt_kernels; ++k) {
+    if (!Check(LaunchKernel(sim_opt_kernel, options.opt_us, res.compute), "optimizer", error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog* log,
@@ -127,7 +170,9 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       !Allocate(&res.weights, options.sync_elems, error) ||
       (options.peer_copy_bytes > 0 &&
        (!Allocate(&res.peer_send, options.peer_copy_bytes, error) ||
-        !Allocate(&res.peer_recv, options.peer_copy_bytes, error)))) {
+        !Allocate(&res.peer_recv, options.peer_copy_bytes, error))) ||
+      // No graph of no kernels: with --opt-kernels 0 there is nothing to replay.
+      (options.graph_opt && options.opt_kernels > 0 && !CaptureOptimizer(options, &res, error))) {
     return false;
   }
   const bool straggler = comms.rank == options.slow_rank;
@@ -161,14 +206,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       if (!grad_sync->Drain(error)) return false;
     }
     if (!AllGatherMetrics(comms, res, log, error)) return false;
-    {
-      const NvtxRange optimizer("optimizer");
-      for (int k = 0; k < options.opt_kernels; ++k) {
-        if (!Check(LaunchKernel(sim_opt_kernel, options.opt_us, res.compute), "optimizer", error)) {
-          return false;
-        }
-      }
-    }
+    if (!RunOptimizer(options, res, error)) return false;
     if (options.sync_every > 0 && step % options.sync_every == 0) {
       const NvtxRange update("update_weights");
       if (!BroadcastWeights(options, comms, step, res, log, error)) return false;

@@ -3,8 +3,10 @@
 //   backward: `layers` kernels in reverse; after every `bucket_layers` of them the bucket's
 //             gradients are handed to the GradientSync communication thread;
 //   then:     wait for the step's buckets, all-gather 1024 floats of metrics on the world
-//             communicator, `opt_kernels` optimizer kernels, and every `sync_every` steps a
-//             broadcast of `sync_elems` floats from rank 0 on the weight-sync communicator;
+//             communicator, `opt_kernels` optimizer kernels (with `graph_opt`, one replay of
+//             a CUDA graph holding them, captured once before the first step), and every
+//             `sync_every` steps a broadcast of `sync_elems` floats from rank 0 on the
+//             weight-sync communicator;
 //   last:     with `peer_copy_bytes`, a copy of that many bytes to the next device.
 // NVTX ranges mark each step ("train_step N") and its forward, backward and optimizer parts,
 // with the names a PyTorch training loop would use, so a report finds steps and phases.

@@ -1,0 +1,36 @@
+#include "graph.h"
+
+#include <atomic>
+#include <utility>
+
+namespace fake_cudart {
+namespace {
+
+// Process-wide, like CUPTI's graph and node ids; 0 means "not in a graph" in records.
+std::atomic<uint32_t> g_last_graph_id{0};
+std::atomic<uint64_t> g_last_node_id{0};
+
+}  // namespace
+
+Graph::Graph() : id_(g_last_graph_id.fetch_add(1) + 1) {}
+
+void Graph::Add(NodeOp op) {
+  const uint64_t node_id = g_last_node_id.fetch_add(1) + 1;
+  std::lock_guard lock(mutex_);
+  nodes_.push_back({std::move(op), node_id});
+}
+
+std::vector<GraphNode> Graph::Nodes() {
+  std::lock_guard lock(mutex_);
+  return nodes_;
+}
+
+std::shared_ptr<EventRecord> GraphExec::NextLaunch(std::shared_ptr<EventRecord>* previous) {
+  // A latch, not an event's recording: ids 0 name no event.
+  auto launch = std::make_shared<EventRecord>(0, 0);
+  std::lock_guard lock(mutex_);
+  *previous = std::exchange(last_launch_, launch);
+  return launch;
+}
+
+}  // namespace fake_cudart

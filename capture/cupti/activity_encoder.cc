@@ -183,6 +183,21 @@ void EncodeMemory(ProtoEncoder& enc, const CUpti_ActivityMemory4& a) {
   enc.EndNested(m);
 }
 
+// One replay recorded whole. CUPTI gives 0 for both times when it could not
+// time the replay; such a replay is written with no start and no duration.
+void EncodeGraphReplay(ProtoEncoder& enc, const CUpti_ActivityGraphTrace2& g) {
+  namespace f = sf::GpuGraphReplay;
+  size_t m = enc.BeginNested(sf::GpuBatch::kGraphReplay);
+  if (g.start) enc.AddVarint(f::kStartNs, g.start);
+  if (g.end) enc.AddVarint(f::kDurationNs, Duration(g.start, g.end));
+  if (g.deviceId) enc.AddVarint(f::kDevice, g.deviceId);
+  if (g.contextId) enc.AddVarint(f::kContext, g.contextId);
+  enc.AddVarint(f::kStream, g.streamId);
+  enc.AddVarint(f::kCorrelationId, g.correlationId);
+  enc.AddVarint(f::kGraphId, g.graphId);
+  enc.EndNested(m);
+}
+
 }  // namespace
 
 std::string_view ActivityName(const CUpti_Activity* record, CallbackNameFn get_callback_name) {
@@ -242,6 +257,9 @@ bool EncodeActivity(ProtoEncoder& enc, const CUpti_Activity* r, uint64_t name_ii
       return true;
     case CUPTI_ACTIVITY_KIND_MEMORY2:
       EncodeMemory(enc, *reinterpret_cast<const CUpti_ActivityMemory4*>(r));
+      return true;
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      EncodeGraphReplay(enc, *reinterpret_cast<const CUpti_ActivityGraphTrace2*>(r));
       return true;
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       // A GPU that CUDA_VISIBLE_DEVICES hides has no CUDA ordinal: no rank

@@ -20,16 +20,23 @@ namespace {
 // rounds, bench/RESULTS.md, nineteenth session), although PyTorch's caching
 // allocator calls cudaMalloc only to grow. "light,MEMORY2" asks for it.
 // RUNTIME and DRIVER record every API call; the light plan has its selection
-// instead.
+// instead. GRAPH_TRACE: one record per CUDA-graph replay, and then CUPTI writes
+// none of the graph's nodes (kernels outside graphs are still recorded). On
+// one H200 per-node kernel records cost a graph replay loop x1.053 on the GPU
+// itself, whole replays x1.000 (bench/RESULTS.md, twenty-fourth session), so
+// the light plan records replays whole; "all" and deep windows record each
+// node.
 struct KnownKind {
   ActivityKind kind;
   bool light;
+  bool all = true;  // in the "all" plan
 };
 constexpr KnownKind kKinds[] = {
     {{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"}, true},
     {{CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"}, true},
     {{CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"}, true},
     {{CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"}, true},
+    {{CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "GRAPH_TRACE"}, true, false},
     {{CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"}, false},
     {{CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT"}, false},
     {{CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"}, false},
@@ -70,7 +77,9 @@ CapturePlan LightPlan() {
 
 CapturePlan FullPlan() {
   CapturePlan plan;
-  for (const KnownKind& k : kKinds) plan.kinds.push_back(k.kind);
+  for (const KnownKind& k : kKinds) {
+    if (k.all) plan.kinds.push_back(k.kind);
+  }
   plan.api_records = ApiRecords::kAll;
   plan.mode = "all";
   return plan;
@@ -87,6 +96,11 @@ bool RecordsApiCalls(CUpti_ActivityKind kind) {
 }
 
 }  // namespace
+
+void RecordGraphNodes(CapturePlan* plan) {
+  std::erase_if(plan->kinds,
+                [](const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; });
+}
 
 void RecordEveryApi(CapturePlan* plan) {
   for (const KnownKind& k : kKinds) {

@@ -36,6 +36,10 @@ struct CapturePlan {
 // VPROF_CUPTI_KINDS and what was expected.
 CapturePlan PlanCapture(std::string_view setting, std::string* error);
 
+// Drops GRAPH_TRACE from a plan, so that a graph's nodes get kernel, copy and
+// memset records of their own: what deep windows record.
+void RecordGraphNodes(CapturePlan* plan);
+
 // Adds the RUNTIME and DRIVER kinds (every API call recorded) to a plan that
 // lacks them, for a libcupti that cannot record selected APIs.
 void RecordEveryApi(CapturePlan* plan);

@@ -244,8 +244,10 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   }
   const HwTraceResult hw = r == CUPTI_SUCCESS ? EnableHwTrace() : HwTraceResult{};
   g_hw_trace_retry.store(hw.too_early, std::memory_order_relaxed);
-  *g_plan = plan;
   g_windowed = deep.mode != DeepSchedule::Mode::kAlways;
+  // A deep window is for detail: each node of a graph gets its own records.
+  if (g_windowed) RecordGraphNodes(&plan);
+  *g_plan = plan;
   // DEVICE stays on in every window and outside: CUPTI writes its records
   // when the kind is enabled, once per GPU, at no cost after that.
   if (r == CUPTI_SUCCESS && g_windowed)

@@ -141,6 +141,21 @@ class ChromeProcessWriter : public TimelineSink {
     EndLaunchFlow(record.correlation_id(), track, set.start_ns);
   }
 
+  void GraphReplay(const GraphReplayItem& replay) override {
+    const vprof::trace::GpuGraphReplay& record = replay.record;
+    const uint32_t track = GpuTrack(record.device(), record.stream());
+    Slice("CUDA graph " + std::to_string(record.graph_id()) + " (recorded whole)", "graph_replay",
+          track, replay.start_ns, static_cast<int64_t>(record.duration_ns()))
+        .BeginArgs()
+        .Uint("correlation", record.correlation_id())
+        .Uint("device", record.device())
+        .Uint("stream", record.stream())
+        .Uint("graph id", record.graph_id())
+        .EndArgs()
+        .End();
+    EndLaunchFlow(record.correlation_id(), track, replay.start_ns);
+  }
+
   void MemoryOp(const MemoryOpItem& op) override {
     if (const std::optional<int64_t> delta = DeviceMemoryDelta(op.record)) {
       memory_[op.record.device()].emplace_back(op.at_ns, *delta);

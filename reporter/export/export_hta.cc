@@ -146,6 +146,18 @@ class HtaRankWriter : public TimelineSink {
     EndLaunchFlow(record.correlation_id(), record.device(), record.stream(), set.start_ns);
   }
 
+  // Kineto writes a replay's nodes; a replay recorded whole is one slice.
+  void GraphReplay(const GraphReplayItem& replay) override {
+    const vprof::trace::GpuGraphReplay& record = replay.record;
+    GpuSlice("CUDA graph " + std::to_string(record.graph_id()) + " (recorded whole)", "kernel",
+             record.device(), record.stream(), replay.start_ns, record.duration_ns(), std::nullopt,
+             record.context(), record.correlation_id())
+        .Uint("graph id", record.graph_id())
+        .EndArgs()
+        .End();
+    EndLaunchFlow(record.correlation_id(), record.device(), record.stream(), replay.start_ns);
+  }
+
   // Kineto has no place for the profiler plugin's events; the chrome export
   // shows them.
   void PluginColl(const PluginCollItem&) override {}

@@ -52,6 +52,12 @@ struct MemsetItem {
   std::optional<uint64_t> nccl_call_id;
 };
 
+// A CUDA-graph replay recorded whole: one slice for all its nodes.
+struct GraphReplayItem {
+  const vprof::trace::GpuGraphReplay& record;
+  int64_t start_ns = 0;
+};
+
 // A device-memory allocation or release (GpuMemoryOp).
 struct MemoryOpItem {
   const vprof::trace::GpuMemoryOp& record;
@@ -101,6 +107,7 @@ class TimelineSink {
   virtual void Kernel(const KernelItem& kernel) = 0;
   virtual void Memcpy(const CopyItem& copy) = 0;
   virtual void Memset(const MemsetItem& set) = 0;
+  virtual void GraphReplay(const GraphReplayItem& replay) = 0;
   virtual void PluginColl(const PluginCollItem& coll) = 0;
   // Only the Chrome timeline draws memory (counter tracks); other sinks leave it.
   virtual void MemoryOp(const MemoryOpItem&) {}

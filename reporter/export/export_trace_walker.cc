@@ -93,6 +93,9 @@ class TraceWalker {
     for (const auto& set : batch.memset()) {
       sink_.Memset({set, OnTimeline(set.start_ns()), links_.AddCopyOrSet(set.correlation_id())});
     }
+    for (const auto& replay : batch.graph_replay()) {
+      sink_.GraphReplay({replay, OnTimeline(replay.start_ns())});
+    }
     for (const auto& op : batch.memory()) sink_.MemoryOp({op, OnTimeline(op.timestamp_ns())});
   }
 

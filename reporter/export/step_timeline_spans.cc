@@ -67,6 +67,13 @@ class WindowSink : public TimelineSink {
         "Memset " + std::to_string(set.record.bytes()) + " B", set.record.correlation_id());
   }
 
+  void GraphReplay(const GraphReplayItem& replay) override {
+    Gpu(TimelineSpanKind::kCompute, replay.record.stream(), replay.start_ns,
+        replay.record.duration_ns(),
+        "CUDA graph " + std::to_string(replay.record.graph_id()) + " (recorded whole)",
+        replay.record.correlation_id());
+  }
+
  private:
   bool Overlaps(int64_t start_ns, int64_t end_ns) const {
     return end_ns >= start_ns && start_ns < end_ns_ && end_ns > start_ns_;

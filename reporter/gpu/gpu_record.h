@@ -120,6 +120,9 @@ struct GpuRecord {
   // calibration's are left out, and counted in its own figures): not the
   // program's, so in no other figure of the report.
   ActivityTotals vprof_kernels;
+  // CUDA-graph replays recorded whole (GpuGraphReplay, the light plan's
+  // GRAPH_TRACE): their nodes are in no kernel, copy or memset figure.
+  ActivityTotals graph_replays;
   // By CUPTI device id, which is the CUDA device ordinal in the process
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
   std::map<uint32_t, DeviceInfo> devices;

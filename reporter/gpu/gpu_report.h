@@ -137,6 +137,7 @@ struct GpuReport {
   ActivityTotals memcpy;
   ActivityTotals peer_copies;    // of memcpy, those between two GPUs (PtoP)
   ActivityTotals vprof_kernels;  // vprof's own (collective fingerprints), in no other figure
+  ActivityTotals graph_replays;  // recorded whole: their nodes are in no kernel or copy figure
   ActivityTotals memset;
   ActivityTotals syncs;
   uint64_t api_calls = 0;

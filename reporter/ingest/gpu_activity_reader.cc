@@ -92,6 +92,9 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
     }
   }
   for (const CopyRow& set : batch.memsets) record_.memset.Add(set.bytes, set.duration_ns);
+  for (const GraphReplayRow& replay : batch.graph_replays) {
+    record_.graph_replays.Add(0, replay.duration_ns);
+  }
   const vprof::trace::GpuBatch& others = batch.others;
   for (const auto& record : others.event_record()) stream_waits_.AddRecord(record);
   for (const auto& sync : others.sync()) {

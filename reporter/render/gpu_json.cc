@@ -107,6 +107,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     WriteTotals(json, "memcpy", gpu.memcpy, true);
     WriteTotals(json, "peer_copies", gpu.peer_copies, true);
     if (gpu.vprof_kernels.count) WriteTotals(json, "vprof_kernels", gpu.vprof_kernels, false);
+    if (gpu.graph_replays.count) WriteTotals(json, "graph_replays", gpu.graph_replays, false);
     WriteTotals(json, "memset", gpu.memset, true);
     if (gpu.capture && !gpu.capture->records_syncs) {
       json.Key("syncs");

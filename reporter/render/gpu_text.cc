@@ -73,17 +73,27 @@ std::string VprofKernelsText(const ActivityTotals& own) {
          FormatDurationNs(own.total_ns) + " (in no figure above)";
 }
 
+// CUDA-graph replays recorded whole, whose nodes no other figure counts.
+std::string GraphReplaysText(const ActivityTotals& replays) {
+  if (replays.count == 0) return "";
+  return "; CUDA-graph replays recorded whole " + std::to_string(replays.count) + ", " +
+         FormatDurationNs(replays.total_ns) +
+         " (their kernels and copies are in no figure here; VPROF_CUPTI_KINDS=all or a deep "
+         "window records each)";
+}
+
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
-  WriteWrapped(
-      out,
-      "kernels " + std::to_string(gpu.kernels.count) + ", " +
-          FormatDurationNs(gpu.kernels.total_ns) + "; memcpy " + std::to_string(gpu.memcpy.count) +
-          ", " + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
-          PeerCopiesText(gpu.peer_copies) + "; memset " + std::to_string(gpu.memset.count) + ", " +
-          FormatBytes(gpu.memset.bytes) + "; " + SyncsText(gpu) + "; " + ApiCallsText(gpu) +
-          "; CUPTI dropped records " + std::to_string(gpu.dropped_records) + ", overhead " +
-          FormatDurationNs(gpu.cupti_overhead_ns) + VprofKernelsText(gpu.vprof_kernels),
-      "    ", "      ");
+  WriteWrapped(out,
+               "kernels " + std::to_string(gpu.kernels.count) + ", " +
+                   FormatDurationNs(gpu.kernels.total_ns) + GraphReplaysText(gpu.graph_replays) +
+                   "; memcpy " + std::to_string(gpu.memcpy.count) + ", " +
+                   FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
+                   PeerCopiesText(gpu.peer_copies) + "; memset " +
+                   std::to_string(gpu.memset.count) + ", " + FormatBytes(gpu.memset.bytes) + "; " +
+                   SyncsText(gpu) + "; " + ApiCallsText(gpu) + "; CUPTI dropped records " +
+                   std::to_string(gpu.dropped_records) + ", overhead " +
+                   FormatDurationNs(gpu.cupti_overhead_ns) + VprofKernelsText(gpu.vprof_kernels),
+               "    ", "      ");
 }
 
 void WriteKernelClasses(const GpuReport& gpu, std::ostream& out) {

@@ -223,6 +223,7 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
     json.Field("stream", stream.stream);
     json.Field("role", stream.role);
     json.Field("kernels", stream.kernels);
+    if (stream.graph_replays > 0) json.Field("graph_replays", stream.graph_replays);
     json.Field("busy_ns", stream.busy_ns);
   });
   json.Objects("phases", rank.phases, [&](const StepPhaseReport& phase) {

@@ -377,6 +377,9 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   for (const StreamRoleReport& stream : rank.streams) {
     line += " " + std::to_string(stream.stream) + " " + stream.role + " (";
     if (stream.kernels > 0) line += std::to_string(stream.kernels) + " kernels, ";
+    if (stream.graph_replays > 0) {
+      line += std::to_string(stream.graph_replays) + " graph replays recorded whole, ";
+    }
     line += FormatDurationNs(stream.busy_ns) + " busy);";
   }
   if (rank.max_connections_one) line += " CUDA_DEVICE_MAX_CONNECTIONS=1;";

@@ -178,6 +178,7 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.memcpy = record.memcpy;
   report.peer_copies = record.peer_copies;
   report.vprof_kernels = record.vprof_kernels;
+  report.graph_replays = record.graph_replays;
   report.memset = record.memset;
   report.syncs = record.syncs;
   report.api_calls = record.api_calls;

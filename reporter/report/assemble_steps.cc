@@ -24,8 +24,9 @@ struct RankSource {
 };
 
 std::string RoleOf(const StreamRoleReport& stream, const StepStreamUse& use) {
-  if (use.compute_kernels > 0 && use.comm_kernels > 0) return "mixed";
-  if (use.compute_kernels > 0) return "compute";
+  const uint64_t compute = use.compute_kernels + use.graph_replays;
+  if (compute > 0 && use.comm_kernels > 0) return "mixed";
+  if (compute > 0) return "compute";
   if (use.comm_kernels > 0) return "communication";
   return stream.kernels > 0 ? "mixed" : "copy";
 }
@@ -105,7 +106,8 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   rank.memory_events_dropped = source.record->gpu.memory.dropped_events;
   if (detail) {
     for (const auto& [id, use] : detail->streams) {
-      StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns};
+      StreamRoleReport stream{id, "", use.compute_kernels + use.comm_kernels, use.busy_ns,
+                              use.graph_replays};
       stream.role = RoleOf(stream, use);
       rank.streams.push_back(stream);
     }

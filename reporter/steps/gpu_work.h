@@ -1,4 +1,4 @@
-// One piece of GPU work (a kernel, memcpy or memset) as the step analysis
+// One piece of GPU work (a kernel, memcpy, memset or whole graph replay) as the step analysis
 // keeps it while its step is open: times, stream, what kind of work it is, and
 // when the CPU launched it.
 #pragma once
@@ -36,8 +36,12 @@ struct GpuWork {
   uint32_t tid = 0;  // the thread of the API call that launched it
   NcclFunction function = NcclFunction::kUnknown;
   WorkKind kind = WorkKind::kCompute;
-  bool optimizer = false;   // kernel class "optimizer"
-  bool from_graph = false;  // a node of a CUDA graph launch: its launch started many
+  // Bits, so that the struct keeps its 72 bytes.
+  bool optimizer : 1 = false;   // kernel class "optimizer"
+  bool from_graph : 1 = false;  // a node of a CUDA graph launch: its launch started many
+  // A CUDA-graph replay recorded whole (GpuGraphReplay): one piece of compute
+  // work from its first node's start to its last node's end, nodes unknown.
+  bool whole_graph : 1 = false;
 };
 static_assert(sizeof(GpuWork) <= 72);
 

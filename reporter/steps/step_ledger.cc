@@ -58,6 +58,7 @@ void StepDetail::AddStreamUse(const StepStreamUse& use) {
   sum.compute_kernels += use.compute_kernels;
   sum.comm_kernels += use.comm_kernels;
   sum.copies += use.copies;
+  sum.graph_replays += use.graph_replays;
   sum.busy_ns += use.busy_ns;
 }
 
@@ -94,7 +95,11 @@ std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {
 void StepLedger::NameSpans(const std::function<std::string(uint64_t iid)>& name_of) {
   const auto name = [&](std::optional<StepSpan>& span) {
     if (!span) return;
-    span->name = span->name_iid != 0 ? name_of(span->name_iid) : std::string("memcpy/memset");
+    if (span->name_iid != 0) {
+      span->name = name_of(span->name_iid);
+    } else if (span->name.empty()) {
+      span->name = "memcpy/memset";
+    }
   };
   for (StepDetail& detail : first_) {
     name(detail.longest_exposed_comm);

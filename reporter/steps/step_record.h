@@ -19,7 +19,8 @@ struct StepStreamUse {
   uint64_t compute_kernels = 0;
   uint64_t comm_kernels = 0;
   uint64_t copies = 0;
-  int64_t busy_ns = 0;  // union of its work's intervals inside the window
+  int64_t busy_ns = 0;         // union of its work's intervals inside the window
+  uint64_t graph_replays = 0;  // recorded whole: not in compute_kernels
 };
 
 // The longest exposed communication kernel or idle gap of one step, on the
@@ -27,7 +28,7 @@ struct StepStreamUse {
 struct StepSpan {
   uint32_t correlation_id = 0;
   uint64_t name_iid = 0;  // the kernel (or GPU work) it names; 0 for copies
-  std::string name;       // for copies, what they are; else filled from name_iid at the end
+  std::string name;  // copies and whole graph replays: what they are; else from name_iid at the end
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   int64_t exposed_ns = 0;  // communication: the part of it no compute hid

@@ -200,6 +200,7 @@ struct StreamRoleReport {
   std::string role;  // "compute", "communication", "copy", "mixed"
   uint64_t kernels = 0;
   int64_t busy_ns = 0;
+  uint64_t graph_replays = 0;  // recorded whole, each counted once, not in kernels
 };
 
 // Under a deep schedule (VPROF_DEEP other than always) GPU activity was

@@ -29,6 +29,7 @@ struct StreamPiece {
   int64_t start_ns;
   int64_t end_ns;
   WorkKind kind;
+  bool whole_graph;
 };
 
 // The working vectors of one analysis, kept from step to step: a report
@@ -120,7 +121,9 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
   pieces.clear();
   for (size_t i = 0; i < works.size(); ++i) {
     const auto [start, end] = scratch.clipped[i];
-    if (end > start) pieces.push_back({works[i].stream, start, end, works[i].kind});
+    if (end > start) {
+      pieces.push_back({works[i].stream, start, end, works[i].kind, works[i].whole_graph});
+    }
   }
   // Pieces equal in all three count alike whichever comes first.
   SortRuns(pieces, scratch.spare_pieces, scratch.run_bounds,
@@ -138,7 +141,11 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
       covered_until = piece.start_ns;
     }
     StepStreamUse& use = uses.back();
-    if (piece.kind == WorkKind::kCompute) ++use.compute_kernels;
+    if (piece.whole_graph) {
+      ++use.graph_replays;
+    } else if (piece.kind == WorkKind::kCompute) {
+      ++use.compute_kernels;
+    }
     if (piece.kind == WorkKind::kComm) ++use.comm_kernels;
     if (piece.kind == WorkKind::kCopy) ++use.copies;
     const int64_t from = std::max(piece.start_ns, covered_until);
@@ -280,8 +287,12 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       (waiting ? times.idle_waiting_ns : times.idle_host_bound_ns) += length;
       if (ender && length > longest_gap) {
         longest_gap = length;
-        result.longest_idle_gap =
-            StepSpan{works[*ender].correlation_id, works[*ender].name_iid, "", at, length, 0};
+        result.longest_idle_gap = StepSpan{works[*ender].correlation_id,
+                                           works[*ender].name_iid,
+                                           works[*ender].whole_graph ? "CUDA-graph replay" : "",
+                                           at,
+                                           length,
+                                           0};
       }
     }
     at = until;

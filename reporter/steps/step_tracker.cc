@@ -152,6 +152,17 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
   };
   for (const CopyRow& copy : batch.memcpys) add_copy(copy);
   for (const CopyRow& set : batch.memsets) add_copy(set);
+  // Its nodes are unknown: the replay is compute work, one per launch.
+  for (const GraphReplayRow& replay : batch.graph_replays) {
+    if (replay.start_ns == 0 && replay.duration_ns == 0) continue;  // CUPTI could not time it
+    GpuWork work;
+    work.start_ns = Signed(replay.start_ns);
+    work.end_ns = Signed(replay.start_ns + replay.duration_ns);
+    work.stream = replay.stream;
+    work.correlation_id = replay.correlation_id;
+    work.whole_graph = true;
+    AddWork(work, false);
+  }
 }
 
 void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {

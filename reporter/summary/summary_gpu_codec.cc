@@ -115,6 +115,7 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   EncodeNamedTotals(record.ipc_calls, *totals.mutable_ipc_calls());
   EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
   EncodeActivity(record.vprof_kernels, totals.mutable_vprof_kernels());
+  EncodeActivity(record.graph_replays, totals.mutable_graph_replays());
   for (const auto& [id, device] : record.devices) {
     vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
     row.set_id(id);
@@ -147,6 +148,7 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.ipc_calls = DecodeNamedTotals(totals.ipc_calls());
   record.peer_copies = DecodeActivity(totals.peer_copies());
   record.vprof_kernels = DecodeActivity(totals.vprof_kernels());
+  record.graph_replays = DecodeActivity(totals.graph_replays());
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;
 }

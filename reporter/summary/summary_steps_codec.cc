@@ -228,6 +228,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
     row.set_role(stream.role);
     row.set_kernels(stream.kernels);
     row.set_busy_ns(stream.busy_ns);
+    row.set_graph_replays(stream.graph_replays);
   }
   if (rank.bucket_plan_stable) steps.set_bucket_plan_stable(*rank.bucket_plan_stable);
   steps.set_max_connections_one(rank.max_connections_one);
@@ -333,7 +334,8 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     rank.phases.push_back({phase.phase(), phase.from_nvtx(), DecodeTimes(phase.times())});
   }
   for (const vprof::summary::StepStream& stream : steps.streams()) {
-    rank.streams.push_back({stream.stream(), stream.role(), stream.kernels(), stream.busy_ns()});
+    rank.streams.push_back({stream.stream(), stream.role(), stream.kernels(), stream.busy_ns(),
+                            stream.graph_replays()});
   }
   if (steps.has_bucket_plan_stable()) rank.bucket_plan_stable = steps.bucket_plan_stable();
   rank.max_connections_one = steps.max_connections_one();

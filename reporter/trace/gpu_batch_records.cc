@@ -224,6 +224,14 @@ constexpr FieldTable<ExternalRow> kExternalFields = ByNumber<ExternalRow>({
     Field(external::kExternalId, &ExternalRow::external_id),
     Field(external::kCorrelationId, &ExternalRow::correlation_id),
 });
+namespace replay = fields::GpuGraphReplay;
+constexpr FieldTable<GraphReplayRow> kGraphReplayFields = ByNumber<GraphReplayRow>({
+    Field(replay::kStartNs, &GraphReplayRow::start_ns),
+    Field(replay::kDurationNs, &GraphReplayRow::duration_ns),
+    Field(replay::kStream, &GraphReplayRow::stream),
+    Field(replay::kCorrelationId, &GraphReplayRow::correlation_id),
+    Field(replay::kGraphId, &GraphReplayRow::graph_id),
+});
 
 template <typename Row>
 [[gnu::always_inline]] inline void Store(Row& row, const VarintField<Row>& field, uint64_t value) {
@@ -269,6 +277,7 @@ void Clear(GpuBatchRecords& records) {
   records.memcpys.clear();
   records.memsets.clear();
   records.externals.clear();
+  records.graph_replays.clear();
   records.dropped = 0;
   records.others.Clear();
 }
@@ -303,6 +312,9 @@ bool AppendGpuBatch(const uint8_t* begin, const uint8_t* end, const uint8_t* rea
       case f::kExternal:
         return DecodeInto(records.externals, kExternalFields, field.payload, field.payload_end,
                           readable);
+      case f::kGraphReplay:
+        return DecodeInto(records.graph_replays, kGraphReplayFields, field.payload,
+                          field.payload_end, readable);
       case f::kSync:
       case f::kEventRecord:
       case f::kOverhead:

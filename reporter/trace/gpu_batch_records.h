@@ -53,6 +53,15 @@ struct CopyRow {
   bool has_dst_device = false;
 };
 
+// A GpuGraphReplay: one CUDA-graph replay recorded whole.
+struct GraphReplayRow {
+  uint64_t start_ns = 0;
+  uint64_t duration_ns = 0;
+  uint32_t stream = 0;
+  uint32_t correlation_id = 0;
+  uint32_t graph_id = 0;
+};
+
 struct ExternalRow {
   uint64_t external_id = 0;
   uint32_t correlation_id = 0;
@@ -64,6 +73,7 @@ struct GpuBatchRecords {
   std::vector<CopyRow> memcpys;
   std::vector<CopyRow> memsets;
   std::vector<ExternalRow> externals;
+  std::vector<GraphReplayRow> graph_replays;
   uint64_t dropped = 0;
   // Syncs, event records, CUPTI overhead, devices and memory operations: a
   // few per batch, parsed by protobuf. Only those fields of it are set.

@@ -83,6 +83,38 @@ TEST_CASE("a kernel record keeps its times, ids, geometry and graph") {
   CHECK(e.graph_node_id() == 123456789);
 }
 
+TEST_CASE("a graph replay recorded whole keeps its span, stream, launch and graph") {
+  auto g = zeroed<CUpti_ActivityGraphTrace2>();
+  g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  g.correlationId = 5150;
+  g.start = 7000000000ull;
+  g.end = 7000533000ull;
+  g.deviceId = 2;
+  g.graphId = 41;
+  g.contextId = 1;
+  g.streamId = 22;
+  g.endDeviceId = 2;
+  CHECK(vprof::ActivityName(reinterpret_cast<CUpti_Activity*>(&g), nullptr).empty());
+  auto batch = encode({reinterpret_cast<CUpti_Activity*>(&g)});
+  REQUIRE(batch.graph_replay_size() == 1);
+  CHECK(batch.kernel_size() == 0);
+  const auto& e = batch.graph_replay(0);
+  CHECK(e.start_ns() == 7000000000ull);
+  CHECK(e.duration_ns() == 533000);
+  CHECK(e.device() == 2);
+  CHECK(e.context() == 1);
+  CHECK(e.stream() == 22);
+  CHECK(e.correlation_id() == 5150);
+  CHECK(e.graph_id() == 41);
+
+  // CUPTI could not time it: both times 0, written as neither.
+  g.start = g.end = 0;
+  auto untimed = encode({reinterpret_cast<CUpti_Activity*>(&g)});
+  REQUIRE(untimed.graph_replay_size() == 1);
+  CHECK(untimed.graph_replay(0).start_ns() == 0);
+  CHECK(untimed.graph_replay(0).duration_ns() == 0);
+}
+
 TEST_CASE("a typical kernel record takes at most 32 bytes") {
   auto k = zeroed<CUpti_ActivityKernel10>();
   k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;

@@ -14,11 +14,11 @@ std::vector<std::string> kind_names(const vprof::CapturePlan& plan) {
   return names;
 }
 
-// What the report reads: work on the GPU, NCCL correlation, CUPTI's own overhead and the GPUs,
-// with selected API records instead of the RUNTIME and DRIVER kinds; not
-// the stream/event plan (SYNCHRONIZATION, CUDA_EVENT), which costs PyTorch's steps the most.
+// What the report reads: work on the GPU (CUDA-graph replays whole), NCCL correlation, CUPTI's
+// own overhead and the GPUs, with selected API records instead of the RUNTIME and DRIVER kinds;
+// not the stream/event plan (SYNCHRONIZATION, CUDA_EVENT), which costs PyTorch's steps the most.
 const std::vector<std::string> kLightKinds = {
-    "CONCURRENT_KERNEL",    "MEMCPY",   "MEMCPY2", "MEMSET",
+    "CONCURRENT_KERNEL",    "MEMCPY",   "MEMCPY2", "MEMSET", "GRAPH_TRACE",
     "EXTERNAL_CORRELATION", "OVERHEAD", "DEVICE"};
 
 }  // namespace
@@ -34,7 +34,7 @@ TEST_CASE("unset, empty and 'light' give the light plan with selected API record
   }
 }
 
-TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included") {
+TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included, and graphs node by node") {
   std::string error;
   const vprof::CapturePlan plan = vprof::PlanCapture("all", &error);
   CHECK(error.empty());
@@ -89,6 +89,21 @@ TEST_CASE("an unknown or empty name keeps the light plan and names the variable 
           std::string::npos);
     CHECK(error.find("using the light default") != std::string::npos);
   }
+}
+
+TEST_CASE("deep windows record each node of a graph: RecordGraphNodes drops GRAPH_TRACE") {
+  std::string error;
+  vprof::CapturePlan plan = vprof::PlanCapture("light", &error);
+  vprof::RecordGraphNodes(&plan);
+  std::vector<std::string> expected = kLightKinds;
+  std::erase(expected, "GRAPH_TRACE");
+  CHECK(kind_names(plan) == expected);
+  // Named in a list, it is the one kind the list has; dropped, none is left.
+  plan = vprof::PlanCapture("graph_trace", &error);
+  CHECK(error.empty());
+  CHECK(kind_names(plan) == std::vector<std::string>{"GRAPH_TRACE"});
+  vprof::RecordGraphNodes(&plan);
+  CHECK(plan.kinds.empty());
 }
 
 TEST_CASE("a libcupti that cannot select APIs gets the RUNTIME and DRIVER kinds, once") {

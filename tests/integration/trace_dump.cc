@@ -8,7 +8,8 @@
 //   {"kind":"plugin_dropped", "dropped": N}   a batch's dropped count, when not 0
 //   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
-//   {"kind":"kernel", ...}        a GpuKernel's name, times and correlation id
+//   {"kind":"kernel", ...}        a GpuKernel's name, times, correlation and graph ids
+//   {"kind":"graph_replay", ...}  a GpuGraphReplay's graph id, times and correlation id
 //   {"kind":"loaded_library", ...} one path of a LoadedLibraries: path, observed_ns, unrecorded
 //   {"kind":"process_title", ...} a ProcessTitle: argv (one string, arguments joined by
 //                                 spaces), when read, at_end, unrecorded_changes
@@ -104,7 +105,15 @@ int main(int argc, char** argv) {
             .str("name", name(k.name_iid()))
             .unum("start_ns", k.start_ns())
             .unum("duration_ns", k.duration_ns())
-            .unum("correlation_id", k.correlation_id());
+            .unum("correlation_id", k.correlation_id())
+            .unum("graph_id", k.graph_id());
+      }
+      for (const auto& g : p.gpu_batch().graph_replay()) {
+        Line("graph_replay")
+            .unum("graph_id", g.graph_id())
+            .unum("start_ns", g.start_ns())
+            .unum("duration_ns", g.duration_ns())
+            .unum("correlation_id", g.correlation_id());
       }
     }
     for (const auto& f : p.fingerprints().fingerprint()) {

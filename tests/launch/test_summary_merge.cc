@@ -134,6 +134,14 @@ TEST_CASE("two hosts summarized apart merge into the report of the whole folder"
   }
   CHECK(graph_kernels);
   CHECK(ipc_calls);
+  // Graph replays recorded whole, which the GPU totals count apart: ranks 1
+  // and 2, one a step of 40 µs (+ rank ns).
+  for (const ProcessReport& process : report.processes) {
+    if (process.rank != 1 && process.rank != 2) continue;
+    INFO("rank " << *process.rank);
+    CHECK(process.gpu.graph_replays.count == 6);
+    CHECK(process.gpu.graph_replays.total_ns == 6 * (40'000 + *process.rank));
+  }
   REQUIRE(report.consistency);
   CHECK(report.consistency->violations > 0);
   CHECK(report.consistency->custom_allreduce_kernels.count == 4);

@@ -4,6 +4,7 @@
 // says of nodes that measure from different steps, and of a summary whose
 // steps are malformed. Times in comments are µs after step_trace.h's origin;
 // the report gives ns.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <optional>
@@ -28,6 +29,7 @@ namespace {
 
 constexpr uint32_t kCompute = 7;
 constexpr uint32_t kComm = 13;
+constexpr uint32_t kGraphStream = 9;
 constexpr int kSteps = 4;
 
 // The steps and candidates sections of `report`'s JSON; the rest of a merged
@@ -53,6 +55,7 @@ Report WholeReport(const std::string& directory) {
 //   gemm       s7  launch o+10  [o+100, o+300]
 //   all-reduce s13 launch o+20  [a, a+10(r+1)], a = o+320 (o+420 on rank 1 in step 2):
 //              alone on the GPU, exposed 10(r+1)
+//   a CUDA graph recorded whole, s9 launch o+30 [o+150, o+250]: under the gemm
 // A window runs from the range's start to its end or to the end of the last
 // GPU work launched in it, whichever is later: [o, o+400], but [o, o+440] on
 // rank 1 in step 2.
@@ -68,6 +71,7 @@ void WriteRank(const std::string& directory, const std::string& host, uint32_t p
     if (nvtx) trace.Range("step", o, o + 400);
     if (!nvtx) trace.Kernel(kAdamKernel, kCompute, o + 440, o + 450, o + 460);
     trace.Kernel(kGemmKernel, kCompute, o + 10, o + 100, o + 300);
+    trace.GraphLaunch(3, kGraphStream, o + 30, {{o + 150, o + 200}, {o + 200, o + 250}}, true);
     trace.Kernel(kAllReduceKernel, kComm, o + 20, a, a + 10 * (rank + 1),
                  static_cast<uint64_t>(10 * k + 1), 1 << 20);
     trace.FlushNvtx();
@@ -156,6 +160,15 @@ TEST_CASE("steps and candidates merged from two hosts are those of the whole fol
     CHECK(rank.total.exposed_comm_ns == 3 * 10'000 * (r + 1));
     // Three steps of 200 µs compute each.
     CHECK(rank.total.compute_ns == 3 * 200'000);
+    // The graph's stream: one replay a step, no kernel, 100 µs busy.
+    const auto graph_stream =
+        std::find_if(rank.streams.begin(), rank.streams.end(),
+                     [](const StreamRoleReport& s) { return s.stream == kGraphStream; });
+    REQUIRE(graph_stream != rank.streams.end());
+    CHECK(graph_stream->graph_replays == 3);
+    CHECK(graph_stream->kernels == 0);
+    CHECK(graph_stream->busy_ns == 3 * 100'000);
+    CHECK(graph_stream->role == "compute");
   }
   // Step k starts with rank 0 at 1000k; it ends with rank 3 at
   // 1000k+30+400 = 1000k+430, except step 2, where rank 1 ends at

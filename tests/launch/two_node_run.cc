@@ -34,6 +34,7 @@ constexpr uint32_t kPluginVersion = 6;
 constexpr char kPreload[] = "/opt/vprof/lib/libvprof.so";
 constexpr char kRingKernel[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
 constexpr uint32_t kCapturedGraph = 7;  // CUDA's graph id of rank 0's captured step
+constexpr uint32_t kReplayedGraph = 8;  // ranks 1 and 2 replay it each step, recorded whole
 
 int HostOf(uint32_t rank) { return rank < 2 ? 0 : 1; }
 
@@ -208,6 +209,7 @@ void WriteRank(const std::string& directory, uint32_t rank, const std::vector<St
         .Kernel(kRingKernel, 15'000 + seq * 10 + rank, correlation)
         .Kernel("sim_fwd_kernel", 300'000)
         .Memcpy(1 << 16, 2'000 + rank)
+        .GraphReplay(kReplayedGraph, 40'000 + rank)
         .EventRecord(1, seq)
         .Sync(2, 500, 2, seq)
         .Write();

@@ -19,6 +19,19 @@ ExportGpuBatch& ExportGpuBatch::Kernel(std::string_view name, uint64_t start_ns,
   return *this;
 }
 
+ExportGpuBatch& ExportGpuBatch::GraphReplay(uint32_t graph_id, uint64_t start_ns,
+                                            uint64_t duration_ns, uint32_t correlation_id,
+                                            uint32_t stream) {
+  vprof::trace::GpuGraphReplay& replay = *batch_.add_graph_replay();
+  replay.set_graph_id(graph_id);
+  replay.set_start_ns(start_ns);
+  replay.set_duration_ns(duration_ns);
+  replay.set_correlation_id(correlation_id);
+  replay.set_stream(stream);
+  replay.set_context(1);
+  return *this;
+}
+
 ExportGpuBatch& ExportGpuBatch::Memcpy(uint64_t bytes, uint64_t start_ns, uint64_t duration_ns,
                                        uint32_t correlation_id, uint32_t stream) {
   vprof::trace::GpuMemcpy& copy = *batch_.add_memcpy();
@@ -215,6 +228,8 @@ TraceFileBuilder Trace(int rank) {
         .Api("cudaMemcpyAsync_v3020", info.tid, base + 3000, 100, 23)
         .Kernel("gemm", base + 2500, 1000, 22, kComputeStream, 4, 128)
         .Memcpy(4096, base + 3200, 400, 23, kComputeStream)
+        .Api("cudaGraphLaunch_v10000", info.tid, base + 6500, 50, 24)
+        .GraphReplay(4, base + 7000, 800, 24, kComputeStream)
         .Write();
     AddPluginColl(
         trace, {5, 0xABC, "world", 2, 0, "AllReduce", "RING", "LL", 2, base + 5550, base + 6400});

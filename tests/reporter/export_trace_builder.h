@@ -26,6 +26,8 @@ class ExportGpuBatch {
   // A host-to-device copy from pageable memory.
   ExportGpuBatch& Memcpy(uint64_t bytes, uint64_t start_ns, uint64_t duration_ns,
                          uint32_t correlation_id, uint32_t stream);
+  ExportGpuBatch& GraphReplay(uint32_t graph_id, uint64_t start_ns, uint64_t duration_ns,
+                              uint32_t correlation_id, uint32_t stream);
   ExportGpuBatch& Api(std::string_view name, uint32_t tid, uint64_t start_ns, uint64_t duration_ns,
                       uint32_t correlation_id);
   ExportGpuBatch& External(uint64_t call_id, uint32_t correlation_id);

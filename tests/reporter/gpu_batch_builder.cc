@@ -26,6 +26,13 @@ GpuBatchBuilder& GpuBatchBuilder::Memset(uint64_t bytes, uint64_t duration_ns) {
   return *this;
 }
 
+GpuBatchBuilder& GpuBatchBuilder::GraphReplay(uint32_t graph_id, uint64_t duration_ns) {
+  vprof::trace::GpuGraphReplay& replay = *batch_.add_graph_replay();
+  replay.set_graph_id(graph_id);
+  replay.set_duration_ns(duration_ns);
+  return *this;
+}
+
 GpuBatchBuilder& GpuBatchBuilder::Sync(uint32_t type, uint64_t duration_ns, uint32_t stream,
                                        uint64_t event_sync_id) {
   vprof::trace::GpuSync& sync = *batch_.add_sync();

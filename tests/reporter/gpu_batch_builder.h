@@ -19,6 +19,8 @@ class GpuBatchBuilder {
   GpuBatchBuilder& Kernel(std::string_view name, uint64_t duration_ns, uint32_t correlation_id = 0);
   GpuBatchBuilder& Memcpy(uint64_t bytes, uint64_t duration_ns);
   GpuBatchBuilder& Memset(uint64_t bytes, uint64_t duration_ns);
+  // A CUDA-graph replay recorded whole.
+  GpuBatchBuilder& GraphReplay(uint32_t graph_id, uint64_t duration_ns);
   GpuBatchBuilder& Sync(uint32_t type, uint64_t duration_ns, uint32_t stream = 0,
                         uint64_t event_sync_id = 0);
   GpuBatchBuilder& EventRecord(uint32_t stream, uint64_t event_sync_id, uint32_t cuda_event = 1);

@@ -116,12 +116,13 @@ TEST_CASE("chrome: processes by rank, on one clock, with their threads and GPU s
   CHECK(OfPhase(document, "X", "nccl").size() == 2);
   CHECK(OfPhase(document, "X", "nvtx").size() == 3);
   CHECK(OfPhase(document, "i", "nvtx").size() == 1);
-  CHECK(OfPhase(document, "X", "cuda_runtime").size() == 4);
+  CHECK(OfPhase(document, "X", "cuda_runtime").size() == 5);
   CHECK(OfPhase(document, "X", "kernel").size() == 3);
   CHECK(OfPhase(document, "X", "gpu_memcpy").size() == 1);
   CHECK(OfPhase(document, "X", "nccl_plugin").size() == 1);
-  CHECK(OfPhase(document, "s", "launch").size() == 4);  // 3 launches + the copy, on both ranks
-  CHECK(OfPhase(document, "f", "launch").size() == 4);
+  // 3 kernel launches, the copy and the graph launch, on both ranks.
+  CHECK(OfPhase(document, "s", "launch").size() == 5);
+  CHECK(OfPhase(document, "f", "launch").size() == 5);
   CHECK(OfPhase(document, "s", "nccl_call").size() == 2);
   CHECK(OfPhase(document, "f", "nccl_call").size() == 2);
 
@@ -211,6 +212,29 @@ TEST_CASE("chrome: arrows from each NCCL call and each launch to its kernel") {
   CHECK(end["ts"].number() == Exactly(Us(0, 2500)));
   CHECK(end["tid"].number() == Named(OfPhase(document, "X", "kernel"), "gemm", 0)["tid"].number());
   CHECK(launch["pid"].number() == 0);
+}
+
+TEST_CASE("chrome: a graph replay recorded whole is one slice on its stream, its launch's arrow") {
+  ScratchDir dir;
+  run::Write(dir.path());
+  const JsonValue document = ExportChrome(dir.path(), dir.File("timeline.json"), 0);
+  const JsonValue& replay =
+      Named(OfPhase(document, "X", "graph_replay"), "CUDA graph 4 (recorded whole)", 0);
+  CHECK(replay["ts"].number() == Exactly(Us(0, 7000)));
+  CHECK(replay["dur"].number() == Exactly(0.8));
+  CHECK(replay["args"]["graph id"].number() == 4);
+  CHECK(replay["args"]["correlation"].number() == 24);
+  // On the gemm's stream, and the cudaGraphLaunch's arrow ends in it.
+  CHECK(replay["tid"].number() ==
+        Named(OfPhase(document, "X", "kernel"), "gemm", 0)["tid"].number());
+  const Events launches = Select(document, [&](const JsonValue& event) {
+    return event["ph"].string() == "s" && event["cat"].string() == "launch" &&
+           event["pid"].number() == 0 && event["ts"].number() == Exactly(Us(0, 6500));
+  });
+  REQUIRE(launches.size() == 1);
+  const JsonValue& end = FlowEnd(document, "launch", "f", (*launches[0])["id"].string());
+  CHECK(end["ts"].number() == Exactly(Us(0, 7000)));
+  CHECK(end["tid"].number() == replay["tid"].number());
 }
 
 TEST_CASE("chrome: NVTX ranges and marks on their thread, plugin collectives per communicator") {

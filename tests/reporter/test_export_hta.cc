@@ -146,8 +146,15 @@ TEST_CASE("hta: Kineto's categories, pids, args and flows") {
 
   // Its kernel: named as CUPTI named it, demangled as Kineto does, which
   // HTA's classifier counts as communication; on (device, stream).
+  // A graph replay recorded whole is a kernel slice to HTA, named as such.
   const Events kernels = OfCategory(document, "X", "kernel");
-  REQUIRE(kernels.size() == 2);
+  REQUIRE(kernels.size() == 3);
+  const JsonValue& replay = Named(kernels, "CUDA graph 4 (recorded whole)");
+  CHECK(replay["tid"].number() == run::kComputeStream);
+  CHECK(replay["ts"].number() == Exactly(Us(0, 7000)));
+  CHECK(replay["dur"].number() == Exactly(0.8));
+  CHECK(replay["args"]["graph id"].number() == 4);
+  CHECK(replay["args"]["correlation"].number() == 24);
   const JsonValue& kernel = Named(kernels, std::string(run::kNcclKernelName));
   CHECK(HtaSeesCommunication(kernel["name"].string()));
   CHECK_FALSE(HtaSeesCommunication(std::string(run::kNcclKernelMangled)));
@@ -170,7 +177,8 @@ TEST_CASE("hta: Kineto's categories, pids, args and flows") {
 
   // Runtime calls under the names HTA's launch statistics look for.
   const Events runtime = OfCategory(document, "X", "cuda_runtime");
-  REQUIRE(runtime.size() == 3);
+  REQUIRE(runtime.size() == 4);
+  CHECK(Named(runtime, "cudaGraphLaunch")["args"]["correlation"].number() == 24);
   CHECK(std::count_if(runtime.begin(), runtime.end(), [](const JsonValue* event) {
           return (*event)["name"].string() == "cudaLaunchKernel";
         }) == 2);
@@ -188,8 +196,8 @@ TEST_CASE("hta: Kineto's categories, pids, args and flows") {
   // ac2g: from the launch (CPU) to the kernel (GPU), by correlation id.
   const Events starts = OfCategory(document, "s", "ac2g");
   const Events ends = OfCategory(document, "f", "ac2g");
-  CHECK(starts.size() == 3);
-  CHECK(ends.size() == 3);
+  CHECK(starts.size() == 4);  // the graph launch's arrow too
+  CHECK(ends.size() == 4);
   const auto with_id = [](const Events& flows, double id) -> const JsonValue& {
     const auto found = std::find_if(flows.begin(), flows.end(), [&](const JsonValue* flow) {
       return (*flow)["id"].number() == id;

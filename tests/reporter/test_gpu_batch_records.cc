@@ -103,6 +103,16 @@ pb::GpuBatch RandomBatch(Values& values) {
   device.set_id(values.U32());
   device.set_uuid(std::string(16, '\x7f'));
   device.set_name("NVIDIA H200");
+  for (int i = 0; i < 2; ++i) {
+    pb::GpuGraphReplay& r = *batch.add_graph_replay();
+    r.set_start_ns(values.U64());
+    r.set_duration_ns(values.U64());
+    r.set_device(values.U32());
+    r.set_context(values.U32());
+    r.set_stream(values.U32());
+    r.set_correlation_id(values.U32());
+    r.set_graph_id(values.U32());
+  }
   batch.set_dropped(values.U64());
   return batch;
 }
@@ -160,6 +170,16 @@ void CheckSame(const pb::GpuBatch& batch, const GpuBatchRecords& records) {
     CHECK(records.externals[i].external_id == batch.external(static_cast<int>(i)).external_id());
     CHECK(records.externals[i].correlation_id ==
           batch.external(static_cast<int>(i)).correlation_id());
+  }
+  REQUIRE(records.graph_replays.size() == static_cast<size_t>(batch.graph_replay_size()));
+  for (size_t i = 0; i < records.graph_replays.size(); ++i) {
+    const pb::GpuGraphReplay& want = batch.graph_replay(static_cast<int>(i));
+    const GraphReplayRow& got = records.graph_replays[i];
+    CHECK(got.start_ns == want.start_ns());
+    CHECK(got.duration_ns == want.duration_ns());
+    CHECK(got.stream == want.stream());
+    CHECK(got.correlation_id == want.correlation_id());
+    CHECK(got.graph_id == want.graph_id());
   }
   CHECK(records.dropped == batch.dropped());
   // The kinds left to protobuf, whole.

@@ -115,9 +115,10 @@ check("Deep capture: VPROF_DEEP=trigger: GPU activity only in 1 deep window" in 
       f"the text report does not state the deep capture:\n{text.stdout}")
 
 # 2. A duty cycle of 0.15 s every 0.45 s: windows open at the same wall-clock phase of each
-# period, whenever the process started.
+# period, whenever the process started. The optimizer's kernels are replayed as a CUDA graph, and
+# deep windows record each of its nodes, not the replay whole.
 duty_dir = temp_dir("deep-duty")
-traced = run(SIM, preload=[LIBVPROF],
+traced = run(SIM + ["--graph-opt"], preload=[LIBVPROF],
              env=base_env(VPROF_OUTPUT_DIR=duty_dir, VPROF_GPU=1, VPROF_DEEP="0.15/0.45",
                           VPROF_FLUSH_MS=FLUSH_MS))
 check(traced.returncode == 0, f"duty-cycle run failed: {traced.stderr}")
@@ -141,6 +142,10 @@ for name, records in rank_dumps(duty_dir):
               if any(start <= k["start_ns"] <= end + SLACK_NS for start, end in all_windows(records))]
     check(kernels and len(inside) == len(kernels),
           f"{name}: {len(kernels) - len(inside)} of {len(kernels)} kernels outside every window")
+    nodes = [k for k in kernels if k["graph_id"] != 0]
+    check(nodes and all(k["name"] == "sim_opt_kernel" for k in nodes)
+          and not any(r["kind"] == "graph_replay" for r in records),
+          f"{name}: {len(nodes)} graph nodes recorded in the windows, or replays recorded whole")
 
 # 3. A trigger file that is a FIFO: one warning naming it, no window, the program unaffected.
 fifo_dir = temp_dir("deep-fifo")

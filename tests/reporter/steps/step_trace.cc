@@ -88,6 +88,38 @@ uint32_t StepTrace::Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us,
   return correlation;
 }
 
+uint32_t StepTrace::GraphLaunch(uint32_t graph_id, uint32_t stream, int64_t launch_us,
+                                const std::vector<std::pair<int64_t, int64_t>>& nodes, bool whole) {
+  const uint32_t correlation = next_correlation_++;
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern("cudaGraphLaunch_v10000"));
+  api.set_start_ns(At(launch_us));
+  api.set_duration_ns(2 * kStepUs);
+  api.set_tid(launch_tid_);
+  api.set_correlation_id(correlation);
+  if (whole) {
+    vprof::trace::GpuGraphReplay& replay = *gpu_.add_graph_replay();
+    replay.set_start_ns(At(nodes.front().first));
+    replay.set_duration_ns(At(nodes.back().second) - At(nodes.front().first));
+    replay.set_stream(stream);
+    replay.set_correlation_id(correlation);
+    replay.set_graph_id(graph_id);
+    return correlation;
+  }
+  uint64_t node_id = 1;
+  for (const auto& [start_us, end_us] : nodes) {
+    vprof::trace::GpuKernel& kernel = *gpu_.add_kernel();
+    kernel.set_name_iid(trace_.Intern(kGemmKernel));
+    kernel.set_start_ns(At(start_us));
+    kernel.set_duration_ns(At(end_us) - At(start_us));
+    kernel.set_stream(stream);
+    kernel.set_correlation_id(correlation);
+    kernel.set_graph_id(graph_id);
+    kernel.set_graph_node_id(node_id++);
+  }
+  return correlation;
+}
+
 void StepTrace::Api(std::string_view name, int64_t at_us) {
   vprof::trace::ApiCall& api = *gpu_.add_api();
   api.set_name_iid(trace_.Intern(name));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reporter/model/report.h"
@@ -46,6 +47,11 @@ class StepTrace {
   // The thread the kernels added from now on are launched from (1 until set).
   void LaunchFrom(uint32_t tid) { launch_tid_ = tid; }
   uint32_t Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us, int64_t end_us);
+  // A cudaGraphLaunch at `launch_us` of graph `graph_id`, whose nodes (gemm
+  // kernels) run [start_us, end_us) each on `stream`: recorded node by node,
+  // or with `whole` as one GpuGraphReplay from the first start to the last end.
+  uint32_t GraphLaunch(uint32_t graph_id, uint32_t stream, int64_t launch_us,
+                       const std::vector<std::pair<int64_t, int64_t>>& nodes, bool whole);
   // An API call that launches nothing (cudaProfilerStart).
   void Api(std::string_view name, int64_t at_us);
   // A GpuCaptureStatus whose kinds include MEMORY2: the capture recorded memory.

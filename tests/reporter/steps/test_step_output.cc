@@ -136,3 +136,75 @@ TEST_CASE("records in no step and steps short of phase ranges are reported") {
   CHECK(text.find("phases of 2 steps may be short (phase ranges dropped for room)") !=
         std::string::npos);
 }
+
+namespace {
+
+// Two steps at k*1000 µs, range "ProfilerStep#k" [o, o+400]: a gemm s7 launch
+// 10 [100,150]; a graph launch at 20 on s7 of three back-to-back nodes [260,
+// 300), [300,340), [340,380). Window 400: compute 50 + 120 = 170, idle 230:
+// host-bound [0,100) and [380,400) (nothing launched ends them), waiting
+// [150,260) (the graph was launched at 20, before the gap began).
+Report GraphStepsReport(const std::string& directory, bool whole) {
+  StepTrace trace("node1", 100, 0, 0xABC);
+  for (int64_t k = 0; k < 2; ++k) {
+    const int64_t o = k * 1000;
+    trace.Range("ProfilerStep#" + std::to_string(k), o, o + 400);
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 100, o + 150);
+    trace.GraphLaunch(5, 7, o + 20, {{o + 260, o + 300}, {o + 300, o + 340}, {o + 340, o + 380}},
+                      whole);
+  }
+  trace.WriteTo(directory + "/rank0.vtrace");
+  return StepReportOf(directory, 1);
+}
+
+std::string GraphStepsJson(const std::string& directory, bool whole) {
+  std::ostringstream out;
+  WriteJsonReport(GraphStepsReport(directory, whole), out);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("a CUDA-graph replay recorded whole gives the step times its nodes give") {
+  ScratchDir nodes_dir, whole_dir;
+  const JsonValue nodes = JsonValue::Parse(GraphStepsJson(nodes_dir.path(), false));
+  const JsonValue whole = JsonValue::Parse(GraphStepsJson(whole_dir.path(), true));
+  for (const JsonValue* json : {&nodes, &whole}) {
+    const JsonValue& total = (*json)["steps"]["ranks"][0]["total"];
+    CHECK(total["window_ns"].number() == 400'000);
+    CHECK(total["compute_ns"].number() == 170'000);
+    CHECK(total["idle_host_bound_ns"].number() == 120'000);
+    CHECK(total["idle_waiting_ns"].number() == 110'000);
+    // One launch for the gemm, one for the graph, however it was recorded.
+    CHECK((*json)["steps"]["ranks"][0]["steps"][0]["launches"].number() == 2);
+  }
+  // The stream's kernels: the gemm and three nodes, or the gemm and one replay.
+  const JsonValue& node_stream = nodes["steps"]["ranks"][0]["streams"][0];
+  CHECK(node_stream["kernels"].number() == 4);
+  CHECK(node_stream.object().count("graph_replays") == 0);
+  const JsonValue& whole_stream = whole["steps"]["ranks"][0]["streams"][0];
+  CHECK(whole_stream["kernels"].number() == 1);
+  CHECK(whole_stream["graph_replays"].number() == 1);
+  CHECK(whole_stream["role"].string() == "compute");
+  CHECK(whole_stream["busy_ns"].number() == node_stream["busy_ns"].number());
+  // The GPU section counts the replay apart from the kernels.
+  const JsonValue& gpu = whole["processes"][0]["gpu"];
+  CHECK(gpu["kernels"]["count"].number() == 2);
+  CHECK(gpu["graph_replays"]["count"].number() == 2);
+  CHECK(gpu["graph_replays"]["total_ns"].number() == 2 * 120'000);
+  CHECK(nodes["processes"][0]["gpu"].object().count("graph_replays") == 0);
+  CHECK(nodes["processes"][0]["gpu"]["kernels"]["count"].number() == 8);
+}
+
+TEST_CASE("the text report counts replays recorded whole apart and says what they lack") {
+  ScratchDir dir;
+  std::ostringstream out;
+  WriteTextReport(GraphStepsReport(dir.path(), true), out);
+  const std::string text = Unwrapped(out.str());
+  INFO(text);
+  CHECK(text.find("kernels 2, 100 µs; CUDA-graph replays recorded whole 2, 240 µs (their") !=
+        std::string::npos);
+  CHECK(text.find("7 compute (1 kernels, 1 graph replays recorded whole, ") != std::string::npos);
+  // The longest gap, [150,260) of a step, ends where the replay starts.
+  CHECK(text.find("longest idle gap: 110 µs before CUDA-graph replay") != std::string::npos);
+}

@@ -1,0 +1,74 @@
+"""CUDA-graph replays end to end over the stand-ins: a one-rank simulated training run whose
+optimizer kernels are captured once into a CUDA graph and replayed every step (sim_train
+--graph-opt). The light default records each replay whole (CUPTI GRAPH_TRACE) and none of its
+nodes; VPROF_CUPTI_KINDS=all records each node; the report counts replays apart from kernels,
+treats each as compute work in its step, and both captures agree on what both record."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir  # noqa: E402
+
+STEPS, LAYERS, OPT_KERNELS, OPT_US = 4, 3, 3, 2000
+SIM = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "sim_train"),
+       "--steps", str(STEPS), "--layers", str(LAYERS), "--opt-kernels", str(OPT_KERNELS),
+       "--opt-us", str(OPT_US), "--fwd-us", "1000", "--bwd-us", "1000", "--graph-opt"]
+
+
+def rank_of(kinds):
+    trace_dir = temp_dir("graph-capture")
+    env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10)
+    if kinds:
+        env["VPROF_CUPTI_KINDS"] = kinds
+    traced = run(SIM, preload=[LIBVPROF], env=env)
+    check(traced.returncode == 0, f"{kinds or 'light'} run failed: {traced.stderr}")
+    check("vprof" not in traced.stderr, f"vprof printed something: {traced.stderr}")
+    rep = report_json(trace_dir)
+    ranks = [p for p in rep["processes"] if p["is_rank"]]
+    check(len(ranks) == 1, f"{len(ranks)} ranks")
+    return ranks[0], rep["steps"]["ranks"][0]
+
+
+light, light_steps = rank_of("")
+full, full_steps = rank_of("all")
+
+check(light["gpu"]["capture"]["mode"] == "light" and full["gpu"]["capture"]["mode"] == "all",
+      f"modes {light['gpu']['capture']['mode']}, {full['gpu']['capture']['mode']}")
+
+# Light: the layers' kernels, one replay per step, no node of it.
+gpu = light["gpu"]
+check(gpu["kernels"]["count"] == STEPS * 2 * LAYERS,
+      f"light: {gpu['kernels']['count']} kernels, expected the {STEPS * 2 * LAYERS} outside graphs")
+names = {k["name"] for k in gpu["top_kernels"]}
+check("sim_opt_kernel" not in names, f"light: graph nodes recorded: {sorted(names)}")
+replays = gpu.get("graph_replays")
+check(replays is not None and replays["count"] == STEPS, f"light: replays {replays}")
+# Each replay spans its nodes, run back to back: at least their durations, not much more.
+least = STEPS * OPT_KERNELS * OPT_US * 1000
+check(least <= replays["total_ns"] <= least + STEPS * 20_000_000,
+      f"light: replays last {replays['total_ns']} ns, the nodes {least}")
+
+# Full: every node a kernel record, no replay recorded whole.
+gpu = full["gpu"]
+check(gpu["kernels"]["count"] == STEPS * (2 * LAYERS + OPT_KERNELS),
+      f"all: {gpu['kernels']['count']} kernels")
+check("graph_replays" not in gpu, f"all: replays recorded whole {gpu.get('graph_replays')}")
+opt = [k for k in gpu["top_kernels"] if k["name"] == "sim_opt_kernel"]
+check(opt and opt[0]["count"] == STEPS * OPT_KERNELS, f"all: optimizer kernels {opt}")
+
+# In the steps: the replay is compute work on its stream, counted once per step, and the number
+# of launches is the same whichever way the graph was recorded.
+measured = len(light_steps["steps"])
+check(measured >= 1, f"light: no measured step: {light_steps}")
+streams = [s for s in light_steps["streams"] if s.get("graph_replays")]
+check(len(streams) == 1 and streams[0]["graph_replays"] == measured
+      and streams[0]["role"] == "compute", f"light: streams {light_steps['streams']}")
+check([s["launches"] for s in light_steps["steps"]] == [s["launches"] for s in full_steps["steps"]],
+      f"launches per step: light {[s['launches'] for s in light_steps['steps']]}, "
+      f"all {[s['launches'] for s in full_steps['steps']]}")
+# Each step's compute time holds the optimizer's graph whole in both captures.
+for name, steps in (("light", light_steps), ("all", full_steps)):
+    for step in steps["steps"]:
+        check(step["times"]["compute_ns"] >= (2 * LAYERS * 1000 + OPT_KERNELS * OPT_US) * 1000,
+              f"{name}: step compute {step['times']['compute_ns']} ns")
+print(f"ok: {STEPS} graph replays recorded whole by the light default, node by node by 'all'")

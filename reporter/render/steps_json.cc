@@ -249,6 +249,9 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Field("source", StepSourceName(steps.source));
   json.Field("pattern", steps.pattern);
   json.Field(keys::steps::kProblem, steps.problem);
+  if (steps.graph_replays_recorded_whole > 0) {
+    json.Field("graph_replays_recorded_whole", steps.graph_replays_recorded_whole);
+  }
   json.Field(keys::steps::kWindow, steps.window);
   json.Field("steps_found", steps.steps_found);
   json.Field("warmup_steps", steps.warmup_steps);

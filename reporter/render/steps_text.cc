@@ -419,6 +419,14 @@ void WriteStepsText(const Report& report, std::ostream& out) {
       steps.source == StepSource::kNvtx ? "NVTX ranges matching " + steps.pattern : steps.pattern;
   WriteWrapped(out, "source: " + std::string(StepSourceName(steps.source)) + ": " + source, "  ",
                "    ");
+  if (steps.graph_replays_recorded_whole > 0) {
+    WriteWrapped(out,
+                 "caveat: " + std::to_string(steps.graph_replays_recorded_whole) +
+                     " CUDA-graph replays were recorded whole, their kernels unseen: an optimizer "
+                     "inside a graph ends no step here, so steps inside graphs are not found; NVTX "
+                     "step ranges, VPROF_CUPTI_KINDS=all or a deep window find them",
+                 "  ", "    ");
+  }
   if (!steps.problem.empty()) {
     WriteWrapped(out, "no steps: " + steps.problem, "  ", "    ");
     return;

@@ -292,6 +292,11 @@ Report FinishReport(std::string directory, TimeSource time_source,
                                  pending, consistency);
   AddCollectiveGpuTime(cross_rank, report);
   report.steps = make_steps(report.processes);
+  if (report.steps && report.steps->source != StepSource::kNvtx) {
+    for (const ProcessReport& process : report.processes) {
+      report.steps->graph_replays_recorded_whole += process.gpu.graph_replays.count;
+    }
+  }
   report.candidates = RankCandidates(report, consistency.contract);
   return report;
 }

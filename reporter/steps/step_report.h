@@ -329,6 +329,9 @@ struct StepsReport {
   std::vector<FullStepReport> full_steps;
   std::optional<int64_t> median_step_ns;
   std::string problem;  // why no steps were found; empty when some were
+  // Steps inferred from kernels: the CUDA-graph replays recorded whole in the
+  // processes, whose kernels (an optimizer's among them) no inference rule sees.
+  uint64_t graph_replays_recorded_whole = 0;
 };
 
 // "same_stream", "max_connections_1", "nothing_to_overlap", "waited_at_once", "other".

@@ -115,7 +115,9 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   EncodeNamedTotals(record.ipc_calls, *totals.mutable_ipc_calls());
   EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
   EncodeActivity(record.vprof_kernels, totals.mutable_vprof_kernels());
-  EncodeActivity(record.graph_replays, totals.mutable_graph_replays());
+  // Written only when recorded, so that a summary of traces without them is the same bytes.
+  if (record.graph_replays.count)
+    EncodeActivity(record.graph_replays, totals.mutable_graph_replays());
   for (const auto& [id, device] : record.devices) {
     vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
     row.set_id(id);

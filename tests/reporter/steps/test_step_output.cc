@@ -208,3 +208,32 @@ TEST_CASE("the text report counts replays recorded whole apart and says what the
   // The longest gap, [150,260) of a step, ends where the replay starts.
   CHECK(text.find("longest idle gap: 110 µs before CUDA-graph replay") != std::string::npos);
 }
+
+TEST_CASE("steps inferred from optimizer kernels say how many replays they could not see into") {
+  // Three steps ended by an Adam kernel at o+100, then graph replays recorded whole at o+300:
+  // what the light default records of a step captured into a graph with its optimizer.
+  ScratchDir dir;
+  StepTrace trace("node1", 100, 0, 0xABC);
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = k * 1000;
+    trace.Kernel(kGemmKernel, 7, o + 10, o + 20, o + 90);
+    trace.Kernel(kAdamKernel, 7, o + 30, o + 90, o + 100);
+    trace.GraphLaunch(2, 7, o + 200, {{o + 300, o + 400}}, true);
+  }
+  trace.WriteTo(dir.path() + "/rank0.vtrace");
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  CHECK(report.steps->source == StepSource::kOptimizerKernels);
+  CHECK(report.steps->graph_replays_recorded_whole == 3);
+  std::ostringstream json_out, text_out;
+  WriteJsonReport(report, json_out);
+  CHECK(JsonValue::Parse(json_out.str())["steps"]["graph_replays_recorded_whole"].number() == 3);
+  WriteTextReport(report, text_out);
+  CHECK(Unwrapped(text_out.str()).find("caveat: 3 CUDA-graph replays were recorded whole") !=
+        std::string::npos);
+
+  // NVTX steps see replays as any other work: no caveat.
+  ScratchDir nvtx_dir;
+  const JsonValue nvtx = JsonValue::Parse(GraphStepsJson(nvtx_dir.path(), true));
+  CHECK(nvtx["steps"].object().count("graph_replays_recorded_whole") == 0);
+}

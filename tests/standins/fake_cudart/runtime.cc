@@ -19,6 +19,23 @@ __attribute__((constructor)) void CreateRuntime() {
   pthread_atfork(nullptr, nullptr, [] { g_runtime = new Runtime(); });
 }
 
+// The handle of an object is its address, as CUDA's opaque handles are pointers. Both are
+// called with the runtime's mutex held.
+template <typename Handle, typename Object>
+Handle Insert(std::unordered_map<Handle, std::shared_ptr<Object>>& table,
+              std::shared_ptr<Object> object) {
+  const auto handle = reinterpret_cast<Handle>(object.get());
+  table.emplace(handle, std::move(object));
+  return handle;
+}
+
+template <typename Handle, typename Object>
+std::shared_ptr<Object> Lookup(const std::unordered_map<Handle, std::shared_ptr<Object>>& table,
+                               Handle handle) {
+  const auto it = table.find(handle);
+  return it == table.end() ? nullptr : it->second;
+}
+
 }  // namespace
 
 // Every stream, event and device operation reaches the runtime through here, so
@@ -38,16 +55,13 @@ std::shared_ptr<Stream> Runtime::FindStream(cudaStream_t handle) {
   if (handle == nullptr || handle == cudaStreamLegacy || handle == cudaStreamPerThread) {
     return DefaultStreamLocked();
   }
-  const auto it = streams_.find(handle);
-  return it == streams_.end() ? nullptr : it->second;
+  return Lookup(streams_, handle);
 }
 
 cudaStream_t Runtime::CreateStream() {
   std::shared_ptr<Stream> stream = Stream::Start();
-  const auto handle = reinterpret_cast<cudaStream_t>(stream.get());
   std::lock_guard lock(mutex_);
-  streams_.emplace(handle, std::move(stream));
-  return handle;
+  return Insert(streams_, std::move(stream));
 }
 
 bool Runtime::DestroyStream(cudaStream_t handle) {
@@ -65,16 +79,13 @@ bool Runtime::DestroyStream(cudaStream_t handle) {
 
 std::shared_ptr<Event> Runtime::FindEvent(cudaEvent_t handle) {
   std::lock_guard lock(mutex_);
-  const auto it = events_.find(handle);
-  return it == events_.end() ? nullptr : it->second;
+  return Lookup(events_, handle);
 }
 
 cudaEvent_t Runtime::CreateEvent(bool timing_enabled) {
   auto event = std::make_shared<Event>(timing_enabled);
-  const auto handle = reinterpret_cast<cudaEvent_t>(event.get());
   std::lock_guard lock(mutex_);
-  events_.emplace(handle, std::move(event));
-  return handle;
+  return Insert(events_, std::move(event));
 }
 
 bool Runtime::DestroyEvent(cudaEvent_t handle) {
@@ -83,16 +94,13 @@ bool Runtime::DestroyEvent(cudaEvent_t handle) {
 }
 
 cudaGraph_t Runtime::AddGraph(std::shared_ptr<Graph> graph) {
-  const auto handle = reinterpret_cast<cudaGraph_t>(graph.get());
   std::lock_guard lock(mutex_);
-  graphs_.emplace(handle, std::move(graph));
-  return handle;
+  return Insert(graphs_, std::move(graph));
 }
 
 std::shared_ptr<Graph> Runtime::FindGraph(cudaGraph_t handle) {
   std::lock_guard lock(mutex_);
-  const auto it = graphs_.find(handle);
-  return it == graphs_.end() ? nullptr : it->second;
+  return Lookup(graphs_, handle);
 }
 
 bool Runtime::DestroyGraph(cudaGraph_t handle) {
@@ -101,16 +109,13 @@ bool Runtime::DestroyGraph(cudaGraph_t handle) {
 }
 
 cudaGraphExec_t Runtime::AddGraphExec(std::shared_ptr<GraphExec> exec) {
-  const auto handle = reinterpret_cast<cudaGraphExec_t>(exec.get());
   std::lock_guard lock(mutex_);
-  graph_execs_.emplace(handle, std::move(exec));
-  return handle;
+  return Insert(graph_execs_, std::move(exec));
 }
 
 std::shared_ptr<GraphExec> Runtime::FindGraphExec(cudaGraphExec_t handle) {
   std::lock_guard lock(mutex_);
-  const auto it = graph_execs_.find(handle);
-  return it == graph_execs_.end() ? nullptr : it->second;
+  return Lookup(graph_execs_, handle);
 }
 
 bool Runtime::DestroyGraphExec(cudaGraphExec_t handle) {

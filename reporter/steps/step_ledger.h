@@ -102,7 +102,7 @@ struct ProcessSteps {
   // Steps inferred from optimizer-kernel bursts, in order; used for the
   // report only when no process has NVTX steps.
   StepLedger inferred;
-  bool any_kernels = false;          // the process has GPU kernel records
+  bool any_kernels = false;          // the process has GPU kernel or whole graph replay records
   bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
   std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
   // Under a deep schedule (RunHeader's Settings.deep_capture other than

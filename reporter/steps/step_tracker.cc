@@ -155,6 +155,8 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
   // Its nodes are unknown: the replay is compute work, one per launch.
   for (const GraphReplayRow& replay : batch.graph_replays) {
     if (replay.start_ns == 0 && replay.duration_ns == 0) continue;  // CUPTI could not time it
+    // A replay ran kernels, though none is recorded.
+    result_.any_kernels = true;
     GpuWork work;
     work.start_ns = Signed(replay.start_ns);
     work.end_ns = Signed(replay.start_ns + replay.duration_ns);

@@ -237,3 +237,20 @@ TEST_CASE("steps inferred from optimizer kernels say how many replays they could
   const JsonValue nvtx = JsonValue::Parse(GraphStepsJson(nvtx_dir.path(), true));
   CHECK(nvtx["steps"].object().count("graph_replays_recorded_whole") == 0);
 }
+
+TEST_CASE("a process whose only GPU work is graph replays recorded whole has steps") {
+  ScratchDir dir;
+  StepTrace trace("node1", 100, 0, 0xABC);
+  for (int64_t k = 0; k < 3; ++k) {
+    const int64_t o = k * 1000;
+    trace.Range("ProfilerStep#" + std::to_string(k), o, o + 500);
+    trace.GraphLaunch(1, 7, o + 10, {{o + 100, o + 400}}, true);
+  }
+  trace.WriteTo(dir.path() + "/rank0.vtrace");
+  const Report report = StepReportOf(dir.path(), 1);
+  REQUIRE(report.steps);
+  REQUIRE(report.steps->ranks.size() == 1);
+  // Steps 1 and 2 measured: 300 µs of compute in each 500 µs window.
+  CHECK(report.steps->ranks[0].total.compute_ns == 2 * 300'000);
+  CHECK(report.steps->ranks[0].total.window_ns == 2 * 500'000);
+}

@@ -141,6 +141,14 @@ class ProcessGaps {
                       {std::string(WrappersPreloaded(record_) ? kBypassedPreload : kNotPreloaded)});
       }
     }
+    // Replays recorded whole hide their nodes: a captured collective's replays are in no count.
+    if (row_.plugin_graph_captured > 0 && record_.gpu.graph_replays.count > 0) {
+      Add("graph_replays_unseen",
+          Count(row_.plugin_graph_captured, "collectives captured into CUDA graphs") + ", " +
+              Count(record_.gpu.graph_replays.count, "graph replays recorded whole"),
+          {"replays recorded whole (the light default): the kernels of the collectives they "
+           "replay are in no count; VPROF_CUPTI_KINDS=all or a deep window counts them"});
+    }
     const uint64_t dropped =
         row_.dropped_wrapper_events + row_.dropped_plugin_events + row_.dropped_gpu_records;
     if (dropped > 0) {

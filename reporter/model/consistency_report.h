@@ -55,8 +55,8 @@ struct CoverageProcess {
 // what most likely caused it.
 struct CoverageGap {
   // "plugin_not_attached", "plugin_exceeds_wrappers", "wrappers_exceed_plugin",
-  // "kernels_exceed_plugin", "kernels_exceed_wrappers", "records_dropped",
-  // "processes_missing".
+  // "kernels_exceed_plugin", "kernels_exceed_wrappers", "graph_replays_unseen",
+  // "records_dropped", "processes_missing".
   std::string kind;
   std::string file;             // the process's trace; empty for a communicator
   std::optional<int32_t> rank;  // the process's rank, when it has one

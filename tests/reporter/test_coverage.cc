@@ -7,6 +7,7 @@
 
 #include "cli_runner.h"
 #include "four_rank_run.h"
+#include "gpu_batch_builder.h"
 #include "mini_json.h"
 #include "plugin_trace_builder.h"
 #include "report_of.h"
@@ -215,6 +216,32 @@ TEST_CASE("NCCL kernels from CUDA graph replays exceed the calls anyone saw") {
   CHECK(row.nccl_kernels == 23);
   CHECK(row.nccl_graph_kernels == 20);
   CHECK(row.plugin_graph_captured == 2);
+}
+
+TEST_CASE("collectives captured into graphs whose replays were recorded whole are named unseen") {
+  // As above, but the light default recorded the 10 replays whole: no kernel of theirs is
+  // counted, so no count exceeds another, and the gap says what the counts cannot show.
+  ScratchDir dir;
+  PluginTraceBuilder process("node1", 101, 0);
+  process.AddInjection(true, 5);
+  process.AddCommunicator(kWorld, 1, 0);
+  process.AddPluginComm(1, kWorldHash, "", 1, 0);
+  process.AddWrapperCalls("ncclAllReduce", kWorld, 1, 0, 1, 5);
+  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 3);
+  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 2, /*graph_captured=*/true);
+  process.AddKernels(kAllReduceKernel, 3, 20000);
+  GpuBatchBuilder replays(process.trace());
+  for (int i = 0; i < 10; ++i) replays.GraphReplay(9, 50000);
+  replays.Write();
+  process.WriteTo(dir.File(FileOf(101)));
+
+  const Report report = ReportOf(dir.path());
+  const CoverageGap& gap = OnlyGap(report);
+  CHECK(gap.kind == "graph_replays_unseen");
+  CHECK(gap.detail == "2 collectives captured into CUDA graphs, 10 graph replays recorded whole");
+  REQUIRE(gap.causes.size() == 1);
+  CHECK(gap.causes[0].starts_with("replays recorded whole (the light default)"));
+  CHECK(report.coverage->processes.at(0).nccl_graph_kernels == 0);
 }
 
 TEST_CASE("a communicator with a member vprof did not trace") {

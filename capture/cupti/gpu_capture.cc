@@ -141,6 +141,18 @@ void RetryHwTrace() {
   ++g_status->generation;
 }
 
+// Whether libcupti takes GRAPH_TRACE, where the plan has it (true where it
+// has not): an older one refuses the kind, and the plan then records nodes.
+// Asked before the plan is enabled; a taken kind is left for the plan to set.
+bool WholeGraphRecordsAccepted(const CapturePlan& plan) {
+  for (const ActivityKind& k : plan.kinds) {
+    if (k.kind != CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;
+    if (g_cupti->cuptiActivityEnable(k.kind) != CUPTI_SUCCESS) return false;
+    g_cupti->cuptiActivityDisable(k.kind);
+  }
+  return true;
+}
+
 // Enables (on) or disables every kind of the capture plan and its selected
 // API records. Under a deep schedule DEVICE is left as it is (see Start()).
 // Returns CUPTI's first refusal of a kind; a refused API record only warns.
@@ -245,8 +257,11 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   const HwTraceResult hw = r == CUPTI_SUCCESS ? EnableHwTrace() : HwTraceResult{};
   g_hw_trace_retry.store(hw.too_early, std::memory_order_relaxed);
   g_windowed = deep.mode != DeepSchedule::Mode::kAlways;
-  // A deep window is for detail: each node of a graph gets its own records.
-  if (g_windowed) RecordGraphNodes(&plan);
+  // A deep window is for detail: each node of a graph gets its own records. So
+  // does every graph where libcupti does not know whole-graph records.
+  if (g_windowed || (r == CUPTI_SUCCESS && !WholeGraphRecordsAccepted(plan))) {
+    RecordGraphNodes(&plan);
+  }
   *g_plan = plan;
   // DEVICE stays on in every window and outside: CUPTI writes its records
   // when the kind is enabled, once per GPU, at no cost after that.

@@ -203,13 +203,13 @@ void WriteRank(const std::string& directory, uint32_t rank, const std::vector<St
     AddPointToPoint(trace, rank, seq, host, t, batch);
     if (step == kCutAfterStep + 1) cut_at = trace.bytes().size() + 20;
     trace.AddBatch(batch);
-    GpuBatchBuilder(trace)
-        .External(call_id, correlation)
+    GpuBatchBuilder gpu(trace);
+    if (rank == 1 || rank == 2) gpu.GraphReplay(kReplayedGraph, 40'000 + rank);
+    gpu.External(call_id, correlation)
         .Api("cudaLaunchKernel", correlation)
         .Kernel(kRingKernel, 15'000 + seq * 10 + rank, correlation)
         .Kernel("sim_fwd_kernel", 300'000)
         .Memcpy(1 << 16, 2'000 + rank)
-        .GraphReplay(kReplayedGraph, 40'000 + rank)
         .EventRecord(1, seq)
         .Sync(2, 500, 2, seq)
         .Write();

@@ -15,9 +15,9 @@ SIM = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "
        "--opt-us", str(OPT_US), "--fwd-us", "1000", "--bwd-us", "1000", "--graph-opt"]
 
 
-def rank_of(kinds):
+def rank_of(kinds, **extra_env):
     trace_dir = temp_dir("graph-capture")
-    env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10)
+    env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, **extra_env)
     if kinds:
         env["VPROF_CUPTI_KINDS"] = kinds
     traced = run(SIM, preload=[LIBVPROF], env=env)
@@ -71,4 +71,12 @@ for name, steps in (("light", light_steps), ("all", full_steps)):
     for step in steps["steps"]:
         check(step["times"]["compute_ns"] >= (2 * LAYERS * 1000 + OPT_KERNELS * OPT_US) * 1000,
               f"{name}: step compute {step['times']['compute_ns']} ns")
+# A libcupti that predates whole-graph records refuses GRAPH_TRACE: the light default then records
+# each node, silently, and the rest of the capture runs as before.
+old, _ = rank_of("", FAKE_CUPTI_NO_GRAPH_TRACE="1")
+gpu = old["gpu"]
+check(gpu["capture"]["state"] == "active" and gpu["capture"]["mode"] == "light",
+      f"without GRAPH_TRACE: capture {gpu['capture']}")
+check(gpu["kernels"]["count"] == STEPS * (2 * LAYERS + OPT_KERNELS) and "graph_replays" not in gpu,
+      f"without GRAPH_TRACE: {gpu['kernels']['count']} kernels, replays {gpu.get('graph_replays')}")
 print(f"ok: {STEPS} graph replays recorded whole by the light default, node by node by 'all'")

@@ -91,7 +91,14 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
   return CUPTI_SUCCESS;
 }
 
+// FAKE_CUPTI_NO_GRAPH_TRACE=1 plays a libcupti older than whole-graph records, which refuses the
+// kind as unknown.
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
+  const char* no_graph_trace = std::getenv("FAKE_CUPTI_NO_GRAPH_TRACE");
+  if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE && no_graph_trace != nullptr &&
+      std::string_view(no_graph_trace) == "1") {
+    return CUPTI_ERROR_INVALID_KIND;
+  }
   return fake_cupti::EnableKind(kind);
 }
 

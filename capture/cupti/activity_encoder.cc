@@ -1,5 +1,7 @@
 #include "capture/cupti/activity_encoder.h"
 
+#include <climits>
+
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -190,8 +192,12 @@ void EncodeGraphReplay(ProtoEncoder& enc, const CUpti_ActivityGraphTrace2& g) {
   size_t m = enc.BeginNested(sf::GpuBatch::kGraphReplay);
   if (g.start) enc.AddVarint(f::kStartNs, g.start);
   if (g.end) enc.AddVarint(f::kDurationNs, Duration(g.start, g.end));
-  if (g.deviceId) enc.AddVarint(f::kDevice, g.deviceId);
-  if (g.contextId) enc.AddVarint(f::kContext, g.contextId);
+  // INT_MAX: the graph's first node ran on the host; its last node's GPU then.
+  const bool host_start = g.deviceId == INT_MAX;
+  const uint32_t device = host_start ? g.endDeviceId : g.deviceId;
+  const uint32_t context = host_start ? g.endContextId : g.contextId;
+  if (device) enc.AddVarint(f::kDevice, device);
+  if (context) enc.AddVarint(f::kContext, context);
   enc.AddVarint(f::kStream, g.streamId);
   enc.AddVarint(f::kCorrelationId, g.correlationId);
   enc.AddVarint(f::kGraphId, g.graphId);

@@ -29,8 +29,9 @@ struct CapturePlan {
   std::string mode;  // "light", "all", or the list as given (spaces trimmed)
 };
 
-// setting: "" or "light": the light default; "all": every kind vprof knows,
-// with every API call recorded; otherwise a comma-separated list of kind names
+// setting: "" or "light": the light default; "all": every kind vprof knows
+// but GRAPH_TRACE (so each node of a graph is recorded), with every API call
+// recorded; otherwise a comma-separated list of kind names
 // (any case, spaces ignored), where SELECTED_API stands for the light plan's
 // API records. A bad setting gives the light plan and *error one line naming
 // VPROF_CUPTI_KINDS and what was expected.

@@ -28,6 +28,10 @@ void DeviceMemorySampler::Note(const CUpti_Activity* record) {
   } else if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
     const uint32_t device = reinterpret_cast<const CUpti_ActivityKernel10*>(record)->deviceId;
     if (device < kMostDevices) used_mask_ |= Bit(device);
+  } else if (record->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) {
+    // A replay recorded whole ran on the GPU where it ended (its start may be on the host).
+    const uint32_t device = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record)->endDeviceId;
+    if (device < kMostDevices) used_mask_ |= Bit(device);
   }
 }
 

@@ -141,9 +141,9 @@ void RetryHwTrace() {
   ++g_status->generation;
 }
 
-// Whether libcupti takes GRAPH_TRACE, where the plan has it (true where it
-// has not): an older one refuses the kind, and the plan then records nodes.
-// Asked before the plan is enabled; a taken kind is left for the plan to set.
+// Whether libcupti takes GRAPH_TRACE (true when the plan lacks it): an older
+// one refuses the kind, and the plan then records each node. Asked before the
+// plan is enabled; a kind taken is switched off again for the plan to set.
 bool WholeGraphRecordsAccepted(const CapturePlan& plan) {
   for (const ActivityKind& k : plan.kinds) {
     if (k.kind != CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;
@@ -259,7 +259,10 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   g_windowed = deep.mode != DeepSchedule::Mode::kAlways;
   // A deep window is for detail: each node of a graph gets its own records. So
   // does every graph where libcupti does not know whole-graph records.
-  if (g_windowed || (r == CUPTI_SUCCESS && !WholeGraphRecordsAccepted(plan))) {
+  if (g_windowed) {
+    RecordGraphNodes(&plan);
+  } else if (r == CUPTI_SUCCESS && !WholeGraphRecordsAccepted(plan)) {
+    Log().debug("libcupti refused GRAPH_TRACE: CUDA-graph replays recorded node by node");
     RecordGraphNodes(&plan);
   }
   *g_plan = plan;

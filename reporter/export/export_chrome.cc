@@ -144,8 +144,8 @@ class ChromeProcessWriter : public TimelineSink {
   void GraphReplay(const GraphReplayItem& replay) override {
     const vprof::trace::GpuGraphReplay& record = replay.record;
     const uint32_t track = GpuTrack(record.device(), record.stream());
-    Slice("CUDA graph " + std::to_string(record.graph_id()) + " (recorded whole)", "graph_replay",
-          track, replay.start_ns, static_cast<int64_t>(record.duration_ns()))
+    Slice(GraphReplayName(record.graph_id()), "graph_replay", track, replay.start_ns,
+          static_cast<int64_t>(record.duration_ns()))
         .BeginArgs()
         .Uint("correlation", record.correlation_id())
         .Uint("device", record.device())

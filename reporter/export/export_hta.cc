@@ -149,9 +149,9 @@ class HtaRankWriter : public TimelineSink {
   // Kineto writes a replay's nodes; a replay recorded whole is one slice.
   void GraphReplay(const GraphReplayItem& replay) override {
     const vprof::trace::GpuGraphReplay& record = replay.record;
-    GpuSlice("CUDA graph " + std::to_string(record.graph_id()) + " (recorded whole)", "kernel",
-             record.device(), record.stream(), replay.start_ns, record.duration_ns(), std::nullopt,
-             record.context(), record.correlation_id())
+    GpuSlice(GraphReplayName(record.graph_id()), "kernel", record.device(), record.stream(),
+             replay.start_ns, record.duration_ns(), std::nullopt, record.context(),
+             record.correlation_id())
         .Uint("graph id", record.graph_id())
         .EndArgs()
         .End();

@@ -58,6 +58,11 @@ struct GraphReplayItem {
   int64_t start_ns = 0;
 };
 
+// What every timeline calls a replay recorded whole.
+inline std::string GraphReplayName(uint32_t graph_id) {
+  return "CUDA graph " + std::to_string(graph_id) + " (recorded whole)";
+}
+
 // A device-memory allocation or release (GpuMemoryOp).
 struct MemoryOpItem {
   const vprof::trace::GpuMemoryOp& record;

@@ -94,7 +94,8 @@ class TraceWalker {
       sink_.Memset({set, OnTimeline(set.start_ns()), links_.AddCopyOrSet(set.correlation_id())});
     }
     for (const auto& replay : batch.graph_replay()) {
-      sink_.GraphReplay({replay, OnTimeline(replay.start_ns())});
+      // CUPTI could not time it: nothing to draw.
+      if (replay.start_ns() != 0) sink_.GraphReplay({replay, OnTimeline(replay.start_ns())});
     }
     for (const auto& op : batch.memory()) sink_.MemoryOp({op, OnTimeline(op.timestamp_ns())});
   }

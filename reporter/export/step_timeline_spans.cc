@@ -69,8 +69,7 @@ class WindowSink : public TimelineSink {
 
   void GraphReplay(const GraphReplayItem& replay) override {
     Gpu(TimelineSpanKind::kCompute, replay.record.stream(), replay.start_ns,
-        replay.record.duration_ns(),
-        "CUDA graph " + std::to_string(replay.record.graph_id()) + " (recorded whole)",
+        replay.record.duration_ns(), GraphReplayName(replay.record.graph_id()),
         replay.record.correlation_id());
   }
 

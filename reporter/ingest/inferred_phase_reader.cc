@@ -49,6 +49,10 @@ void InferredPhaseReader::AddGpuBatch(const GpuBatchRecords& batch) {
   for (const KernelRow& kernel : batch.kernels) {
     AddKernel(kernel.start_ns, kernel.start_ns + kernel.duration_ns);
   }
+  // A replay recorded whole kept the GPU busy over its span, its kernels unnamed.
+  for (const GraphReplayRow& replay : batch.graph_replays) {
+    if (replay.start_ns != 0) AddKernel(replay.start_ns, replay.start_ns + replay.duration_ns);
+  }
 }
 
 void InferredPhaseReader::AddKernel(uint64_t start_ns, uint64_t end_ns) {

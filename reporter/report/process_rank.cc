@@ -3,7 +3,8 @@
 namespace vprof::reporter {
 
 bool IsRankProcess(const ProcessRecord& process) {
-  return process.nccl_events > 0 || (process.header_rank && process.gpu.kernels.count > 0);
+  const bool gpu_work = process.gpu.kernels.count > 0 || process.gpu.graph_replays.count > 0;
+  return process.nccl_events > 0 || (process.header_rank && gpu_work);
 }
 
 ProcessRank ResolveRank(const ProcessRecord& process) {

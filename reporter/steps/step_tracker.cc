@@ -198,7 +198,8 @@ void StepTracker::AddWork(GpuWork work, bool from_graph) {
 void StepTracker::Dispatch(const GpuWork& work) {
   if (work.kind != WorkKind::kCopy) {
     if (!main_tid_) main_tid_ = work.tid;
-    if (work.tid != *main_tid_) {
+    // A replay recorded whole has no kernel name to be counted under.
+    if (work.tid != *main_tid_ && !work.whole_graph) {
       off_main_by_iid_.try_emplace(work.name_iid)
           .first.Add(0, Unsigned(work.end_ns - work.start_ns));
       any_off_main_compute_ |= work.kind == WorkKind::kCompute && !work.optimizer;

@@ -3,6 +3,7 @@
 #include <google/protobuf/stubs/common.h>
 
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -106,6 +107,16 @@ TEST_CASE("a graph replay recorded whole keeps its span, stream, launch and grap
   CHECK(e.stream() == 22);
   CHECK(e.correlation_id() == 5150);
   CHECK(e.graph_id() == 41);
+
+  // Its first node ran on the host (device and context INT_MAX): the GPU it ended on.
+  g.deviceId = INT_MAX;
+  g.contextId = INT_MAX;
+  g.endDeviceId = 3;
+  g.endContextId = 4;
+  auto host_start = encode({reinterpret_cast<CUpti_Activity*>(&g)});
+  REQUIRE(host_start.graph_replay_size() == 1);
+  CHECK(host_start.graph_replay(0).device() == 3);
+  CHECK(host_start.graph_replay(0).context() == 4);
 
   // CUPTI could not time it: both times 0, written as neither.
   g.start = g.end = 0;

@@ -3,6 +3,7 @@
 // reading each half interval but always one at the end, the outcome of
 // loading NVML written once, and the reasons sampling cannot start.
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -164,6 +165,27 @@ TEST_CASE("only GPUs that ran kernels are read, at most every half interval, alw
     CHECK(samples[0].used_bytes() == expected[i].second);
     CHECK(samples[0].total_bytes() == kTotal);
   }
+}
+
+TEST_CASE("a GPU that ran only CUDA-graph replays recorded whole is read too") {
+  Sampled s(FakeLoad);
+  const auto d0 = Device(0, 0), d1 = Device(1, 1);
+  g_used["GPU-ab000000-0000-0000-0000-000000000001"] = 9ull << 30;
+  s.sampler.Note(AsRecord(&d0));
+  s.sampler.Note(AsRecord(&d1));
+  // Started on the host (device INT_MAX), ended on GPU 1: GPU 1 ran it.
+  CUpti_ActivityGraphTrace2 replay{};
+  replay.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  replay.deviceId = INT_MAX;
+  replay.endDeviceId = 1;
+  s.sampler.Note(AsRecord(&replay));
+  REQUIRE(s.put(1000, true));
+  const auto got = s.packets();
+  REQUIRE(got.size() == 2);
+  const auto& samples = got[1].device_memory().sample();
+  REQUIRE(samples.size() == 1);
+  CHECK(samples[0].device() == 1);
+  CHECK(samples[0].used_bytes() == 9ull << 30);
 }
 
 TEST_CASE("without NVML, why is written once and nothing is read") {

@@ -235,6 +235,8 @@ TEST_CASE("chrome: a graph replay recorded whole is one slice on its stream, its
   const JsonValue& end = FlowEnd(document, "launch", "f", (*launches[0])["id"].string());
   CHECK(end["ts"].number() == Exactly(Us(0, 7000)));
   CHECK(end["tid"].number() == replay["tid"].number());
+  // A replay CUPTI could not time is not drawn.
+  CHECK(OfPhase(document, "X", "graph_replay").size() == 1);
 }
 
 TEST_CASE("chrome: NVTX ranges and marks on their thread, plugin collectives per communicator") {

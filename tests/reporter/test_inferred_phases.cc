@@ -132,6 +132,20 @@ TEST_CASE("inferred phase reader: role from argv, kernel span and busy union") {
   CHECK(input.kernel_busy_ns == 700);
 }
 
+TEST_CASE("inferred phase reader: a replay recorded whole is busy time; an untimed one none") {
+  InferredPhaseReader reader;
+  vprof::trace::GpuBatch batch = KernelsAt({{100, 300}});
+  vprof::trace::GpuGraphReplay& replay = *batch.add_graph_replay();
+  replay.set_start_ns(250);
+  replay.set_duration_ns(350);                   // [250, 600]: merges with the kernel
+  batch.add_graph_replay()->set_duration_ns(0);  // untimed: no start
+  reader.AddGpuBatch(RecordsOf(batch));
+  const InferredPhaseInput input = reader.Result({});
+  CHECK(input.first_kernel_start_ns == 100);
+  CHECK(input.last_kernel_end_ns == 600);
+  CHECK(input.kernel_busy_ns == 500);
+}
+
 TEST_CASE("inferred phase reader: kernels far out of order merge into the exact union") {
   // 300 kernels in a shuffled order (a fixed seed): most land far behind the
   // newest interval, where the reader searches rather than stepping back.

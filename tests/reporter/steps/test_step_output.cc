@@ -250,6 +250,8 @@ TEST_CASE("a process whose only GPU work is graph replays recorded whole has ste
   const Report report = StepReportOf(dir.path(), 1);
   REQUIRE(report.steps);
   REQUIRE(report.steps->ranks.size() == 1);
+  // Its header's rank holds: GPU work, though no kernel record.
+  CHECK(report.steps->ranks[0].rank == 0);
   // Steps 1 and 2 measured: 300 µs of compute in each 500 µs window.
   CHECK(report.steps->ranks[0].total.compute_ns == 2 * 300'000);
   CHECK(report.steps->ranks[0].total.window_ns == 2 * 500'000);

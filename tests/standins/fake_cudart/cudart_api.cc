@@ -336,10 +336,17 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
   const auto exec = Runtime::Get().FindGraphExec(graph_exec);
   if (!exec) return Fail(cudaErrorInvalidValue);
   fake_cudart::GraphLaunchOp launch{exec, nullptr, nullptr};
-  launch.done = exec->NextLaunch(&launch.previous);
-  const auto previous = launch.previous;
-  const auto done = launch.done;
-  const cudaError_t result = target->Enqueue(std::move(launch));
+  std::shared_ptr<fake_cudart::EventRecord> previous, done;
+  cudaError_t result;
+  {
+    // Taking its place in the launch order and queueing are one step: two threads launching
+    // into one stream could otherwise queue a launch ahead of the one it waits for, forever.
+    std::lock_guard order(exec->launch_order());
+    launch.done = exec->NextLaunch(&launch.previous);
+    previous = launch.previous;
+    done = launch.done;
+    result = target->Enqueue(std::move(launch));
+  }
   if (result == cudaSuccess) return result;
   // The stream began capturing since the check above: this launch never runs, but the next one
   // of the executable graph waits for it, so it completes once its predecessor has.

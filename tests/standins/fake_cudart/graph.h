@@ -52,12 +52,15 @@ class GraphExec {
   // for the first). CUDA runs one launch of an executable graph at a time, each after the ones
   // launched before it, whichever streams they were launched into.
   std::shared_ptr<EventRecord> NextLaunch(std::shared_ptr<EventRecord>* previous);
+  // Held by cudaGraphLaunch from NextLaunch until the launch is queued.
+  std::mutex& launch_order() { return launch_order_; }
 
  private:
   const uint32_t graph_id_;
   const std::vector<GraphNode> nodes_;
   std::mutex mutex_;
   std::shared_ptr<EventRecord> last_launch_;
+  std::mutex launch_order_;
 };
 
 }  // namespace fake_cudart

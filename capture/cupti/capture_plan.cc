@@ -6,7 +6,8 @@ namespace vprof {
 namespace {
 
 // Every kind vprof can enable, in enable order, and whether the light plan
-// and the "all" plan have it. CONCURRENT_KERNEL rather than KERNEL: it does not serialise kernels.
+// and the "all" plan have it. CONCURRENT_KERNEL rather than KERNEL: it does
+// not serialise kernels.
 // CUDA_EVENT and SYNCHRONIZATION give the stream/event plan (which stream
 // waits on which record) without a callback subscription; the light plan
 // leaves them out: PyTorch's caching allocator records and queries events all

@@ -128,6 +128,10 @@ struct GpuRecord {
   std::map<uint32_t, DeviceInfo> devices;
   MemoryRecord memory;
 
+  // Whether the process ran GPU work: kernels, recorded one by one or inside
+  // replays recorded whole.
+  bool ran_kernels() const { return kernels.count > 0 || graph_replays.count > 0; }
+
   // The UUID of a CUDA device of the process, when CUPTI described it; ""
   // otherwise (and for -1, an unknown device).
   std::string UuidOf(int32_t cuda_device) const {

@@ -51,7 +51,7 @@ void InferredPhaseReader::AddGpuBatch(const GpuBatchRecords& batch) {
   }
   // A replay recorded whole kept the GPU busy over its span, its kernels unnamed.
   for (const GraphReplayRow& replay : batch.graph_replays) {
-    if (replay.start_ns != 0) AddKernel(replay.start_ns, replay.start_ns + replay.duration_ns);
+    if (replay.timed()) AddKernel(replay.start_ns, replay.start_ns + replay.duration_ns);
   }
 }
 

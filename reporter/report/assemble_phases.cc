@@ -55,9 +55,7 @@ std::vector<ProcessPhasesReport> PhaseReports(const std::vector<ProcessRecord>& 
     // such a process is inferred like one without ranges.
     const bool any_phase = std::any_of(nvtx.phases.begin(), nvtx.phases.end(),
                                        [](const auto& phase) { return !phase.first.unmatched; });
-    const GpuRecord& gpu = records[i].gpu;
-    const bool infer =
-        !any_phase && inputs_known && (gpu.kernels.count > 0 || gpu.graph_replays.count > 0);
+    const bool infer = !any_phase && inputs_known && records[i].gpu.ran_kernels();
     if (nvtx.ranges == 0 && !infer) continue;
     ProcessPhasesReport& report = reports.emplace_back();
     report.rank = processes[i].rank;

@@ -3,8 +3,7 @@
 namespace vprof::reporter {
 
 bool IsRankProcess(const ProcessRecord& process) {
-  const bool gpu_work = process.gpu.kernels.count > 0 || process.gpu.graph_replays.count > 0;
-  return process.nccl_events > 0 || (process.header_rank && gpu_work);
+  return process.nccl_events > 0 || (process.header_rank && process.gpu.ran_kernels());
 }
 
 ProcessRank ResolveRank(const ProcessRecord& process) {

@@ -154,7 +154,7 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
   for (const CopyRow& set : batch.memsets) add_copy(set);
   // Its nodes are unknown: the replay is compute work, one per launch.
   for (const GraphReplayRow& replay : batch.graph_replays) {
-    if (replay.start_ns == 0 && replay.duration_ns == 0) continue;  // CUPTI could not time it
+    if (!replay.timed()) continue;
     // A replay ran kernels, though none is recorded.
     result_.any_kernels = true;
     GpuWork work;

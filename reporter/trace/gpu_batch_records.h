@@ -60,6 +60,9 @@ struct GraphReplayRow {
   uint32_t stream = 0;
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;
+
+  // CUPTI could not time it: it gave 0 for both times, and no start is written.
+  bool timed() const { return start_ns != 0; }
 };
 
 struct ExternalRow {

@@ -80,6 +80,20 @@ void WriteHandleOnlyProcess(const std::string& directory, const std::string& ld_
   process.WriteTo(directory + "/" + FileOf(301));
 }
 
+// A rank whose 5 all-reduces the wrappers saw: 3 eager (one kernel each), 2
+// captured into a CUDA graph (no kernel at capture), as the plugin reports them.
+PluginTraceBuilder GraphCapturingRank() {
+  PluginTraceBuilder process("node1", 101, 0);
+  process.AddInjection(true, 5);
+  process.AddCommunicator(kWorld, 1, 0);
+  process.AddPluginComm(1, kWorldHash, "", 1, 0);
+  process.AddWrapperCalls("ncclAllReduce", kWorld, 1, 0, 1, 5);
+  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 3);
+  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 2, /*graph_captured=*/true);
+  process.AddKernels(kAllReduceKernel, 3, 20000);
+  return process;
+}
+
 const CoverageGap& OnlyGap(const Report& report) {
   REQUIRE(report.coverage);
   INFO(TextOf(report));
@@ -190,17 +204,9 @@ TEST_CASE("a process vprof entered only through the plugin or CUDA injection") {
 }
 
 TEST_CASE("NCCL kernels from CUDA graph replays exceed the calls anyone saw") {
-  // 3 eager all-reduces (one kernel each); 2 captured into a graph (no kernel
-  // at capture) that is replayed 10 times: 20 kernels with a graph id.
+  // The graph is replayed 10 times: 20 kernels with a graph id.
   ScratchDir dir;
-  PluginTraceBuilder process("node1", 101, 0);
-  process.AddInjection(true, 5);
-  process.AddCommunicator(kWorld, 1, 0);
-  process.AddPluginComm(1, kWorldHash, "", 1, 0);
-  process.AddWrapperCalls("ncclAllReduce", kWorld, 1, 0, 1, 5);
-  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 3);
-  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 2, /*graph_captured=*/true);
-  process.AddKernels(kAllReduceKernel, 3, 20000);
+  PluginTraceBuilder process = GraphCapturingRank();
   process.AddKernels(kAllReduceKernel, 20, 20000, /*graph_id=*/9);
   process.WriteTo(dir.File(FileOf(101)));
 
@@ -222,14 +228,7 @@ TEST_CASE("collectives captured into graphs whose replays were recorded whole ar
   // As above, but the light default recorded the 10 replays whole: no kernel of theirs is
   // counted, so no count exceeds another, and the gap says what the counts cannot show.
   ScratchDir dir;
-  PluginTraceBuilder process("node1", 101, 0);
-  process.AddInjection(true, 5);
-  process.AddCommunicator(kWorld, 1, 0);
-  process.AddPluginComm(1, kWorldHash, "", 1, 0);
-  process.AddWrapperCalls("ncclAllReduce", kWorld, 1, 0, 1, 5);
-  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 3);
-  process.AddPluginColls(1, "AllReduce", "RING", "SIMPLE", 4, 2, /*graph_captured=*/true);
-  process.AddKernels(kAllReduceKernel, 3, 20000);
+  PluginTraceBuilder process = GraphCapturingRank();
   GpuBatchBuilder replays(process.trace());
   for (int i = 0; i < 10; ++i) replays.GraphReplay(9, 50000);
   replays.Write();

@@ -1,7 +1,9 @@
 #include "capture/cupti/gpu_capture.h"
 
 #include <cupti.h>
+#include <time.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -63,6 +65,26 @@ std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // CUPTI callback, so it may be held across CUPTI and driver calls.
 LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
+
+// The writer thread's CUPTI calls pass through this gate, which the exit
+// handler (EndGpuCaptureAtExit) closes before libcupti's teardown: a call made
+// during that teardown crashed the process on an H200 (bench/RESULTS.md,
+// twenty-sixth session). No lock: the calibration holds g_switch_lock inside a
+// CUPTI callback, and a flush waiting on it could wait on CUPTI in turn.
+std::atomic<bool> g_exiting{false};
+std::atomic<uint32_t> g_calls_inside{0};
+
+// In scope around a writer-thread CUPTI call; open() is false once the gate
+// is closed. Sequentially consistent, so that either the exit handler sees
+// the call inside or the call sees the gate closed.
+class CuptiGate {
+ public:
+  CuptiGate() { g_calls_inside.fetch_add(1); }
+  ~CuptiGate() { g_calls_inside.fetch_sub(1); }
+  CuptiGate(const CuptiGate&) = delete;
+  CuptiGate& operator=(const CuptiGate&) = delete;
+  bool open() const { return !g_exiting.load(); }
+};
 
 void SetState(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -134,6 +156,8 @@ HwTraceResult EnableHwTrace() {
 // Writer thread: the second and last request for hardware timestamps.
 void RetryHwTrace() {
   if (!g_hw_trace_retry.exchange(false, std::memory_order_relaxed)) return;
+  const CuptiGate gate;
+  if (!gate.open()) return;
   const HwTraceResult hw = EnableHwTrace();
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->hw_trace = hw.state;
@@ -206,6 +230,24 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
   if (g_launch_cost_taken.exchange(true)) return;
   MeasureLaunchCostIn(static_cast<const CUpti_ResourceData*>(data)->context);
+}
+
+// Registered with atexit once libcupti is loaded, so that it runs before
+// libcupti's static objects are destroyed: exit runs its handlers in the
+// reverse order of their registration, and libcupti registered its
+// destructors as it was loaded. Closes the writer's gate, waits at most 2 s
+// for a call inside it to leave, and asks CUPTI for its last records, which
+// the trace's final drain writes (lifecycle.cc).
+void EndGpuCaptureAtExit() {
+  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;  // a forked child
+  g_exiting.store(true);
+  const uint64_t deadline = NowNs() + 2000000000ull;
+  while (g_calls_inside.load() != 0) {
+    if (NowNs() > deadline) return;
+    const timespec pause{0, 50000};
+    nanosleep(&pause, nullptr);
+  }
+  g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 void Start(const std::string& kind_list, const DeepSchedule& deep) {
@@ -292,6 +334,9 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   }
   SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true, std::memory_order_release);
+  if (std::atexit(EndGpuCaptureAtExit) != 0) {
+    Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
+  }
   Log().debug("GPU capture on through {}", g_cupti->path);
 }
 
@@ -390,6 +435,8 @@ void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep) {
 
 bool RecordGpuActivity(bool on) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
+  const CuptiGate gate;
+  if (!gate.open()) return false;
   std::unique_lock<std::mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
   ApiSelection selection;
@@ -457,7 +504,8 @@ void PopGpuCorrelation() {
 
 void RequestGpuFlush(bool forced) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
-  g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  const CuptiGate gate;
+  if (gate.open()) g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 const SourceCount kCuptiCount{"cupti", false};

@@ -10,6 +10,11 @@
 // bufferCompleted from inside cuptiActivityFlushAll, so the caller of
 // RequestGpuFlush() must not hold it either. The writer's flush lock may be
 // held across CUPTI calls: no CUPTI callback takes it.
+//
+// Exit: once libcupti is loaded, an exit handler of this file asks CUPTI for
+// its last records and stops the writer's CUPTI calls (flushes, deep windows)
+// before libcupti's own teardown; after it, RecordGpuActivity and
+// RequestGpuFlush do nothing.
 #pragma once
 
 #include <atomic>

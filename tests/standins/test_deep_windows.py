@@ -186,4 +186,21 @@ for args, expected in [([os.path.join(bad_dir, "missing")], "is not a folder"),
     check(r.returncode == 2 and expected in r.stderr,
           f"vprof trigger {args}: exit {r.returncode}, {r.stderr!r}")
 
-print(f"ok: trigger and duty-cycle windows on {RANKS} ranks, kernels only inside them")
+# 6. Exit while windows open and close every 20 ms: vprof's last CUPTI calls come before
+# libcupti's teardown, which the fake CUPTI makes last 100 ms and turns any call during it into
+# an abort naming the call (a crash, on an H200). The trace ends whole, windows and kernels in it.
+exit_dir = temp_dir("deep-exit")
+short = SIM[:SIM.index("--steps") + 1] + ["30"] + SIM[SIM.index("--steps") + 2:]
+traced = run(short, preload=[LIBVPROF],
+             env=base_env(VPROF_OUTPUT_DIR=exit_dir, VPROF_GPU=1, VPROF_DEEP="0.02/0.04",
+                          FAKE_CUPTI_TEARDOWN_MS=100))
+check(traced.returncode == 0 and "fake CUPTI" not in traced.stderr,
+      f"exit under fast deep windows: exit {traced.returncode}, {traced.stderr}")
+for name, records in rank_dumps(exit_dir):
+    windows = closed_windows(records)
+    kernels = [r for r in records
+               if r["kind"] == "kernel" and not r["name"].startswith("vprof_calibrate")]
+    check(len(windows) >= 5 and kernels, f"{name}: {len(windows)} windows, {len(kernels)} kernels")
+
+print(f"ok: trigger and duty-cycle windows on {RANKS} ranks, kernels only inside them; exit "
+      "before libcupti's teardown")

@@ -2,8 +2,11 @@
 // signatures of the real cupti.h. Activity comes from the fake CUDA runtime's work
 // (activity_recorder.h).
 #include <cupti.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -14,6 +17,34 @@ namespace {
 // CUPTI allows one subscriber per process; the handle is only ever compared, never read.
 std::atomic<bool> g_subscribed{false};
 int g_subscriber;
+
+// At exit the real libcupti's static objects are destroyed, in the order of exit's handlers:
+// before the handlers registered ahead of its loading. A call that reaches its state after
+// that crashed the process on an H200. The fake plays that teardown: a call of the functions
+// below once it began aborts with a line that names the function. It lasts
+// FAKE_CUPTI_TEARDOWN_MS (default 0), so that a thread calling in now and then is caught.
+std::atomic<bool> g_torn_down{false};
+
+struct Teardown {
+  ~Teardown() {
+    g_torn_down.store(true);
+    const char* ms = std::getenv("FAKE_CUPTI_TEARDOWN_MS");
+    const long n = ms != nullptr ? std::atol(ms) : 0;
+    if (n > 0) {
+      const timespec pause{n / 1000, (n % 1000) * 1000000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+} g_teardown;
+
+void RequireAlive(const char* function) {
+  if (!g_torn_down.load()) return;
+  char line[160];
+  const int n = std::snprintf(
+      line, sizeof line, "fake CUPTI: %s called during libcupti's teardown at exit\n", function);
+  if (n > 0) (void)!write(2, line, static_cast<size_t>(n));
+  std::abort();
+}
 
 }  // namespace
 
@@ -94,6 +125,7 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 // FAKE_CUPTI_NO_GRAPH_TRACE=1 plays a libcupti older than whole-graph records, which refuses the
 // kind as unknown.
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
+  RequireAlive("cuptiActivityEnable");
   const char* no_graph_trace = std::getenv("FAKE_CUPTI_NO_GRAPH_TRACE");
   if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE && no_graph_trace != nullptr &&
       std::string_view(no_graph_trace) == "1") {
@@ -103,20 +135,24 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
 }
 
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
+  RequireAlive("cuptiActivityDisable");
   return fake_cupti::DisableKind(kind);
 }
 
 CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  RequireAlive("cuptiActivityEnableRuntimeApi");
   return fake_cupti::EnableApi(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, enable != 0);
 }
 
 CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
+  RequireAlive("cuptiActivityEnableDriverApi");
   return fake_cupti::EnableApi(CUPTI_CB_DOMAIN_DRIVER_API, cbid, enable != 0);
 }
 
 // As on every GPU before Blackwell, unless FAKE_CUPTI_HW_TRACE=1 plays a Blackwell one. Like
 // CUPTI 13, the first request (made while the driver initialises) is refused as too early.
 CUptiResult CUPTIAPI cuptiActivityEnableHWTrace(uint8_t) {
+  RequireAlive("cuptiActivityEnableHWTrace");
   static std::atomic<bool> asked{false};
   if (!asked.exchange(true)) return CUPTI_ERROR_NOT_INITIALIZED;
   const char* blackwell = std::getenv("FAKE_CUPTI_HW_TRACE");
@@ -165,6 +201,7 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size
 }
 
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag) {
+  RequireAlive("cuptiActivityFlushAll");
   fake_cupti::Buffers().Flush((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0);
   return CUPTI_SUCCESS;
 }

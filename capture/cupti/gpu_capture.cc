@@ -21,6 +21,7 @@
 #include "capture/cupti/cupti_library.h"
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/cupti/launch_cost.h"
+#include "capture/cupti/recorded_spans.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {
@@ -65,6 +66,11 @@ std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // CUPTI callback, so it may be held across CUPTI and driver calls.
 LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
+// Under a deep schedule, when the kinds were on (recorded_spans.h): written
+// as windows open and close, read as buffers are drained, both under
+// g_spans_lock, which is held across no call.
+LoadFirst<std::mutex> g_spans_lock VPROF_LOAD_FIRST;
+LoadFirst<RecordedSpans> g_spans VPROF_LOAD_FIRST;
 
 // The writer thread's CUPTI calls pass through this gate, which the exit
 // handler (EndGpuCaptureAtExit) closes before libcupti's teardown: a call made
@@ -177,16 +183,24 @@ bool WholeGraphRecordsAccepted(const CapturePlan& plan) {
   return true;
 }
 
-// Enables (on) or disables every kind of the capture plan and its selected
-// API records. Under a deep schedule DEVICE is left as it is (see Start()).
-// Returns CUPTI's first refusal of a kind; a refused API record only warns.
-CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
-  const CapturePlan& plan = *g_plan;
-  if (plan.api_records == ApiRecords::kSelected) {
-    *selection = EnableSelectedApis(*g_cupti, on);
-    if (!selection->error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection->error);
-  }
-  for (const ActivityKind& k : plan.kinds) {
+// Enables (on) or disables the capture plan's selected API records. Only
+// where no other thread can be inside a launch: in InitializeInjection, and in
+// the calibration at the first context's creation. Switched while other
+// threads launch (deep windows did), CUPTI 13.0 crashed in a launch about
+// once in 6,000 switches on an H200 (bench/RESULTS.md, twenty-sixth session).
+// A refused API record only warns.
+void SetSelectedApisEnabled(bool on, ApiSelection* selection) {
+  if (g_plan->api_records != ApiRecords::kSelected) return;
+  *selection = EnableSelectedApis(*g_cupti, on);
+  if (!selection->error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection->error);
+}
+
+// Enables (on) or disables every kind of the capture plan: what deep windows
+// switch, since switching kinds showed no crash where switching API records
+// did (above). Under a deep schedule DEVICE is left as it is (see Start()).
+// Returns CUPTI's first refusal.
+CUptiResult SetKindsEnabled(bool on) {
+  for (const ActivityKind& k : g_plan->kinds) {
     if (g_windowed && k.kind == CUPTI_ACTIVITY_KIND_DEVICE) continue;
     const CUptiResult r =
         on ? g_cupti->cuptiActivityEnable(k.kind) : g_cupti->cuptiActivityDisable(k.kind);
@@ -194,6 +208,12 @@ CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
   }
   g_activity_on.store(on, std::memory_order_release);
   return CUPTI_SUCCESS;
+}
+
+// The whole plan: its API records, then its kinds.
+CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
+  SetSelectedApisEnabled(on, selection);
+  return SetKindsEnabled(on);
 }
 
 // The process's first CUDA context was just created: measure what recording
@@ -206,6 +226,8 @@ void MeasureLaunchCostIn(CUcontext ctx) {
     cost = MeasureLaunchCost(
         ctx, [&](bool on) { return SetPlanEnabled(on, &selection) == CUPTI_SUCCESS; },
         g_activity_on.load(std::memory_order_acquire));
+    // Between deep windows the API records stay on (SetSelectedApisEnabled).
+    if (g_windowed) SetSelectedApisEnabled(true, &selection);
   }
   if (cost.failure.empty()) {
     Log().debug(
@@ -312,8 +334,11 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   // when the kind is enabled, once per GPU, at no cost after that.
   if (r == CUPTI_SUCCESS && g_windowed)
     r = g_cupti->cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+  // The API records stay on from here, between deep windows too: windows
+  // switch the kinds only (SetSelectedApisEnabled).
   ApiSelection selection;
-  if (r == CUPTI_SUCCESS && !g_windowed) r = SetPlanEnabled(true, &selection);
+  if (r == CUPTI_SUCCESS) SetSelectedApisEnabled(true, &selection);
+  if (r == CUPTI_SUCCESS && !g_windowed) r = SetKindsEnabled(true);
   std::vector<std::string> enabled;
   for (const ActivityKind& k : plan.kinds) enabled.emplace_back(k.name);
   if (r != CUPTI_SUCCESS) {
@@ -386,6 +411,10 @@ void PutStatus(TraceWriter& w, const Status& s) {
   w.EndPacket(t);
 }
 
+bool IsApiRecord(const CUpti_Activity* r) {
+  return r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+}
+
 // Encodes one filled buffer: names first (their packets must precede the
 // batch), then the records, split into several GpuBatch packets when the
 // encoder fills.
@@ -394,8 +423,19 @@ bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
     *out = r;
     return g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, out) == CUPTI_SUCCESS;
   };
-  std::vector<uint64_t> name_iids;
+  std::optional<RecordedSpans> spans;
+  if (g_windowed) {
+    std::lock_guard<std::mutex> lock(*g_spans_lock);
+    spans = *g_spans;
+  }
+  constexpr uint64_t kLeftOut = ~uint64_t{0};
+  std::vector<uint64_t> name_iids;  // kLeftOut: an API record between windows
   for (CUpti_Activity* r = nullptr; next(r, &r);) {
+    if (spans && IsApiRecord(r) &&
+        !spans->Holds(reinterpret_cast<const CUpti_ActivityAPI*>(r)->start)) {
+      name_iids.push_back(kLeftOut);
+      continue;
+    }
     GlobalDeviceMemorySampler().Note(r);
     std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
     name_iids.push_back(name.empty() ? 0 : w.Intern(name));
@@ -419,7 +459,7 @@ bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
       if (!w.WriteOut()) return false;
       start_batch(0);
     }
-    if (EncodeActivity(enc, r, name_iids[i])) ++recorded;
+    if (name_iids[i] != kLeftOut && EncodeActivity(enc, r, name_iids[i])) ++recorded;
   }
   if (open) w.EndPacket(t);
   w.Count(kCuptiCount, recorded, b.dropped);
@@ -439,8 +479,15 @@ bool RecordGpuActivity(bool on) {
   if (!gate.open()) return false;
   std::unique_lock<std::mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
-  ApiSelection selection;
-  const CUptiResult r = SetPlanEnabled(on, &selection);
+  if (!on) {
+    std::lock_guard<std::mutex> lock(*g_spans_lock);
+    g_spans->Close(NowNs());
+  }
+  const CUptiResult r = SetKindsEnabled(on);
+  if (on && r == CUPTI_SUCCESS) {
+    std::lock_guard<std::mutex> lock(*g_spans_lock);
+    g_spans->Open(NowNs());
+  }
   switching.unlock();
   if (r != CUPTI_SUCCESS) {
     g_gpu_capture_active.store(false, std::memory_order_release);
@@ -450,18 +497,8 @@ bool RecordGpuActivity(bool on) {
                     ResultString(r));
     return false;
   }
-  if (on) {
-    std::lock_guard<std::mutex> lock(*g_status_lock);
-    if (g_status->selected_runtime_apis != selection.runtime ||
-        g_status->selected_driver_apis != selection.driver) {
-      g_status->selected_runtime_apis = selection.runtime;
-      g_status->selected_driver_apis = selection.driver;
-      ++g_status->generation;
-    }
-  } else {
-    // Records of the window's last work are in CUPTI's buffers until flushed.
-    g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  }
+  // Records of the window's last work are in CUPTI's buffers until flushed.
+  if (!on) g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   return true;
 }
 
@@ -485,6 +522,7 @@ void ResetGpuCaptureInChild() {
   g_wanted.store(false);
   g_status_lock.RenewInChild();
   g_switch_lock.RenewInChild();
+  g_spans_lock.RenewInChild();
   ResetBuffersInChild();
   GlobalDeviceMemorySampler().ResetInChild();
   SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,

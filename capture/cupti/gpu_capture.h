@@ -34,13 +34,15 @@ extern std::atomic<bool> g_gpu_capture_active;
 // Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
 // kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it). Under a `deep`
 // schedule other than always, the plan's kinds wait for a deep window
-// (RecordGpuActivity); only DEVICE is enabled at start.
+// (RecordGpuActivity); DEVICE and the selected API records are enabled at
+// start and stay on, the API records that begin between windows left out of
+// the trace.
 void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep);
 // Writer thread, flush lock not held (disabling flushes CUPTI's buffers, and
 // their completion callback queues them for the writer): enables (on) or
-// disables the capture plan's kinds and API records. False while GPU capture
-// is not active (CUDA not initialised yet, or off); a CUPTI refusal turns GPU
-// capture off, recorded in its status.
+// disables the capture plan's kinds. False while GPU capture is not active
+// (CUDA not initialised yet, off, or the process exiting); a CUPTI refusal
+// turns GPU capture off, recorded in its status.
 bool RecordGpuActivity(bool on);
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool GpuCaptureWanted();

@@ -10,6 +10,7 @@
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
 //   {"kind":"kernel", ...}        a GpuKernel's name, times, correlation and graph ids
 //   {"kind":"graph_replay", ...}  a GpuGraphReplay's graph id, times and correlation id
+//   {"kind":"api", ...}           an ApiCall's name, times and correlation id
 //   {"kind":"loaded_library", ...} one path of a LoadedLibraries: path, observed_ns, unrecorded
 //   {"kind":"process_title", ...} a ProcessTitle: argv (one string, arguments joined by
 //                                 spaces), when read, at_end, unrecorded_changes
@@ -107,6 +108,13 @@ int main(int argc, char** argv) {
             .unum("duration_ns", k.duration_ns())
             .unum("correlation_id", k.correlation_id())
             .unum("graph_id", k.graph_id());
+      }
+      for (const auto& a : p.gpu_batch().api()) {
+        Line("api")
+            .str("name", name(a.name_iid()))
+            .unum("start_ns", a.start_ns())
+            .unum("duration_ns", a.duration_ns())
+            .unum("correlation_id", a.correlation_id());
       }
       for (const auto& g : p.gpu_batch().graph_replay()) {
         Line("graph_replay")

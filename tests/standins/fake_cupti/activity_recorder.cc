@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -26,6 +27,25 @@ std::atomic<uint32_t> g_last_correlation_id{0};
 thread_local std::array<std::vector<uint64_t>, CUPTI_EXTERNAL_CORRELATION_KIND_SIZE> t_external_ids;
 
 bool Enabled(CUpti_ActivityKind kind) { return g_enabled[kind].load(std::memory_order_relaxed); }
+
+// The threads that queued work: the first one's id, and whether another did too. Switching one
+// API's records while another thread may be inside a launch crashed CUPTI 13.0 in that launch
+// on an H200 (about once in 6,000 switches); the fake refuses it outright (EnableApi).
+std::atomic<pid_t> g_first_queuer{0};
+std::atomic<bool> g_other_queuers{false};
+thread_local bool t_queued = false;
+
+void NoteQueuer() {
+  if (t_queued) return;
+  t_queued = true;
+  pid_t none = 0;
+  if (!g_first_queuer.compare_exchange_strong(none, gettid())) g_other_queuers.store(true);
+}
+
+bool AnotherThreadQueued() {
+  const pid_t first = g_first_queuer.load();
+  return first != 0 && (g_other_queuers.load() || first != gettid());
+}
 
 std::atomic<CUpti_CallbackFunc> g_subscriber_callback{nullptr};
 std::atomic<void*> g_subscriber_userdata{nullptr};
@@ -130,6 +150,7 @@ void WriteRuntimeCall(uint32_t cbid, uint32_t correlation_id, uint64_t start_ns)
 
 uint32_t OnQueued(uint32_t cbid) {
   const uint64_t start_ns = standins::MonotonicNs();
+  NoteQueuer();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 &&
       Enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
     SpinFor(LaunchCostNs());
@@ -402,7 +423,12 @@ CUptiResult DisableKind(CUpti_ActivityKind kind) {
 CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable) {
   if (CallbackName(domain, cbid) == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   auto& apis = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_apis[cbid] : g_driver_apis[cbid];
-  apis.store(enable, std::memory_order_relaxed);
+  if (apis.exchange(enable) != enable && AnotherThreadQueued()) {
+    std::fprintf(stderr,
+                 "fake CUPTI: the record of %s switched %s while another thread queues work\n",
+                 CallbackName(domain, cbid), enable ? "on" : "off");
+    std::abort();
+  }
   return CUPTI_SUCCESS;
 }
 

@@ -129,7 +129,7 @@ void UpdateDeepWindows(uint64_t now_ns, uint64_t now_realtime_ns) {
   const bool duty = InDutyWindow(c.schedule, now_realtime_ns);
   const bool want = triggered || duty;
   if (want == c.open) return;
-  if (!RecordGpuActivity(want)) return;  // GPU capture failed: nothing to record
+  if (!RecordGpuActivity(want, now_ns)) return;  // GPU capture failed: nothing to record
   c.open = want;
   if (want) {
     c.open_start_ns = now_ns;

@@ -40,10 +40,12 @@ extern std::atomic<bool> g_gpu_capture_active;
 void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep);
 // Writer thread, flush lock not held (disabling flushes CUPTI's buffers, and
 // their completion callback queues them for the writer): enables (on) or
-// disables the capture plan's kinds. False while GPU capture is not active
-// (CUDA not initialised yet, off, or the process exiting); a CUPTI refusal
-// turns GPU capture off, recorded in its status.
-bool RecordGpuActivity(bool on);
+// disables the capture plan's kinds. `at_ns`: the instant the window opens or
+// closes, as its DeepWindow packet says; the API records kept are those that
+// began between the two. False while GPU capture is not active (CUDA not
+// initialised yet, off, or the process exiting); a CUPTI refusal turns GPU
+// capture off, recorded in its status.
+bool RecordGpuActivity(bool on, uint64_t at_ns);
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool GpuCaptureWanted();
 // In a forked child: CUPTI is the parent's (a flush there can hang), and the

@@ -66,8 +66,8 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
   if (added <= 0 || outside <= 0) return text + ": deep capture added no measurable time";
   return text + ": deep capture added about " + FormatDurationNs(added) + " (+" +
          FormatPercent(static_cast<double>(added) / static_cast<double>(outside)) +
-         ") to each analyzed step: vprof's own cost, which their figures include (host-bound idle "
-         "above all)";
+         ") to each analyzed step: the cost of recording the windows' GPU activity, which their "
+         "figures include (host-bound idle above all)";
 }
 
 }  // namespace vprof::reporter

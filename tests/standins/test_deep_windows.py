@@ -213,5 +213,21 @@ for name, records in rank_dumps(exit_dir):
                if r["kind"] == "kernel" and not r["name"].startswith("vprof_calibrate")]
     check(len(windows) >= 5 and kernels, f"{name}: {len(windows)} windows, {len(kernels)} kernels")
 
+# 7. VPROF_CUPTI_KINDS=all under windows: its API records come from the RUNTIME and DRIVER
+# kinds (no API is selected one by one), which stay on like the selected API records; the trace
+# holds those of the windows only.
+all_dir = temp_dir("deep-all")
+traced = run(short, preload=[LIBVPROF],
+             env=base_env(VPROF_OUTPUT_DIR=all_dir, VPROF_GPU=1, VPROF_DEEP="0.05/0.1",
+                          VPROF_CUPTI_KINDS="all"))
+check(traced.returncode == 0 and "fake CUPTI" not in traced.stderr,
+      f"all under windows: exit {traced.returncode}, {traced.stderr}")
+for name, records in rank_dumps(all_dir):
+    apis = [r for r in records if r["kind"] == "api"]
+    outside = [a for a in apis
+               if not any(start <= a["start_ns"] <= end for start, end in all_windows(records))]
+    check(apis and not outside,
+          f"{name}: {len(outside)} of {len(apis)} API records outside every window")
+
 print(f"ok: trigger and duty-cycle windows on {RANKS} ranks, kernels only inside them; exit "
       "before libcupti's teardown")

@@ -128,7 +128,8 @@ TEST_CASE("the deep-capture sentence states the windows, the steps and the cost 
   CHECK(sentence.find("median step " + FormatDurationNs(kDeepStepNs) + " inside the windows, " +
                       FormatDurationNs(kShallowStepNs) + " outside") != std::string::npos);
   CHECK(sentence.find("added about " + FormatDurationNs(10 * kMs) + " (+" + FormatPercent(0.5) +
-                      ")") != std::string::npos);
+                      ") to each analyzed step: the cost of recording the windows' GPU "
+                      "activity") != std::string::npos);
   // Without NVTX steps on both sides the cost is not known, and said so.
   report.ranks[0].deep_capture->shallow_median_ns.reset();
   report.ranks[1].deep_capture->deep_median_ns.reset();

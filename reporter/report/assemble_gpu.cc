@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "reporter/base/mean_ns.h"
+#include "reporter/gpu/api_records.h"
 #include "reporter/gpu/kernel_class.h"
 
 namespace vprof::reporter {
@@ -24,24 +25,16 @@ std::string CaptureStateName(vprof::trace::GpuCaptureState state) {
   }
 }
 
-// A trace from before api_records was written: the RUNTIME and DRIVER kinds
-// were then the only way to have API records, and every kind was enabled
-// unless activity_kinds says otherwise.
 std::string ApiRecordsName(const vprof::trace::GpuCaptureStatus& status) {
-  switch (status.api_records()) {
-    case vprof::trace::API_RECORDS_ALL:
+  switch (ApiRecordsOf(status)) {
+    case ApiRecords::kAll:
       return "all";
-    case vprof::trace::API_RECORDS_SELECTED:
+    case ApiRecords::kSelected:
       return "selected";
-    case vprof::trace::API_RECORDS_NONE:
-      return "none";
-    default:
+    case ApiRecords::kNone:
       break;
   }
-  for (const std::string& kind : status.activity_kinds()) {
-    if (kind == "RUNTIME" || kind == "DRIVER") return "all";
-  }
-  return status.activity_kinds().empty() ? "all" : "none";
+  return "none";
 }
 
 std::string HwTraceName(vprof::trace::HwTrace hw_trace) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reporter/gpu/api_records.h"
 #include "reporter/gpu/gpu_report.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
@@ -147,9 +148,17 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
   if (!nvtx) report.pattern = std::string(kOptimizerRule);
 
   std::vector<RankSource> sources;
+  // Processes whose kernels have no launch records (a VPROF_CUPTI_KINDS list
+  // without API records): their GPU work cannot be put into steps, and a step
+  // of theirs would show as all idle.
+  size_t unlaunched = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     ProcessSteps& steps = records[i].steps;
     StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
+    if (steps.any_kernels && !LaunchesRecorded(records[i].gpu)) {
+      ++unlaunched;
+      continue;
+    }
     if (found.size() == 0) continue;
     RankSource source{&records[i], &processes[i], &found, 0};
     while (steps.profiler_start_ns && source.skipped < found.size() &&
@@ -157,6 +166,13 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       ++source.skipped;
     }
     sources.push_back(source);
+  }
+  if (sources.empty() && unlaunched > 0) {
+    report.problem =
+        "GPU capture recorded no API calls (a VPROF_CUPTI_KINDS list without SELECTED_API, "
+        "RUNTIME or DRIVER), and a step's GPU work is found through the launches that queued it; "
+        "the light default (VPROF_CUPTI_KINDS unset) records them";
+    return report;
   }
   if (sources.empty()) {
     report.problem = "no NVTX range matched " + patterns.Description() +

@@ -48,12 +48,14 @@ void StepTrace::Range(std::string_view name, int64_t start_us, int64_t end_us, u
 uint32_t StepTrace::Kernel(std::string_view name, uint32_t stream, int64_t launch_us,
                            int64_t start_us, int64_t end_us, uint64_t call_id, uint64_t bytes) {
   const uint32_t correlation = next_correlation_++;
-  vprof::trace::ApiCall& api = *gpu_.add_api();
-  api.set_name_iid(trace_.Intern("cudaLaunchKernel"));
-  api.set_start_ns(At(launch_us));
-  api.set_duration_ns(2 * kStepUs);
-  api.set_tid(launch_tid_);
-  api.set_correlation_id(correlation);
+  if (api_calls_) {
+    vprof::trace::ApiCall& api = *gpu_.add_api();
+    api.set_name_iid(trace_.Intern("cudaLaunchKernel"));
+    api.set_start_ns(At(launch_us));
+    api.set_duration_ns(2 * kStepUs);
+    api.set_tid(launch_tid_);
+    api.set_correlation_id(correlation);
+  }
   vprof::trace::GpuKernel& kernel = *gpu_.add_kernel();
   kernel.set_name_iid(trace_.Intern(name));
   kernel.set_start_ns(At(start_us));
@@ -135,6 +137,16 @@ void StepTrace::RecordsMemory() {
     status.add_activity_kinds(kind);
   }
   trace_.AddPacket(std::move(packet));
+}
+
+void StepTrace::RecordsNoApiCalls() {
+  vprof::trace::TracePacket packet;
+  vprof::trace::GpuCaptureStatus& status = *packet.mutable_gpu_capture();
+  status.set_state(vprof::trace::GPU_CAPTURE_ACTIVE);
+  status.set_api_records(vprof::trace::API_RECORDS_NONE);
+  status.add_activity_kinds("CONCURRENT_KERNEL");
+  trace_.AddPacket(std::move(packet));
+  api_calls_ = false;
 }
 
 void StepTrace::DeviceMemory(uint64_t used_bytes, int64_t at_us, uint32_t device) {

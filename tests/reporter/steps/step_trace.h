@@ -56,6 +56,10 @@ class StepTrace {
   void Api(std::string_view name, int64_t at_us);
   // A GpuCaptureStatus whose kinds include MEMORY2: the capture recorded memory.
   void RecordsMemory();
+  // A GpuCaptureStatus of a capture that records no API calls (a
+  // VPROF_CUPTI_KINDS list of kinds only); the kernels added from now on have
+  // no launch record.
+  void RecordsNoApiCalls();
   // A cudaMalloc of device memory at `at_us` (its call lasting 2 µs) and its
   // GpuMemoryOp; a cudaFree and its release.
   void Allocate(int64_t bytes, int64_t at_us);
@@ -83,6 +87,7 @@ class StepTrace {
   void MemoryCall(int64_t bytes, int64_t at_us, bool release);
 
   uint32_t launch_tid_ = 1;
+  bool api_calls_ = true;
   uint32_t next_correlation_ = 1;
   uint64_t next_seq_ = 1;
   vprof::trace::NvtxBatch nvtx_;

@@ -80,6 +80,34 @@ TEST_CASE("steps inferred from optimizer bursts when no NVTX range names a step"
   CHECK(steps->median_step_ns == 1000 * kStepUs);
 }
 
+TEST_CASE("kernels without launch records: no steps, and the problem says why") {
+  // The same NVTX steps and kernels, with and without their launch records.
+  for (const bool launches : {true, false}) {
+    ScratchDir dir;
+    StepTrace trace("node1", 100, 0);
+    if (!launches) trace.RecordsNoApiCalls();
+    for (int64_t step = 0; step < 3; ++step) {
+      const int64_t at = step * 1000;
+      trace.Range("train_step", at, at + 900);
+      trace.Kernel("fwd_kernel", 7, at + 10, at + 20, at + 500);
+    }
+    trace.WriteTo(dir.File("rank0.vtrace"));
+    const std::optional<StepsReport> steps = StepsOf(dir.path(), 0);
+    REQUIRE(steps);
+    INFO("launch records: " << launches << "; problem: " << steps->problem);
+    if (launches) {
+      // With them, each step holds its kernel: 480 of its 900 µs are compute.
+      REQUIRE(steps->ranks.size() == 1);
+      REQUIRE(steps->ranks[0].steps.size() == 3);
+      CHECK(steps->ranks[0].steps[0].times.compute_ns == 480 * kStepUs);
+    } else {
+      // Without, a step would show as all idle: no steps, and why.
+      CHECK(steps->ranks.empty());
+      CHECK(steps->problem.starts_with("GPU capture recorded no API calls"));
+    }
+  }
+}
+
 TEST_CASE("kernels but no step ranges and no optimizer kernels: the problem says why") {
   ScratchDir dir;
   StepTrace trace("node1", 100, 0);

@@ -47,15 +47,7 @@ void StepTrace::Range(std::string_view name, int64_t start_us, int64_t end_us, u
 
 uint32_t StepTrace::Kernel(std::string_view name, uint32_t stream, int64_t launch_us,
                            int64_t start_us, int64_t end_us, uint64_t call_id, uint64_t bytes) {
-  const uint32_t correlation = next_correlation_++;
-  if (api_calls_) {
-    vprof::trace::ApiCall& api = *gpu_.add_api();
-    api.set_name_iid(trace_.Intern("cudaLaunchKernel"));
-    api.set_start_ns(At(launch_us));
-    api.set_duration_ns(2 * kStepUs);
-    api.set_tid(launch_tid_);
-    api.set_correlation_id(correlation);
-  }
+  const uint32_t correlation = Call("cudaLaunchKernel", launch_us, launch_tid_);
   vprof::trace::GpuKernel& kernel = *gpu_.add_kernel();
   kernel.set_name_iid(trace_.Intern(name));
   kernel.set_start_ns(At(start_us));
@@ -92,13 +84,7 @@ uint32_t StepTrace::Memcpy(uint32_t stream, int64_t launch_us, int64_t start_us,
 
 uint32_t StepTrace::GraphLaunch(uint32_t graph_id, uint32_t stream, int64_t launch_us,
                                 const std::vector<std::pair<int64_t, int64_t>>& nodes, bool whole) {
-  const uint32_t correlation = next_correlation_++;
-  vprof::trace::ApiCall& api = *gpu_.add_api();
-  api.set_name_iid(trace_.Intern("cudaGraphLaunch_v10000"));
-  api.set_start_ns(At(launch_us));
-  api.set_duration_ns(2 * kStepUs);
-  api.set_tid(launch_tid_);
-  api.set_correlation_id(correlation);
+  const uint32_t correlation = Call("cudaGraphLaunch_v10000", launch_us, launch_tid_);
   if (whole) {
     vprof::trace::GpuGraphReplay& replay = *gpu_.add_graph_replay();
     replay.set_start_ns(At(nodes.front().first));
@@ -139,6 +125,18 @@ void StepTrace::RecordsMemory() {
   trace_.AddPacket(std::move(packet));
 }
 
+uint32_t StepTrace::Call(std::string_view api_name, int64_t at_us, uint32_t tid) {
+  const uint32_t correlation = next_correlation_++;
+  if (!api_calls_) return correlation;
+  vprof::trace::ApiCall& api = *gpu_.add_api();
+  api.set_name_iid(trace_.Intern(api_name));
+  api.set_start_ns(At(at_us));
+  api.set_duration_ns(2 * kStepUs);
+  api.set_tid(tid);
+  api.set_correlation_id(correlation);
+  return correlation;
+}
+
 void StepTrace::RecordsNoApiCalls() {
   vprof::trace::TracePacket packet;
   vprof::trace::GpuCaptureStatus& status = *packet.mutable_gpu_capture();
@@ -173,13 +171,7 @@ void StepTrace::Allocate(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us
 void StepTrace::Release(int64_t bytes, int64_t at_us) { MemoryCall(bytes, at_us, true); }
 
 void StepTrace::MemoryCall(int64_t bytes, int64_t at_us, bool release) {
-  const uint32_t correlation = next_correlation_++;
-  vprof::trace::ApiCall& api = *gpu_.add_api();
-  api.set_name_iid(trace_.Intern(release ? "cudaFree_v3020" : "cudaMalloc_v3020"));
-  api.set_start_ns(At(at_us));
-  api.set_duration_ns(2 * kStepUs);
-  api.set_tid(1);
-  api.set_correlation_id(correlation);
+  const uint32_t correlation = Call(release ? "cudaFree_v3020" : "cudaMalloc_v3020", at_us, 1);
   vprof::trace::GpuMemoryOp& op = *gpu_.add_memory();
   op.set_operation(release ? 2 : 1);
   op.set_memory_kind(3);

@@ -85,6 +85,9 @@ class StepTrace {
   uint64_t comm_id_;
   uint32_t comm_size_;
   void MemoryCall(int64_t bytes, int64_t at_us, bool release);
+  // A new correlation id, and the API call that queued its work (2 µs from
+  // `at_us` on thread `tid`) unless RecordsNoApiCalls() was called.
+  uint32_t Call(std::string_view api_name, int64_t at_us, uint32_t tid);
 
   uint32_t launch_tid_ = 1;
   bool api_calls_ = true;

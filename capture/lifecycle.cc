@@ -112,6 +112,9 @@ void* WriterMain(void*) {
       RunState expected = RunState::kRecording;
       if (g_run_state.compare_exchange_strong(expected, RunState::kFinished)) {
         EndTrace(EndReason::kWindowEnd, 2000000000ull);
+        ForEachHook([](const SourceHooks& h) {
+          if (h.after_capture_window) h.after_capture_window();
+        });
       }
       return nullptr;
     }

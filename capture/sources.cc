@@ -180,6 +180,7 @@ constexpr SourceHooks kHooks[] = {
          [](bool final) {
            RequestGpuFlush(final || GlobalDeviceMemorySampler().WaitingForDevice());
          },
+     .after_capture_window = StopGpuRecording,
      .reset_in_child = ResetGpuCaptureInChild},
     {.name = "collective fingerprints",
      .stage = StartStage::kAfterWriter,

@@ -93,6 +93,9 @@ struct SourceHooks {
   // Before each flush, and once as the trace ends (`final`: also from an exit
   // handler, on the exiting thread).
   void (*before_flush)(bool final) = nullptr;
+  // On the writer thread once the trace ended at VPROF_STOP_AFTER_S while the
+  // process runs on: stop what would go on costing the program.
+  void (*after_capture_window)() = nullptr;
   // In a forked child, which has one thread and copies of every lock, some
   // possibly held by threads that do not exist in it: reset, never wait.
   void (*reset_in_child)() = nullptr;

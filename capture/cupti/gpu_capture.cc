@@ -198,11 +198,12 @@ void SetSelectedApisEnabled(bool on, ApiSelection* selection) {
   if (!selection->error.empty()) VPROF_WARN_ONCE("GPU capture: {}", selection->error);
 }
 
-// Under a deep schedule, the kinds that stay on outside the windows, enabled
-// once by Start(): DEVICE (its records are written when it is enabled, once
-// per GPU) and RUNTIME and DRIVER, the API records of `all` (the writer leaves
-// out those that began between windows, as it does the selected ones).
-bool KeptOnBetweenWindows(CUpti_ActivityKind kind) {
+// The kinds never switched off while the program runs, as the selected API
+// records are not: DEVICE (its records are written when it is enabled, once
+// per GPU) and RUNTIME and DRIVER, the API records of `all`. Under a deep
+// schedule Start() enables them, and the writer leaves out the API records
+// that began between windows, as it does the selected ones.
+bool NeverSwitchedOff(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
          kind == CUPTI_ACTIVITY_KIND_DRIVER;
 }
@@ -210,11 +211,11 @@ bool KeptOnBetweenWindows(CUpti_ActivityKind kind) {
 // Enables (on) or disables every kind of the capture plan: what deep windows
 // switch. Switching kernel records alone showed no crash in about 11,000
 // switches where switching API records did (above). Under a deep schedule
-// the kinds KeptOnBetweenWindows are left as they are. Returns CUPTI's first
+// the kinds NeverSwitchedOff are left as they are. Returns CUPTI's first
 // refusal.
 CUptiResult SetKindsEnabled(bool on) {
   for (const ActivityKind& k : g_plan->kinds) {
-    if (g_windowed && KeptOnBetweenWindows(k.kind)) continue;
+    if (g_windowed && NeverSwitchedOff(k.kind)) continue;
     const CUptiResult r =
         on ? g_cupti->cuptiActivityEnable(k.kind) : g_cupti->cuptiActivityDisable(k.kind);
     if (r != CUPTI_SUCCESS) return r;
@@ -343,9 +344,9 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
     RecordGraphNodes(&plan);
   }
   *g_plan = plan;
-  // Under a deep schedule the kinds KeptOnBetweenWindows are on from here.
+  // Under a deep schedule the kinds NeverSwitchedOff are on from here.
   for (const ActivityKind& k : plan.kinds) {
-    if (r != CUPTI_SUCCESS || !g_windowed || !KeptOnBetweenWindows(k.kind)) continue;
+    if (r != CUPTI_SUCCESS || !g_windowed || !NeverSwitchedOff(k.kind)) continue;
     r = g_cupti->cuptiActivityEnable(k.kind);
   }
   // The API records stay on from here, between deep windows too: windows
@@ -514,6 +515,18 @@ bool RecordGpuActivity(bool on, uint64_t at_ns) {
   // Records of the window's last work are in CUPTI's buffers until flushed.
   if (!on) g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   return true;
+}
+
+void StopGpuRecording() {
+  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
+  const CuptiGate gate;
+  if (!gate.open()) return;
+  std::lock_guard<std::mutex> switching(*g_switch_lock);
+  for (const ActivityKind& k : g_plan->kinds) {
+    if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
+  }
+  g_activity_on.store(false, std::memory_order_release);
+  g_gpu_capture_active.store(false, std::memory_order_release);
 }
 
 void NoteCudaInjection(const char* found_value) {

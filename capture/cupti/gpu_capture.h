@@ -46,6 +46,11 @@ void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep);
 // initialised yet, off, or the process exiting); a CUPTI refusal turns GPU
 // capture off, recorded in its status.
 bool RecordGpuActivity(bool on, uint64_t at_ns);
+// Writer thread, after the trace ended at VPROF_STOP_AFTER_S: switches off the
+// plan's kinds, so that the program no longer pays for kernel, copy and memset
+// records nobody writes. The API records stay on: switching them while the
+// program launches crashed CUPTI (gpu_capture.cc).
+void StopGpuRecording();
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool GpuCaptureWanted();
 // In a forked child: CUPTI is the parent's (a flush there can hang), and the

@@ -420,6 +420,10 @@ CUptiResult DisableKind(CUpti_ActivityKind kind) {
   return CUPTI_SUCCESS;
 }
 
+bool KindEnabled(CUpti_ActivityKind kind) {
+  return kind > CUPTI_ACTIVITY_KIND_INVALID && kind < CUPTI_ACTIVITY_KIND_COUNT && Enabled(kind);
+}
+
 CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable) {
   if (CallbackName(domain, cbid) == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   auto& apis = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_apis[cbid] : g_driver_apis[cbid];

@@ -20,6 +20,8 @@ CUptiResult EnableKind(CUpti_ActivityKind kind);
 // Disables a kind: work that starts afterwards leaves no record of it, as with CUPTI, which
 // vprof asks this of at a deep window's end.
 CUptiResult DisableKind(CUpti_ActivityKind kind);
+// Whether a kind is enabled now.
+bool KindEnabled(CUpti_ActivityKind kind);
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
 
 // The record of one API (cuptiActivityEnableRuntimeApi/DriverApi): written for that API even

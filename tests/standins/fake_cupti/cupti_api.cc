@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "activity_recorder.h"
@@ -23,10 +24,26 @@ int g_subscriber;
 // that crashed the process on an H200. The fake plays that teardown: a call of the functions
 // below once it began aborts with a line that names the function. It lasts
 // FAKE_CUPTI_TEARDOWN_MS (default 0), so that a thread calling in now and then is caught.
+// With FAKE_CUPTI_KINDS_AT_EXIT=1 it first prints the kinds still enabled, by number, on one
+// line: "fake CUPTI kinds at exit: 1 10".
 std::atomic<bool> g_torn_down{false};
+
+void PrintKindsAtExit() {
+  const char* wanted = std::getenv("FAKE_CUPTI_KINDS_AT_EXIT");
+  if (wanted == nullptr || std::string_view(wanted) != "1") return;
+  std::string line = "fake CUPTI kinds at exit:";
+  for (int kind = CUPTI_ACTIVITY_KIND_INVALID + 1; kind < CUPTI_ACTIVITY_KIND_COUNT; ++kind) {
+    if (fake_cupti::KindEnabled(static_cast<CUpti_ActivityKind>(kind))) {
+      line += " " + std::to_string(kind);
+    }
+  }
+  line += "\n";
+  (void)!write(2, line.data(), line.size());
+}
 
 struct Teardown {
   ~Teardown() {
+    PrintKindsAtExit();
     g_torn_down.store(true);
     const char* ms = std::getenv("FAKE_CUPTI_TEARDOWN_MS");
     const long n = ms != nullptr ? std::atol(ms) : 0;

@@ -92,11 +92,11 @@ std::string ExpectedNames() {
   return names + std::string(kSelectedApi);
 }
 
+}  // namespace
+
 bool RecordsApiCalls(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER;
 }
-
-}  // namespace
 
 void RecordGraphNodes(CapturePlan* plan) {
   std::erase_if(plan->kinds,

@@ -204,8 +204,7 @@ void SetSelectedApisEnabled(bool on, ApiSelection* selection) {
 // schedule Start() enables them, and the writer leaves out the API records
 // that began between windows, as it does the selected ones.
 bool NeverSwitchedOff(CUpti_ActivityKind kind) {
-  return kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
-         kind == CUPTI_ACTIVITY_KIND_DRIVER;
+  return kind == CUPTI_ACTIVITY_KIND_DEVICE || RecordsApiCalls(kind);
 }
 
 // Enables (on) or disables every kind of the capture plan: what deep windows
@@ -426,10 +425,6 @@ void PutStatus(TraceWriter& w, const Status& s) {
   w.EndPacket(t);
 }
 
-bool IsApiRecord(const CUpti_Activity* r) {
-  return r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-}
-
 // Encodes one filled buffer: names first (their packets must precede the
 // batch), then the records, split into several GpuBatch packets when the
 // encoder fills.
@@ -446,7 +441,7 @@ bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
   constexpr uint64_t kLeftOut = ~uint64_t{0};
   std::vector<uint64_t> name_iids;  // kLeftOut: an API record between windows
   for (CUpti_Activity* r = nullptr; next(r, &r);) {
-    if (spans && IsApiRecord(r) &&
+    if (spans && RecordsApiCalls(r->kind) &&
         !spans->Holds(reinterpret_cast<const CUpti_ActivityAPI*>(r)->start)) {
       name_iids.push_back(kLeftOut);
       continue;

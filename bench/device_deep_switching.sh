@@ -23,7 +23,7 @@ while ((SECONDS < end)); do
             LD_PRELOAD="$lib" VPROF_OUTPUT_DIR="$dir" \
             python3 bench/workloads/launch_loop.py --nvtx --reps "${REPS:-200}" 2>/dev/null)
     rc=$?
-    windows=$("$vprof" report "$dir" 2>/dev/null | grep -o "only in [0-9]* deep window" |
+    windows=$("$vprof" report "$dir" 2>/dev/null | grep -o "[0-9]* deep window" |
                 grep -o "[0-9]*" | head -1)
     echo "$plan $n rc=$rc windows=${windows:-?} $(grep _ms <<<"$out")"
     runs[$plan]=$((${runs[$plan]:-0} + 1))

@@ -134,8 +134,8 @@ std::string SelfCostText(const Report& report) {
            " of its own overhead over the trace; the rest of vprof's cost is not measured in a "
            "capture without deep windows (README, \"Overhead\")";
   }
-  return "not measured by this capture (deep windows measure it, VPROF_DEEP; README, "
-         "\"Overhead\")";
+  return "not measured by this capture (deep windows that hold whole NVTX steps measure it, "
+         "VPROF_DEEP; README, \"Overhead\")";
 }
 
 std::string RankName(const RankStepsReport& rank) {

@@ -141,8 +141,9 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
     report.problem = *error;
     return report;
   }
+  // NVTX steps that no deep window held count too: they name the steps.
   const bool nvtx = std::any_of(records.begin(), records.end(), [](const ProcessRecord& record) {
-    return record.steps.nvtx.size() > 0;
+    return record.steps.nvtx.size() > 0 || record.steps.nvtx.shallow() > 0;
   });
   report.source = nvtx ? StepSource::kNvtx : StepSource::kOptimizerKernels;
   if (!nvtx) report.pattern = std::string(kOptimizerRule);
@@ -152,6 +153,7 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
   // without API records): their GPU work cannot be put into steps, and a step
   // of theirs would show as all idle.
   size_t unlaunched = 0;
+  std::vector<DeepCaptureReport> unheld;  // processes whose steps all lay outside deep windows
   for (size_t i = 0; i < records.size(); ++i) {
     ProcessSteps& steps = records[i].steps;
     StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
@@ -159,7 +161,12 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       ++unlaunched;
       continue;
     }
-    if (found.size() == 0) continue;
+    if (found.size() == 0) {
+      if (std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, found)) {
+        unheld.push_back(std::move(*deep));
+      }
+      continue;
+    }
     RankSource source{&records[i], &processes[i], &found, 0};
     while (steps.profiler_start_ns && source.skipped < found.size() &&
            found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {
@@ -175,6 +182,8 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
     return report;
   }
   if (sources.empty()) {
+    report.problem = NoStepHeldProblem(unheld);
+    if (!report.problem.empty()) return report;
     report.problem = "no NVTX range matched " + patterns.Description() +
                      " and no process had optimizer kernels to end steps with (" +
                      std::string(kOptimizerRule) +

@@ -70,4 +70,19 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
          "figures include (host-bound idle above all)";
 }
 
+std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld) {
+  uint64_t shallow = 0;
+  uint32_t most_windows = 0;
+  for (const DeepCaptureReport& deep : unheld) {
+    shallow += deep.shallow_steps;
+    most_windows = std::max(most_windows, deep.windows);
+  }
+  if (shallow == 0) return "";
+  return "VPROF_DEEP=" + unheld.front().schedule + ": no deep window held a whole step (" +
+         std::to_string(most_windows) + " deep window" + (most_windows == 1 ? "" : "s") + ", " +
+         std::to_string(shallow) +
+         " steps outside them left out), and only the steps a window holds are analyzed; a "
+         "window must be longer than a step (VPROF_DEEP's ON, or vprof trigger --seconds)";
+}
+
 }  // namespace vprof::reporter

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_report.h"
@@ -22,5 +23,10 @@ std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const 
 // step (the median over the ranks that have NVTX steps on both sides). Empty
 // when no rank ran under a deep schedule.
 std::string DeepCaptureSentence(const StepsReport& steps);
+
+// Why no step is analyzed when the processes found steps but no deep window
+// held one whole (windows shorter than a step): `unheld`, the deep capture of
+// each such process. Empty when that is not why (no steps outside windows).
+std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld);
 
 }  // namespace vprof::reporter

@@ -125,6 +125,18 @@ void StepTrace::RecordsMemory() {
   trace_.AddPacket(std::move(packet));
 }
 
+void StepTrace::DeepWindow(std::string schedule, int64_t start_us, int64_t end_us) {
+  deep_schedule_ = std::move(schedule);
+  for (const int64_t end : {int64_t{0}, end_us}) {
+    vprof::trace::TracePacket packet;
+    vprof::trace::DeepWindow& window = *packet.mutable_deep_window();
+    window.set_start_ns(At(start_us));
+    window.set_end_ns(end == 0 ? 0 : At(end));
+    window.set_cause(vprof::trace::DEEP_WINDOW_DUTY_CYCLE);
+    trace_.AddPacket(std::move(packet));
+  }
+}
+
 uint32_t StepTrace::Call(std::string_view api_name, int64_t at_us, uint32_t tid) {
   const uint32_t correlation = next_correlation_++;
   if (!api_calls_) return correlation;
@@ -215,6 +227,7 @@ void StepTrace::WriteTo(const std::string& path, const std::map<std::string, std
   header.set_pid(pid_);
   header.set_clock(vprof::trace::CLOCK_DOMAIN_MONOTONIC);
   header.mutable_rank()->set_rank(rank_);
+  if (!deep_schedule_.empty()) header.mutable_settings()->set_deep_capture(deep_schedule_);
   for (const auto& [name, value] : env) {
     vprof::trace::EnvVar& variable = *header.add_env();
     variable.set_name(name);

@@ -69,6 +69,10 @@ class StepTrace {
   // The DeviceMemorySampling packet: whether sampling ran, and why not.
   void MemorySampling(bool sampling, const std::string& why_not = "");
 
+  // A deep window [start_us, end_us) as the capture writes it (opened, then
+  // closed), under `schedule`, the RunHeader's VPROF_DEEP.
+  void DeepWindow(std::string schedule, int64_t start_us, int64_t end_us);
+
   // Writes what was added since the last flush as one packet.
   void FlushNvtx();
   void FlushGpu();
@@ -89,6 +93,7 @@ class StepTrace {
   // `at_us` on thread `tid`) unless RecordsNoApiCalls() was called.
   uint32_t Call(std::string_view api_name, int64_t at_us, uint32_t tid);
 
+  std::string deep_schedule_;  // VPROF_DEEP; unset: always
   uint32_t launch_tid_ = 1;
   bool api_calls_ = true;
   uint32_t next_correlation_ = 1;

@@ -10,8 +10,12 @@
 #include "reporter/base/units.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/step_tracker.h"
+#include "scratch_dir.h"
+#include "step_trace.h"
 
 using namespace vprof::reporter;
+using vprof::reporter::testing::ScratchDir;
+using vprof::reporter::testing::StepTrace;
 
 namespace {
 
@@ -136,6 +140,47 @@ TEST_CASE("the deep-capture sentence states the windows, the steps and the cost 
   CHECK(DeepCaptureSentence(report).find("is not known") != std::string::npos);
   report.ranks.clear();
   CHECK(DeepCaptureSentence(report).empty());
+}
+
+TEST_CASE("windows shorter than a step: no steps, and the problem says why") {
+  // Steps of 900 µs every 1,000 µs; windows [s, s + 300) open 100 µs into
+  // steps 1 and 3 (each holding that step's kernel), or, for the control, one
+  // window holds steps 1 and 2 whole.
+  for (const bool short_windows : {true, false}) {
+    ScratchDir dir;
+    StepTrace trace("node1", 100, 0);
+    if (short_windows) {
+      trace.DeepWindow("0.3/2", 1100, 1400);
+      trace.DeepWindow("0.3/2", 3100, 3400);
+    } else {
+      trace.DeepWindow("2/5", 950, 2950);
+    }
+    for (int64_t step = 0; step < 5; ++step) {
+      const int64_t at = step * 1000;
+      trace.Range("train_step", at, at + 900);
+      const bool in_window = short_windows ? step == 1 || step == 3 : step == 1 || step == 2;
+      if (in_window) trace.Kernel("fwd_kernel", 7, at + 150, at + 200, at + 250);
+    }
+    trace.WriteTo(dir.File("rank0.vtrace"));
+    const std::optional<StepsReport> steps =
+        vprof::reporter::testing::StepReportOf(dir.path(), 0).steps;
+    REQUIRE(steps);
+    INFO("problem: " << steps->problem);
+    if (short_windows) {
+      CHECK(steps->ranks.empty());
+      CHECK(steps->problem ==
+            "VPROF_DEEP=0.3/2: no deep window held a whole step (2 deep windows, 5 steps outside "
+            "them left out), and only the steps a window holds are analyzed; a window must be "
+            "longer than a step (VPROF_DEEP's ON, or vprof trigger --seconds)");
+    } else {
+      REQUIRE(steps->ranks.size() == 1);
+      CHECK(steps->ranks[0].steps.size() == 2);
+      CHECK(steps->problem.empty());
+    }
+  }
+  CHECK(NoStepHeldProblem({}).empty());
+  CHECK(
+      NoStepHeldProblem({DeepCaptureReport{"trigger", 0, 0, std::nullopt, std::nullopt}}).empty());
 }
 
 }  // namespace

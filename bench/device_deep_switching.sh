@@ -5,14 +5,15 @@
 # of the launch loop under VPROF_FLUSH_MS=10 and VPROF_DEEP=ON/PERIOD, plans interleaved, for
 # SECONDS_TOTAL seconds; every run printed as
 #   <plan> <n> rc=<exit status> windows=<deep windows in its trace> <its launch_loop_ms line>
-# and a count per plan at the end. A windowed run switches the plan's kinds twice per window.
+# and counts per plan at the end (runs, non-zero exits, windows). A windowed run switches the
+# plan's kinds twice per window.
 # Usage: bench/device_deep_switching.sh LIB VPROF [SECONDS_TOTAL (300)]
 # PLANS ("light CONCURRENT_KERNEL"), DEEP ("0.01/0.02") and REPS (200) pick what runs.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 use_reporter "$2"
 end=$((SECONDS + ${3:-300}))
-declare -A runs crashed
+declare -A runs crashed windows_seen
 n=0
 while ((SECONDS < end)); do
   n=$((n + 1))
@@ -28,8 +29,10 @@ while ((SECONDS < end)); do
     echo "$plan $n rc=$rc windows=${windows:-?} $(grep _ms <<<"$out")"
     runs[$plan]=$((${runs[$plan]:-0} + 1))
     ((rc == 0)) || crashed[$plan]=$((${crashed[$plan]:-0} + 1))
+    windows_seen[$plan]=$((${windows_seen[$plan]:-0} + ${windows:-0}))
   done
 done
 for plan in "${!runs[@]}"; do
-  echo "$plan: ${crashed[$plan]:-0} of ${runs[$plan]} runs exited non-zero"
+  echo "$plan: ${crashed[$plan]:-0} of ${runs[$plan]} runs exited non-zero;" \
+       "${windows_seen[$plan]:-0} windows in the reports of all runs"
 done

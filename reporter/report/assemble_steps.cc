@@ -124,6 +124,13 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   return rank;
 }
 
+StepsReport EmptyStepsReport(const StepOptions& options, const StepPatterns& patterns) {
+  StepsReport report;
+  report.warmup_steps = options.warmup_steps;
+  report.pattern = patterns.Description();
+  return report;
+}
+
 }  // namespace
 
 std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
@@ -132,11 +139,18 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const StepPatterns& patterns) {
   if (std::none_of(records.begin(), records.end(),
                    [](const ProcessRecord& record) { return record.steps.any_kernels; })) {
-    return std::nullopt;
+    // Under a deep schedule that is no failure of GPU capture: say why.
+    const ProcessSteps* deep = nullptr;
+    for (const ProcessRecord& record : records) {
+      if (record.steps.deep_schedule.empty()) continue;
+      if (!deep || record.steps.deep_windows > deep->deep_windows) deep = &record.steps;
+    }
+    if (!deep) return std::nullopt;
+    StepsReport report = EmptyStepsReport(options, patterns);
+    report.problem = NoGpuActivityProblem(deep->deep_schedule, deep->deep_windows);
+    return report;
   }
-  StepsReport report;
-  report.warmup_steps = options.warmup_steps;
-  report.pattern = patterns.Description();
+  StepsReport report = EmptyStepsReport(options, patterns);
   if (const auto error = StepPatternError(options.patterns)) {
     report.problem = *error;
     return report;

@@ -85,4 +85,16 @@ std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld) {
          "window must be longer than a step (VPROF_DEEP's ON, or vprof trigger --seconds)";
 }
 
+std::string NoGpuActivityProblem(const std::string& schedule, uint32_t windows) {
+  if (windows > 0) {
+    return "VPROF_DEEP=" + schedule + ": the " + std::to_string(windows) + " deep window" +
+           (windows == 1 ? "" : "s") +
+           " held no GPU kernel, and GPU activity is recorded only "
+           "inside deep windows";
+  }
+  return "VPROF_DEEP=" + schedule +
+         ": no deep window opened, and GPU activity is recorded only inside one (windows open "
+         "in the processes that initialised CUDA; vprof trigger DIR opens one in all of them)";
+}
+
 }  // namespace vprof::reporter

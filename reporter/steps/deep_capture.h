@@ -29,4 +29,8 @@ std::string DeepCaptureSentence(const StepsReport& steps);
 // each such process. Empty when that is not why (no steps outside windows).
 std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld);
 
+// Why a capture under a deep schedule has no GPU kernel records: no window
+// opened (`windows` 0), or the windows held no kernel.
+std::string NoGpuActivityProblem(const std::string& schedule, uint32_t windows);
+
 }  // namespace vprof::reporter

@@ -125,8 +125,7 @@ void StepTrace::RecordsMemory() {
   trace_.AddPacket(std::move(packet));
 }
 
-void StepTrace::DeepWindow(std::string schedule, int64_t start_us, int64_t end_us) {
-  deep_schedule_ = std::move(schedule);
+void StepTrace::DeepWindow(int64_t start_us, int64_t end_us) {
   for (const int64_t end : {int64_t{0}, end_us}) {
     vprof::trace::TracePacket packet;
     vprof::trace::DeepWindow& window = *packet.mutable_deep_window();

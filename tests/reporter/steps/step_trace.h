@@ -69,9 +69,10 @@ class StepTrace {
   // The DeviceMemorySampling packet: whether sampling ran, and why not.
   void MemorySampling(bool sampling, const std::string& why_not = "");
 
-  // A deep window [start_us, end_us) as the capture writes it (opened, then
-  // closed), under `schedule`, the RunHeader's VPROF_DEEP.
-  void DeepWindow(std::string schedule, int64_t start_us, int64_t end_us);
+  // The RunHeader's VPROF_DEEP (unset: always).
+  void DeepSchedule(std::string schedule) { deep_schedule_ = std::move(schedule); }
+  // A deep window [start_us, end_us) as the capture writes it: opened, then closed.
+  void DeepWindow(int64_t start_us, int64_t end_us);
 
   // Writes what was added since the last flush as one packet.
   void FlushNvtx();

@@ -150,10 +150,12 @@ TEST_CASE("windows shorter than a step: no steps, and the problem says why") {
     ScratchDir dir;
     StepTrace trace("node1", 100, 0);
     if (short_windows) {
-      trace.DeepWindow("0.3/2", 1100, 1400);
-      trace.DeepWindow("0.3/2", 3100, 3400);
+      trace.DeepSchedule("0.3/2");
+      trace.DeepWindow(1100, 1400);
+      trace.DeepWindow(3100, 3400);
     } else {
-      trace.DeepWindow("2/5", 950, 2950);
+      trace.DeepSchedule("2/5");
+      trace.DeepWindow(950, 2950);
     }
     for (int64_t step = 0; step < 5; ++step) {
       const int64_t at = step * 1000;
@@ -181,6 +183,36 @@ TEST_CASE("windows shorter than a step: no steps, and the problem says why") {
   CHECK(NoStepHeldProblem({}).empty());
   CHECK(
       NoStepHeldProblem({DeepCaptureReport{"trigger", 0, 0, std::nullopt, std::nullopt}}).empty());
+}
+
+TEST_CASE("no GPU kernel under a deep schedule: the problem says whether a window opened") {
+  // NVTX steps and no kernel records: a whole-run capture reports no steps at
+  // all (GPU capture recorded nothing); a deep one says why it has none.
+  enum class Deep { kAlways, kNoWindow, kEmptyWindow };
+  for (const Deep deep : {Deep::kAlways, Deep::kNoWindow, Deep::kEmptyWindow}) {
+    ScratchDir dir;
+    StepTrace trace("node1", 100, 0);
+    if (deep != Deep::kAlways) trace.DeepSchedule("trigger");
+    if (deep == Deep::kEmptyWindow) trace.DeepWindow(5000, 6000);
+    for (int64_t step = 0; step < 3; ++step)
+      trace.Range("train_step", step * 1000, step * 1000 + 900);
+    trace.WriteTo(dir.File("rank0.vtrace"));
+    const std::optional<StepsReport> steps =
+        vprof::reporter::testing::StepReportOf(dir.path(), 0).steps;
+    if (deep == Deep::kAlways) {
+      CHECK_FALSE(steps);
+      continue;
+    }
+    REQUIRE(steps);
+    CHECK(steps->ranks.empty());
+    CHECK(steps->problem ==
+          (deep == Deep::kNoWindow
+               ? "VPROF_DEEP=trigger: no deep window opened, and GPU activity is recorded only "
+                 "inside one (windows open in the processes that initialised CUDA; vprof trigger "
+                 "DIR opens one in all of them)"
+               : "VPROF_DEEP=trigger: the 1 deep window held no GPU kernel, and GPU activity is "
+                 "recorded only inside deep windows"));
+  }
 }
 
 }  // namespace

@@ -69,6 +69,11 @@ std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // calibration on the window (not seen; the exit handler does not take it).
 LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
+// Set when the capture window ends (StopGpuRecording). A Start() after it
+// enables nothing; one still enabling kinds then switches them off itself.
+// Sequentially consistent, as g_gpu_capture_active's store in Start() is:
+// either Start() sees it set or StopGpuRecording sees capture active.
+std::atomic<bool> g_recording_stopped{false};
 // Under a deep schedule, when the kinds were on (recorded_spans.h): written
 // as windows open and close, read as buffers are drained, both under
 // g_spans_lock, which is held across no call.
@@ -285,7 +290,24 @@ void EndGpuCaptureAtExit() {
   g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+// Switches off for the rest of the process the kinds that can be (not the
+// API records: NeverSwitchedOff), and GPU capture with them.
+void SwitchOffForGood() {
+  const CuptiGate gate;
+  if (!gate.open()) return;
+  std::lock_guard<std::mutex> switching(*g_switch_lock);
+  for (const ActivityKind& k : g_plan->kinds) {
+    if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
+  }
+  g_activity_on.store(false, std::memory_order_release);
+  g_gpu_capture_active.store(false, std::memory_order_release);
+}
+
 void Start(const std::string& kind_list, const DeepSchedule& deep) {
+  if (g_recording_stopped.load()) {
+    Log().debug("CUDA started after the capture window ended: GPU capture stays off");
+    return;
+  }
   std::string bad;
   CapturePlan plan = PlanCapture(kind_list, &bad);
   if (!bad.empty()) VPROF_WARN_ONCE("{}", bad);
@@ -372,7 +394,8 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
     g_status->hw_trace_detail = hw.detail;
   }
   SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
-  g_gpu_capture_active.store(true, std::memory_order_release);
+  g_gpu_capture_active.store(true);
+  if (g_recording_stopped.load()) SwitchOffForGood();  // the window ended meanwhile
   if (std::atexit(EndGpuCaptureAtExit) != 0) {
     Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
   }
@@ -513,15 +536,8 @@ bool RecordGpuActivity(bool on, uint64_t at_ns) {
 }
 
 void StopGpuRecording() {
-  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
-  const CuptiGate gate;
-  if (!gate.open()) return;
-  std::lock_guard<std::mutex> switching(*g_switch_lock);
-  for (const ActivityKind& k : g_plan->kinds) {
-    if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
-  }
-  g_activity_on.store(false, std::memory_order_release);
-  g_gpu_capture_active.store(false, std::memory_order_release);
+  g_recording_stopped.store(true);
+  if (g_gpu_capture_active.load()) SwitchOffForGood();
 }
 
 void NoteCudaInjection(const char* found_value) {

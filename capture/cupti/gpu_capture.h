@@ -49,7 +49,8 @@ bool RecordGpuActivity(bool on, uint64_t at_ns);
 // Writer thread, after the trace ended at VPROF_STOP_AFTER_S: switches off the
 // plan's kinds, so that the program no longer pays for kernel, copy and memset
 // records nobody writes. The API records stay on: switching them while the
-// program launches crashed CUPTI (gpu_capture.cc).
+// program launches crashed CUPTI (gpu_capture.cc). GPU capture starting after
+// this (CUDA initialised after the window, or still starting) records nothing.
 void StopGpuRecording();
 // False once VPROF_GPU=0 or another tool's injection hook was noted.
 bool GpuCaptureWanted();

@@ -233,29 +233,34 @@ check(compared > 40, f"only {compared} report values compared: {same.stdout}")
 
 # The capture window's end (VPROF_STOP_AFTER_S) switches kernel, copy and memset records off,
 # so the program stops paying for records nobody writes; the API records stay on (switching them
-# while the program launches crashed CUPTI 13.0 on an H200). The fake CUPTI prints the kinds
-# still enabled as it is torn down at exit: CONCURRENT_KERNEL is 10 in cupti_activity.h.
+# while the program launches crashed CUPTI 13.0 on an H200). A program that starts CUDA only after
+# the window (its imports outlast it) gets no GPU capture at all. The fake CUPTI prints the kinds
+# still enabled as it is torn down at exit (no line where libcupti was never loaded):
+# CONCURRENT_KERNEL is 10 in cupti_activity.h.
 CONCURRENT_KERNEL = 10
-long_run = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "sim_train"),
-            "--steps", "60", "--layers", "4", "--fwd-us", "1000", "--bwd-us", "2000"]
-for stop in (None, "0.3"):
+for stop, cuda_after_ms in ((None, 0), ("0.3", 0), ("0.3", 1000)):
     stop_dir = temp_dir("gpu-stop")
     extra = {"VPROF_STOP_AFTER_S": stop} if stop else {}
+    long_run = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "sim_train"),
+                "--steps", "60", "--layers", "4", "--fwd-us", "1000", "--bwd-us", "2000",
+                "--cuda-after-ms", str(cuda_after_ms)]
     traced = run(long_run, preload=[LIBVPROF],
                  env=base_env(VPROF_OUTPUT_DIR=stop_dir, VPROF_GPU=1, FAKE_CUPTI_KINDS_AT_EXIT=1,
                               **extra))
-    check(traced.returncode == 0, f"run with VPROF_STOP_AFTER_S={stop} failed: {traced.stderr}")
+    case = f"VPROF_STOP_AFTER_S={stop}, CUDA after {cuda_after_ms} ms"
+    check(traced.returncode == 0, f"run with {case} failed: {traced.stderr}")
     at_exit = [line.split(":")[1].split() for line in traced.stderr.splitlines()
                if line.startswith("fake CUPTI kinds at exit:")]
-    check(len(at_exit) == 1, f"VPROF_STOP_AFTER_S={stop}: {traced.stderr}")
-    kernels_on = str(CONCURRENT_KERNEL) in at_exit[0]
-    check(kernels_on == (stop is None),
-          f"VPROF_STOP_AFTER_S={stop}: kinds enabled at exit {at_exit[0]}")
+    check(len(at_exit) == (0 if cuda_after_ms else 1), f"{case}: {traced.stderr}")
+    kernels_on = any(str(CONCURRENT_KERNEL) in kinds for kinds in at_exit)
+    check(kernels_on == (stop is None), f"{case}: kinds enabled at exit {at_exit}")
     stopped = report_json(stop_dir)
     recorded = sum(p["gpu"]["kernels"]["count"] for p in stopped["processes"] if p["is_rank"])
-    # 60 steps of 11 kernels without the stop; the stop comes before the end of the run.
-    check(0 < recorded < 660 if stop else recorded >= 660,
-          f"VPROF_STOP_AFTER_S={stop}: {recorded} kernels recorded")
+    # 60 steps of 11 kernels without the stop; the stop comes before the end of the run, and
+    # before the first kernel when CUDA starts after it.
+    expected = (recorded >= 660 if stop is None else
+                recorded == 0 if cuda_after_ms else 0 < recorded < 660)
+    check(expected, f"{case}: {recorded} kernels recorded")
 
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
       "each member's GPU UUID, one peer copy per step; GPU records off after the capture window")

@@ -4,10 +4,12 @@
 // world communicator and, by ncclCommSplit, a weight-sync communicator, and trains.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "collective_log.h"
 #include "nccl.h"
@@ -97,6 +99,7 @@ bool SelectDevice(int local_rank, std::string* error) {
 
 bool TrainRank(const sim::SimOptions& options, const Placement& placement, sim::CollectiveLog* log,
                std::string* error) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(options.cuda_after_ms));
   if (!SelectDevice(placement.local_rank, error)) return false;
   sim::Communicators comms{};
   const bool trained =

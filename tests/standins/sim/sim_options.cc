@@ -14,7 +14,8 @@ constexpr char kUsage[] =
     "usage: sim_train [--steps N] [--layers N] [--bucket-layers N] [--bucket-elems N]\n"
     "                 [--fwd-us N] [--bwd-us N] [--opt-kernels N] [--opt-us N]\n"
     "                 [--sync-every N] [--sync-elems N] [--slow-rank R|-1] [--slow-ms N]\n"
-    "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n";
+    "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
+    "                 [--cuda-after-ms N]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -55,6 +56,7 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--slow-rank", [&](const char* v) { return ParseInteger(v, -1, &o.slow_rank); }},
       {"--slow-ms", [&](const char* v) { return ParseInteger(v, 0, &o.slow_ms); }},
       {"--peer-copy-bytes", [&](const char* v) { return ParseInteger(v, 0, &o.peer_copy_bytes); }},
+      {"--cuda-after-ms", [&](const char* v) { return ParseInteger(v, 0, &o.cuda_after_ms); }},
       {"--log-dir",
        [&](const char* v) {
          o.log_dir = v;

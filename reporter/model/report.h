@@ -237,7 +237,8 @@ struct Report {
   // --contract asked.
   std::optional<CoverageReport> coverage;
   std::optional<ConsistencyReport> consistency;
-  // None when no process has GPU kernel records to cut into steps.
+  // None when no process has GPU kernel records to cut into steps (under a
+  // deep schedule, a report with only a problem).
   std::optional<StepsReport> steps;
   std::vector<CandidateReport> candidates;  // rank_order ascending
   // The HTML report's interactive timeline; none unless the report is written

@@ -127,15 +127,16 @@ std::string SelfCostText(const Report& report) {
     if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) return deep;
     if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) return cost;
   }
+  const std::string unmeasured =
+      "not measured by this capture (deep windows that hold whole NVTX steps measure it, "
+      "VPROF_DEEP; README, \"Overhead\")";
   int64_t cupti_ns = 0;
   for (const ProcessReport& process : report.processes) cupti_ns += process.gpu.cupti_overhead_ns;
   if (cupti_ns > 0) {
     return "CUPTI reported " + FormatDurationNs(cupti_ns) +
-           " of its own overhead over the trace; the rest of vprof's cost is not measured in a "
-           "capture without deep windows (README, \"Overhead\")";
+           " of its own overhead over the trace; the rest of vprof's cost is " + unmeasured;
   }
-  return "not measured by this capture (deep windows that hold whole NVTX steps measure it, "
-         "VPROF_DEEP; README, \"Overhead\")";
+  return unmeasured;
 }
 
 std::string RankName(const RankStepsReport& rank) {

@@ -239,8 +239,8 @@ void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
 }  // namespace
 
 // "steps": null when no process has GPU kernel records (as "coverage" is null
-// when nothing was checked); otherwise an object, with "problem" non-empty
-// when no steps were found.
+// when nothing was checked) outside a deep schedule; otherwise an object, with
+// "problem" non-empty when no steps were found.
 void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Key(keys::report::kSteps);
   if (!report.steps) return json.Null();

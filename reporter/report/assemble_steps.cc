@@ -124,6 +124,17 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
   return rank;
 }
 
+// The deep capture of each process under a deep schedule, with the steps of
+// its `ledger` that no window held.
+std::vector<DeepCaptureReport> UnheldSteps(const std::vector<ProcessRecord>& records,
+                                           StepLedger ProcessSteps::*ledger) {
+  std::vector<DeepCaptureReport> unheld;
+  for (const ProcessRecord& record : records) {
+    if (auto deep = DeepCaptureOf(record.steps, record.steps.*ledger)) unheld.push_back(*deep);
+  }
+  return unheld;
+}
+
 StepsReport EmptyStepsReport(const StepOptions& options, const StepPatterns& patterns) {
   StepsReport report;
   report.warmup_steps = options.warmup_steps;
@@ -139,10 +150,13 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
                                             const StepPatterns& patterns) {
   if (std::none_of(records.begin(), records.end(),
                    [](const ProcessRecord& record) { return record.steps.any_kernels; })) {
-    // Under a deep schedule that is no failure of GPU capture: say why.
+    // Where GPU capture ran under a deep schedule, that is no failure of
+    // capture: say why.
     const ProcessSteps* deep = nullptr;
     for (const ProcessRecord& record : records) {
-      if (record.steps.deep_schedule.empty()) continue;
+      const bool capturing =
+          record.gpu.capture && record.gpu.capture->state() == vprof::trace::GPU_CAPTURE_ACTIVE;
+      if (record.steps.deep_schedule.empty() || !capturing) continue;
       if (!deep || record.steps.deep_windows > deep->deep_windows) deep = &record.steps;
     }
     if (!deep) return std::nullopt;
@@ -155,9 +169,8 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
     report.problem = *error;
     return report;
   }
-  // NVTX steps that no deep window held count too: they name the steps.
   const bool nvtx = std::any_of(records.begin(), records.end(), [](const ProcessRecord& record) {
-    return record.steps.nvtx.size() > 0 || record.steps.nvtx.shallow() > 0;
+    return record.steps.nvtx.size() > 0;
   });
   report.source = nvtx ? StepSource::kNvtx : StepSource::kOptimizerKernels;
   if (!nvtx) report.pattern = std::string(kOptimizerRule);
@@ -167,7 +180,6 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
   // without API records): their GPU work cannot be put into steps, and a step
   // of theirs would show as all idle.
   size_t unlaunched = 0;
-  std::vector<DeepCaptureReport> unheld;  // processes whose steps all lay outside deep windows
   for (size_t i = 0; i < records.size(); ++i) {
     ProcessSteps& steps = records[i].steps;
     StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
@@ -175,12 +187,7 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       ++unlaunched;
       continue;
     }
-    if (found.size() == 0) {
-      if (std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, found)) {
-        unheld.push_back(std::move(*deep));
-      }
-      continue;
-    }
+    if (found.size() == 0) continue;
     RankSource source{&records[i], &processes[i], &found, 0};
     while (steps.profiler_start_ns && source.skipped < found.size() &&
            found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {
@@ -196,7 +203,18 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
     return report;
   }
   if (sources.empty()) {
-    report.problem = NoStepHeldProblem(unheld);
+    // Under deep windows: no window held a whole step. NVTX is the source
+    // only where a window held an NVTX step (so too in the node summaries'
+    // merge); without inferred steps either, the NVTX steps are named.
+    report.problem = NoStepHeldProblem(
+        UnheldSteps(records, nvtx ? &ProcessSteps::nvtx : &ProcessSteps::inferred));
+    if (report.problem.empty() && !nvtx) {
+      report.problem = NoStepHeldProblem(UnheldSteps(records, &ProcessSteps::nvtx));
+      if (!report.problem.empty()) {
+        report.source = StepSource::kNvtx;
+        report.pattern = patterns.Description();
+      }
+    }
     if (!report.problem.empty()) return report;
     report.problem = "no NVTX range matched " + patterns.Description() +
                      " and no process had optimizer kernels to end steps with (" +

@@ -13,7 +13,8 @@
 
 namespace vprof::reporter {
 
-// None when no process has GPU kernel records (nothing to cut into steps);
+// None when no process has GPU kernel records (nothing to cut into steps),
+// unless GPU capture ran under a deep schedule (the problem then says why);
 // otherwise a StepsReport, whose `problem` says why it has no steps when it
 // has none. `processes`: the report's, indexed like `records`. The records'
 // step rows are moved into the report (ProcessSteps holds none afterwards).

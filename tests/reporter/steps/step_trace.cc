@@ -115,6 +115,12 @@ void StepTrace::Api(std::string_view name, int64_t at_us) {
   api.set_correlation_id(next_correlation_++);
 }
 
+void StepTrace::CaptureState(vprof::trace::GpuCaptureState state) {
+  vprof::trace::TracePacket packet;
+  packet.mutable_gpu_capture()->set_state(state);
+  trace_.AddPacket(std::move(packet));
+}
+
 void StepTrace::RecordsMemory() {
   vprof::trace::TracePacket packet;
   vprof::trace::GpuCaptureStatus& status = *packet.mutable_gpu_capture();

@@ -54,6 +54,8 @@ class StepTrace {
                        const std::vector<std::pair<int64_t, int64_t>>& nodes, bool whole);
   // An API call that launches nothing (cudaProfilerStart).
   void Api(std::string_view name, int64_t at_us);
+  // A GpuCaptureStatus in `state`: capture on (ACTIVE) or why not.
+  void CaptureState(vprof::trace::GpuCaptureState state);
   // A GpuCaptureStatus whose kinds include MEMORY2: the capture recorded memory.
   void RecordsMemory();
   // A GpuCaptureStatus of a capture that records no API calls (a

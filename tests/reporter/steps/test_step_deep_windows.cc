@@ -170,6 +170,7 @@ TEST_CASE("windows shorter than a step: no steps, and the problem says why") {
     INFO("problem: " << steps->problem);
     if (short_windows) {
       CHECK(steps->ranks.empty());
+      CHECK(steps->source == StepSource::kNvtx);
       CHECK(steps->problem ==
             "VPROF_DEEP=0.3/2: no deep window held a whole step (2 deep windows, 5 steps outside "
             "them left out), and only the steps a window holds are analyzed; a window must be "
@@ -186,12 +187,14 @@ TEST_CASE("windows shorter than a step: no steps, and the problem says why") {
 }
 
 TEST_CASE("no GPU kernel under a deep schedule: the problem says whether a window opened") {
-  // NVTX steps and no kernel records: a whole-run capture reports no steps at
-  // all (GPU capture recorded nothing); a deep one says why it has none.
-  enum class Deep { kAlways, kNoWindow, kEmptyWindow };
-  for (const Deep deep : {Deep::kAlways, Deep::kNoWindow, Deep::kEmptyWindow}) {
+  // NVTX steps and no kernel records: a whole-run capture, or one whose GPU
+  // capture was off, reports no steps at all; a deep one says why it has none.
+  enum class Deep { kAlways, kCaptureOff, kNoWindow, kEmptyWindow };
+  for (const Deep deep : {Deep::kAlways, Deep::kCaptureOff, Deep::kNoWindow, Deep::kEmptyWindow}) {
     ScratchDir dir;
     StepTrace trace("node1", 100, 0);
+    trace.CaptureState(deep == Deep::kCaptureOff ? vprof::trace::GPU_CAPTURE_UNAVAILABLE
+                                                 : vprof::trace::GPU_CAPTURE_ACTIVE);
     if (deep != Deep::kAlways) trace.DeepSchedule("trigger");
     if (deep == Deep::kEmptyWindow) trace.DeepWindow(5000, 6000);
     for (int64_t step = 0; step < 3; ++step)
@@ -199,7 +202,7 @@ TEST_CASE("no GPU kernel under a deep schedule: the problem says whether a windo
     trace.WriteTo(dir.File("rank0.vtrace"));
     const std::optional<StepsReport> steps =
         vprof::reporter::testing::StepReportOf(dir.path(), 0).steps;
-    if (deep == Deep::kAlways) {
+    if (deep == Deep::kAlways || deep == Deep::kCaptureOff) {
       CHECK_FALSE(steps);
       continue;
     }

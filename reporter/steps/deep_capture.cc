@@ -16,6 +16,11 @@ int64_t LowerMedian(std::vector<int64_t> values) {
   return *middle;
 }
 
+// "1 deep window", "3 deep windows".
+std::string DeepWindowsText(uint32_t windows) {
+  return std::to_string(windows) + " deep window" + (windows == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps,
@@ -49,8 +54,7 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
   }
   if (!first) return "";
   std::string text = "VPROF_DEEP=" + first->schedule + ": GPU activity only in " +
-                     std::to_string(most_windows) + " deep window" +
-                     (most_windows == 1 ? "" : "s") + "; " + std::to_string(analyzed) +
+                     DeepWindowsText(most_windows) + "; " + std::to_string(analyzed) +
                      " steps analyzed over the ranks, " + std::to_string(shallow) +
                      " outside the windows left out";
   if (deep_medians.empty()) {
@@ -79,16 +83,14 @@ std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld) {
   }
   if (shallow == 0) return "";
   return "VPROF_DEEP=" + unheld.front().schedule + ": no deep window held a whole step (" +
-         std::to_string(most_windows) + " deep window" + (most_windows == 1 ? "" : "s") + ", " +
-         std::to_string(shallow) +
+         DeepWindowsText(most_windows) + ", " + std::to_string(shallow) +
          " steps outside them left out), and only the steps a window holds are analyzed; a "
          "window must be longer than a step (VPROF_DEEP's ON, or vprof trigger --seconds)";
 }
 
 std::string NoGpuActivityProblem(const std::string& schedule, uint32_t windows) {
   if (windows > 0) {
-    return "VPROF_DEEP=" + schedule + ": the " + std::to_string(windows) + " deep window" +
-           (windows == 1 ? "" : "s") +
+    return "VPROF_DEEP=" + schedule + ": the " + DeepWindowsText(windows) +
            " held no GPU kernel, and GPU activity is recorded only "
            "inside deep windows";
   }

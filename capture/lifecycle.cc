@@ -251,6 +251,16 @@ void EnsureInitialized() {
   });
 }
 
+bool FlushTraceNow(uint64_t timeout_ns) {
+  const RunState s = g_run_state.load();
+  if (s != RunState::kWaiting && s != RunState::kRecording) return false;
+  if (!LockFlush(timeout_ns)) return false;
+  const bool ok = g_writer->Flush();
+  UnlockFlush();
+  if (!ok) Disable(g_writer->error());
+  return ok;
+}
+
 std::string CuptiKindsSetting() { return g_settings ? g_settings->cupti_kinds : ""; }
 
 DeepSchedule DeepScheduleSetting() { return g_settings ? g_settings->deep : DeepSchedule{}; }

@@ -35,6 +35,14 @@ inline bool RuntimeRecording() {
   return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
 }
 
+// Writes every source's records out now, on the calling thread, waiting at
+// most timeout_ns for a writer tick that holds the flush lock. For an exit
+// handler that must see records drained before a vendor library's teardown
+// (gpu_capture.cc); a flush lock held by the caller would deadlock it. False
+// when nothing was written (not recording, the writer stuck, or a write failed,
+// which disables vprof as the writer's own failures do).
+bool FlushTraceNow(uint64_t timeout_ns);
+
 // VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
 std::string CuptiKindsSetting();
 // VPROF_DEEP as read at initialisation (always when unset or disabled).

@@ -13,6 +13,7 @@
 #include "capture/core/deep_schedule.h"
 #include "capture/core/load_order.h"
 #include "capture/core/log.h"
+#include "capture/core/runtime.h"
 #include "capture/core/trace_writer.h"
 #include "capture/cupti/activity_buffers.h"
 #include "capture/cupti/activity_encoder.h"
@@ -276,8 +277,11 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 // libcupti's static objects are destroyed: exit runs its handlers in the
 // reverse order of their registration, and libcupti registered its
 // destructors as it was loaded. Closes the writer's gate, waits at most 2 s
-// for a call inside it to leave, and asks CUPTI for its last records, which
-// the trace's final drain writes (lifecycle.cc).
+// for a call inside it to leave, asks CUPTI for its last records and writes
+// them out at once: reading a buffer goes through libcupti too (its record
+// iterator, its API names, kernel names it owns), which the trace's final
+// drain (lifecycle.cc's exit handler) would do after the teardown. Records
+// CUPTI hands over after this are still read there.
 void EndGpuCaptureAtExit() {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;  // a forked child
   g_exiting.store(true);
@@ -288,6 +292,8 @@ void EndGpuCaptureAtExit() {
     nanosleep(&pause, nullptr);
   }
   g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const uint64_t now = NowNs();
+  FlushTraceNow(now < deadline ? deadline - now : 0);
 }
 
 // Switches off for the rest of the process the kinds that can be (not the

@@ -11,10 +11,10 @@
 // RequestGpuFlush() must not hold it either. The writer's flush lock may be
 // held across CUPTI calls: no CUPTI callback takes it.
 //
-// Exit: once libcupti is loaded, an exit handler of this file asks CUPTI for
-// its last records and stops the writer's CUPTI calls (flushes, deep windows)
-// before libcupti's own teardown; after it, RecordGpuActivity and
-// RequestGpuFlush do nothing.
+// Exit: once libcupti is loaded, an exit handler of this file stops the
+// writer's CUPTI calls (flushes, deep windows), asks CUPTI for its last
+// records and writes them out (FlushTraceNow), all before libcupti's own
+// teardown; after it, RecordGpuActivity and RequestGpuFlush do nothing.
 #pragma once
 
 #include <atomic>

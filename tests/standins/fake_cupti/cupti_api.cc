@@ -110,6 +110,7 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
 // CUPTI's names for every API of the toolkit's headers, in both domains.
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
                                           const char** name) {
+  RequireAlive("cuptiGetCallbackName");
   if (name == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   *name = fake_cupti::CallbackName(domain, cbid);
   return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
@@ -196,6 +197,7 @@ cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp
 // Records lie back to back, each rounded up to 8 bytes; a record's size follows from its kind.
 CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBytes,
                                                 CUpti_Activity** record) {
+  RequireAlive("cuptiActivityGetNextRecord");
   if (buffer == nullptr || record == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   size_t offset = 0;
   if (*record != nullptr) {

@@ -3,6 +3,7 @@
 #include <cupti.h>
 #include <time.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -64,11 +65,14 @@ std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // Held while the plan is switched: by the writer thread opening and closing
 // deep windows, and across the whole launch-cost calibration, which switches
 // it ten times on the thread creating the first context, inside CUPTI's
-// context-created callback. Held across CUPTI and driver calls: if CUPTI held
-// a lock of its own around that callback which enabling a kind also takes, a
-// window opening at that instant would wait on the calibration and the
-// calibration on the window (not seen; the exit handler does not take it).
-LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
+// context-created callback. Held across CUPTI and driver calls. CUPTI may hold
+// a lock of its own across that callback which switching a kind also takes
+// (undocumented): a window switching then holds this lock and waits on
+// CUPTI's, so the calibration waits for this one a bounded time only
+// (kCalibrationWait) and is skipped if it must. The exit handler does not
+// take it.
+LoadFirst<std::timed_mutex> g_switch_lock VPROF_LOAD_FIRST;
+constexpr std::chrono::milliseconds kCalibrationWait{250};
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
 // Set when the capture window ends (StopGpuRecording). A Start() after it
 // enables nothing; one still enabling kinds then switches them off itself.
@@ -239,14 +243,17 @@ CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
 // adds to a launch (launch_cost.h) before the program can use it.
 void MeasureLaunchCostIn(CUcontext ctx) {
   LaunchCost cost;
-  {
-    std::lock_guard<std::mutex> lock(*g_switch_lock);
+  std::unique_lock<std::timed_mutex> switching(*g_switch_lock, std::defer_lock);
+  if (!switching.try_lock_for(kCalibrationWait)) {
+    cost.failure = "a deep window was being switched as the first CUDA context was created";
+  } else {
     ApiSelection selection;
     cost = MeasureLaunchCost(
         ctx, [&](bool on) { return SetPlanEnabled(on, &selection) == CUPTI_SUCCESS; },
         g_activity_on.load(std::memory_order_acquire));
     // Between deep windows the API records stay on (SetSelectedApisEnabled).
     if (g_windowed) SetSelectedApisEnabled(true, &selection);
+    switching.unlock();
   }
   if (cost.failure.empty()) {
     Log().debug(
@@ -301,7 +308,7 @@ void EndGpuCaptureAtExit() {
 void SwitchOffForGood() {
   const CuptiGate gate;
   if (!gate.open()) return;
-  std::lock_guard<std::mutex> switching(*g_switch_lock);
+  std::lock_guard<std::timed_mutex> switching(*g_switch_lock);
   for (const ActivityKind& k : g_plan->kinds) {
     if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
   }
@@ -516,7 +523,7 @@ bool RecordGpuActivity(bool on, uint64_t at_ns) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
   const CuptiGate gate;
   if (!gate.open()) return false;
-  std::unique_lock<std::mutex> switching(*g_switch_lock);
+  std::unique_lock<std::timed_mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
   {
     std::lock_guard<std::mutex> lock(*g_spans_lock);

@@ -6,6 +6,7 @@ launches per step), in the header and beside the host-bound idle candidate, with
 be from the program's launch calls as recorded. Without a played
 cost the measured one is near zero; vprof's calibration kernels are in no figure."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -79,4 +80,20 @@ check(rank["launch_cost"]["added_per_launch_ns"] < LAUNCH_NS,
       f"unplayed host cost {rank['launch_cost']['added_per_launch_ns']} ns")
 check(rank["launch_cost"]["recorded_launch_call_ns"] - rank["launch_cost"]["bare_per_launch_ns"]
       < LAUNCH_NS, f"unplayed recorded launch call {rank['launch_cost']}")
+
+# Deep windows switching as the first context is created. The calibration runs inside CUPTI's
+# context-created callback; CUPTI may hold a lock across it that switching a kind takes too (the
+# fake does, and holds it 500 ms before the callback, so that a window switches meanwhile). The
+# calibration must not then wait for the thread switching: the program would hang.
+out = temp_dir("launch-cost-deep")
+try:
+    r = run(SIM, preload=[LIBVPROF], timeout=30,
+            env=base_env(VPROF_OUTPUT_DIR=out, VPROF_DEEP="0.01/0.02", VPROF_FLUSH_MS="10",
+                         FAKE_CUPTI_CALLBACK_DELAY_MS="500"))
+except subprocess.TimeoutExpired:
+    check(False, "sim_train hung: the calibration waited for a deep window's switch")
+check(r.returncode == 0, f"sim_train under deep windows failed: {r.stderr}")
+calibration = report_json(out)["processes"][0]["gpu"]["capture"]["launch_cost"]
+check(calibration["failure"] == "a deep window was being switched as the first CUDA context was "
+      "created", f"{calibration}")
 print("ok")

@@ -1,6 +1,7 @@
 #include "activity_recorder.h"
 
 #include <dlfcn.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
@@ -27,6 +28,13 @@ std::atomic<uint32_t> g_last_correlation_id{0};
 thread_local std::array<std::vector<uint64_t>, CUPTI_EXTERNAL_CORRELATION_KIND_SIZE> t_external_ids;
 
 bool Enabled(CUpti_ActivityKind kind) { return g_enabled[kind].load(std::memory_order_relaxed); }
+
+// Held across the subscriber's callback and by every switch of a kind or an API's records.
+// Whether the real CUPTI holds such a lock is not documented; the fake does, so that a client
+// that waits inside the callback for a thread that is switching recording hangs here every
+// time. FAKE_CUPTI_CALLBACK_DELAY_MS (default 0) holds it that long before the callback, so
+// that such a thread comes in meanwhile.
+std::recursive_mutex g_callback_lock;
 
 // The threads that queued work: the first one's id, and whether another did too. Switching one
 // API's records while another thread may be inside a launch crashed CUPTI 13.0 in that launch
@@ -332,6 +340,12 @@ void OnContextCreated() {
   if (callback == nullptr || !g_context_created_enabled.load(std::memory_order_acquire)) return;
   CUpti_ResourceData data{};
   data.context = reinterpret_cast<CUcontext>(&g_context);
+  const std::lock_guard<std::recursive_mutex> lock(g_callback_lock);
+  if (const char* ms = std::getenv("FAKE_CUPTI_CALLBACK_DELAY_MS")) {
+    const long n = std::atol(ms);
+    const timespec pause{n / 1000, (n % 1000) * 1000000};
+    nanosleep(&pause, nullptr);
+  }
   callback(g_subscriber_userdata.load(std::memory_order_acquire), CUPTI_CB_DOMAIN_RESOURCE,
            CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
@@ -407,6 +421,7 @@ CUptiResult EnableKind(CUpti_ActivityKind kind) {
   }
   static std::once_flag registered;
   std::call_once(registered, RegisterSink);
+  const std::lock_guard<std::recursive_mutex> lock(g_callback_lock);
   const bool was_enabled = g_enabled[kind].exchange(true, std::memory_order_relaxed);
   if (kind == CUPTI_ACTIVITY_KIND_DEVICE && !was_enabled) WriteDeviceRecords();
   return CUPTI_SUCCESS;
@@ -416,6 +431,7 @@ CUptiResult DisableKind(CUpti_ActivityKind kind) {
   if (kind <= CUPTI_ACTIVITY_KIND_INVALID || kind >= CUPTI_ACTIVITY_KIND_COUNT) {
     return CUPTI_ERROR_INVALID_KIND;
   }
+  const std::lock_guard<std::recursive_mutex> lock(g_callback_lock);
   g_enabled[kind].store(false, std::memory_order_relaxed);
   return CUPTI_SUCCESS;
 }
@@ -426,6 +442,7 @@ bool KindEnabled(CUpti_ActivityKind kind) {
 
 CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable) {
   if (CallbackName(domain, cbid) == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  const std::lock_guard<std::recursive_mutex> lock(g_callback_lock);
   auto& apis = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? g_runtime_apis[cbid] : g_driver_apis[cbid];
   if (apis.exchange(enable) != enable && AnotherThreadQueued()) {
     std::fprintf(stderr,

@@ -122,14 +122,33 @@ std::string HealthText(const Report& report, ReportSummary& summary) {
   return text;
 }
 
+// Why the launch-cost calibration failed, where it did: "in N of M GPU
+// processes: <the first one's reason>"; empty when it failed nowhere.
+std::string CalibrationFailureText(const Report& report) {
+  size_t failed = 0, calibrated = 0;
+  std::string first;
+  for (const ProcessReport& process : report.processes) {
+    const GpuCaptureReport* capture = process.gpu.capture ? &*process.gpu.capture : nullptr;
+    if (!capture || !capture->launch_cost) continue;
+    ++calibrated;
+    if (capture->launch_cost->failure.empty()) continue;
+    if (failed++ == 0) first = capture->launch_cost->failure;
+  }
+  if (failed == 0) return "";
+  return "in " + std::to_string(failed) + " of " + std::to_string(calibrated) +
+         " GPU processes: " + first;
+}
+
 std::string SelfCostText(const Report& report) {
   if (report.steps) {
     if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) return deep;
     if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) return cost;
   }
+  const std::string failure = CalibrationFailureText(report);
   const std::string unmeasured =
-      "not measured by this capture (deep windows that hold whole NVTX steps measure it, "
-      "VPROF_DEEP; README, \"Overhead\")";
+      failure.empty() ? "not measured by this capture (deep windows that hold whole NVTX steps "
+                        "measure it, VPROF_DEEP; README, \"Overhead\")"
+                      : "not measured: the calibration at the first CUDA context failed " + failure;
   int64_t cupti_ns = 0;
   for (const ProcessReport& process : report.processes) cupti_ns += process.gpu.cupti_overhead_ns;
   if (cupti_ns > 0) {

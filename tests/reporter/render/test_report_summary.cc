@@ -134,3 +134,23 @@ TEST_CASE(
             .text.starts_with("peak 5.00 GiB held from CUDA (rank 0, step " +
                               std::to_string(steps[1].step) + ", in backward); "));
 }
+
+TEST_CASE("the summary says why vprof's cost was not measured where the calibration failed") {
+  Report report = SampleReport();
+  REQUIRE(report.processes.size() >= 2);
+  GpuCaptureReport failed;
+  failed.launch_cost = LaunchCostReport{};
+  failed.launch_cost->failure = "a deep window was being switched";
+  GpuCaptureReport measured;
+  measured.launch_cost = LaunchCostReport{};
+  measured.launch_cost->bare_launch_ns = 2000;
+  measured.launch_cost->traced_launch_ns = 3000;
+  report.processes[0].gpu.capture = failed;
+  report.processes[1].gpu.capture = measured;
+  CHECK(Line(SummarizeReport(report), "vprof's own cost").text ==
+        "not measured: the calibration at the first CUDA context failed in 1 of 2 GPU processes: "
+        "a deep window was being switched");
+  report.processes[0].gpu.capture = measured;
+  CHECK(Contains(Line(SummarizeReport(report), "vprof's own cost").text,
+                 "not measured by this capture"));
+}

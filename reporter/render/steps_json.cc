@@ -60,16 +60,20 @@ void WriteSpan(JsonWriter& json, std::string_view key, const std::optional<SpanR
   json.EndObject();
 }
 
+void WriteDeepCaptureFields(JsonWriter& json, const DeepCaptureReport& deep) {
+  json.Field("schedule", deep.schedule);
+  json.Field("windows", deep.windows);
+  json.Field("shallow_steps", deep.shallow_steps);
+  json.Field("deep_median_step_ns", deep.deep_median_ns);
+  json.Field("shallow_median_step_ns", deep.shallow_median_ns);
+}
+
 // null when the process recorded GPU activity for its whole run.
 void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& deep) {
   json.Key("deep_capture");
   if (!deep) return json.Null();
   json.BeginObject();
-  json.Field("schedule", deep->schedule);
-  json.Field("windows", deep->windows);
-  json.Field("shallow_steps", deep->shallow_steps);
-  json.Field("deep_median_step_ns", deep->deep_median_ns);
-  json.Field("shallow_median_step_ns", deep->shallow_median_ns);
+  WriteDeepCaptureFields(json, *deep);
   json.EndObject();
 }
 
@@ -251,6 +255,12 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Field(keys::steps::kProblem, steps.problem);
   if (steps.graph_replays_recorded_whole > 0) {
     json.Field("graph_replays_recorded_whole", steps.graph_replays_recorded_whole);
+  }
+  if (!steps.deep_without_steps.empty()) {
+    json.Objects(
+        "deep_without_steps", steps.deep_without_steps,
+        [&](const DeepCaptureReport& deep) { WriteDeepCaptureFields(json, deep); },
+        JsonWriter::Layout::kOneLine);
   }
   json.Field(keys::steps::kWindow, steps.window);
   json.Field("steps_found", steps.steps_found);

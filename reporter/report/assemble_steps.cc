@@ -187,7 +187,15 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       ++unlaunched;
       continue;
     }
-    if (found.size() == 0) continue;
+    if (found.size() == 0) {
+      // Its NVTX steps where it marked any, whatever the source: a node
+      // summary, which cannot know the merged report's source, counts the
+      // same steps.
+      const StepLedger& unheld = steps.nvtx.shallow() > 0 ? steps.nvtx : steps.inferred;
+      const std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, unheld);
+      if (deep && deep->shallow_steps > 0) report.deep_without_steps.push_back(*deep);
+      continue;
+    }
     RankSource source{&records[i], &processes[i], &found, 0};
     while (steps.profiler_start_ns && source.skipped < found.size() &&
            found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {

@@ -52,11 +52,22 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
       shallow_medians.push_back(*deep.shallow_median_ns);
     }
   }
+  uint64_t unheld = 0;
+  for (const DeepCaptureReport& deep : steps.deep_without_steps) {
+    if (!first) first = &deep;
+    unheld += deep.shallow_steps;
+    most_windows = std::max(most_windows, deep.windows);
+  }
   if (!first) return "";
   std::string text = "VPROF_DEEP=" + first->schedule + ": GPU activity only in " +
                      DeepWindowsText(most_windows) + "; " + std::to_string(analyzed) +
-                     " steps analyzed over the ranks, " + std::to_string(shallow) +
+                     " steps analyzed over the ranks, " + std::to_string(shallow + unheld) +
                      " outside the windows left out";
+  if (unheld > 0) {
+    const size_t processes = steps.deep_without_steps.size();
+    text += " (" + std::to_string(unheld) + " of them in " + std::to_string(processes) +
+            (processes == 1 ? " process" : " processes") + " whose windows held no whole step)";
+  }
   if (deep_medians.empty()) {
     return text +
            "; what deep capture adds to a step is not known (it needs NVTX steps inside "

@@ -332,6 +332,10 @@ struct StepsReport {
   // Steps inferred from kernels: the CUDA-graph replays recorded whole in the
   // processes, whose kernels (an optimizer's among them) no inference rule sees.
   uint64_t graph_replays_recorded_whole = 0;
+  // Under a deep schedule, the processes none of whose steps a window held
+  // whole, which ranks leaves out: their steps (NVTX steps where they marked
+  // any, else inferred ones) are outside the windows too.
+  std::vector<DeepCaptureReport> deep_without_steps;
 };
 
 // "same_stream", "max_connections_1", "nothing_to_overlap", "waited_at_once", "other".

@@ -79,6 +79,24 @@ std::optional<StepSource> DecodeSource(const std::string& name) {
   return std::nullopt;
 }
 
+void EncodeDeepCapture(const DeepCaptureReport& deep, vprof::summary::DeepCapture& out) {
+  out.set_schedule(deep.schedule);
+  out.set_windows(deep.windows);
+  out.set_shallow_steps(deep.shallow_steps);
+  if (deep.deep_median_ns) out.set_deep_median_ns(*deep.deep_median_ns);
+  if (deep.shallow_median_ns) out.set_shallow_median_ns(*deep.shallow_median_ns);
+}
+
+DeepCaptureReport DecodeDeepCapture(const vprof::summary::DeepCapture& deep) {
+  DeepCaptureReport out;
+  out.schedule = deep.schedule();
+  out.windows = deep.windows();
+  out.shallow_steps = deep.shallow_steps();
+  if (deep.has_deep_median_ns()) out.deep_median_ns = deep.deep_median_ns();
+  if (deep.has_shallow_median_ns()) out.shallow_median_ns = deep.shallow_median_ns();
+  return out;
+}
+
 }  // namespace
 
 NodeSteps EncodeNodeSteps(const StepsReport& report) {
@@ -92,6 +110,9 @@ NodeSteps EncodeNodeSteps(const StepsReport& report) {
   steps.set_last_measured(report.last_measured);
   steps.set_window(report.window);
   steps.set_problem(report.problem);
+  for (const DeepCaptureReport& deep : report.deep_without_steps) {
+    EncodeDeepCapture(deep, *steps.add_deep_without_steps());
+  }
   return steps;
 }
 
@@ -117,6 +138,9 @@ std::string DecodeNodeSteps(const NodeSteps& steps, StepsReport& report) {
   report.last_measured = steps.last_measured();
   report.window = steps.window();
   report.problem = steps.problem();
+  for (const vprof::summary::DeepCapture& deep : steps.deep_without_steps()) {
+    report.deep_without_steps.push_back(DecodeDeepCapture(deep));
+  }
   return "";
 }
 
@@ -126,18 +150,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   steps.set_late_records(rank.late_records);
   steps.set_unlaunched_records(rank.unlaunched_records);
   steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
-  if (rank.deep_capture) {
-    vprof::summary::DeepCapture& deep = *steps.mutable_deep_capture();
-    deep.set_schedule(rank.deep_capture->schedule);
-    deep.set_windows(rank.deep_capture->windows);
-    deep.set_shallow_steps(rank.deep_capture->shallow_steps);
-    if (rank.deep_capture->deep_median_ns) {
-      deep.set_deep_median_ns(*rank.deep_capture->deep_median_ns);
-    }
-    if (rank.deep_capture->shallow_median_ns) {
-      deep.set_shallow_median_ns(*rank.deep_capture->shallow_median_ns);
-    }
-  }
+  if (rank.deep_capture) EncodeDeepCapture(*rank.deep_capture, *steps.mutable_deep_capture());
   if (rank.launch_cost) {
     vprof::summary::LaunchCost& cost = *steps.mutable_launch_cost();
     cost.set_added_per_launch_ns(rank.launch_cost->added_per_launch_ns);
@@ -262,15 +275,7 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   rank.late_records = steps.late_records();
   rank.unlaunched_records = steps.unlaunched_records();
   rank.steps_missing_phase_ranges = steps.steps_missing_phase_ranges();
-  if (steps.has_deep_capture()) {
-    const vprof::summary::DeepCapture& deep = steps.deep_capture();
-    DeepCaptureReport& out = rank.deep_capture.emplace();
-    out.schedule = deep.schedule();
-    out.windows = deep.windows();
-    out.shallow_steps = deep.shallow_steps();
-    if (deep.has_deep_median_ns()) out.deep_median_ns = deep.deep_median_ns();
-    if (deep.has_shallow_median_ns()) out.shallow_median_ns = deep.shallow_median_ns();
-  }
+  if (steps.has_deep_capture()) rank.deep_capture = DecodeDeepCapture(steps.deep_capture());
   if (steps.has_launch_cost()) {
     const vprof::summary::LaunchCost& cost = steps.launch_cost();
     rank.launch_cost = LaunchCostEstimate{cost.added_per_launch_ns(),

@@ -111,6 +111,12 @@ StepsMerge MergeSteps(const std::vector<SummarySteps>& summaries,
     return result;
   }
 
+  // Every node's processes whose windows held no step, kept or not.
+  for (const NodeSteps& node : nodes) {
+    merged.deep_without_steps.insert(merged.deep_without_steps.end(),
+                                     node.header.deep_without_steps.begin(),
+                                     node.header.deep_without_steps.end());
+  }
   std::vector<std::pair<uint32_t, RankStepsReport>> ranks;
   for (NodeSteps* node : kept) {
     for (auto& rank : node->ranks) ranks.push_back(std::move(rank));

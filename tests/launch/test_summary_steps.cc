@@ -14,6 +14,7 @@
 #include "reporter/render/json_page.h"
 #include "reporter/report/analysis_options.h"
 #include "reporter/report/build.h"
+#include "reporter/steps/deep_capture.h"
 #include "reporter/summary/node_summary.h"
 #include "reporter/summary/summary_commands.h"
 #include "reporter/summary/summary_file.h"
@@ -61,9 +62,12 @@ Report WholeReport(const std::string& directory) {
 // rank 1 in step 2.
 // `profiler_start_us`: a cudaProfilerStart at that time.
 // Without `nvtx`, no range: an Adam kernel [o+400, o+410] ends each step instead.
+// `setup` runs on the trace before any step is added.
 void WriteRank(const std::string& directory, const std::string& host, uint32_t pid, int32_t rank,
-               std::optional<int64_t> profiler_start_us = {}, bool nvtx = true) {
+               std::optional<int64_t> profiler_start_us = {}, bool nvtx = true,
+               const std::function<void(StepTrace&)>& setup = {}) {
   StepTrace trace(host, pid, rank, 0xA, 4);
+  if (setup) setup(trace);
   if (profiler_start_us) trace.Api("cudaProfilerStart", *profiler_start_us);
   for (int k = 0; k < kSteps; ++k) {
     const int64_t o = 1000 * k + 10 * rank;
@@ -202,6 +206,43 @@ TEST_CASE("a host whose ranks have no NVTX steps is left out, as from the whole 
   CHECK(report.steps->source == StepSource::kNvtx);
   REQUIRE(report.steps->ranks.size() == 2);
   CHECK(report.steps->ranks[1].rank == 1);
+}
+
+TEST_CASE("a node whose deep windows held no step is counted in the merge as in the folder") {
+  ScratchDir traces, summaries;
+  // h1: one window holds steps 1 and 2 whole; h2: windows of 200 µs, inside
+  // steps 1 and 3, hold none (its 4 steps a rank are all outside).
+  const auto long_window = [](StepTrace& trace) {
+    trace.DeepSchedule("2/5");
+    trace.DeepWindow(990, 2500);
+  };
+  const auto short_windows = [](StepTrace& trace) {
+    trace.DeepSchedule("2/5");
+    trace.DeepWindow(1100, 1300);
+    trace.DeepWindow(3100, 3300);
+  };
+  WriteRank(traces.path(), "h1", 11, 0, {}, true, long_window);
+  WriteRank(traces.path(), "h1", 12, 1, {}, true, long_window);
+  WriteRank(traces.path(), "h2", 21, 2, {}, true, short_windows);
+  WriteRank(traces.path(), "h2", 22, 3, {}, true, short_windows);
+  const Report whole = WholeReport(traces.path());
+  const Report merged = Merged(SummarizeHosts(traces.path(), summaries.path()));
+  for (const Report* report : {&whole, &merged}) {
+    REQUIRE(report->steps);
+    REQUIRE(report->steps->ranks.size() == 2);
+    REQUIRE(report->steps->deep_without_steps.size() == 2);
+    // h1's ranks: steps 0 and 3 outside; h2's: all 4.
+    INFO(DeepCaptureSentence(*report->steps));
+    CHECK(DeepCaptureSentence(*report->steps)
+              .starts_with("VPROF_DEEP=2/5: GPU activity only in 2 deep windows; 4 steps analyzed "
+                           "over the ranks, "
+                           "12 outside the windows left out (8 of them in 2 processes whose "
+                           "windows held no whole "
+                           "step)"));
+  }
+  CHECK(DeepCaptureSentence(*merged.steps) == DeepCaptureSentence(*whole.steps));
+  CHECK(StepsJsonOf(merged) == StepsJsonOf(whole));
+  CHECK(StepsJsonOf(whole).find("\"deep_without_steps\": [") != std::string::npos);
 }
 
 TEST_CASE("nodes that measure from different steps give no steps, and say why") {

@@ -134,6 +134,14 @@ TEST_CASE("the deep-capture sentence states the windows, the steps and the cost 
   CHECK(sentence.find("added about " + FormatDurationNs(10 * kMs) + " (+" + FormatPercent(0.5) +
                       ") to each analyzed step: the cost of recording the windows' GPU "
                       "activity") != std::string::npos);
+  // A process whose windows held none of its steps is not among the ranks;
+  // its steps are counted with those left out, and it is named.
+  report.deep_without_steps.push_back(DeepCaptureReport{"5/60", 5, 6, std::nullopt, std::nullopt});
+  CHECK(DeepCaptureSentence(report).starts_with(
+      "VPROF_DEEP=5/60: GPU activity only in 5 deep windows; 4 steps analyzed over the ranks, 14 "
+      "outside the windows left out (6 of them in 1 process whose windows held no whole step); "
+      "median step"));
+  report.deep_without_steps.clear();
   // Without NVTX steps on both sides the cost is not known, and said so.
   report.ranks[0].deep_capture->shallow_median_ns.reset();
   report.ranks[1].deep_capture->deep_median_ns.reset();

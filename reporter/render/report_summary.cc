@@ -136,7 +136,7 @@ std::string CalibrationFailureText(const Report& report) {
   }
   if (failed == 0) return "";
   return "in " + std::to_string(failed) + " of " + std::to_string(calibrated) +
-         " GPU processes: " + first;
+         (calibrated == 1 ? " GPU process: " : " GPU processes: ") + first;
 }
 
 std::string SelfCostText(const Report& report) {

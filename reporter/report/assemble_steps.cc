@@ -188,12 +188,14 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       continue;
     }
     if (found.size() == 0) {
-      // Its NVTX steps where it marked any, whatever the source: a node
-      // summary, which cannot know the merged report's source, counts the
-      // same steps.
-      const StepLedger& unheld = steps.nvtx.shallow() > 0 ? steps.nvtx : steps.inferred;
-      const std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, unheld);
-      if (deep && deep->shallow_steps > 0) report.deep_without_steps.push_back(*deep);
+      // Under a deep schedule, a process no window held a step of, by either
+      // rule: so a node summary, which cannot know the merged report's source,
+      // decides as the folder does. Its NVTX steps where it marked any.
+      if (steps.nvtx.size() == 0 && steps.inferred.size() == 0) {
+        const StepLedger& unheld = steps.nvtx.shallow() > 0 ? steps.nvtx : steps.inferred;
+        const std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, unheld);
+        if (deep && deep->shallow_steps > 0) report.deep_without_steps.push_back(*deep);
+      }
       continue;
     }
     RankSource source{&records[i], &processes[i], &found, 0};

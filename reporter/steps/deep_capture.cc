@@ -52,13 +52,13 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
       shallow_medians.push_back(*deep.shallow_median_ns);
     }
   }
+  // Without ranks the steps' problem says why (NoStepHeldProblem).
+  if (!first) return "";
   uint64_t unheld = 0;
   for (const DeepCaptureReport& deep : steps.deep_without_steps) {
-    if (!first) first = &deep;
     unheld += deep.shallow_steps;
     most_windows = std::max(most_windows, deep.windows);
   }
-  if (!first) return "";
   std::string text = "VPROF_DEEP=" + first->schedule + ": GPU activity only in " +
                      DeepWindowsText(most_windows) + "; " + std::to_string(analyzed) +
                      " steps analyzed over the ranks, " + std::to_string(shallow + unheld) +

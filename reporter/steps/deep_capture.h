@@ -20,8 +20,10 @@ std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const 
 
 // One sentence over the ranks for the text reports: the schedule, the
 // windows, the steps analyzed and left out, and what deep capture added to a
-// step (the median over the ranks that have NVTX steps on both sides). Empty
-// when no rank ran under a deep schedule.
+// step (the median over the ranks that have NVTX steps on both sides); the
+// steps left out include those of deep_without_steps, whose processes it
+// names. Empty when no rank ran under a deep schedule (without ranks, the
+// steps' problem says why).
 std::string DeepCaptureSentence(const StepsReport& steps);
 
 // Why no step is analyzed when the processes found steps but no deep window

@@ -83,9 +83,16 @@ StepsMerge MergeSteps(const std::vector<SummarySteps>& summaries,
   for (NodeSteps& node : nodes) {
     if (!node.ranks.empty() && node.header.source == source) kept.push_back(&node);
   }
+  // Every node's processes whose windows held no step, kept or not.
+  std::vector<DeepCaptureReport> deep_without_steps;
+  for (const NodeSteps& node : nodes) {
+    deep_without_steps.insert(deep_without_steps.end(), node.header.deep_without_steps.begin(),
+                              node.header.deep_without_steps.end());
+  }
   // No node found steps: each says why, as `vprof report DIR` would.
   if (kept.empty()) {
     result.steps = nodes.front().header;
+    result.steps->deep_without_steps = std::move(deep_without_steps);
     return result;
   }
 
@@ -111,12 +118,7 @@ StepsMerge MergeSteps(const std::vector<SummarySteps>& summaries,
     return result;
   }
 
-  // Every node's processes whose windows held no step, kept or not.
-  for (const NodeSteps& node : nodes) {
-    merged.deep_without_steps.insert(merged.deep_without_steps.end(),
-                                     node.header.deep_without_steps.begin(),
-                                     node.header.deep_without_steps.end());
-  }
+  merged.deep_without_steps = std::move(deep_without_steps);
   std::vector<std::pair<uint32_t, RankStepsReport>> ranks;
   for (NodeSteps* node : kept) {
     for (auto& rank : node->ranks) ranks.push_back(std::move(rank));

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "reporter/base/exit_status.h"
 #include "reporter/render/json_page.h"
@@ -243,6 +244,52 @@ TEST_CASE("a node whose deep windows held no step is counted in the merge as in 
   CHECK(DeepCaptureSentence(*merged.steps) == DeepCaptureSentence(*whole.steps));
   CHECK(StepsJsonOf(merged) == StepsJsonOf(whole));
   CHECK(StepsJsonOf(whole).find("\"deep_without_steps\": [") != std::string::npos);
+}
+
+TEST_CASE("deep windows that held inferred steps, or no node's steps, merge as in the folder") {
+  const auto window = [](int64_t start, int64_t end) {
+    return [=](StepTrace& trace) {
+      trace.DeepSchedule("2/5");
+      trace.DeepWindow(start, end);
+    };
+  };
+  {
+    // h2 marks no NVTX step, and its window holds its inferred steps:
+    // left out of an NVTX report, as any rank without NVTX steps, but not as
+    // a process whose windows held none.
+    ScratchDir traces, summaries;
+    WriteRank(traces.path(), "h1", 11, 0, {}, true, window(990, 2500));
+    WriteRank(traces.path(), "h1", 12, 1, {}, true, window(990, 2500));
+    WriteRank(traces.path(), "h2", 21, 2, {}, false, window(0, 3500));
+    WriteRank(traces.path(), "h2", 22, 3, {}, false, window(0, 3500));
+    const Report whole = WholeReport(traces.path());
+    const Report merged = Merged(SummarizeHosts(traces.path(), summaries.path()));
+    for (const Report* report : {&whole, &merged}) {
+      REQUIRE(report->steps);
+      CHECK(report->steps->ranks.size() == 2);
+      CHECK(report->steps->deep_without_steps.empty());
+      CHECK(DeepCaptureSentence(*report->steps).find("held no whole step") == std::string::npos);
+    }
+    CHECK(StepsJsonOf(merged) == StepsJsonOf(whole));
+  }
+  {
+    // No window holds a step anywhere: no node is kept, and every node's
+    // processes are named, as in the folder.
+    ScratchDir traces, summaries;
+    for (const auto& [host, pid, rank] : {std::tuple{"h1", 11, 0}, std::tuple{"h1", 12, 1},
+                                          std::tuple{"h2", 21, 2}, std::tuple{"h2", 22, 3}}) {
+      WriteRank(traces.path(), host, static_cast<uint32_t>(pid), rank, {}, true,
+                window(1100, 1300));
+    }
+    const Report whole = WholeReport(traces.path());
+    const Report merged = Merged(SummarizeHosts(traces.path(), summaries.path()));
+    for (const Report* report : {&whole, &merged}) {
+      REQUIRE(report->steps);
+      CHECK(report->steps->ranks.empty());
+      CHECK(report->steps->deep_without_steps.size() == 4);
+      CHECK(DeepCaptureSentence(*report->steps).empty());
+    }
+  }
 }
 
 TEST_CASE("nodes that measure from different steps give no steps, and say why") {

@@ -150,6 +150,9 @@ TEST_CASE("the summary says why vprof's cost was not measured where the calibrat
   CHECK(Line(SummarizeReport(report), "vprof's own cost").text ==
         "not measured: the calibration at the first CUDA context failed in 1 of 2 GPU processes: "
         "a deep window was being switched");
+  report.processes[1].gpu.capture.reset();
+  CHECK(Contains(Line(SummarizeReport(report), "vprof's own cost").text,
+                 "failed in 1 of 1 GPU process: a deep"));
   report.processes[0].gpu.capture = measured;
   CHECK(Contains(Line(SummarizeReport(report), "vprof's own cost").text,
                  "not measured by this capture"));

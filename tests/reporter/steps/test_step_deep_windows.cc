@@ -227,3 +227,37 @@ TEST_CASE("no GPU kernel under a deep schedule: the problem says whether a windo
 }
 
 }  // namespace
+
+TEST_CASE("a process whose windows held only inferred steps is not named as holding none") {
+  // Rank 0: NVTX steps, the window [950, 2950] holds steps 1 and 2, so NVTX is
+  // the source. Rank 1 marks no NVTX step: its steps are inferred (20 forward
+  // kernels, then Adam), and the same window holds its steps 1 and 2 of 6. It
+  // is left out of an NVTX report, as any rank without NVTX steps is, but its
+  // windows did hold steps: not among deep_without_steps.
+  ScratchDir dir;
+  for (const int32_t rank : {0, 1}) {
+    StepTrace trace("node1", 100 + static_cast<uint32_t>(rank), rank);
+    trace.DeepSchedule("2/5");
+    trace.DeepWindow(950, 2950);
+    for (int64_t step = 0; step < 6; ++step) {
+      const int64_t at = step * 1000;
+      if (rank == 0) {
+        trace.Range("train_step", at, at + 900);
+        trace.Kernel("fwd_kernel", 7, at + 100, at + 150, at + 200);
+        continue;
+      }
+      for (int64_t i = 0; i < 20; ++i) {
+        trace.Kernel("fwd_kernel", 7, at + 10 + 10 * i, at + 15 + 10 * i, at + 18 + 10 * i);
+      }
+      trace.Kernel(vprof::reporter::testing::kAdamKernel, 7, at + 300, at + 310, at + 320);
+    }
+    trace.WriteTo(dir.File("rank" + std::to_string(rank) + ".vtrace"));
+  }
+  const std::optional<StepsReport> steps =
+      vprof::reporter::testing::StepReportOf(dir.path(), 0).steps;
+  REQUIRE(steps);
+  CHECK(steps->source == StepSource::kNvtx);
+  REQUIRE(steps->ranks.size() == 1);
+  CHECK(steps->ranks[0].steps_found == 2);
+  CHECK(steps->deep_without_steps.empty());
+}

@@ -38,9 +38,10 @@ inline bool RuntimeRecording() {
 // Writes every source's records out now, on the calling thread, waiting at
 // most timeout_ns for a writer tick that holds the flush lock. For an exit
 // handler that must see records drained before a vendor library's teardown
-// (gpu_capture.cc); a flush lock held by the caller would deadlock it. False
-// when nothing was written (not recording, the writer stuck, or a write failed,
-// which disables vprof as the writer's own failures do).
+// (gpu_capture.cc); not from a drain, which holds the flush lock (it would
+// wait out the timeout). False when nothing was written (not recording, the
+// flush lock not taken in time, or a write failed, which disables vprof as
+// the writer's own failures do).
 bool FlushTraceNow(uint64_t timeout_ns);
 
 // VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).

@@ -3,7 +3,6 @@
 #include <cupti.h>
 #include <time.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "capture/cupti/activity_encoder.h"
 #include "capture/cupti/api_selection.h"
 #include "capture/cupti/capture_plan.h"
+#include "capture/cupti/cupti_gate.h"
 #include "capture/cupti/cupti_library.h"
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/cupti/launch_cost.h"
@@ -47,11 +47,12 @@ struct Status {
   int32_t hw_trace = 0;
   std::string hw_trace_detail;
   std::optional<LaunchCost> launch_cost;
+  uint32_t buffers_unread_at_exit = 0;
   uint64_t generation = 0;
 };
 LoadFirst<std::mutex> g_status_lock VPROF_LOAD_FIRST;
 LoadFirst<Status> g_status VPROF_LOAD_FIRST;
-uint64_t g_status_written = 0;  // writer thread only
+uint64_t g_status_written = 0;  // flush lock held (any thread that drains)
 
 LoadFirst<CuptiLibrary> g_cupti VPROF_LOAD_FIRST;
 std::atomic<uint64_t> g_next_call_id{0};
@@ -63,16 +64,27 @@ LoadFirst<CapturePlan> g_plan VPROF_LOAD_FIRST;
 bool g_windowed = false;                 // set by Start(), then read only
 std::atomic<bool> g_activity_on{false};  // the plan's kinds are enabled now
 // Held while the plan is switched: by the writer thread opening and closing
-// deep windows, and across the whole launch-cost calibration, which switches
-// it ten times on the thread creating the first context, inside CUPTI's
-// context-created callback. Held across CUPTI and driver calls. CUPTI may hold
-// a lock of its own across that callback which switching a kind also takes
-// (undocumented): a window switching then holds this lock and waits on
-// CUPTI's, so the calibration waits for this one a bounded time only
-// (kCalibrationWait) and is skipped if it must. The exit handler does not
-// take it.
-LoadFirst<std::timed_mutex> g_switch_lock VPROF_LOAD_FIRST;
-constexpr std::chrono::milliseconds kCalibrationWait{250};
+// deep windows and at the capture window's end, and across the whole
+// launch-cost calibration, which switches it ten times on the thread creating
+// the first context, inside CUPTI's context-created callback. Held across
+// CUPTI and driver calls. CUPTI may hold a lock of its own across that
+// callback which switching a kind also takes (undocumented): a switch then
+// holds this lock and waits on CUPTI's, so the calibration tries this one for
+// kCalibrationWaitNs only and is skipped if it must (TryLockSwitching: a
+// timed mutex's wait is not one ThreadSanitizer follows). The exit handler
+// does not take it.
+LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
+constexpr uint64_t kCalibrationWaitNs = 250000000;
+
+bool TryLockSwitching(std::unique_lock<std::mutex>& switching, uint64_t wait_ns) {
+  const uint64_t deadline = NowNs() + wait_ns;
+  while (!switching.try_lock()) {
+    if (NowNs() > deadline) return false;
+    const timespec pause{0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+  return true;
+}
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
 // Set when the capture window ends (StopGpuRecording). A Start() after it
 // enables nothing; one still enabling kinds then switches them off itself.
@@ -85,25 +97,17 @@ std::atomic<bool> g_recording_stopped{false};
 LoadFirst<std::mutex> g_spans_lock VPROF_LOAD_FIRST;
 LoadFirst<RecordedSpans> g_spans VPROF_LOAD_FIRST;
 
-// The writer thread's CUPTI calls pass through this gate, which the exit
-// handler (EndGpuCaptureAtExit) closes before libcupti's teardown: a call made
-// during that teardown crashed the process on an H200 (bench/RESULTS.md,
-// twenty-sixth session). No lock: the calibration holds g_switch_lock inside a
-// CUPTI callback, and a flush waiting on it could wait on CUPTI in turn.
-std::atomic<bool> g_exiting{false};
-std::atomic<uint32_t> g_calls_inside{0};
-
-// In scope around a writer-thread CUPTI call; open() is false once the gate
-// is closed. Sequentially consistent, so that either the exit handler sees
-// the call inside or the call sees the gate closed.
-class CuptiGate {
- public:
-  CuptiGate() { g_calls_inside.fetch_add(1); }
-  ~CuptiGate() { g_calls_inside.fetch_sub(1); }
-  CuptiGate(const CuptiGate&) = delete;
-  CuptiGate& operator=(const CuptiGate&) = delete;
-  bool open() const { return !g_exiting.load(); }
-};
+// The exit handler (EndGpuCaptureAtExit) closes these before libcupti's
+// teardown (cupti_gate.h). g_recording_gate: the writer's calls that switch or
+// flush recording, closed first; g_reading_gate: the reading of filled buffers
+// (libcupti's record iterator, its API names, kernel names it owns), closed
+// once the last buffers were read. A buffer handed over after that is left
+// unread and counted (Status::buffers_unread_at_exit).
+CuptiGate g_recording_gate, g_reading_gate;
+// Set once Start() turned capture on in this process (not in a forked child):
+// the exit handler runs from then on, even where capture was switched off
+// since (a deep window CUPTI refused), as buffers may still wait.
+std::atomic<bool> g_started{false};
 
 void SetState(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -175,8 +179,8 @@ HwTraceResult EnableHwTrace() {
 // Writer thread: the second and last request for hardware timestamps.
 void RetryHwTrace() {
   if (!g_hw_trace_retry.exchange(false, std::memory_order_relaxed)) return;
-  const CuptiGate gate;
-  if (!gate.open()) return;
+  const CuptiGate::Pass pass(g_recording_gate);
+  if (!pass.open()) return;
   const HwTraceResult hw = EnableHwTrace();
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->hw_trace = hw.state;
@@ -243,9 +247,11 @@ CUptiResult SetPlanEnabled(bool on, ApiSelection* selection) {
 // adds to a launch (launch_cost.h) before the program can use it.
 void MeasureLaunchCostIn(CUcontext ctx) {
   LaunchCost cost;
-  std::unique_lock<std::timed_mutex> switching(*g_switch_lock, std::defer_lock);
-  if (!switching.try_lock_for(kCalibrationWait)) {
-    cost.failure = "a deep window was being switched as the first CUDA context was created";
+  std::unique_lock<std::mutex> switching(*g_switch_lock, std::defer_lock);
+  if (!TryLockSwitching(switching, kCalibrationWaitNs)) {
+    cost.failure =
+        "recording was being switched (a deep window, or the capture window's end) for 250 ms "
+        "as the first CUDA context was created";
   } else {
     ApiSelection selection;
     cost = MeasureLaunchCost(
@@ -283,32 +289,27 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 // Registered with atexit once libcupti is loaded, so that it runs before
 // libcupti's static objects are destroyed: exit runs its handlers in the
 // reverse order of their registration, and libcupti registered its
-// destructors as it was loaded. Closes the writer's gate, waits at most 2 s
+// destructors as it was loaded. Closes the recording gate, waiting at most 2 s
 // for a call inside it to leave, asks CUPTI for its last records and writes
-// them out at once: reading a buffer goes through libcupti too (its record
-// iterator, its API names, kernel names it owns), which the trace's final
-// drain (lifecycle.cc's exit handler) would do after the teardown. Records
-// CUPTI hands over after this are still read there.
+// them out at once (the trace's final drain, lifecycle.cc's exit handler,
+// comes after the teardown), then closes the reading gate.
 void EndGpuCaptureAtExit() {
-  if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;  // a forked child
-  g_exiting.store(true);
+  if (!g_started.load()) return;  // a forked child
   const uint64_t deadline = NowNs() + 2000000000ull;
-  while (g_calls_inside.load() != 0) {
-    if (NowNs() > deadline) return;
-    const timespec pause{0, 50000};
-    nanosleep(&pause, nullptr);
+  if (g_recording_gate.Close(deadline)) {
+    g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    const uint64_t now = NowNs();
+    FlushTraceNow(now < deadline ? deadline - now : 0);
   }
-  g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  const uint64_t now = NowNs();
-  FlushTraceNow(now < deadline ? deadline - now : 0);
+  g_reading_gate.Close(deadline);
 }
 
 // Switches off for the rest of the process the kinds that can be (not the
 // API records: NeverSwitchedOff), and GPU capture with them.
 void SwitchOffForGood() {
-  const CuptiGate gate;
-  if (!gate.open()) return;
-  std::lock_guard<std::timed_mutex> switching(*g_switch_lock);
+  const CuptiGate::Pass pass(g_recording_gate);
+  if (!pass.open()) return;
+  std::lock_guard<std::mutex> switching(*g_switch_lock);
   for (const ActivityKind& k : g_plan->kinds) {
     if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
   }
@@ -408,6 +409,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   }
   SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true);
+  g_started.store(true);
   if (g_recording_stopped.load()) SwitchOffForGood();  // the window ended meanwhile
   if (std::atexit(EndGpuCaptureAtExit) != 0) {
     Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
@@ -435,6 +437,7 @@ void PutStatus(TraceWriter& w, const Status& s) {
   if (s.selected_driver_apis) enc.AddVarint(f::kSelectedDriverApis, s.selected_driver_apis);
   if (!s.mode.empty()) enc.AddString(f::kCaptureMode, s.mode);
   if (s.hw_trace) enc.AddVarint(f::kHwTrace, static_cast<uint64_t>(s.hw_trace));
+  if (s.buffers_unread_at_exit) enc.AddVarint(f::kBuffersUnreadAtExit, s.buffers_unread_at_exit);
   if (!s.hw_trace_detail.empty()) enc.AddString(f::kHwTraceDetail, s.hw_trace_detail);
   if (s.launch_cost) {
     namespace c = sf::LaunchCostCalibration;
@@ -512,6 +515,21 @@ bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
   return true;
 }
 
+// Once the reading gate is closed: the filled buffers, returned unread and
+// counted in the status.
+void CountUnreadBuffers() {
+  uint32_t unread = 0;
+  FilledBuffer b;
+  while (PopFilledBuffer(&b)) {
+    ReturnBuffer(b.data);
+    ++unread;
+  }
+  if (unread == 0) return;
+  std::lock_guard<std::mutex> lock(*g_status_lock);
+  g_status->buffers_unread_at_exit += unread;
+  ++g_status->generation;
+}
+
 }  // namespace
 
 void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep) {
@@ -521,9 +539,9 @@ void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep) {
 
 bool RecordGpuActivity(bool on, uint64_t at_ns) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return false;
-  const CuptiGate gate;
-  if (!gate.open()) return false;
-  std::unique_lock<std::timed_mutex> switching(*g_switch_lock);
+  const CuptiGate::Pass pass(g_recording_gate);
+  if (!pass.open()) return false;
+  std::unique_lock<std::mutex> switching(*g_switch_lock);
   if (g_activity_on.load(std::memory_order_acquire) == on) return true;
   {
     std::lock_guard<std::mutex> lock(*g_spans_lock);
@@ -570,6 +588,7 @@ bool GpuCaptureWanted() { return g_wanted.load(); }
 
 void ResetGpuCaptureInChild() {
   g_gpu_capture_active.store(false);
+  g_started.store(false);
   g_wanted.store(false);
   g_status_lock.RenewInChild();
   g_switch_lock.RenewInChild();
@@ -593,14 +612,16 @@ void PopGpuCorrelation() {
 
 void RequestGpuFlush(bool forced) {
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
-  const CuptiGate gate;
-  if (gate.open()) g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  const CuptiGate::Pass pass(g_recording_gate);
+  if (pass.open()) g_cupti->cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 const SourceCount kCuptiCount{"cupti", false};
 
 bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
+  const CuptiGate::Pass reading(g_reading_gate);
+  if (!reading.open()) CountUnreadBuffers();
   Status status;
   bool changed = false;
   {
@@ -616,7 +637,7 @@ bool DrainGpuActivity(TraceWriter& w) {
     PutStatus(w, status);
   }
   FilledBuffer b;
-  while (PopFilledBuffer(&b)) {
+  while (reading.open() && PopFilledBuffer(&b)) {
     bool ok = DrainBuffer(w, b);
     ReturnBuffer(b.data);
     if (!ok) return false;

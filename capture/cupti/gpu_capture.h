@@ -13,8 +13,10 @@
 //
 // Exit: once libcupti is loaded, an exit handler of this file stops the
 // writer's CUPTI calls (flushes, deep windows), asks CUPTI for its last
-// records and writes them out (FlushTraceNow), all before libcupti's own
-// teardown; after it, RecordGpuActivity and RequestGpuFlush do nothing.
+// records and writes them out (FlushTraceNow), then stops the reading of
+// buffers, all before libcupti's own teardown; after it, RecordGpuActivity and
+// RequestGpuFlush do nothing, and buffers CUPTI still hands over are counted
+// unread in the GpuCaptureStatus.
 #pragma once
 
 #include <atomic>

@@ -27,6 +27,9 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
     json.Field("selected_driver_apis", capture->selected_driver_apis);
     json.Field("hw_trace", capture->hw_trace);
     json.Field("hw_trace_detail", capture->hw_trace_detail);
+    if (capture->buffers_unread_at_exit > 0) {
+      json.Field("buffers_unread_at_exit", capture->buffers_unread_at_exit);
+    }
     if (!capture->launch_cost) {
       json.Key("launch_cost");
       return json.Null();

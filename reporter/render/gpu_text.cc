@@ -40,6 +40,12 @@ std::string CaptureText(const GpuReport& gpu) {
   if (capture.hw_trace == "not_supported") {
     text += "; hardware kernel timestamps not supported here (" + capture.hw_trace_detail + ")";
   }
+  if (capture.buffers_unread_at_exit > 0) {
+    const uint32_t n = capture.buffers_unread_at_exit;
+    text += "; " + std::to_string(n) + (n == 1 ? " activity buffer" : " activity buffers") +
+            " CUPTI handed over during its teardown at exit left unread (their records are not in "
+            "this trace)";
+  }
   return text;
 }
 

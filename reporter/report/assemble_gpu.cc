@@ -72,6 +72,7 @@ GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
   capture.selected_driver_apis = status.selected_driver_apis();
   capture.hw_trace = HwTraceName(status.hw_trace());
   capture.hw_trace_detail = status.hw_trace_detail();
+  capture.buffers_unread_at_exit = status.buffers_unread_at_exit();
   if (status.has_launch_cost()) capture.launch_cost = LaunchCostReportOf(status.launch_cost());
   capture.records_syncs = EnablesKind(status, "SYNCHRONIZATION");
   capture.records_event_records = EnablesKind(status, "CUDA_EVENT");

@@ -465,6 +465,12 @@ const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid) {
   return nullptr;
 }
 
+void DeliverOneLaunch() {
+  WriteRuntimeCall(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, NextCorrelationId(),
+                   standins::MonotonicNs());
+  Buffers().Flush(true);
+}
+
 void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata) {
   g_subscriber_userdata.store(userdata, std::memory_order_release);
   g_subscriber_callback.store(callback, std::memory_order_release);

@@ -37,6 +37,10 @@ const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid);
 void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata);
 void EnableContextCreatedCallback(bool enable);
 
+// A launch's runtime record (when recorded), handed over to the client at once: what a teardown
+// that flushes hands over (cupti_api.cc, FAKE_CUPTI_TEARDOWN_DELIVERS).
+void DeliverOneLaunch();
+
 CUptiResult PushExternalId(CUpti_ExternalCorrelationKind kind, uint64_t id);
 CUptiResult PopExternalId(CUpti_ExternalCorrelationKind kind, uint64_t* last_id);
 

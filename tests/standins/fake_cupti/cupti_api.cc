@@ -25,7 +25,8 @@ int g_subscriber;
 // below once it began aborts with a line that names the function. It lasts
 // FAKE_CUPTI_TEARDOWN_MS (default 0), so that a thread calling in now and then is caught.
 // With FAKE_CUPTI_KINDS_AT_EXIT=1 it first prints the kinds still enabled, by number, on one
-// line: "fake CUPTI kinds at exit: 1 10".
+// line: "fake CUPTI kinds at exit: 1 10". With FAKE_CUPTI_TEARDOWN_DELIVERS=1 it hands one more
+// buffer over once it began, holding a launch's record, as a teardown that flushes would.
 std::atomic<bool> g_torn_down{false};
 
 void PrintKindsAtExit() {
@@ -45,6 +46,8 @@ struct Teardown {
   ~Teardown() {
     PrintKindsAtExit();
     g_torn_down.store(true);
+    const char* delivers = std::getenv("FAKE_CUPTI_TEARDOWN_DELIVERS");
+    if (delivers != nullptr && std::string_view(delivers) == "1") fake_cupti::DeliverOneLaunch();
     const char* ms = std::getenv("FAKE_CUPTI_TEARDOWN_MS");
     const long n = ms != nullptr ? std::atol(ms) : 0;
     if (n > 0) {

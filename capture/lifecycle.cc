@@ -10,9 +10,9 @@
 // Locks: the flush lock (g_flushing) is the only lock on the write path. It is
 // a spin flag rather than a mutex so that an exit handler can try it with a
 // timeout, and so a forked child can simply reset it. It is never held across
-// a call into the host program or a library other than libc, except libcupti's
-// reading of filled activity buffers (gpu_capture.h), which takes no lock of
-// vprof's.
+// a call into the host program or a library other than libc, except libcupti
+// from the GPU activity drain (reading filled buffers, and one late request
+// for hardware timestamps; gpu_capture.h), which takes no lock of vprof's.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>  // pthread_sigmask

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "capture/core/clock.h"
@@ -98,16 +99,21 @@ LoadFirst<std::mutex> g_spans_lock VPROF_LOAD_FIRST;
 LoadFirst<RecordedSpans> g_spans VPROF_LOAD_FIRST;
 
 // The exit handler (EndGpuCaptureAtExit) closes these before libcupti's
-// teardown (cupti_gate.h). g_recording_gate: the writer's calls that switch or
-// flush recording, closed first; g_reading_gate: the reading of filled buffers
-// (libcupti's record iterator, its API names, kernel names it owns), closed
-// once the last buffers were read. A buffer handed over after that is left
-// unread and counted (Status::buffers_unread_at_exit).
-CuptiGate g_recording_gate, g_reading_gate;
-// Set once Start() turned capture on in this process (not in a forked child):
-// the exit handler runs from then on, even where capture was switched off
-// since (a deep window CUPTI refused), as buffers may still wait.
+// teardown (cupti_gate.h). g_recording_gate: calls that switch or flush
+// recording after Start(), closed first; g_reading_gate: the reading of filled
+// buffers (libcupti's record iterator, its API names, kernel names it owns),
+// closed once the last buffers were read. A buffer handed over after that is
+// left unread and counted (Status::buffers_unread_at_exit). Constant-
+// initialised and trivially destructible: valid in every exit handler.
+constinit CuptiGate g_recording_gate, g_reading_gate;
+static_assert(std::is_trivially_destructible_v<CuptiGate>);
+// Set once Start() registered CUPTI's buffer callbacks in this process (not in
+// a forked child): from then on buffers may wait at exit, so the exit handler
+// runs even where capture failed or was switched off since.
 std::atomic<bool> g_started{false};
+// In a forked child: CUPTI's state is the parent's copy, and so are any
+// buffers it hands over (returned at once, unread).
+std::atomic<bool> g_forked_child{false};
 
 void SetState(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -135,6 +141,10 @@ void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
 void CUPTIAPI OnBufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t,
                                 size_t valid) {
   if (!buffer) return;
+  if (g_forked_child.load()) {
+    ReturnBuffer(buffer);
+    return;
+  }
   size_t dropped = 0;
   g_cupti->cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
   QueueFilledBuffer({buffer, valid, dropped});
@@ -250,8 +260,8 @@ void MeasureLaunchCostIn(CUcontext ctx) {
   std::unique_lock<std::mutex> switching(*g_switch_lock, std::defer_lock);
   if (!TryLockSwitching(switching, kCalibrationWaitNs)) {
     cost.failure =
-        "recording was being switched (a deep window, or the capture window's end) for 250 ms "
-        "as the first CUDA context was created";
+        "recording was being switched (a deep window, or the capture window's end) for " +
+        std::to_string(kCalibrationWaitNs / 1000000) + " ms as the first CUDA context was created";
   } else {
     ApiSelection selection;
     cost = MeasureLaunchCost(
@@ -286,22 +296,28 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   MeasureLaunchCostIn(static_cast<const CUpti_ResourceData*>(data)->context);
 }
 
-// Registered with atexit once libcupti is loaded, so that it runs before
-// libcupti's static objects are destroyed: exit runs its handlers in the
-// reverse order of their registration, and libcupti registered its
-// destructors as it was loaded. Closes the recording gate, waiting at most 2 s
-// for a call inside it to leave, asks CUPTI for its last records and writes
-// them out at once (the trace's final drain, lifecycle.cc's exit handler,
-// comes after the teardown), then closes the reading gate.
+// Registered with atexit once CUPTI's buffer callbacks are, so that it runs
+// before libcupti's static objects are destroyed: exit runs its handlers in
+// the reverse order of their registration, and libcupti registered its
+// destructors as it was loaded. Ends capture for the program's threads (NCCL
+// calls' correlation, the calibration), closes the recording gate, waiting at
+// most 2 s for a call inside it to leave; while the trace is still being
+// written, asks CUPTI for its last records and writes them out at once (the
+// trace's final drain, lifecycle.cc's exit handler, comes after the
+// teardown); then closes the reading gate, waiting at most 2 s more for a
+// drain inside it.
 void EndGpuCaptureAtExit() {
   if (!g_started.load()) return;  // a forked child
+  g_gpu_capture_active.store(false);
   const uint64_t deadline = NowNs() + 2000000000ull;
-  if (g_recording_gate.Close(deadline)) {
+  const RunState run = g_run_state.load();
+  const bool writing = run == RunState::kWaiting || run == RunState::kRecording;
+  if (g_recording_gate.Close(deadline) && writing) {
     g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     const uint64_t now = NowNs();
     FlushTraceNow(now < deadline ? deadline - now : 0);
   }
-  g_reading_gate.Close(deadline);
+  g_reading_gate.Close(NowNs() + 2000000000ull);
 }
 
 // Switches off for the rest of the process the kinds that can be (not the
@@ -362,6 +378,13 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   if (r == CUPTI_SUCCESS) {
     r = g_cupti->cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   }
+  // From here CUPTI may hand buffers over, even if a kind is refused below.
+  if (r == CUPTI_SUCCESS) {
+    g_started.store(true);
+    if (std::atexit(EndGpuCaptureAtExit) != 0) {
+      Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
+    }
+  }
   if (plan.api_records == ApiRecords::kSelected &&
       (!g_cupti->cuptiActivityEnableRuntimeApi || !g_cupti->cuptiActivityEnableDriverApi)) {
     // A libcupti that cannot select APIs: every call, as before the light plan.
@@ -409,11 +432,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   }
   SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true);
-  g_started.store(true);
   if (g_recording_stopped.load()) SwitchOffForGood();  // the window ended meanwhile
-  if (std::atexit(EndGpuCaptureAtExit) != 0) {
-    Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
-  }
   Log().debug("GPU capture on through {}", g_cupti->path);
 }
 
@@ -589,6 +608,7 @@ bool GpuCaptureWanted() { return g_wanted.load(); }
 void ResetGpuCaptureInChild() {
   g_gpu_capture_active.store(false);
   g_started.store(false);
+  g_forked_child.store(true);
   g_wanted.store(false);
   g_status_lock.RenewInChild();
   g_switch_lock.RenewInChild();

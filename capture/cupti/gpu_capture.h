@@ -75,8 +75,9 @@ void PopGpuCorrelation();
 // Not from a signal handler.
 void RequestGpuFlush(bool forced);
 
-// Writer thread, flush lock held: writes a changed GpuCaptureStatus and every
-// queued activity buffer as packets. False when the trace cannot be written.
+// Flush lock held (the writer thread, or the exit handler through
+// FlushTraceNow): writes a changed GpuCaptureStatus and every queued activity
+// buffer as packets. False when the trace cannot be written.
 bool DrainGpuActivity(TraceWriter& writer);
 // The Footer's "cupti" KindCount: activity records written, and dropped.
 extern const SourceCount kCuptiCount;

@@ -59,8 +59,8 @@ struct GpuCaptureReport {
   // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
   std::string hw_trace;
   std::string hw_trace_detail;
-  // Activity buffers CUPTI handed over during its teardown at exit, which the
-  // capture left unread: their records are missing.
+  // Activity buffers CUPTI handed over at exit too late to read before its
+  // teardown, which the capture left unread: their records are missing.
   uint32_t buffers_unread_at_exit = 0;
   std::optional<LaunchCostReport> launch_cost;  // none: not measured (yet)
   // Whether the plan enabled the SYNCHRONIZATION and CUDA_EVENT kinds: the

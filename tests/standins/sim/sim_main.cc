@@ -3,6 +3,8 @@
 // SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), builds the
 // world communicator and, by ncclCommSplit, a weight-sync communicator, and trains.
 #include <cuda_runtime_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -97,6 +99,23 @@ bool SelectDevice(int local_rank, std::string* error) {
   return true;
 }
 
+// A child that exits at once through exit(), so that the handlers registered in this process
+// run in it. False unless it exits 0.
+bool ForkExitingChild(std::string* error) {
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *error = "cannot fork";
+    return false;
+  }
+  if (pid == 0) std::exit(0);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *error = "the forked child ended with wait status " + std::to_string(status);
+    return false;
+  }
+  return true;
+}
+
 bool TrainRank(const sim::SimOptions& options, const Placement& placement, sim::CollectiveLog* log,
                std::string* error) {
   std::this_thread::sleep_for(std::chrono::milliseconds(options.cuda_after_ms));
@@ -107,7 +126,7 @@ bool TrainRank(const sim::SimOptions& options, const Placement& placement, sim::
   // Also after a failure; destroying a communicator that was never created (NULL) is allowed.
   ncclCommDestroy(comms.weight_sync);
   ncclCommDestroy(comms.world);
-  return trained;
+  return trained && (!options.fork_child || ForkExitingChild(error));
 }
 
 int Run(int argc, char** argv) {

@@ -30,6 +30,9 @@ struct SimOptions {
   // Milliseconds each rank waits before its first CUDA call: a program whose imports outlast
   // VPROF_STOP_AFTER_S starts CUDA after vprof's capture window has ended.
   uint64_t cuda_after_ms = 0;
+  // Once trained, each rank forks a child that exits at once through exit(), as a data loader's
+  // worker forked after CUDA started does: the rank fails unless the child exits 0.
+  bool fork_child = false;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };

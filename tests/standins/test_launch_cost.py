@@ -22,10 +22,16 @@ SIM = [os.path.join(STANDINS, "sim_train"), "--steps", str(STEPS), "--layers", s
 
 
 def rank_report(**fake_costs):
-    out = temp_dir("launch-cost")
-    r = run(SIM, preload=[LIBVPROF], env=base_env(VPROF_OUTPUT_DIR=out, **fake_costs))
-    check(r.returncode == 0, f"sim_train failed: {r.stderr}")
-    rep = report_json(out)
+    # The calibration declines GPU figures when the host stalled past its wait kernel while
+    # launching a batch (a loaded 2-core machine running other tests did, once): a fresh
+    # process measures again, at most three times.
+    for _ in range(3):
+        out = temp_dir("launch-cost")
+        r = run(SIM, preload=[LIBVPROF], env=base_env(VPROF_OUTPUT_DIR=out, **fake_costs))
+        check(r.returncode == 0, f"sim_train failed: {r.stderr}")
+        rep = report_json(out)
+        if not rep["processes"][0]["gpu"]["capture"]["launch_cost"]["gpu_failure"]:
+            break
     ranks = rep["steps"]["ranks"]
     check(len(ranks) == 1 and ranks[0]["launch_cost"], f"no launch cost in the steps: {ranks}")
     return rep, ranks[0]

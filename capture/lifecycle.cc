@@ -55,12 +55,8 @@ void SleepNs(uint64_t ns) {
 }
 
 bool LockFlush(uint64_t timeout_ns) {
-  uint64_t deadline = NowNs() + timeout_ns;
-  while (g_flushing.exchange(true, std::memory_order_acquire)) {
-    if (NowNs() > deadline) return false;
-    SleepNs(50000);
-  }
-  return true;
+  return PollUntil(NowNs() + timeout_ns, 50000,
+                   [] { return !g_flushing.exchange(true, std::memory_order_acquire); });
 }
 void UnlockFlush() { g_flushing.store(false, std::memory_order_release); }
 
@@ -109,7 +105,7 @@ void* WriterMain(void*) {
       g_run_state.compare_exchange_strong(expected, RunState::kRecording);
       state = RunState::kRecording;
     }
-    if (state != RunState::kWaiting && state != RunState::kRecording) return nullptr;
+    if (!TraceOpen(state)) return nullptr;
     if (stop_ns && now >= stop_ns) {
       RunState expected = RunState::kRecording;
       if (g_run_state.compare_exchange_strong(expected, RunState::kFinished)) {
@@ -161,8 +157,7 @@ bool StartWriter() {
 }
 
 void OnExit() {
-  RunState s = g_run_state.load();
-  if (s != RunState::kWaiting && s != RunState::kRecording) return;
+  if (!TraceOpen(g_run_state.load())) return;
   g_run_state.store(RunState::kFinished);
   EndTrace(EndReason::kExit, 2000000000ull);
 }
@@ -170,8 +165,7 @@ void OnExit() {
 // A forked child has one thread (the forker) and copies of every lock, some
 // possibly held by threads that do not exist in it. Reset, never wait.
 void OnForkChild() {
-  RunState s = g_run_state.load();
-  if (s != RunState::kWaiting && s != RunState::kRecording) return;
+  if (!TraceOpen(g_run_state.load())) return;
   g_flushing.store(false);
   ForEachHook([](const SourceHooks& h) {
     if (h.reset_in_child) h.reset_in_child();
@@ -254,8 +248,7 @@ void EnsureInitialized() {
 }
 
 bool FlushTraceNow(uint64_t timeout_ns) {
-  const RunState s = g_run_state.load();
-  if (s != RunState::kWaiting && s != RunState::kRecording) return false;
+  if (!TraceOpen(g_run_state.load())) return false;
   if (!LockFlush(timeout_ns)) return false;
   const bool ok = g_writer->Flush();
   UnlockFlush();

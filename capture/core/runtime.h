@@ -31,6 +31,10 @@ inline bool RuntimeTracking() {
   return s == RunState::kWaiting || s == RunState::kRecording || s == RunState::kFinished;
 }
 
+// Whether the trace is still being written: before or inside the capture
+// window, not yet finished or disabled.
+inline bool TraceOpen(RunState s) { return s == RunState::kWaiting || s == RunState::kRecording; }
+
 inline bool RuntimeRecording() {
   return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
 }

@@ -7,8 +7,6 @@
 // handler sees a call inside or the call sees the gate closed.
 #pragma once
 
-#include <time.h>
-
 #include <atomic>
 #include <cstdint>
 
@@ -36,12 +34,7 @@ class CuptiGate {
   // to leave. False when one is still inside then.
   bool Close(uint64_t deadline_ns) {
     closed_.store(true);
-    while (inside_.load() != 0) {
-      if (NowNs() > deadline_ns) return false;
-      const timespec pause{0, 50000};
-      nanosleep(&pause, nullptr);
-    }
-    return true;
+    return PollUntil(deadline_ns, 50000, [this] { return inside_.load() == 0; });
   }
 
  private:

@@ -78,13 +78,7 @@ LoadFirst<std::mutex> g_switch_lock VPROF_LOAD_FIRST;
 constexpr uint64_t kCalibrationWaitNs = 250000000;
 
 bool TryLockSwitching(std::unique_lock<std::mutex>& switching, uint64_t wait_ns) {
-  const uint64_t deadline = NowNs() + wait_ns;
-  while (!switching.try_lock()) {
-    if (NowNs() > deadline) return false;
-    const timespec pause{0, 100000};
-    nanosleep(&pause, nullptr);
-  }
-  return true;
+  return PollUntil(NowNs() + wait_ns, 100000, [&] { return switching.try_lock(); });
 }
 std::atomic<bool> g_launch_cost_taken{false};  // once per process
 // Set when the capture window ends (StopGpuRecording). A Start() after it
@@ -310,9 +304,7 @@ void EndGpuCaptureAtExit() {
   if (!g_started.load()) return;  // a forked child
   g_gpu_capture_active.store(false);
   const uint64_t deadline = NowNs() + 2000000000ull;
-  const RunState run = g_run_state.load();
-  const bool writing = run == RunState::kWaiting || run == RunState::kRecording;
-  if (g_recording_gate.Close(deadline) && writing) {
+  if (g_recording_gate.Close(deadline) && TraceOpen(g_run_state.load())) {
     g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     const uint64_t now = NowNs();
     FlushTraceNow(now < deadline ? deadline - now : 0);

@@ -64,6 +64,10 @@ std::string FormatPowerOfTwoBytes(int log2) {
   return std::to_string(uint64_t{1} << (log2 % 10)) + std::string(kIecUnits[unit]);
 }
 
+std::string FormatCount(uint64_t count, std::string_view one, std::string_view many) {
+  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
+}
+
 std::string FormatHexId(uint64_t id) {
   // to_chars, not snprintf: the steps' JSON names a communicator per bucket
   // of every step, and formatting them was 2% of a 1,024-rank report.

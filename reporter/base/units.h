@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace vprof::reporter {
 
@@ -23,6 +24,9 @@ std::string FormatGBps(double gbps);
 
 // 2^log2 bytes (0 <= log2 <= 64), compactly: 0 → "1B", 11 → "2KiB", 20 → "1MiB".
 std::string FormatPowerOfTwoBytes(int log2);
+
+// A count and its noun: 1 → "1 process", 3 → "3 processes".
+std::string FormatCount(uint64_t count, std::string_view one, std::string_view many);
 
 // A communicator id: "0x" and lowercase hex (JSON numbers cannot hold 64 bits).
 std::string FormatHexId(uint64_t id);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "reporter/base/rank_bounds.h"
+#include "reporter/base/units.h"
 #include "reporter/trace/clock_alignment.h"
 #include "vprof_trace_fields.h"
 
@@ -279,16 +280,14 @@ void TraceSource::RecordStop() {
   RecordReadProblem();
   if (packets_after_footer_ > 0) {
     if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
-    const std::string after = std::to_string(packets_after_footer_) + " packet" +
-                              (packets_after_footer_ == 1 ? "" : "s") +
+    const std::string after = FormatCount(packets_after_footer_, "packet", "packets") +
                               " after the Footer (the first at byte " +
                               std::to_string(first_after_footer_offset_) + "): not used";
     record_.problem = record_.problem.empty() ? after : record_.problem + "; " + after;
   }
   if (out_of_bounds_events_ > 0) {
     if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
-    const std::string dropped = std::to_string(out_of_bounds_events_) + " NCCL event" +
-                                (out_of_bounds_events_ == 1 ? "" : "s") +
+    const std::string dropped = FormatCount(out_of_bounds_events_, "NCCL event", "NCCL events") +
                                 " out of bounds, not used (the first in the packet at " +
                                 first_out_of_bounds_ + ")";
     record_.problem = record_.problem.empty() ? dropped : record_.problem + "; " + dropped;

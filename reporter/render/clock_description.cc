@@ -65,9 +65,7 @@ std::optional<std::string> ClockCheckDescription(const TimeSource& time) {
     std::snprintf(figure, sizeof figure, "%+.1f ns/s", *drifting->collectives->drift_ns_per_s);
     drift = "largest drift " + std::string(figure) + " (" + drifting->file + ")";
   }
-  const auto processes = [](size_t count) {
-    return std::to_string(count) + (count == 1 ? " process" : " processes");
-  };
+  const auto processes = [](size_t count) { return FormatCount(count, "process", "processes"); };
   std::string text =
       "collective kernel ends against " + time.collective_reference + "'s (" + processes(checked) +
       " checked): largest offset " + (far.offset_ns >= 0 ? "+" : "") +

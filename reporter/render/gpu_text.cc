@@ -42,7 +42,7 @@ std::string CaptureText(const GpuReport& gpu) {
   }
   if (capture.buffers_unread_at_exit > 0) {
     const uint32_t n = capture.buffers_unread_at_exit;
-    text += "; " + std::to_string(n) + (n == 1 ? " activity buffer" : " activity buffers") +
+    text += "; " + FormatCount(n, "activity buffer", "activity buffers") +
             " left unread at exit (CUPTI handed " + (n == 1 ? "it" : "them") +
             " over too late to read before its teardown; their records are not in this trace)";
   }

@@ -135,8 +135,8 @@ std::string CalibrationFailureText(const Report& report) {
     if (failed++ == 0) first = capture->launch_cost->failure;
   }
   if (failed == 0) return "";
-  return "in " + std::to_string(failed) + " of " + std::to_string(calibrated) +
-         (calibrated == 1 ? " GPU process: " : " GPU processes: ") + first;
+  return "in " + std::to_string(failed) + " of " +
+         FormatCount(calibrated, "GPU process", "GPU processes") + ": " + first;
 }
 
 std::string SelfCostText(const Report& report) {

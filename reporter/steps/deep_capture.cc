@@ -16,9 +16,8 @@ int64_t LowerMedian(std::vector<int64_t> values) {
   return *middle;
 }
 
-// "1 deep window", "3 deep windows".
 std::string DeepWindowsText(uint32_t windows) {
-  return std::to_string(windows) + " deep window" + (windows == 1 ? "" : "s");
+  return FormatCount(windows, "deep window", "deep windows");
 }
 
 }  // namespace
@@ -64,9 +63,9 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
                      " steps analyzed over the ranks, " + std::to_string(shallow + unheld) +
                      " outside the windows left out";
   if (unheld > 0) {
-    const size_t processes = steps.deep_without_steps.size();
-    text += " (" + std::to_string(unheld) + " of them in " + std::to_string(processes) +
-            (processes == 1 ? " process" : " processes") + " whose windows held no whole step)";
+    text += " (" + std::to_string(unheld) + " of them in " +
+            FormatCount(steps.deep_without_steps.size(), "process", "processes") +
+            " whose windows held no whole step)";
   }
   if (deep_medians.empty()) {
     return text +

@@ -46,6 +46,12 @@ TEST_CASE("bytes use IEC units") {
   CHECK(FormatBytes(1536ULL << 30) == "1.50 TiB");
 }
 
+TEST_CASE("counts take the noun of their number") {
+  CHECK(FormatCount(0, "process", "processes") == "0 processes");
+  CHECK(FormatCount(1, "process", "processes") == "1 process");
+  CHECK(FormatCount(2, "deep window", "deep windows") == "2 deep windows");
+}
+
 TEST_CASE("bandwidth and ids") {
   CHECK(FormatGBps(15.72864) == "15.73");
   CHECK(FormatHexId(0xab12) == "0xab12");

@@ -20,6 +20,21 @@ std::string DeepWindowsText(uint32_t windows) {
   return FormatCount(windows, "deep window", "deep windows");
 }
 
+// Over processes whose windows held none of their steps: the steps left out,
+// and the most windows one recorded.
+struct Unheld {
+  uint64_t steps = 0;
+  uint32_t most_windows = 0;
+};
+Unheld UnheldOf(const std::vector<DeepCaptureReport>& processes) {
+  Unheld unheld;
+  for (const DeepCaptureReport& deep : processes) {
+    unheld.steps += deep.shallow_steps;
+    unheld.most_windows = std::max(unheld.most_windows, deep.windows);
+  }
+  return unheld;
+}
+
 }  // namespace
 
 std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps,
@@ -53,17 +68,13 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
   }
   // Without ranks the steps' problem says why (NoStepHeldProblem).
   if (!first) return "";
-  uint64_t unheld = 0;
-  for (const DeepCaptureReport& deep : steps.deep_without_steps) {
-    unheld += deep.shallow_steps;
-    most_windows = std::max(most_windows, deep.windows);
-  }
+  const Unheld unheld = UnheldOf(steps.deep_without_steps);
   std::string text = "VPROF_DEEP=" + first->schedule + ": GPU activity only in " +
-                     DeepWindowsText(most_windows) + "; " + std::to_string(analyzed) +
-                     " steps analyzed over the ranks, " + std::to_string(shallow + unheld) +
-                     " outside the windows left out";
-  if (unheld > 0) {
-    text += " (" + std::to_string(unheld) + " of them in " +
+                     DeepWindowsText(std::max(most_windows, unheld.most_windows)) + "; " +
+                     std::to_string(analyzed) + " steps analyzed over the ranks, " +
+                     std::to_string(shallow + unheld.steps) + " outside the windows left out";
+  if (unheld.steps > 0) {
+    text += " (" + std::to_string(unheld.steps) + " of them in " +
             FormatCount(steps.deep_without_steps.size(), "process", "processes") +
             " whose windows held no whole step)";
   }
@@ -85,15 +96,10 @@ std::string DeepCaptureSentence(const StepsReport& steps) {
 }
 
 std::string NoStepHeldProblem(const std::vector<DeepCaptureReport>& unheld) {
-  uint64_t shallow = 0;
-  uint32_t most_windows = 0;
-  for (const DeepCaptureReport& deep : unheld) {
-    shallow += deep.shallow_steps;
-    most_windows = std::max(most_windows, deep.windows);
-  }
-  if (shallow == 0) return "";
+  const Unheld left_out = UnheldOf(unheld);
+  if (left_out.steps == 0) return "";
   return "VPROF_DEEP=" + unheld.front().schedule + ": no deep window held a whole step (" +
-         DeepWindowsText(most_windows) + ", " + std::to_string(shallow) +
+         DeepWindowsText(left_out.most_windows) + ", " + std::to_string(left_out.steps) +
          " steps outside them left out), and only the steps a window holds are analyzed; a "
          "window must be longer than a step (VPROF_DEEP's ON, or vprof trigger --seconds)";
 }

@@ -115,6 +115,14 @@ Report Merged(const std::vector<std::string>& summaries) {
   return std::move(*merged.report);
 }
 
+// A WriteRank setup: VPROF_DEEP=2/5 and deep windows [start, end) µs.
+std::function<void(StepTrace&)> DeepWindows(std::vector<std::pair<int64_t, int64_t>> windows) {
+  return [windows = std::move(windows)](StepTrace& trace) {
+    trace.DeepSchedule("2/5");
+    for (const auto& [start, end] : windows) trace.DeepWindow(start, end);
+  };
+}
+
 // Rewrites the summary at `path` with `change` applied to every packet.
 void EditSummary(const std::string& path,
                  const std::function<void(vprof::summary::SummaryPacket&)>& change) {
@@ -213,15 +221,8 @@ TEST_CASE("a node whose deep windows held no step is counted in the merge as in 
   ScratchDir traces, summaries;
   // h1: one window holds steps 1 and 2 whole; h2: windows of 200 µs, inside
   // steps 1 and 3, hold none (its 4 steps a rank are all outside).
-  const auto long_window = [](StepTrace& trace) {
-    trace.DeepSchedule("2/5");
-    trace.DeepWindow(990, 2500);
-  };
-  const auto short_windows = [](StepTrace& trace) {
-    trace.DeepSchedule("2/5");
-    trace.DeepWindow(1100, 1300);
-    trace.DeepWindow(3100, 3300);
-  };
+  const auto long_window = DeepWindows({{990, 2500}});
+  const auto short_windows = DeepWindows({{1100, 1300}, {3100, 3300}});
   WriteRank(traces.path(), "h1", 11, 0, {}, true, long_window);
   WriteRank(traces.path(), "h1", 12, 1, {}, true, long_window);
   WriteRank(traces.path(), "h2", 21, 2, {}, true, short_windows);
@@ -236,10 +237,8 @@ TEST_CASE("a node whose deep windows held no step is counted in the merge as in 
     INFO(DeepCaptureSentence(*report->steps));
     CHECK(DeepCaptureSentence(*report->steps)
               .starts_with("VPROF_DEEP=2/5: GPU activity only in 2 deep windows; 4 steps analyzed "
-                           "over the ranks, "
-                           "12 outside the windows left out (8 of them in 2 processes whose "
-                           "windows held no whole "
-                           "step)"));
+                           "over the ranks, 12 outside the windows left out (8 of them in 2 "
+                           "processes whose windows held no whole step)"));
   }
   CHECK(DeepCaptureSentence(*merged.steps) == DeepCaptureSentence(*whole.steps));
   CHECK(StepsJsonOf(merged) == StepsJsonOf(whole));
@@ -247,12 +246,7 @@ TEST_CASE("a node whose deep windows held no step is counted in the merge as in 
 }
 
 TEST_CASE("deep windows that held inferred steps, or no node's steps, merge as in the folder") {
-  const auto window = [](int64_t start, int64_t end) {
-    return [=](StepTrace& trace) {
-      trace.DeepSchedule("2/5");
-      trace.DeepWindow(start, end);
-    };
-  };
+  const auto window = [](int64_t start, int64_t end) { return DeepWindows({{start, end}}); };
   {
     // h2 marks no NVTX step, and its window holds its inferred steps:
     // left out of an NVTX report, as any rank without NVTX steps, but not as

@@ -299,7 +299,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 // written, asks CUPTI for its last records and writes them out at once (the
 // trace's final drain, lifecycle.cc's exit handler, comes after the
 // teardown); then closes the reading gate, waiting at most 2 s more for a
-// drain inside it.
+// buffer being read (only the reading: a drain writes its file outside it).
 void EndGpuCaptureAtExit() {
   if (!g_started.load()) return;  // a forked child
   g_gpu_capture_active.store(false);
@@ -475,54 +475,66 @@ void PutStatus(TraceWriter& w, const Status& s) {
   w.EndPacket(t);
 }
 
-// Encodes one filled buffer: names first (their packets must precede the
-// batch), then the records, split into several GpuBatch packets when the
-// encoder fills.
-bool DrainBuffer(TraceWriter& w, const FilledBuffer& b) {
-  auto next = [&](CUpti_Activity* r, CUpti_Activity** out) {
-    *out = r;
-    return g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, out) == CUPTI_SUCCESS;
-  };
+// One filled buffer as read through CUPTI: its records in order, each with
+// its interned name (kLeftOut: an API record between windows).
+struct ReadRecords {
+  static constexpr uint64_t kLeftOut = ~uint64_t{0};
+  std::vector<const CUpti_Activity*> records;
+  std::vector<uint64_t> name_iids;
+};
+
+// The part of a drain that calls into libcupti (its record iterator, API
+// names, kernel names it owns), done under the reading gate; the encoding
+// and the file writes after it call nothing of CUPTI's, so a write to a slow
+// file system cannot hold the gate past the exit handler's wait.
+ReadRecords ReadBuffer(TraceWriter& w, const FilledBuffer& b) {
   std::optional<RecordedSpans> spans;
   if (g_windowed) {
     std::lock_guard<std::mutex> lock(*g_spans_lock);
     spans = *g_spans;
   }
-  constexpr uint64_t kLeftOut = ~uint64_t{0};
-  std::vector<uint64_t> name_iids;  // kLeftOut: an API record between windows
-  for (CUpti_Activity* r = nullptr; next(r, &r);) {
+  ReadRecords read;
+  CUpti_Activity* r = nullptr;
+  while (g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, &r) == CUPTI_SUCCESS) {
+    read.records.push_back(r);
     if (spans && RecordsApiCalls(r->kind) &&
         !spans->Holds(reinterpret_cast<const CUpti_ActivityAPI*>(r)->start)) {
-      name_iids.push_back(kLeftOut);
+      read.name_iids.push_back(ReadRecords::kLeftOut);
       continue;
     }
     GlobalDeviceMemorySampler().Note(r);
     std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
-    name_iids.push_back(name.empty() ? 0 : w.Intern(name));
+    read.name_iids.push_back(name.empty() ? 0 : w.Intern(name));
   }
+  return read;
+}
+
+// Encodes one read buffer (its names' packets went first, in ReadBuffer),
+// split into several GpuBatch packets when the encoder fills.
+bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
   ProtoEncoder& enc = w.encoder();
   uint64_t recorded = 0;
-  size_t i = 0;
   bool open = false;
   TraceWriter::PacketTokens t{};
-  auto start_batch = [&](uint64_t dropped) {
+  auto start_batch = [&](uint64_t batch_dropped) {
     t = w.BeginPacket(sf::TracePacket::kGpuBatch);
-    if (dropped) enc.AddVarint(sf::GpuBatch::kDropped, dropped);
+    if (batch_dropped) enc.AddVarint(sf::GpuBatch::kDropped, batch_dropped);
     open = true;
   };
   if (!w.EnsureRoom(kMaxEncodedActivityBytes + 64)) return false;
-  start_batch(b.dropped);
-  for (CUpti_Activity* r = nullptr; next(r, &r); ++i) {
+  start_batch(dropped);
+  for (size_t i = 0; i < read.records.size(); ++i) {
     if (enc.capacity() - enc.size() < kMaxEncodedActivityBytes) {
       w.EndPacket(t);
       open = false;
       if (!w.WriteOut()) return false;
       start_batch(0);
     }
-    if (name_iids[i] != kLeftOut && EncodeActivity(enc, r, name_iids[i])) ++recorded;
+    const uint64_t iid = read.name_iids[i];
+    if (iid != ReadRecords::kLeftOut && EncodeActivity(enc, read.records[i], iid)) ++recorded;
   }
   if (open) w.EndPacket(t);
-  w.Count(kCuptiCount, recorded, b.dropped);
+  w.Count(kCuptiCount, recorded, dropped);
   return true;
 }
 
@@ -632,8 +644,7 @@ const SourceCount kCuptiCount{"cupti", false};
 
 bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
-  const CuptiGate::Pass reading(g_reading_gate);
-  if (!reading.open()) CountUnreadBuffers();
+  if (g_reading_gate.closed()) CountUnreadBuffers();
   Status status;
   bool changed = false;
   {
@@ -648,13 +659,20 @@ bool DrainGpuActivity(TraceWriter& w) {
     if (!w.EnsureRoom(4096)) return false;
     PutStatus(w, status);
   }
-  FilledBuffer b;
-  while (reading.open() && PopFilledBuffer(&b)) {
-    bool ok = DrainBuffer(w, b);
+  // A buffer left when the gate closes is counted by the next drain (the
+  // trace's final one at the latest), whose status packet then says so.
+  for (;;) {
+    FilledBuffer b;
+    ReadRecords read;
+    {
+      const CuptiGate::Pass reading(g_reading_gate);
+      if (!reading.open() || !PopFilledBuffer(&b)) return true;
+      read = ReadBuffer(w, b);
+    }
+    const bool ok = EncodeBuffer(w, read, b.dropped);
     ReturnBuffer(b.data);
     if (!ok) return false;
   }
-  return true;
 }
 
 }  // namespace vprof

@@ -278,6 +278,20 @@ check("1 activity buffer left unread at exit (CUPTI handed it over too late to r
       "teardown" in late_text,
       f"the report does not say so: {late_text}")
 
+# The trace's file system stalls each write for a second (as a loaded network file system can)
+# while 300,000 kernels' records wait to be written at exit: the writer is still encoding and
+# writing them after the exit handler's bounded waits, when libcupti's teardown begins. Only the
+# reading of a buffer goes through libcupti, and it must have ended before then (the fake aborts,
+# naming the call); the trace may end cut, as any trace whose writes outlast exit's waits does.
+slow_dir = temp_dir("gpu-slow-writes")
+slow = run([os.path.join(STANDINS, "sim_train"), "--steps", "1", "--opt-kernels", "300000",
+            "--opt-us", "0"],
+           preload=[LIBVPROF, os.path.join(STANDINS, "libslow_pwrite.so")],
+           env=base_env(VPROF_OUTPUT_DIR=slow_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, SLOW_PWRITE_MS=1000))
+check(slow.returncode == 0 and "fake CUPTI" not in slow.stderr,
+      f"run whose trace writes stall at exit failed ({slow.returncode}): {slow.stderr}")
+
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
       "each member's GPU UUID, one peer copy per step; GPU records off after the capture window; "
-      "a buffer handed over during CUPTI's teardown left unread and counted")
+      "a buffer handed over during CUPTI's teardown left unread and counted; no read of CUPTI "
+      "after its teardown when the trace's writes stall at exit")

@@ -325,6 +325,16 @@ void SwitchOffForGood() {
   g_gpu_capture_active.store(false, std::memory_order_release);
 }
 
+// A start refused part way (CUPTI declined a kind after others were on):
+// whatever it switched on goes off, so that the program does not pay for
+// records nobody reads. In InitializeInjection, as SetSelectedApisEnabled
+// requires; a kind that was never on is refused again, harmlessly.
+void SwitchOffAfterFailedStart() {
+  for (const ActivityKind& k : g_plan->kinds) g_cupti->cuptiActivityDisable(k.kind);
+  ApiSelection deselected;
+  SetSelectedApisEnabled(false, &deselected);
+}
+
 void Start(const std::string& kind_list, const DeepSchedule& deep) {
   if (g_recording_stopped.load()) {
     Log().debug("CUDA started after the capture window ended: GPU capture stays off");
@@ -407,6 +417,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   std::vector<std::string> enabled;
   for (const ActivityKind& k : plan.kinds) enabled.emplace_back(k.name);
   if (r != CUPTI_SUCCESS) {
+    SwitchOffAfterFailedStart();
     SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
              "enabling CUPTI activity: " + ResultString(r));
     VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", ResultString(r));

@@ -291,7 +291,26 @@ slow = run([os.path.join(STANDINS, "sim_train"), "--steps", "1", "--opt-kernels"
 check(slow.returncode == 0 and "fake CUPTI" not in slow.stderr,
       f"run whose trace writes stall at exit failed ({slow.returncode}): {slow.stderr}")
 
+# CUPTI refuses a kind after the others were switched on (DEVICE, the light plan's last): GPU
+# capture fails with one warning, and nothing it switched on stays on for the rest of the
+# program (the fake prints what is still enabled as its teardown begins).
+refused_dir = temp_dir("gpu-kind-refused")
+DEVICE_KIND = 8
+refused = run([os.path.join(STANDINS, "sim_train"), "--steps", "2"], preload=[LIBVPROF],
+              env=base_env(VPROF_OUTPUT_DIR=refused_dir, VPROF_GPU=1, FAKE_CUPTI_KINDS_AT_EXIT=1,
+                           FAKE_CUPTI_REFUSE_KIND=DEVICE_KIND))
+check(refused.returncode == 0, f"run with a kind refused failed: {refused.stderr}")
+warnings = [line for line in refused.stderr.splitlines() if line.startswith("vprof")]
+check(len(warnings) == 1 and "enabling CUPTI activity: CUPTI_ERROR_NOT_COMPATIBLE" in warnings[0],
+      f"expected one warning naming CUPTI's refusal: {refused.stderr}")
+check("fake CUPTI kinds at exit:\n" in refused.stderr + "\n" and
+      "fake CUPTI selected APIs at exit: 0\n" in refused.stderr,
+      f"records still switched on after the refused start: {refused.stderr}")
+refused_capture = report_json(refused_dir)["processes"][0]["gpu"]["capture"]
+check(refused_capture["state"] == "failed", f"capture status {refused_capture}")
+
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
       "each member's GPU UUID, one peer copy per step; GPU records off after the capture window; "
       "a buffer handed over during CUPTI's teardown left unread and counted; no read of CUPTI "
-      "after its teardown when the trace's writes stall at exit")
+      "after its teardown when the trace's writes stall at exit; nothing left on after a kind "
+      "refused at the start")

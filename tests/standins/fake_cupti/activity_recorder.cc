@@ -453,6 +453,13 @@ CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool e
   return CUPTI_SUCCESS;
 }
 
+size_t SelectedApiCount() {
+  size_t n = 0;
+  for (const auto& api : g_runtime_apis) n += api.load(std::memory_order_relaxed) ? 1 : 0;
+  for (const auto& api : g_driver_apis) n += api.load(std::memory_order_relaxed) ? 1 : 0;
+  return n;
+}
+
 const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid) {
   const auto find = [cbid](const auto& table) -> const char* {
     for (const auto& row : table) {

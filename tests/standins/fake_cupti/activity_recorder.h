@@ -28,6 +28,8 @@ void SetTimestampCallback(CUpti_TimestampCallbackFunc callback);
 // while its domain's kind is off. Enabling RUNTIME records every runtime call, whatever was
 // selected; the fake runtime makes no driver calls.
 CUptiResult EnableApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool enable);
+// How many APIs' records are selected now, runtime and driver together.
+size_t SelectedApiCount();
 // CUPTI's name of an API (cupti_*_cbid.h), or nullptr for an id it does not know.
 const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid);
 

@@ -25,8 +25,9 @@ int g_subscriber;
 // below once it began aborts with a line that names the function. It lasts
 // FAKE_CUPTI_TEARDOWN_MS (default 0), so that a thread calling in now and then is caught.
 // With FAKE_CUPTI_KINDS_AT_EXIT=1 it first prints the kinds still enabled, by number, on one
-// line: "fake CUPTI kinds at exit: 1 10". With FAKE_CUPTI_TEARDOWN_DELIVERS=1 it hands one more
-// buffer over once it began, holding a launch's record, as a teardown that flushes would.
+// line, and how many APIs' records are still selected on another: "fake CUPTI kinds at exit: 1
+// 10" and "fake CUPTI selected APIs at exit: 309". With FAKE_CUPTI_TEARDOWN_DELIVERS=1 it hands one
+// more buffer over once it began, holding a launch's record, as a teardown that flushes would.
 std::atomic<bool> g_torn_down{false};
 
 void PrintKindsAtExit() {
@@ -38,6 +39,7 @@ void PrintKindsAtExit() {
       line += " " + std::to_string(kind);
     }
   }
+  line += "\nfake CUPTI selected APIs at exit: " + std::to_string(fake_cupti::SelectedApiCount());
   line += "\n";
   (void)!write(2, line.data(), line.size());
 }
@@ -104,6 +106,9 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) 
     case CUPTI_ERROR_NOT_INITIALIZED:
       *str = "CUPTI_ERROR_NOT_INITIALIZED";
       return CUPTI_SUCCESS;
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+      *str = "CUPTI_ERROR_NOT_COMPATIBLE";
+      return CUPTI_SUCCESS;
     default:
       *str = "CUPTI_ERROR_UNKNOWN";
       return CUPTI_SUCCESS;
@@ -144,13 +149,18 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 }
 
 // FAKE_CUPTI_NO_GRAPH_TRACE=1 plays a libcupti older than whole-graph records, which refuses the
-// kind as unknown.
+// kind as unknown. FAKE_CUPTI_REFUSE_KIND=N refuses kind N as incompatible, as CUPTI does a kind
+// that conflicts with one enabled before it.
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
   RequireAlive("cuptiActivityEnable");
   const char* no_graph_trace = std::getenv("FAKE_CUPTI_NO_GRAPH_TRACE");
   if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE && no_graph_trace != nullptr &&
       std::string_view(no_graph_trace) == "1") {
     return CUPTI_ERROR_INVALID_KIND;
+  }
+  const char* refused = std::getenv("FAKE_CUPTI_REFUSE_KIND");
+  if (refused != nullptr && std::atoi(refused) == static_cast<int>(kind)) {
+    return CUPTI_ERROR_NOT_COMPATIBLE;
   }
   return fake_cupti::EnableKind(kind);
 }

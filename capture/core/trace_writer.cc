@@ -353,6 +353,11 @@ bool TraceWriter::RunPass(DrainPass pass) {
   return true;
 }
 
+uint64_t TraceWriter::InternedId(std::string_view s) const {
+  const auto it = interned_.find(s);
+  return it == interned_.end() ? 0 : it->second;
+}
+
 uint64_t TraceWriter::Intern(std::string_view s) {
   if (auto it = interned_.find(s); it != interned_.end()) return it->second;
   uint64_t iid = next_iid_++;

@@ -87,6 +87,8 @@ class TraceWriter {
   bool WriteOut() { return WriteFile(EndReason::kUnobserved); }
   ProtoEncoder& encoder() { return enc_; }
   uint64_t Intern(std::string_view s);
+  // A string's id if Intern() gave it one; 0 otherwise. Writes nothing.
+  uint64_t InternedId(std::string_view s) const;
   // An InternedString packet of a fixed id below kFirstDynamicIid: a
   // kTraceBegin drain's, into the buffer only.
   void PutInternedString(uint64_t iid, std::string_view s);

@@ -7,7 +7,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "capture/core/clock.h"
@@ -486,42 +488,55 @@ void PutStatus(TraceWriter& w, const Status& s) {
   w.EndPacket(t);
 }
 
-// One filled buffer as read through CUPTI: its records in order, each with
-// its interned name (kLeftOut: an API record between windows).
+// One filled buffer as read through CUPTI: its records in order, and for
+// each a name: an interned string's id (0: none), kLeftOut (an API record
+// between windows, not written), or kNewName + i for new_names[i], a name the
+// writer has not interned yet, copied out of CUPTI's memory.
 struct ReadRecords {
   static constexpr uint64_t kLeftOut = ~uint64_t{0};
+  static constexpr uint64_t kNewName = uint64_t{1} << 62;
   std::vector<const CUpti_Activity*> records;
-  std::vector<uint64_t> name_iids;
+  std::vector<uint64_t> names;
+  std::vector<std::string> new_names;
 };
 
 // The part of a drain that calls into libcupti (its record iterator, API
-// names, kernel names it owns), done under the reading gate; the encoding
-// and the file writes after it call nothing of CUPTI's, so a write to a slow
-// file system cannot hold the gate past the exit handler's wait.
-ReadRecords ReadBuffer(TraceWriter& w, const FilledBuffer& b) {
+// names, kernel names it owns), done under the reading gate. It writes
+// nothing, not even a new name's packet (a full encoder writes its file):
+// the encoding and the file writes come after the gate, so a write to a slow
+// file system cannot hold it past the exit handler's wait.
+ReadRecords ReadBuffer(const TraceWriter& w, const FilledBuffer& b) {
   std::optional<RecordedSpans> spans;
   if (g_windowed) {
     std::lock_guard<std::mutex> lock(*g_spans_lock);
     spans = *g_spans;
   }
   ReadRecords read;
+  std::unordered_map<std::string_view, uint64_t> new_names;  // views into CUPTI's memory
   CUpti_Activity* r = nullptr;
   while (g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, &r) == CUPTI_SUCCESS) {
     read.records.push_back(r);
     if (spans && RecordsApiCalls(r->kind) &&
         !spans->Holds(reinterpret_cast<const CUpti_ActivityAPI*>(r)->start)) {
-      read.name_iids.push_back(ReadRecords::kLeftOut);
+      read.names.push_back(ReadRecords::kLeftOut);
       continue;
     }
     GlobalDeviceMemorySampler().Note(r);
-    std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
-    read.name_iids.push_back(name.empty() ? 0 : w.Intern(name));
+    const std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
+    uint64_t id = name.empty() ? 0 : w.InternedId(name);
+    if (!name.empty() && id == 0) {
+      const auto [it, added] =
+          new_names.try_emplace(name, ReadRecords::kNewName + read.new_names.size());
+      if (added) read.new_names.emplace_back(name);
+      id = it->second;
+    }
+    read.names.push_back(id);
   }
   return read;
 }
 
-// Encodes one read buffer (its names' packets went first, in ReadBuffer),
-// split into several GpuBatch packets when the encoder fills.
+// Encodes one read buffer, its new names' packets first, split into several
+// GpuBatch packets when the encoder fills. Calls nothing of CUPTI's.
 bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
   ProtoEncoder& enc = w.encoder();
   uint64_t recorded = 0;
@@ -532,6 +547,8 @@ bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
     if (batch_dropped) enc.AddVarint(sf::GpuBatch::kDropped, batch_dropped);
     open = true;
   };
+  std::vector<uint64_t> new_iids;  // names' packets precede the batch
+  for (const std::string& name : read.new_names) new_iids.push_back(w.Intern(name));
   if (!w.EnsureRoom(kMaxEncodedActivityBytes + 64)) return false;
   start_batch(dropped);
   for (size_t i = 0; i < read.records.size(); ++i) {
@@ -541,8 +558,10 @@ bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
       if (!w.WriteOut()) return false;
       start_batch(0);
     }
-    const uint64_t iid = read.name_iids[i];
-    if (iid != ReadRecords::kLeftOut && EncodeActivity(enc, read.records[i], iid)) ++recorded;
+    uint64_t iid = read.names[i];
+    if (iid == ReadRecords::kLeftOut) continue;
+    if (iid >= ReadRecords::kNewName) iid = new_iids[iid - ReadRecords::kNewName];
+    if (EncodeActivity(enc, read.records[i], iid)) ++recorded;
   }
   if (open) w.EndPacket(t);
   w.Count(kCuptiCount, recorded, dropped);

@@ -625,3 +625,22 @@ TEST_CASE("a write that fails (full disk, here a file size limit) is reported, n
   CHECK(WEXITSTATUS(status) == 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE_METHOD(WriterInTempDir,
+                 "a name's id is looked up without writing it; Intern gives it once, with its "
+                 "packet") {
+  CHECK(writer.InternedId("sim_fwd_kernel") == 0);
+  const uint64_t iid = writer.Intern("sim_fwd_kernel");
+  CHECK(iid >= vprof::TraceWriter::kFirstDynamicIid);
+  CHECK(writer.InternedId("sim_fwd_kernel") == iid);
+  CHECK(writer.Intern("sim_fwd_kernel") == iid);
+  CHECK(writer.InternedId("sim_bwd_kernel") == 0);
+  REQUIRE(writer.Finish(vprof::EndReason::kExit));
+  std::map<uint64_t, std::string> names;
+  for (const auto& p : read_trace_file(writer.path())) {
+    if (p.has_interned_string() && p.interned_string().iid() >= iid) {
+      CHECK(names.emplace(p.interned_string().iid(), p.interned_string().str()).second);
+    }
+  }
+  CHECK(names == std::map<uint64_t, std::string>{{iid, "sim_fwd_kernel"}});
+}

@@ -314,25 +314,33 @@ void EndGpuCaptureAtExit() {
   g_reading_gate.Close(NowNs() + 2000000000ull);
 }
 
+// g_switch_lock held: disables the kinds that can be switched while the
+// program runs (not the API records: NeverSwitchedOff).
+void DisableSwitchableKinds() {
+  for (const ActivityKind& k : g_plan->kinds) {
+    if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
+  }
+  g_activity_on.store(false, std::memory_order_release);
+}
+
 // Switches off for the rest of the process the kinds that can be (not the
 // API records: NeverSwitchedOff), and GPU capture with them.
 void SwitchOffForGood() {
   const CuptiGate::Pass pass(g_recording_gate);
   if (!pass.open()) return;
   std::lock_guard<std::mutex> switching(*g_switch_lock);
-  for (const ActivityKind& k : g_plan->kinds) {
-    if (!NeverSwitchedOff(k.kind)) g_cupti->cuptiActivityDisable(k.kind);
-  }
-  g_activity_on.store(false, std::memory_order_release);
+  DisableSwitchableKinds();
   g_gpu_capture_active.store(false, std::memory_order_release);
 }
 
 // A start refused part way (CUPTI declined a kind after others were on):
 // whatever it switched on goes off, so that the program does not pay for
 // records nobody reads. In InitializeInjection, as SetSelectedApisEnabled
-// requires; a kind that was never on is refused again, harmlessly.
-void SwitchOffAfterFailedStart() {
+// requires. Every kind of the plan is disabled (disabling one that is off
+// does nothing); the API records only if they were selected.
+void SwitchOffAfterFailedStart(bool apis_selected) {
   for (const ActivityKind& k : g_plan->kinds) g_cupti->cuptiActivityDisable(k.kind);
+  if (!apis_selected) return;
   ApiSelection deselected;
   SetSelectedApisEnabled(false, &deselected);
 }
@@ -414,12 +422,13 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   // The API records stay on from here, between deep windows too: windows
   // switch the kinds only (SetSelectedApisEnabled).
   ApiSelection selection;
-  if (r == CUPTI_SUCCESS) SetSelectedApisEnabled(true, &selection);
+  const bool apis_selected = r == CUPTI_SUCCESS;
+  if (apis_selected) SetSelectedApisEnabled(true, &selection);
   if (r == CUPTI_SUCCESS && !g_windowed) r = SetKindsEnabled(true);
   std::vector<std::string> enabled;
   for (const ActivityKind& k : plan.kinds) enabled.emplace_back(k.name);
   if (r != CUPTI_SUCCESS) {
-    SwitchOffAfterFailedStart();
+    SwitchOffAfterFailedStart(apis_selected);
     SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
              "enabling CUPTI activity: " + ResultString(r));
     VPROF_WARN_ONCE("GPU capture off: enabling CUPTI activity: {}", ResultString(r));
@@ -568,6 +577,21 @@ bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
   return true;
 }
 
+// Flush lock held: the GpuCaptureStatus, if it changed since it was last
+// written. False when the trace cannot be written.
+bool PutChangedStatus(TraceWriter& w) {
+  Status status;
+  {
+    std::lock_guard<std::mutex> lock(*g_status_lock);
+    if (g_status->generation == g_status_written) return true;
+    status = *g_status;
+    g_status_written = g_status->generation;
+  }
+  if (!w.EnsureRoom(4096)) return false;
+  PutStatus(w, status);
+  return true;
+}
+
 // Once the reading gate is closed: the filled buffers, returned unread and
 // counted in the status.
 void CountUnreadBuffers() {
@@ -605,9 +629,18 @@ bool RecordGpuActivity(bool on, uint64_t at_ns) {
     }
   }
   const CUptiResult r = SetKindsEnabled(on);
+  if (r != CUPTI_SUCCESS) {
+    // Refused part way: what the switch turned on goes off, and the window
+    // ends here (the API records, never switched, are left out from now on).
+    DisableSwitchableKinds();
+    if (on) {
+      std::lock_guard<std::mutex> lock(*g_spans_lock);
+      g_spans->Close(at_ns);
+    }
+    g_gpu_capture_active.store(false, std::memory_order_release);
+  }
   switching.unlock();
   if (r != CUPTI_SUCCESS) {
-    g_gpu_capture_active.store(false, std::memory_order_release);
     SetState(sf::GpuCaptureState::GPU_CAPTURE_FAILED,
              std::string(on ? "opening" : "closing") + " a deep window: " + ResultString(r));
     VPROF_WARN_ONCE("GPU capture off: {} a deep window: {}", on ? "opening" : "closing",
@@ -675,28 +708,20 @@ const SourceCount kCuptiCount{"cupti", false};
 bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
   if (g_reading_gate.closed()) CountUnreadBuffers();
-  Status status;
-  bool changed = false;
-  {
-    std::lock_guard<std::mutex> lock(*g_status_lock);
-    if (g_status->generation != g_status_written) {
-      status = *g_status;
-      g_status_written = g_status->generation;
-      changed = true;
-    }
-  }
-  if (changed) {
-    if (!w.EnsureRoom(4096)) return false;
-    PutStatus(w, status);
-  }
-  // A buffer left when the gate closes is counted by the next drain (the
-  // trace's final one at the latest), whose status packet then says so.
+  if (!PutChangedStatus(w)) return false;
   for (;;) {
     FilledBuffer b;
     ReadRecords read;
     {
       const CuptiGate::Pass reading(g_reading_gate);
-      if (!reading.open() || !PopFilledBuffer(&b)) return true;
+      if (!reading.open()) {
+        // Closed during this drain: what is left is counted now, and said
+        // in this drain's trace (the exit's final drain may not get the
+        // flush lock from a writer slowed by its file system).
+        CountUnreadBuffers();
+        return PutChangedStatus(w);
+      }
+      if (!PopFilledBuffer(&b)) return true;
       read = ReadBuffer(w, b);
     }
     const bool ok = EncodeBuffer(w, read, b.dropped);

@@ -229,5 +229,26 @@ for name, records in rank_dumps(all_dir):
     check(apis and not outside,
           f"{name}: {len(outside)} of {len(apis)} API records outside every window")
 
+# 8. CUPTI refuses a kind as the first window opens (MEMCPY, after the kernels' kind was switched
+# on): one warning per rank, GPU capture failed, and what the window switched on is off again for
+# the rest of the program; only DEVICE, enabled from the start, and the API records, which a
+# window never switches (they crashed CUPTI when switched), stay on.
+MEMCPY_KIND, DEVICE_KIND = 1, 8
+refused_dir = temp_dir("deep-refused")
+traced = run(short, preload=[LIBVPROF],
+             env=base_env(VPROF_OUTPUT_DIR=refused_dir, VPROF_GPU=1, VPROF_DEEP="0.02/0.04",
+                          FAKE_CUPTI_REFUSE_KIND=MEMCPY_KIND, FAKE_CUPTI_KINDS_AT_EXIT=1))
+check(traced.returncode == 0, f"run with a kind refused in a window failed: {traced.stderr}")
+warnings = [line for line in traced.stderr.splitlines() if line.startswith("vprof")]
+check(len(warnings) == RANKS and
+      all("opening a deep window: CUPTI_ERROR_NOT_COMPATIBLE" in line for line in warnings),
+      f"expected one warning per rank naming CUPTI's refusal: {traced.stderr}")
+at_exit = [line.split(":")[1].split() for line in traced.stderr.splitlines()
+           if line.startswith("fake CUPTI kinds at exit:")]
+check(at_exit == [[str(DEVICE_KIND)]] * RANKS, f"kinds still enabled at exit: {at_exit}")
+for p in report_json(refused_dir)["processes"]:
+    if p["is_rank"]:
+        check(p["gpu"]["capture"]["state"] == "failed", f"capture status {p['gpu']['capture']}")
+
 print(f"ok: trigger and duty-cycle windows on {RANKS} ranks, kernels only inside them; exit "
-      "before libcupti's teardown")
+      "before libcupti's teardown; a kind refused as a window opens leaves nothing switched on")

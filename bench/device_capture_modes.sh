@@ -13,7 +13,8 @@
 # node by node), gpuwork_sync (gpuwork and
 # SYNCHRONIZATION, CUDA_EVENT), oldlight (the fifteenth session's light default: gpuwork, the
 # selected API records, SYNCHRONIZATION and CUDA_EVENT); between (VPROF_DEEP=trigger with no
-# trigger: always-on capture between deep windows); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI
+# trigger: always-on capture between deep windows); between_noapi (the same with the gpuwork
+# plan: no API records, which stay on between windows in the light plan); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI
 # attached, nothing recorded per launch); nonvml (the light default with NVML's sampling off:
 # the CPU stand-in libnvidia-ml.so.1 from NONVML_DIR, told to fail its initialisation, is found
 # first, so the capture records why it could not sample and carries on). MODES="..." picks and
@@ -35,6 +36,7 @@ for round in $(seq 1 "$rounds"); do
         gpuwork_sync) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT) ;;
         oldlight) env=(VPROF_CUPTI_KINDS=$gpuwork,SYNCHRONIZATION,CUDA_EVENT,SELECTED_API) ;;
         between) env=(VPROF_DEEP=trigger) ;;
+        between_noapi) env=(VPROF_DEEP=trigger VPROF_CUPTI_KINDS=$gpuwork) ;;
         device) env=(VPROF_CUPTI_KINDS=DEVICE) ;;
         nonvml)
           env=(LD_LIBRARY_PATH="${NONVML_DIR:?}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

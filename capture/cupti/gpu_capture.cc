@@ -7,9 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "capture/core/clock.h"
@@ -19,7 +17,7 @@
 #include "capture/core/runtime.h"
 #include "capture/core/trace_writer.h"
 #include "capture/cupti/activity_buffers.h"
-#include "capture/cupti/activity_encoder.h"
+#include "capture/cupti/activity_drain.h"
 #include "capture/cupti/api_selection.h"
 #include "capture/cupti/capture_plan.h"
 #include "capture/cupti/cupti_gate.h"
@@ -497,86 +495,6 @@ void PutStatus(TraceWriter& w, const Status& s) {
   w.EndPacket(t);
 }
 
-// One filled buffer as read through CUPTI: its records in order, and for
-// each a name: an interned string's id (0: none), kLeftOut (an API record
-// between windows, not written), or kNewName + i for new_names[i], a name the
-// writer has not interned yet, copied out of CUPTI's memory.
-struct ReadRecords {
-  static constexpr uint64_t kLeftOut = ~uint64_t{0};
-  static constexpr uint64_t kNewName = uint64_t{1} << 62;
-  std::vector<const CUpti_Activity*> records;
-  std::vector<uint64_t> names;
-  std::vector<std::string> new_names;
-};
-
-// The part of a drain that calls into libcupti (its record iterator, API
-// names, kernel names it owns), done under the reading gate. It writes
-// nothing, not even a new name's packet (a full encoder writes its file):
-// the encoding and the file writes come after the gate, so a write to a slow
-// file system cannot hold it past the exit handler's wait.
-ReadRecords ReadBuffer(const TraceWriter& w, const FilledBuffer& b) {
-  std::optional<RecordedSpans> spans;
-  if (g_windowed) {
-    std::lock_guard<std::mutex> lock(*g_spans_lock);
-    spans = *g_spans;
-  }
-  ReadRecords read;
-  std::unordered_map<std::string_view, uint64_t> new_names;  // views into CUPTI's memory
-  CUpti_Activity* r = nullptr;
-  while (g_cupti->cuptiActivityGetNextRecord(b.data, b.valid_bytes, &r) == CUPTI_SUCCESS) {
-    read.records.push_back(r);
-    if (spans && RecordsApiCalls(r->kind) &&
-        !spans->Holds(reinterpret_cast<const CUpti_ActivityAPI*>(r)->start)) {
-      read.names.push_back(ReadRecords::kLeftOut);
-      continue;
-    }
-    GlobalDeviceMemorySampler().Note(r);
-    const std::string_view name = ActivityName(r, g_cupti->cuptiGetCallbackName);
-    uint64_t id = name.empty() ? 0 : w.InternedId(name);
-    if (!name.empty() && id == 0) {
-      const auto [it, added] =
-          new_names.try_emplace(name, ReadRecords::kNewName + read.new_names.size());
-      if (added) read.new_names.emplace_back(name);
-      id = it->second;
-    }
-    read.names.push_back(id);
-  }
-  return read;
-}
-
-// Encodes one read buffer, its new names' packets first, split into several
-// GpuBatch packets when the encoder fills. Calls nothing of CUPTI's.
-bool EncodeBuffer(TraceWriter& w, const ReadRecords& read, uint64_t dropped) {
-  ProtoEncoder& enc = w.encoder();
-  uint64_t recorded = 0;
-  bool open = false;
-  TraceWriter::PacketTokens t{};
-  auto start_batch = [&](uint64_t batch_dropped) {
-    t = w.BeginPacket(sf::TracePacket::kGpuBatch);
-    if (batch_dropped) enc.AddVarint(sf::GpuBatch::kDropped, batch_dropped);
-    open = true;
-  };
-  std::vector<uint64_t> new_iids;  // names' packets precede the batch
-  for (const std::string& name : read.new_names) new_iids.push_back(w.Intern(name));
-  if (!w.EnsureRoom(kMaxEncodedActivityBytes + 64)) return false;
-  start_batch(dropped);
-  for (size_t i = 0; i < read.records.size(); ++i) {
-    if (enc.capacity() - enc.size() < kMaxEncodedActivityBytes) {
-      w.EndPacket(t);
-      open = false;
-      if (!w.WriteOut()) return false;
-      start_batch(0);
-    }
-    uint64_t iid = read.names[i];
-    if (iid == ReadRecords::kLeftOut) continue;
-    if (iid >= ReadRecords::kNewName) iid = new_iids[iid - ReadRecords::kNewName];
-    if (EncodeActivity(enc, read.records[i], iid)) ++recorded;
-  }
-  if (open) w.EndPacket(t);
-  w.Count(kCuptiCount, recorded, dropped);
-  return true;
-}
-
 // Flush lock held: the GpuCaptureStatus, if it changed since it was last
 // written. False when the trace cannot be written.
 bool PutChangedStatus(TraceWriter& w) {
@@ -709,6 +627,11 @@ bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
   if (g_reading_gate.closed()) CountUnreadBuffers();
   if (!PutChangedStatus(w)) return false;
+  std::optional<RecordedSpans> spans;  // deep windows: API records outside them are left out
+  if (g_windowed) {
+    std::lock_guard<std::mutex> lock(*g_spans_lock);
+    spans = *g_spans;
+  }
   for (;;) {
     FilledBuffer b;
     ReadRecords read;
@@ -722,9 +645,9 @@ bool DrainGpuActivity(TraceWriter& w) {
         return PutChangedStatus(w);
       }
       if (!PopFilledBuffer(&b)) return true;
-      read = ReadBuffer(w, b);
+      read = ReadActivityBuffer(*g_cupti, w, b.data, b.valid_bytes, spans ? &*spans : nullptr);
     }
-    const bool ok = EncodeBuffer(w, read, b.dropped);
+    const bool ok = EncodeActivityBuffer(w, read, b.dropped, kCuptiCount);
     ReturnBuffer(b.data);
     if (!ok) return false;
   }

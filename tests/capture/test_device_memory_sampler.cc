@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,9 +12,8 @@
 #include "capture/core/trace_writer.h"
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/sources.h"
-#include "read_trace_file.h"
+#include "trace_in_temp_dir.h"
 
-namespace fs = std::filesystem;
 namespace nvml = vprof::nvml;
 
 namespace {
@@ -85,38 +83,26 @@ void NoteUsedDevice(vprof::DeviceMemorySampler& sampler, uint32_t id, unsigned c
 
 constexpr uint64_t kInterval = 250'000'000;
 
-struct Sampled {
-  explicit Sampled(vprof::DeviceMemorySampler::Loader load) : sampler(load) {
+struct Sampled : TraceInTempDir {
+  explicit Sampled(vprof::DeviceMemorySampler::Loader load)
+      : TraceInTempDir("memhost", 79), sampler(load) {
     g_used.clear();
     g_loads = g_queries = 0;
-    settings.output_dir = dir;
-    run.host = "memhost";
-    run.pid = 79;
-    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
     REQUIRE(writer.Flush());  // the header
   }
-  ~Sampled() { fs::remove_all(dir); }
 
   bool put(uint64_t now_ns, bool at_end = false) {
     return sampler.PutSamples(writer, now_ns, kInterval, at_end);
   }
 
   std::vector<vprof::trace::TracePacket> packets() {
-    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::TracePacket> out;
-    for (const auto& p : read_trace_file(writer.path())) {
+    for (const auto& p : finished_packets()) {
       if (p.has_device_memory() || p.has_device_memory_sampling()) out.push_back(p);
     }
     return out;
   }
 
-  std::string dir = [] {
-    char tmpl[] = "/tmp/vprof-mem-XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
-  vprof::Settings settings;
-  vprof::RunInfo run;
-  vprof::TraceWriter writer;
   vprof::DeviceMemorySampler sampler;
 };
 

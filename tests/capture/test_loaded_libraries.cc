@@ -13,7 +13,7 @@
 #include "capture/core/loaded_libraries.h"
 #include "capture/core/trace_writer.h"
 #include "capture/sources.h"
-#include "read_trace_file.h"
+#include "trace_in_temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -43,39 +43,26 @@ void load(std::string path, uint64_t base) {
 
 constexpr uint64_t kSecond = 1000000000;
 
-struct Watched {
-  explicit Watched(vprof::LoaderList list = {fake_walk}) {
+struct Watched : TraceInTempDir {
+  explicit Watched(vprof::LoaderList list = {fake_walk}) : TraceInTempDir("libhost", 78) {
     g_objects.clear();
     g_counts = {};
     g_walked_objects = 0;
-    settings.output_dir = dir;
-    run.host = "libhost";
-    run.pid = 78;
-    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
     REQUIRE(watch.Init(list));
     REQUIRE(writer.Flush());  // the header
   }
-  ~Watched() { fs::remove_all(dir); }
 
   bool look(uint64_t now_ns, bool at_end = false) { return watch.PutNew(writer, now_ns, at_end); }
 
   // The LoadedLibraries packets of the finished trace.
   std::vector<vprof::trace::LoadedLibraries> packets() {
-    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::LoadedLibraries> out;
-    for (const auto& packet : read_trace_file(writer.path())) {
+    for (const auto& packet : finished_packets()) {
       if (packet.has_loaded_libraries()) out.push_back(packet.loaded_libraries());
     }
     return out;
   }
 
-  std::string dir = [] {
-    char tmpl[] = "/tmp/vprof-libs-XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
-  vprof::Settings settings;
-  vprof::RunInfo run;
-  vprof::TraceWriter writer;
   vprof::LoadedLibraryWatch watch;
 };
 

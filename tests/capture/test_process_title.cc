@@ -7,7 +7,6 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +14,7 @@
 #include "capture/core/process_title.h"
 #include "capture/core/trace_writer.h"
 #include "capture/sources.h"
-#include "read_trace_file.h"
-
-namespace fs = std::filesystem;
+#include "trace_in_temp_dir.h"
 
 namespace {
 
@@ -45,37 +42,24 @@ void set_title(std::string_view title) {
 
 constexpr uint64_t kSecond = 1000000000;
 
-struct Watched {
-  explicit Watched(std::string cmdline) {
+struct Watched : TraceInTempDir {
+  explicit Watched(std::string cmdline) : TraceInTempDir("titlehost", 77) {
     g_cmdline = std::move(cmdline);
     g_readable = true;
     g_reads = 0;
-    settings.output_dir = dir;
-    run.host = "titlehost";
-    run.pid = 77;
-    REQUIRE(writer.Init(settings, &run, vprof::RegisteredSources()));
     watch.Start();
     REQUIRE(writer.Flush());  // the header
   }
-  ~Watched() { fs::remove_all(dir); }
 
   // The ProcessTitle packets of the finished trace.
   std::vector<vprof::trace::ProcessTitle> titles() {
-    REQUIRE(writer.Finish(vprof::EndReason::kExit));
     std::vector<vprof::trace::ProcessTitle> out;
-    for (const auto& packet : read_trace_file(writer.path())) {
+    for (const auto& packet : finished_packets()) {
       if (packet.has_process_title()) out.push_back(packet.process_title());
     }
     return out;
   }
 
-  std::string dir = [] {
-    char tmpl[] = "/tmp/vprof-title-XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
-  vprof::Settings settings;
-  vprof::RunInfo run;
-  vprof::TraceWriter writer;
   vprof::TitleWatch watch{fake_read};
 };
 

@@ -359,7 +359,7 @@ uint64_t TraceWriter::InternedId(std::string_view s) const {
 }
 
 uint64_t TraceWriter::Intern(std::string_view s) {
-  if (auto it = interned_.find(s); it != interned_.end()) return it->second;
+  if (const uint64_t known = InternedId(s)) return known;
   uint64_t iid = next_iid_++;
   interned_.emplace(s, iid);
   if (EnsureRoom(Utf8RepairedBound(s.size()) + 32)) PutInternedString(iid, s);

@@ -30,9 +30,6 @@ class CuptiGate {
     CuptiGate& gate_;
   };
 
-  // For what needs no call inside: whether the gate was closed.
-  bool closed() const { return closed_.load(); }
-
   // Closes the gate and waits until `deadline_ns` (NowNs) for the calls inside
   // to leave. False when one is still inside then.
   bool Close(uint64_t deadline_ns) {

@@ -625,7 +625,6 @@ const SourceCount kCuptiCount{"cupti", false};
 
 bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
-  if (g_reading_gate.closed()) CountUnreadBuffers();
   if (!PutChangedStatus(w)) return false;
   std::optional<RecordedSpans> spans;  // deep windows: API records outside them are left out
   if (g_windowed) {
@@ -638,9 +637,9 @@ bool DrainGpuActivity(TraceWriter& w) {
     {
       const CuptiGate::Pass reading(g_reading_gate);
       if (!reading.open()) {
-        // Closed during this drain: what is left is counted now, and said
-        // in this drain's trace (the exit's final drain may not get the
-        // flush lock from a writer slowed by its file system).
+        // Closed (at exit): what is left is counted now, and said in this
+        // drain's trace (the exit's final drain may not get the flush lock
+        // from a writer slowed by its file system).
         CountUnreadBuffers();
         return PutChangedStatus(w);
       }

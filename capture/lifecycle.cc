@@ -48,6 +48,28 @@ uint64_t g_window_origin_ns = 0;
 
 std::atomic<bool> g_flushing{false};
 
+// An exit's writes of the trace stop kExitWritesNs after the exit's first
+// handler began writing, whoever makes them (an exit handler, or the writer
+// thread in the middle of a drain): a file system that stops answering must
+// not hold the program's exit (trace_writer.h, EndWritesBy). A healthy one
+// writes the exit's records in milliseconds. The write under way at the
+// deadline and the Footer saying the writes stalled get kExitLastWritesNs
+// more, and an exit handler waits for the flush lock no longer than that.
+constexpr uint64_t kExitWritesNs = 10000000000ull;
+constexpr uint64_t kExitLastWritesNs = 2000000000ull;
+std::atomic<uint64_t> g_exit_writes_end_ns{0};
+
+// An exit handler's first step: the first fixes the deadline for all.
+// Returns how long the handler may wait for the flush lock.
+uint64_t BoundExitWrites() {
+  uint64_t unset = 0;
+  g_exit_writes_end_ns.compare_exchange_strong(unset, NowNs() + kExitWritesNs);
+  const uint64_t end = g_exit_writes_end_ns.load();
+  g_writer->EndWritesBy(end);
+  const uint64_t give_up = end + kExitLastWritesNs, now = NowNs();
+  return now < give_up ? give_up - now : 0;
+}
+
 void SleepNs(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
   while (nanosleep(&ts, &ts) != 0) {
@@ -159,7 +181,7 @@ bool StartWriter() {
 void OnExit() {
   if (!TraceOpen(g_run_state.load())) return;
   g_run_state.store(RunState::kFinished);
-  EndTrace(EndReason::kExit, 2000000000ull);
+  EndTrace(EndReason::kExit, BoundExitWrites());
 }
 
 // A forked child has one thread (the forker) and copies of every lock, some
@@ -167,6 +189,7 @@ void OnExit() {
 void OnForkChild() {
   if (!TraceOpen(g_run_state.load())) return;
   g_flushing.store(false);
+  g_exit_writes_end_ns.store(0);
   ForEachHook([](const SourceHooks& h) {
     if (h.reset_in_child) h.reset_in_child();
   });
@@ -247,9 +270,9 @@ void EnsureInitialized() {
   });
 }
 
-bool FlushTraceNow(uint64_t timeout_ns) {
+bool FlushTraceAtExit() {
   if (!TraceOpen(g_run_state.load())) return false;
-  if (!LockFlush(timeout_ns)) return false;
+  if (!LockFlush(BoundExitWrites())) return false;
   const bool ok = g_writer->Flush();
   UnlockFlush();
   if (!ok) Disable(g_writer->error());

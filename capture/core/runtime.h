@@ -39,14 +39,15 @@ inline bool RuntimeRecording() {
   return g_run_state.load(std::memory_order_relaxed) == RunState::kRecording;
 }
 
-// Writes every source's records out now, on the calling thread, waiting at
-// most timeout_ns for a writer tick that holds the flush lock. For an exit
+// Writes every source's records out now, on the calling thread. For an exit
 // handler that must see records drained before a vendor library's teardown
-// (gpu_capture.cc); not from a drain, which holds the flush lock (it would
-// wait out the timeout). False when nothing was written (not recording, the
-// flush lock not taken in time, or a write failed, which disables vprof as
-// the writer's own failures do).
-bool FlushTraceNow(uint64_t timeout_ns);
+// (gpu_capture.cc): it keeps to the exit's bound on writes, waiting for a
+// writer tick that holds the flush lock no longer (lifecycle.cc). Not from a
+// drain, which holds the flush lock (it would wait out the bound). False
+// when nothing was written (not recording, the flush lock not taken in time,
+// or a write failed or stalled, which disables vprof as the writer's own
+// failures do).
+bool FlushTraceAtExit();
 
 // VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
 std::string CuptiKindsSetting();

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,20 +41,33 @@ void MkdirP(const char* dir) {
   }
 }
 
-// pwrite(2) until every byte is written; false with errno set otherwise.
-bool WriteAllAt(int fd, const uint8_t* p, size_t size, uint64_t offset) {
-  while (size > 0) {
-    ssize_t n = pwrite(fd, p, size, static_cast<off_t>(offset));
+// pwritev(2) until every byte of the `count` pieces is written; false with
+// errno set otherwise. Advances `iov` past what was written.
+bool WriteAllAt(int fd, iovec* iov, int count, uint64_t offset) {
+  for (;;) {
+    while (count > 0 && iov->iov_len == 0) {
+      ++iov;
+      --count;
+    }
+    if (count == 0) return true;
+    ssize_t n = pwritev(fd, iov, count, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = EIO;
       return false;
     }
-    p += n;
-    size -= static_cast<size_t>(n);
     offset += static_cast<uint64_t>(n);
+    for (size_t done = static_cast<size_t>(n); done > 0;) {
+      const size_t part = std::min(done, iov->iov_len);
+      iov->iov_base = static_cast<uint8_t*>(iov->iov_base) + part;
+      iov->iov_len -= part;
+      done -= part;
+      if (iov->iov_len == 0) {
+        ++iov;
+        --count;
+      }
+    }
   }
-  return true;
 }
 
 }  // namespace
@@ -102,6 +116,10 @@ bool TraceWriter::EnsureRoom(size_t bytes) {
 }
 
 bool TraceWriter::WriteFile(EndReason reason) {
+  if (const uint64_t stop = writes_end_ns_.load();
+      stop != 0 && reason != EndReason::kWritesStalled && NowNs() >= stop) {
+    return EndStalled();
+  }
   ProtoEncoder footer(footer_buf_, sizeof footer_buf_);
   PutFooter(footer, reason);
   const size_t packets = enc_.size();
@@ -109,8 +127,11 @@ bool TraceWriter::WriteFile(EndReason reason) {
   const int fd = OpenFile();
   bool ok = fd >= 0;
   if (ok) {
-    ok = WriteAllAt(fd, enc_.data(), packets, packets_end_) &&
-         WriteAllAt(fd, footer.data(), footer.size(), packets_end_ + packets);
+    // One write of both, so that a file system that answers slowly does so once.
+    // (iovec's pointer is not const; pwritev only reads through it.)
+    iovec pieces[] = {{const_cast<uint8_t*>(enc_.data()), packets},
+                      {const_cast<uint8_t*>(footer.data()), footer.size()}};
+    ok = WriteAllAt(fd, pieces, 2, packets_end_);
     // A Footer is rarely shorter than the one it replaces (counts only grow).
     if (ok && end < file_end_ && ftruncate(fd, static_cast<off_t>(end)) != 0) ok = false;
     if (!ok) FailPath("cannot write trace file", std::strerror(errno));
@@ -121,6 +142,16 @@ bool TraceWriter::WriteFile(EndReason reason) {
   packets_end_ += packets;
   file_end_ = end;
   return true;
+}
+
+bool TraceWriter::EndStalled() {
+  enc_.clear();
+  finished_ = true;
+  if (!created_) return Fail("the trace's first write came after the bound on the exit's writes");
+  if (!WriteFile(EndReason::kWritesStalled)) return false;
+  return FailPath("stopped writing",
+                  "the trace's writes at exit ran past their bound (a stalled "
+                  "file system?); it ends at its last whole write");
 }
 
 int TraceWriter::OpenFile() {
@@ -366,13 +397,18 @@ uint64_t TraceWriter::Intern(std::string_view s) {
   return iid;
 }
 
-bool TraceWriter::Flush() {
-  if (finished_) return true;
+bool TraceWriter::DrainIntoBuffer() {
   if (!begin()) return false;
   if (!DrainSources()) return false;
   if (!RunPass(DrainPass::kEachFlush)) return false;
   if (!EnsureRoom(kSmallPacketRoom)) return false;
   PutClockSample();
+  return true;
+}
+
+bool TraceWriter::Flush() {
+  if (finished_) return true;
+  if (!DrainIntoBuffer()) return false;
   // A process that recorded nothing yet keeps its header and clock samples
   // in the buffer: one that then execs (a forked child, a shell's exec, a
   // launcher's wrapper) leaves no file behind. The buffer holds hours of
@@ -384,7 +420,8 @@ bool TraceWriter::Flush() {
 bool TraceWriter::Finish(EndReason reason) {
   if (finished_) return true;
   finishing_ = true;
-  if (!Flush()) return false;
+  // Flush() with the final Footer in its write: one write fewer as the process ends.
+  if (!DrainIntoBuffer()) return false;
   bool ok = WriteFile(reason);
   finished_ = true;
   return ok;
@@ -417,6 +454,7 @@ void TraceWriter::ResetInChild(RunInfo* run) {
   packets_end_ = 0;
   file_end_ = 0;
   finished_ = false;
+  writes_end_ns_.store(0);
   begun_ = false;
   path_[0] = '\0';
   enc_.clear();

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -35,6 +36,7 @@ enum class EndReason : int32_t {
   kWindowEnd = 3,
   kInternalError = 4,
   kUnobserved = 5,  // the provisional Footer of every write
+  kWritesStalled = 6,
 };
 
 class TraceWriter {
@@ -55,11 +57,20 @@ class TraceWriter {
   // range, GPU activity, or a drop) nothing is written: a process that execs
   // before then leaves no file behind.
   bool Flush();
-  // Flush(), then the final footer, creating the file if nothing was written
+  // Flush() with the final footer, creating the file if nothing was written
   // before. Later Drain() and Flush() calls do nothing (a writer tick that
   // was waiting for the flush lock while the trace ended must not start a
   // second file).
   bool Finish(EndReason reason);
+
+  // From `deadline_ns` (CLOCK_MONOTONIC) on, no write of packets is made:
+  // the buffered packets are left out, a Footer of reason kWritesStalled
+  // alone ends the file, the trace is finished and the call fails. For the
+  // exit, whose writes must not hold the program when the file system
+  // stalls.
+  // The one call made without the flush lock: an exit handler bounds the
+  // writes of a drain the writer thread is in.
+  void EndWritesBy(uint64_t deadline_ns) { writes_end_ns_.store(deadline_ns); }
 
   // The buffer protocol, which every drain (capture_source.h) follows.
   //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
@@ -118,10 +129,15 @@ class TraceWriter {
  private:
   // The buffered packets, then a Footer with `reason`, to the file.
   bool WriteFile(EndReason reason);
+  // WriteFile() past EndWritesBy()'s deadline: the Footer alone, then fails.
+  bool EndStalled();
   // A descriptor of this trace's file, created on first use; -1 on failure.
   int OpenFile();
   void PutFooter(ProtoEncoder& e, EndReason reason);
   bool begin();
+  // Flush() short of its write: the drains, the kEachFlush pass and a clock
+  // sample into the buffer (written out only as it fills).
+  bool DrainIntoBuffer();
   bool RecordedAnything() const;
   void PutHeader();
   void PutClockSample();
@@ -152,6 +168,7 @@ class TraceWriter {
   bool begun_ = false;  // the header is in the buffer or the file
   bool finished_ = false;
   bool finishing_ = false;  // Finish() is flushing: nothing will be drained after this
+  std::atomic<uint64_t> writes_end_ns_{0};  // EndWritesBy(); 0: none
   uint64_t packet_seq_ = 0;
   bool noted_recorded_ = false;
   struct Totals {

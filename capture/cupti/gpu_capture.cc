@@ -296,18 +296,17 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 // destructors as it was loaded. Ends capture for the program's threads (NCCL
 // calls' correlation, the calibration), closes the recording gate, waiting at
 // most 2 s for a call inside it to leave; while the trace is still being
-// written, asks CUPTI for its last records and writes them out at once (the
-// trace's final drain, lifecycle.cc's exit handler, comes after the
-// teardown); then closes the reading gate, waiting at most 2 s more for a
-// buffer being read (only the reading: a drain writes its file outside it).
+// written, asks CUPTI for its last records and writes them out at once,
+// within the exit's bound on writes (the trace's final drain, lifecycle.cc's
+// exit handler, comes after the teardown); then closes the reading gate,
+// waiting at most 2 s more for a buffer being read (only the reading: a
+// drain writes its file outside it).
 void EndGpuCaptureAtExit() {
   if (!g_started.load()) return;  // a forked child
   g_gpu_capture_active.store(false);
-  const uint64_t deadline = NowNs() + 2000000000ull;
-  if (g_recording_gate.Close(deadline) && TraceOpen(g_run_state.load())) {
+  if (g_recording_gate.Close(NowNs() + 2000000000ull) && TraceOpen(g_run_state.load())) {
     g_cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    const uint64_t now = NowNs();
-    FlushTraceNow(now < deadline ? deadline - now : 0);
+    FlushTraceAtExit();
   }
   g_reading_gate.Close(NowNs() + 2000000000ull);
 }

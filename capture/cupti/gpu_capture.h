@@ -13,7 +13,7 @@
 //
 // Exit: once libcupti is loaded, an exit handler of this file stops the
 // writer's CUPTI calls (flushes, deep windows), asks CUPTI for its last
-// records and writes them out (FlushTraceNow), then stops the reading of
+// records and writes them out (FlushTraceAtExit), then stops the reading of
 // buffers, all before libcupti's own teardown; after it, RecordGpuActivity and
 // RequestGpuFlush do nothing, and buffers CUPTI still hands over are counted
 // unread in the GpuCaptureStatus.
@@ -76,7 +76,7 @@ void PopGpuCorrelation();
 void RequestGpuFlush(bool forced);
 
 // Flush lock held (the writer thread, or the exit handler through
-// FlushTraceNow): writes a changed GpuCaptureStatus and every queued activity
+// FlushTraceAtExit): writes a changed GpuCaptureStatus and every queued activity
 // buffer as packets. False when the trace cannot be written.
 bool DrainGpuActivity(TraceWriter& writer);
 // The Footer's "cupti" KindCount: activity records written, and dropped.

@@ -30,6 +30,8 @@ std::string EndReasonName(const std::optional<vprof::trace::EndReason>& reason) 
       return "internal_error";
     case vprof::trace::END_REASON_UNOBSERVED:
       return "unobserved";
+    case vprof::trace::END_REASON_WRITES_STALLED:
+      return "writes_stalled";
     default:
       return "unspecified";
   }
@@ -57,6 +59,11 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
     process.problem =
         "ended unobserved (a fatal signal, _exit or exec): records after its last flush are "
         "missing";
+  }
+  if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_WRITES_STALLED) {
+    process.problem =
+        "its trace's writes stalled as it exited (the file system stopped answering), and vprof "
+        "stopped writing at its bound: records after the last whole write are missing";
   }
   process.clock_offset_ns = record.clock_offset_ns;
   process.clock_samples = record.clock_samples;

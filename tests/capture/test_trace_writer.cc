@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "capture/core/clock.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
 #include "capture/nccl/comm_registry.h"
@@ -531,6 +532,28 @@ TEST_CASE_METHOD(WriterInTempDir,
   REQUIRE(last.whole_with_one_footer());
   CHECK(last.footers[0].reason() == vprof::trace::END_REASON_EXIT);
   CHECK(last.events == 3);
+}
+
+TEST_CASE_METHOD(WriterInTempDir,
+                 "past the bound on the exit's writes, the packets are left out and a Footer "
+                 "says the writes stalled") {
+  record_one_call(1);
+  REQUIRE(writer.Flush());
+  writer.EndWritesBy(vprof::NowNs() - 1);
+  record_one_call(2);
+  record_one_call(3);
+  CHECK_FALSE(writer.Flush());
+  CHECK(std::string(writer.error()).find("ran past their bound") != std::string::npos);
+  CHECK(std::string(writer.error()).find(writer.path()) != std::string::npos);
+  FooterCheck stalled = footers_of(writer.path());
+  REQUIRE(stalled.footers.size() == 1);
+  CHECK(stalled.footer_last);
+  CHECK_FALSE(stalled.sequence_unbroken);  // the gap: packets were lost
+  CHECK(stalled.footers[0].reason() == vprof::trace::END_REASON_WRITES_STALLED);
+  CHECK(stalled.events == 1);  // the first flush's call alone
+  // The trace has ended: the exit's Finish that follows writes nothing more.
+  CHECK(writer.Finish(vprof::EndReason::kExit));
+  CHECK(footers_of(writer.path()).footers[0].reason() == vprof::trace::END_REASON_WRITES_STALLED);
 }
 
 TEST_CASE_METHOD(WriterInTempDir,

@@ -271,18 +271,37 @@ TEST_CASE("dropped events and failed calls are counted per process") {
   CHECK(ReportOf(dir.path()).processes[0].dropped_events == 3 + 4);
 }
 
-TEST_CASE("a trace ending in the provisional Footer is whole, its end named unobserved") {
+// One process whose trace holds one call and ends in a Footer of `reason`.
+struct OneCallEndingIn {
+  explicit OneCallEndingIn(vprof::trace::EndReason reason) {
+    TraceFileBuilder trace("node1", 9, 0);
+    trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, 1, 64, 10, 20)}, 0);
+    trace.AddFooter(reason, 0);
+    trace.WriteTo(dir.File("node1.9.vtrace"));
+    report = ReportOf(dir.path());
+  }
   ScratchDir dir;
-  TraceFileBuilder trace("node1", 9, 0);
-  trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, 1, 64, 10, 20)}, 0);
-  trace.AddFooter(vprof::trace::END_REASON_UNOBSERVED, 0);
-  trace.WriteTo(dir.File("node1.9.vtrace"));
-  const Report report = ReportOf(dir.path());
-  const ProcessReport& process = report.processes[0];
+  Report report;
+};
+
+TEST_CASE("a trace ending in the provisional Footer is whole, its end named unobserved") {
+  const OneCallEndingIn trace(vprof::trace::END_REASON_UNOBSERVED);
+  const ProcessReport& process = trace.report.processes[0];
   CHECK(process.state == InputState::kWhole);
-  CHECK(report.all_inputs_whole());
+  CHECK(trace.report.all_inputs_whole());
   CHECK(process.end_reason == "unobserved");
   CHECK(process.problem.find("ended unobserved") == 0);
+  CHECK(process.nccl_events == 1);
+}
+
+TEST_CASE("a trace whose writes stalled at exit is whole, its end and its loss named") {
+  const OneCallEndingIn trace(vprof::trace::END_REASON_WRITES_STALLED);
+  const ProcessReport& process = trace.report.processes[0];
+  CHECK(process.state == InputState::kWhole);
+  CHECK(process.end_reason == "writes_stalled");
+  CHECK(process.problem.find("writes stalled as it exited") != std::string::npos);
+  CHECK(process.problem.find("records after the last whole write are missing") !=
+        std::string::npos);
   CHECK(process.nccl_events == 1);
 }
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from harness import LIBVPROF, STANDINS, VPROF, base_env, check, report_json, run, temp_dir  # noqa: E402
@@ -279,12 +280,11 @@ check("1 activity buffer left unread at exit (CUPTI handed it over too late to r
       f"the report does not say so: {late_text}")
 
 # The trace's file system stalls each write for a second (as a loaded network file system can)
-# while 300,000 kernels' records wait to be written at exit: the writer is still encoding and
-# writing them after the exit handler's bounded waits, when libcupti's teardown begins. Only the
-# reading of a buffer goes through libcupti, and it must have ended before then (the fake aborts,
-# naming the call); the trace may end cut, as any trace whose writes outlast exit's waits does.
-# Timing decides whether the writer or the exit handler holds the flush lock at exit: the code
-# that wrote files under the gate failed this in 5 of 6 runs of a review and 4 of 7 of mine.
+# while 300,000 kernels' records are written: the writer falls behind and is still encoding and
+# writing them at exit. Only the reading of a buffer goes through libcupti, and it must have ended
+# before libcupti's teardown (the fake aborts, naming the call). Timing decides whether the writer
+# or the exit handler holds the flush lock at exit: the code that wrote files under the reading
+# gate failed this in 5 of 6 runs of a review and 4 of 7 of mine.
 slow_dir = temp_dir("gpu-slow-writes")
 slow = run([os.path.join(STANDINS, "sim_train"), "--steps", "1", "--opt-kernels", "300000",
             "--opt-us", "0"],
@@ -292,6 +292,34 @@ slow = run([os.path.join(STANDINS, "sim_train"), "--steps", "1", "--opt-kernels"
            env=base_env(VPROF_OUTPUT_DIR=slow_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, SLOW_PWRITE_MS=1000))
 check(slow.returncode == 0 and "fake CUPTI" not in slow.stderr,
       f"run whose trace writes stall at exit failed ({slow.returncode}): {slow.stderr}")
+
+# The same file system, and CUPTI holding every full buffer until it is flushed, which vprof does
+# only at exit here (VPROF_FLUSH_MS at its most): the exit handler writes 400,000 kernels' records
+# itself, about 10 MB at 1 MB a second. It stops 10 s after its first write and ends the trace with
+# a Footer that says its writes stalled. The code before that bound spent 20 s of the program's
+# exit on them.
+stalled_dir = temp_dir("gpu-stalled-exit")
+stalled_env = dict(base_env(VPROF_OUTPUT_DIR=stalled_dir, VPROF_GPU=1, VPROF_FLUSH_MS=600000,
+                            FAKE_CUPTI_HOLD_BUFFERS=1, SLOW_PWRITE_MS=1000),
+                   LD_PRELOAD=f"{LIBVPROF}:{os.path.join(STANDINS, 'libslow_pwrite.so')}")
+stalled = subprocess.Popen([os.path.join(STANDINS, "sim_train"), "--steps", "1",
+                            "--opt-kernels", "400000", "--opt-us", "0"], env=stalled_env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+stalled_out = stalled.stdout.readline()  # the run's last line, printed before its exit
+exit_began = time.monotonic()
+_, stalled_err = stalled.communicate(timeout=120)
+exit_s = time.monotonic() - exit_began
+check(stalled.returncode == 0 and "fake CUPTI" not in stalled_err and stalled_out.endswith("ok\n"),
+      f"run whose exit's writes stall failed ({stalled.returncode}): {stalled_out} {stalled_err}")
+# 10 s of writes and 2 s for the last write and the Footer, with 6 s of margin.
+check(exit_s < 18, f"the exit took {exit_s:.1f} s with its trace's writes stalled")
+stalled_warnings = [line for line in stalled_err.splitlines() if line.startswith("vprof")]
+check(len(stalled_warnings) == 1 and "writes at exit ran past their bound" in stalled_warnings[0],
+      f"expected one warning saying the exit's writes stopped: {stalled_err}")
+stalled_process = report_json(stalled_dir)["processes"][0]
+check(stalled_process["end_reason"] == "writes_stalled" and
+      "records after the last whole write are missing" in stalled_process["problem"],
+      f"the trace does not say its writes stalled: {stalled_process}")
 
 # CUPTI refuses a kind after the others were switched on (DEVICE, the light plan's last): GPU
 # capture fails with one warning, and nothing it switched on stays on for the rest of the
@@ -313,6 +341,7 @@ check(refused_capture["state"] == "failed", f"capture status {refused_capture}")
 
 print(f"ok: {RANKS} ranks, {KERNELS_PER_RANK} kernels each, capture active through the stand-in, "
       "each member's GPU UUID, one peer copy per step; GPU records off after the capture window; "
-      "a buffer handed over during CUPTI's teardown left unread and counted; no read of CUPTI "
-      "after its teardown when the trace's writes stall at exit; nothing left on after a kind "
-      "refused at the start")
+      "a buffer handed over during CUPTI's teardown left unread and counted; no read of CUPTI after "
+      "its teardown when the trace's writes stall at exit; an exit whose writes stall stops them "
+      "at its bound and says so; "
+      "nothing left on after a kind refused at the start")

@@ -1,5 +1,6 @@
 #include "activity_buffers.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace fake_cupti {
@@ -44,12 +45,28 @@ bool ActivityBuffers::Fits(size_t size) const {
          (current_.max_records == 0 || current_.records < current_.max_records);
 }
 
+namespace {
+
+bool HoldBuffers() {
+  static const bool hold = [] {
+    const char* v = std::getenv("FAKE_CUPTI_HOLD_BUFFERS");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return hold;
+}
+
+}  // namespace
+
 void ActivityBuffers::Append(const void* record, size_t size) {
   Buffer full;
   {
     std::lock_guard lock(mutex_);
     if (current_.data != nullptr && !Fits(size)) {
-      full = current_;
+      if (HoldBuffers()) {
+        held_.push_back(current_);
+      } else {
+        full = current_;
+      }
       current_ = {};
     }
     if (current_.data == nullptr && requested_ != nullptr) {
@@ -68,14 +85,14 @@ void ActivityBuffers::Append(const void* record, size_t size) {
 }
 
 void ActivityBuffers::Flush(bool forced) {
-  if (!forced) return;
-  Buffer partial;
+  std::vector<Buffer> handed;
   {
     std::lock_guard lock(mutex_);
-    partial = current_;
-    current_ = {};
+    handed.swap(held_);
+    if (forced && current_.data != nullptr) handed.push_back(current_);
+    if (forced) current_ = {};
   }
-  if (partial.data != nullptr) Complete(partial);
+  for (const Buffer& buffer : handed) Complete(buffer);
 }
 
 void ActivityBuffers::Complete(const Buffer& buffer) {

@@ -1,6 +1,8 @@
 // The client's activity buffers, as CUPTI manages them: records are appended to a buffer obtained
 // from the client's bufferRequested callback and the buffer is handed back through
-// bufferCompleted when the next record does not fit, or on a forced flush.
+// bufferCompleted when the next record does not fit, or on a forced flush. With
+// FAKE_CUPTI_HOLD_BUFFERS=1 full buffers are held until the next flush, as a CUPTI that delivers
+// completed buffers only when asked does.
 #pragma once
 
 #include <cupti.h>
@@ -9,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 namespace fake_cupti {
 
@@ -25,8 +28,8 @@ class ActivityBuffers {
   // Copies one record (its `kind` first, RecordSize(kind) bytes). Without a buffer to put it in
   // (no callbacks, or the client gave none or one too small) the record is dropped and counted.
   void Append(const void* record, size_t size);
-  // forced: also hands back the partly filled buffer. Not forced: nothing, because a buffer is
-  // handed back as soon as it is full (CUPTI's flag 0 also delivers only completed buffers).
+  // Hands back the held full buffers; forced: the partly filled buffer too (CUPTI's flag 0
+  // delivers only completed buffers).
   void Flush(bool forced);
   // Records dropped since the last call (CUPTI resets the count when it is read).
   size_t TakeDropped() { return dropped_.exchange(0); }
@@ -47,6 +50,8 @@ class ActivityBuffers {
   CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;
   Buffer current_;
+  // Full buffers not yet handed back (FAKE_CUPTI_HOLD_BUFFERS), oldest first.
+  std::vector<Buffer> held_;
   std::atomic<size_t> dropped_{0};
 };
 

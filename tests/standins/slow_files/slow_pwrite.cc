@@ -1,21 +1,25 @@
 // A file system whose writes are slow, as a loaded network file system's
-// are: preloaded, each pwrite(2) of a process with SLOW_PWRITE_MS set sleeps
-// that long first. Only
-// vprof's trace writer calls pwrite in the simulated programs, so the delay
-// falls on the trace's writes alone.
+// are: preloaded, each pwritev(2) of a process with SLOW_PWRITE_MS set
+// sleeps that long first. Only vprof's trace writer calls pwritev in the
+// simulated programs, so the delay falls on the trace's writes alone.
+// SLOW_PWRITE_SKIP_THREAD names a thread whose writes are not slowed: with
+// vprof's writer thread (vprof-writer) there, the file system stalls only
+// for writes made from the program's threads, which are the exit handlers'.
 //
-// Both names are defined here, so the header's renaming of pwrite to
-// pwrite64 (meson builds with _FILE_OFFSET_BITS=64) is undone first.
+// Both names are defined here, so the header's renaming of pwritev to
+// pwritev64 (meson builds with _FILE_OFFSET_BITS=64) is undone first.
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
-#include <unistd.h>
+#include <pthread.h>
+#include <sys/uio.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 namespace {
 
-using PwriteFn = ssize_t (*)(int, const void*, size_t, off64_t);
+using PwritevFn = ssize_t (*)(int, const iovec*, int, off64_t);
 
 long DelayMs() {
   static const long ms = [] {
@@ -25,24 +29,31 @@ long DelayMs() {
   return ms;
 }
 
-ssize_t Slowed(const char* name, int fd, const void* buf, size_t count, off64_t offset) {
-  if (const long ms = DelayMs(); ms > 0) {
+bool SkippedThread() {
+  const char* skip = std::getenv("SLOW_PWRITE_SKIP_THREAD");
+  char name[16] = {};
+  return skip && pthread_getname_np(pthread_self(), name, sizeof name) == 0 &&
+         std::strcmp(name, skip) == 0;
+}
+
+ssize_t Slowed(const char* name, int fd, const iovec* iov, int count, off64_t offset) {
+  if (const long ms = DelayMs(); ms > 0 && !SkippedThread()) {
     timespec delay{ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&delay, &delay) != 0) {
     }
   }
-  return reinterpret_cast<PwriteFn>(dlsym(RTLD_NEXT, name))(fd, buf, count, offset);
+  return reinterpret_cast<PwritevFn>(dlsym(RTLD_NEXT, name))(fd, iov, count, offset);
 }
 
 }  // namespace
 
-// vprof, built with _FILE_OFFSET_BITS=64, calls pwrite64.
-extern "C" __attribute__((visibility("default"))) ssize_t pwrite(int fd, const void* buf,
-                                                                 size_t count, off_t offset) {
-  return Slowed("pwrite", fd, buf, count, offset);
+extern "C" __attribute__((visibility("default"))) ssize_t pwritev(int fd, const iovec* iov,
+                                                                  int count, off_t offset) {
+  return Slowed("pwritev", fd, iov, count, offset);
 }
 
-extern "C" __attribute__((visibility("default"))) ssize_t pwrite64(int fd, const void* buf,
-                                                                   size_t count, off64_t offset) {
-  return Slowed("pwrite64", fd, buf, count, offset);
+// vprof, built with _FILE_OFFSET_BITS=64, calls pwritev64.
+extern "C" __attribute__((visibility("default"))) ssize_t pwritev64(int fd, const iovec* iov,
+                                                                    int count, off64_t offset) {
+  return Slowed("pwritev64", fd, iov, count, offset);
 }

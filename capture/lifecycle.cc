@@ -48,27 +48,17 @@ uint64_t g_window_origin_ns = 0;
 
 std::atomic<bool> g_flushing{false};
 
-// An exit's writes of the trace stop kExitWritesNs after the exit's first
-// handler began writing, whoever makes them (an exit handler, or the writer
-// thread in the middle of a drain): a file system that stops answering must
-// not hold the program's exit (trace_writer.h, EndWritesBy). A healthy one
-// writes the exit's records in milliseconds. The write under way at the
-// deadline and the Footer saying the writes stalled get kExitLastWritesNs
-// more, and an exit handler waits for the flush lock no longer than that.
+// Each exit handler bounds its own writes of the trace, and the writer
+// thread's while the handler waits for it: none is made kExitWritesNs after
+// the handler began (trace_writer.h, EndWritesBy), so that a file system that
+// stops answering does not hold the program's exit; a healthy one writes the
+// exit's records in milliseconds. The handler waits for the flush lock
+// kExitLastWritesNs longer, for the writer thread's write under way at the
+// deadline. Once a handler has waited in vain (a write that does not return),
+// later ones do not wait again.
 constexpr uint64_t kExitWritesNs = 10000000000ull;
 constexpr uint64_t kExitLastWritesNs = 2000000000ull;
-std::atomic<uint64_t> g_exit_writes_end_ns{0};
-
-// An exit handler's first step: the first fixes the deadline for all.
-// Returns how long the handler may wait for the flush lock.
-uint64_t BoundExitWrites() {
-  uint64_t unset = 0;
-  g_exit_writes_end_ns.compare_exchange_strong(unset, NowNs() + kExitWritesNs);
-  const uint64_t end = g_exit_writes_end_ns.load();
-  g_writer->EndWritesBy(end);
-  const uint64_t give_up = end + kExitLastWritesNs, now = NowNs();
-  return now < give_up ? give_up - now : 0;
-}
+std::atomic<bool> g_exit_wait_failed{false};
 
 void SleepNs(uint64_t ns) {
   timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
@@ -81,6 +71,15 @@ bool LockFlush(uint64_t timeout_ns) {
                    [] { return !g_flushing.exchange(true, std::memory_order_acquire); });
 }
 void UnlockFlush() { g_flushing.store(false, std::memory_order_release); }
+
+// An exit handler's way to the flush lock, within its bound (above).
+bool LockFlushAtExit() {
+  if (g_exit_wait_failed.load()) return LockFlush(0);
+  g_writer->EndWritesBy(NowNs() + kExitWritesNs);
+  if (LockFlush(kExitWritesNs + kExitLastWritesNs)) return true;
+  g_exit_wait_failed.store(true);
+  return false;
+}
 
 void Disable(const char* why) {
   RunState prev = g_run_state.exchange(RunState::kDisabled);
@@ -101,10 +100,19 @@ void BeforeFlush(bool final) {
   });
 }
 
-void EndTrace(EndReason reason, uint64_t timeout_ns) {
+// Flush lock held: a write failed. After a stall at exit, an exit handler
+// spends one more write on the Footer that says so.
+void FailWriting() {
+  if (g_writer->stalled()) g_writer->EndStalled();
+  Disable(g_writer->error());
+}
+
+// The writer thread at the capture window's end, or an exit handler.
+void EndTrace(EndReason reason) {
   BeforeFlush(true);
-  if (!LockFlush(timeout_ns)) return;  // the writer is stuck: leave what was flushed
-  if (!g_writer->Finish(reason)) Disable(g_writer->error());
+  const bool locked = reason == EndReason::kExit ? LockFlushAtExit() : LockFlush(2000000000ull);
+  if (!locked) return;  // the writer is stuck: leave what was flushed
+  if (!g_writer->Finish(reason)) FailWriting();
   UnlockFlush();
 }
 
@@ -131,7 +139,7 @@ void* WriterMain(void*) {
     if (stop_ns && now >= stop_ns) {
       RunState expected = RunState::kRecording;
       if (g_run_state.compare_exchange_strong(expected, RunState::kFinished)) {
-        EndTrace(EndReason::kWindowEnd, 2000000000ull);
+        EndTrace(EndReason::kWindowEnd);
         ForEachHook([](const SourceHooks& h) {
           if (h.after_capture_window) h.after_capture_window();
         });
@@ -156,7 +164,8 @@ void* WriterMain(void*) {
     }
     UnlockFlush();
     if (!ok) {
-      Disable(g_writer->error());
+      // Stalled at an exit handler's bound: that handler ends the trace.
+      if (!g_writer->stalled()) Disable(g_writer->error());
       return nullptr;
     }
   }
@@ -181,7 +190,7 @@ bool StartWriter() {
 void OnExit() {
   if (!TraceOpen(g_run_state.load())) return;
   g_run_state.store(RunState::kFinished);
-  EndTrace(EndReason::kExit, BoundExitWrites());
+  EndTrace(EndReason::kExit);
 }
 
 // A forked child has one thread (the forker) and copies of every lock, some
@@ -189,7 +198,7 @@ void OnExit() {
 void OnForkChild() {
   if (!TraceOpen(g_run_state.load())) return;
   g_flushing.store(false);
-  g_exit_writes_end_ns.store(0);
+  g_exit_wait_failed.store(false);
   ForEachHook([](const SourceHooks& h) {
     if (h.reset_in_child) h.reset_in_child();
   });
@@ -272,10 +281,11 @@ void EnsureInitialized() {
 
 bool FlushTraceAtExit() {
   if (!TraceOpen(g_run_state.load())) return false;
-  if (!LockFlush(BoundExitWrites())) return false;
+  if (!LockFlushAtExit()) return false;
   const bool ok = g_writer->Flush();
+  if (!ok) FailWriting();
+  g_writer->EndWritesBy(0);  // the program's own exit work may follow: it is not bounded
   UnlockFlush();
-  if (!ok) Disable(g_writer->error());
   return ok;
 }
 

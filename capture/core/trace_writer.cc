@@ -116,9 +116,15 @@ bool TraceWriter::EnsureRoom(size_t bytes) {
 }
 
 bool TraceWriter::WriteFile(EndReason reason) {
-  if (const uint64_t stop = writes_end_ns_.load();
-      stop != 0 && reason != EndReason::kWritesStalled && NowNs() >= stop) {
-    return EndStalled();
+  if (reason != EndReason::kWritesStalled) {
+    if (const uint64_t stop = writes_end_ns_.load(); stop != 0 && NowNs() >= stop) stalled_ = true;
+    if (stalled_) {
+      enc_.clear();
+      // Said again on every call: a drain's pass begins with no error.
+      return FailPath("stopped writing",
+                      "the trace's writes at exit ran past their bound (a stalled file system?); "
+                      "it ends at its last whole write");
+    }
   }
   ProtoEncoder footer(footer_buf_, sizeof footer_buf_);
   PutFooter(footer, reason);
@@ -144,14 +150,10 @@ bool TraceWriter::WriteFile(EndReason reason) {
   return true;
 }
 
-bool TraceWriter::EndStalled() {
-  enc_.clear();
+void TraceWriter::EndStalled() {
+  if (!stalled_ || finished_) return;
   finished_ = true;
-  if (!created_) return Fail("the trace's first write came after the bound on the exit's writes");
-  if (!WriteFile(EndReason::kWritesStalled)) return false;
-  return FailPath("stopped writing",
-                  "the trace's writes at exit ran past their bound (a stalled "
-                  "file system?); it ends at its last whole write");
+  if (created_) WriteFile(EndReason::kWritesStalled);
 }
 
 int TraceWriter::OpenFile() {
@@ -455,6 +457,7 @@ void TraceWriter::ResetInChild(RunInfo* run) {
   file_end_ = 0;
   finished_ = false;
   writes_end_ns_.store(0);
+  stalled_ = false;
   begun_ = false;
   path_[0] = '\0';
   enc_.clear();

@@ -63,14 +63,21 @@ class TraceWriter {
   // second file).
   bool Finish(EndReason reason);
 
-  // From `deadline_ns` (CLOCK_MONOTONIC) on, no write of packets is made:
-  // the buffered packets are left out, a Footer of reason kWritesStalled
-  // alone ends the file, the trace is finished and the call fails. For the
-  // exit, whose writes must not hold the program when the file system
-  // stalls.
-  // The one call made without the flush lock: an exit handler bounds the
-  // writes of a drain the writer thread is in.
+  // From `deadline_ns` (CLOCK_MONOTONIC) on, no write is made: the buffered
+  // packets are left out, the call fails, and so does every later write
+  // (stalled()); the file ends in the last whole write's provisional Footer
+  // until EndStalled(). 0 lifts the bound. For an exit handler, whose writes
+  // must not hold the program when the file system stalls. The one call
+  // made without the flush lock: an exit handler bounds the writes of a
+  // drain the writer thread is in.
   void EndWritesBy(uint64_t deadline_ns) { writes_end_ns_.store(deadline_ns); }
+  // A write came after EndWritesBy()'s deadline.
+  bool stalled() const { return stalled_; }
+  // After a stall: a Footer of reason kWritesStalled after the last whole
+  // write, and the trace is finished; error() still says why (or why that
+  // write failed). For the exit handler that holds the flush lock next: only
+  // an exit handler spends a write on it.
+  void EndStalled();
 
   // The buffer protocol, which every drain (capture_source.h) follows.
   //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
@@ -129,8 +136,6 @@ class TraceWriter {
  private:
   // The buffered packets, then a Footer with `reason`, to the file.
   bool WriteFile(EndReason reason);
-  // WriteFile() past EndWritesBy()'s deadline: the Footer alone, then fails.
-  bool EndStalled();
   // A descriptor of this trace's file, created on first use; -1 on failure.
   int OpenFile();
   void PutFooter(ProtoEncoder& e, EndReason reason);
@@ -169,6 +174,7 @@ class TraceWriter {
   bool finished_ = false;
   bool finishing_ = false;  // Finish() is flushing: nothing will be drained after this
   std::atomic<uint64_t> writes_end_ns_{0};  // EndWritesBy(); 0: none
+  bool stalled_ = false;
   uint64_t packet_seq_ = 0;
   bool noted_recorded_ = false;
   struct Totals {

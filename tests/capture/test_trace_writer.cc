@@ -535,22 +535,33 @@ TEST_CASE_METHOD(WriterInTempDir,
 }
 
 TEST_CASE_METHOD(WriterInTempDir,
-                 "past the bound on the exit's writes, the packets are left out and a Footer "
-                 "says the writes stalled") {
+                 "past the bound on the exit's writes nothing more is written, until the Footer "
+                 "that says the writes stalled") {
   record_one_call(1);
   REQUIRE(writer.Flush());
   writer.EndWritesBy(vprof::NowNs() - 1);
   record_one_call(2);
   record_one_call(3);
   CHECK_FALSE(writer.Flush());
+  CHECK(writer.stalled());
   CHECK(std::string(writer.error()).find("ran past their bound") != std::string::npos);
   CHECK(std::string(writer.error()).find(writer.path()) != std::string::npos);
+  // The file is as the first flush left it; later writes fail without writing.
+  FooterCheck cut = footers_of(writer.path());
+  REQUIRE(cut.whole_with_one_footer());
+  CHECK(cut.footers[0].reason() == vprof::trace::END_REASON_UNOBSERVED);
+  CHECK(cut.events == 1);
+  CHECK_FALSE(writer.Flush());
+  CHECK(std::string(writer.error()).find("ran past their bound") != std::string::npos);
+  CHECK(footers_of(writer.path()).footers[0].end_ns() == cut.footers[0].end_ns());
+
+  writer.EndStalled();
   FooterCheck stalled = footers_of(writer.path());
   REQUIRE(stalled.footers.size() == 1);
   CHECK(stalled.footer_last);
   CHECK_FALSE(stalled.sequence_unbroken);  // the gap: packets were lost
   CHECK(stalled.footers[0].reason() == vprof::trace::END_REASON_WRITES_STALLED);
-  CHECK(stalled.events == 1);  // the first flush's call alone
+  CHECK(stalled.events == 1);
   // The trace has ended: the exit's Finish that follows writes nothing more.
   CHECK(writer.Finish(vprof::EndReason::kExit));
   CHECK(footers_of(writer.path()).footers[0].reason() == vprof::trace::END_REASON_WRITES_STALLED);

@@ -4,6 +4,7 @@ then `vprof report`, compared with the kernels the simulator launches."""
 import collections
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -292,12 +293,19 @@ slow = run([os.path.join(STANDINS, "sim_train"), "--steps", "1", "--opt-kernels"
            env=base_env(VPROF_OUTPUT_DIR=slow_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, SLOW_PWRITE_MS=1000))
 check(slow.returncode == 0 and "fake CUPTI" not in slow.stderr,
       f"run whose trace writes stall at exit failed ({slow.returncode}): {slow.stderr}")
+# Whether the backlog outlasts the exit's 10 s depends on the machine; either way the trace says
+# how it ended: stopped at the bound (the exit handler writes the Footer once the writer thread
+# stopped), or whole.
+slow_end = report_json(slow_dir)["processes"][0]["end_reason"]
+slow_stopped = "writes at exit ran past their bound" in slow.stderr
+check(slow_end == ("writes_stalled" if slow_stopped else "exit"),
+      f"trace ended {slow_end} ({'after' if slow_stopped else 'without'} the bound's warning)")
 
 # The same file system, and CUPTI holding every full buffer until it is flushed, which vprof does
 # only at exit here (VPROF_FLUSH_MS at its most): the exit handler writes 400,000 kernels' records
-# itself, about 10 MB at 1 MB a second. It stops 10 s after its first write and ends the trace with
-# a Footer that says its writes stalled. The code before that bound spent 20 s of the program's
-# exit on them.
+# itself, about 10 MB at 1 MB a second. It stops writing 10 s after it began and ends the trace
+# with a Footer that says its writes stalled; the code before that bound would have spent about
+# 20 s of the program's exit on them.
 stalled_dir = temp_dir("gpu-stalled-exit")
 stalled_env = dict(base_env(VPROF_OUTPUT_DIR=stalled_dir, VPROF_GPU=1, VPROF_FLUSH_MS=600000,
                             FAKE_CUPTI_HOLD_BUFFERS=1, SLOW_PWRITE_MS=1000),
@@ -305,6 +313,10 @@ stalled_env = dict(base_env(VPROF_OUTPUT_DIR=stalled_dir, VPROF_GPU=1, VPROF_FLU
 stalled = subprocess.Popen([os.path.join(STANDINS, "sim_train"), "--steps", "1",
                             "--opt-kernels", "400000", "--opt-us", "0"], env=stalled_env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+ready, _, _ = select.select([stalled.stdout], [], [], 120)
+if not ready:
+    stalled.kill()
+check(ready, "the run whose exit's writes stall printed nothing in 120 s")
 stalled_out = stalled.stdout.readline()  # the run's last line, printed before its exit
 exit_began = time.monotonic()
 _, stalled_err = stalled.communicate(timeout=120)

@@ -2,19 +2,14 @@
 // are: preloaded, each pwritev(2) of a process with SLOW_PWRITE_MS set
 // sleeps that long first. Only vprof's trace writer calls pwritev in the
 // simulated programs, so the delay falls on the trace's writes alone.
-// SLOW_PWRITE_SKIP_THREAD names a thread whose writes are not slowed: with
-// vprof's writer thread (vprof-writer) there, the file system stalls only
-// for writes made from the program's threads, which are the exit handlers'.
 //
 // Both names are defined here, so the header's renaming of pwritev to
 // pwritev64 (meson builds with _FILE_OFFSET_BITS=64) is undone first.
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
-#include <pthread.h>
 #include <sys/uio.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 
 namespace {
@@ -29,15 +24,8 @@ long DelayMs() {
   return ms;
 }
 
-bool SkippedThread() {
-  const char* skip = std::getenv("SLOW_PWRITE_SKIP_THREAD");
-  char name[16] = {};
-  return skip && pthread_getname_np(pthread_self(), name, sizeof name) == 0 &&
-         std::strcmp(name, skip) == 0;
-}
-
 ssize_t Slowed(const char* name, int fd, const iovec* iov, int count, off64_t offset) {
-  if (const long ms = DelayMs(); ms > 0 && !SkippedThread()) {
+  if (const long ms = DelayMs(); ms > 0) {
     timespec delay{ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&delay, &delay) != 0) {
     }

@@ -14,26 +14,20 @@
 #include <cstring>
 #include <string>
 
+#include "bench/cupti_probe_buffers.h"
+
 namespace {
 
-using EnableFn = CUptiResult (*)(CUpti_ActivityKind);
-using RegisterFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc,
-                                   CUpti_BuffersCallbackCompleteFunc);
-using NextFn = CUptiResult (*)(uint8_t*, size_t, CUpti_Activity**);
-using FlushFn = CUptiResult (*)(uint32_t);
+using cupti_probe::FlushFn;
+using cupti_probe::NextFn;
+using cupti_probe::OnRequest;
+using cupti_probe::RegisterFn;
+using EnableFn = cupti_probe::EnableKindFn;
 
 NextFn g_next = nullptr;
 FlushFn g_flush = nullptr;
 std::atomic<uint64_t> g_kernels{0}, g_graphs{0}, g_other{0};
 std::string g_enabled;
-
-constexpr size_t kBufferBytes = 8 << 20;
-
-void OnRequest(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = kBufferBytes;
-  *max_records = 0;
-}
 
 void OnComplete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   CUpti_Activity* record = nullptr;

@@ -49,13 +49,16 @@ uint64_t g_window_origin_ns = 0;
 std::atomic<bool> g_flushing{false};
 
 // Each exit handler bounds its own writes of the trace, and the writer
-// thread's while the handler waits for it: none is made kExitWritesNs after
-// the handler began (trace_writer.h, EndWritesBy), so that a file system that
-// stops answering does not hold the program's exit; a healthy one writes the
-// exit's records in milliseconds. The handler waits for the flush lock
-// kExitLastWritesNs longer, for the writer thread's write under way at the
-// deadline. Once a handler has waited in vain (a write that does not return),
-// later ones do not wait again.
+// thread's while the handler waits for it: none is begun kExitWritesNs after
+// the handler began (trace_writer.h, EndWritesBy), so that a file system
+// that stops answering does not hold the program's exit; a healthy one writes
+// the exit's records in milliseconds. FlushTraceAtExit lifts its bound when
+// its flush ends: the program's own exit work that follows is not vprof's to
+// bound. A handler waits for the flush lock kExitLastWritesNs longer, for the
+// writer thread's write under way at the deadline; then the holder spends one
+// more write on the Footer (FailWriting). So a handler's share of the exit is
+// about 10 s and two writes. Once a handler has waited in vain (a write that
+// does not return, or one slower than 2 s), later ones do not wait again.
 constexpr uint64_t kExitWritesNs = 10000000000ull;
 constexpr uint64_t kExitLastWritesNs = 2000000000ull;
 std::atomic<bool> g_exit_wait_failed{false};
@@ -100,11 +103,13 @@ void BeforeFlush(bool final) {
   });
 }
 
-// Flush lock held: a write failed. After a stall at exit, an exit handler
-// spends one more write on the Footer that says so.
+// Flush lock held: a write failed, and vprof turns off with one warning.
+// After a stall at an exit handler's bound, the holder (that handler, or the
+// writer thread it bounded) then spends one more write on the Footer that
+// says so; if the handler stops waiting first, the warning has been said.
 void FailWriting() {
-  if (g_writer->stalled()) g_writer->EndStalled();
   Disable(g_writer->error());
+  if (g_writer->stalled()) g_writer->EndStalled();
 }
 
 // The writer thread at the capture window's end, or an exit handler.
@@ -162,12 +167,9 @@ void* WriterMain(void*) {
     } else {
       ok = g_writer->Drain();
     }
+    if (!ok) FailWriting();  // under the lock: error() is the holder's to read
     UnlockFlush();
-    if (!ok) {
-      // Stalled at an exit handler's bound: that handler ends the trace.
-      if (!g_writer->stalled()) Disable(g_writer->error());
-      return nullptr;
-    }
+    if (!ok) return nullptr;
   }
 }
 

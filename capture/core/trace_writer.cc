@@ -153,6 +153,7 @@ bool TraceWriter::WriteFile(EndReason reason) {
 void TraceWriter::EndStalled() {
   if (!stalled_ || finished_) return;
   finished_ = true;
+  enc_.clear();  // what the pass encoded after its failed write
   if (created_) WriteFile(EndReason::kWritesStalled);
 }
 

@@ -73,10 +73,9 @@ class TraceWriter {
   void EndWritesBy(uint64_t deadline_ns) { writes_end_ns_.store(deadline_ns); }
   // A write came after EndWritesBy()'s deadline.
   bool stalled() const { return stalled_; }
-  // After a stall: a Footer of reason kWritesStalled after the last whole
-  // write, and the trace is finished; error() still says why (or why that
-  // write failed). For the exit handler that holds the flush lock next: only
-  // an exit handler spends a write on it.
+  // After a stall: a Footer of reason kWritesStalled alone after the last
+  // whole write, and the trace is finished; error() still says why (or why
+  // that write failed). For the holder of the flush lock at the stall.
   void EndStalled();
 
   // The buffer protocol, which every drain (capture_source.h) follows.

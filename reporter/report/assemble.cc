@@ -57,8 +57,8 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.unreadable_packets = record.unreadable_packets;
   if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_UNOBSERVED) {
     process.problem =
-        "ended unobserved (a fatal signal, _exit or exec): records after its last flush are "
-        "missing";
+        "ended unobserved (a fatal signal, _exit or exec, or trace writes at exit slower than "
+        "vprof's bound, which its stderr then names): records after its last flush are missing";
   }
   if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_WRITES_STALLED) {
     process.problem =

@@ -568,6 +568,31 @@ TEST_CASE_METHOD(WriterInTempDir,
 }
 
 TEST_CASE_METHOD(WriterInTempDir,
+                 "the Footer after a stall is written alone, whatever the pass encoded after its "
+                 "failed write") {
+  record_one_call(1);
+  REQUIRE(writer.Flush());
+  // Ten threads' full rings encode to more than the 1 MiB buffer, so the pass's first write
+  // comes, and fails, in the middle of it; the one-call threads drained after it encode more.
+  for (int t = 0; t < 10; ++t) {
+    std::thread producer([t] {
+      vprof::ThreadBuffer* b = vprof::GlobalThreadBuffers().Current();
+      for (uint64_t seq = 0; seq < 4000; ++seq) b->nccl.Push(allreduce(100000 * (t + 1) + seq));
+    });
+    producer.join();
+  }
+  for (uint64_t seq = 2; seq < 7; ++seq) record_one_call(seq);
+  writer.EndWritesBy(vprof::NowNs() - 1);
+  CHECK_FALSE(writer.Flush());
+  writer.EndStalled();
+  FooterCheck stalled = footers_of(writer.path());
+  REQUIRE(stalled.footers.size() == 1);
+  CHECK(stalled.footer_last);
+  CHECK(stalled.footers[0].reason() == vprof::trace::END_REASON_WRITES_STALLED);
+  CHECK(stalled.events == 1);  // the first flush's call alone
+}
+
+TEST_CASE_METHOD(WriterInTempDir,
                  "a program that closes every descriptor and opens its own file gets no trace "
                  "bytes in it") {
   record_one_call(1);

@@ -4,7 +4,12 @@ every gradient all-reduce. The report must lead with its Summary, show
 communication both hidden under compute and exposed, and rank the straggler
 as a candidate whose time matches what the simulator's own call log gives:
 the sum, over the collectives rank 3 entered last, of its enter minus the
-next-latest rank's, per step found."""
+next-latest rank's, per step found. vprof reads its clock inside each call, the
+simulator just before and just after it, so the figure is checked against the
+least and most that sum can be with each rank's enter anywhere in its call's
+interval: on a loaded machine a rank descheduled between the two reads moves
+the order of arrivals, and the simulator's own sum is then off by more than
+rounding (8.30 ms against 9.61 ms per step was seen once)."""
 import collections
 import json
 import os
@@ -22,17 +27,21 @@ cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STAN
 traced = run(cmd, preload=[LIBVPROF], env=env)
 check(traced.returncode == 0, f"traced run failed: {traced.stderr}")
 
-# Ground truth: the simulator's enter times per collective.
-enters = collections.defaultdict(dict)  # (comm, op, seq) -> rank -> enter_ns
+# Ground truth: the simulator's call intervals per collective.
+calls = collections.defaultdict(dict)  # (comm, op, seq) -> rank -> (enter_ns, exit_ns)
 for r in range(RANKS):
     for line in open(os.path.join(log_dir, f"sim.rank{r}.jsonl")):
         c = json.loads(line)
-        enters[(c["comm"], c["op"], c["seq"])][r] = c["enter_ns"]
-lead_ns = 0
-for by_rank in enters.values():
-    late = max(by_rank, key=lambda r: (by_rank[r], -r))
+        calls[(c["comm"], c["op"], c["seq"])][r] = (c["enter_ns"], c["exit_ns"])
+lead_ns = least_ns = most_ns = 0
+for by_rank in calls.values():
+    late = max(by_rank, key=lambda r: (by_rank[r][0], -r))
     if late == SLOW_RANK:
-        lead_ns += by_rank[late] - max(t for r, t in by_rank.items() if r != late)
+        lead_ns += by_rank[late][0] - max(e for r, (e, _) in by_rank.items() if r != late)
+    others = [span for r, span in by_rank.items() if r != SLOW_RANK]
+    if SLOW_RANK in by_rank and others:
+        least_ns += max(0, by_rank[SLOW_RANK][0] - max(x for _, x in others))
+        most_ns += max(0, by_rank[SLOW_RANK][1] - max(e for e, _ in others))
 
 rep = report_json(trace_dir)
 steps_found = rep["steps"]["steps_found"]
@@ -42,9 +51,10 @@ straggler = [c for c in rep["candidates"] if c["kind"] == "straggler"]
 check(len(straggler) == 1, f"candidates {[c['kind'] for c in rep['candidates']]}")
 cand = straggler[0]
 check(f"rank {SLOW_RANK}" in cand["title"], f"title {cand['title']}")
-want = lead_ns / steps_found
-check(abs(cand["exposed_ns"] - want) <= 0.05 * want,
-      f"straggler {cand['exposed_ns']} ns per step, simulator log {want:.0f}")
+least, most = least_ns / steps_found, most_ns / steps_found
+check(0.98 * least <= cand["exposed_ns"] <= 1.02 * most,
+      f"straggler {cand['exposed_ns']} ns per step, simulator log {lead_ns / steps_found:.0f} "
+      f"(from {least:.0f} to {most:.0f} with enters anywhere in their calls)")
 check(cand["scope"] == "full_step" and cand["strict"] == "eligible", f"{cand}")
 
 labels = [line["label"] for line in rep["summary"]["lines"]]

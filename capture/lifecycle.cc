@@ -26,6 +26,7 @@
 #include <string>
 
 #include "capture/core/clock.h"
+#include "capture/core/loader_calls.h"
 #include "capture/core/log.h"
 #include "capture/core/run_info.h"
 #include "capture/core/runtime.h"
@@ -201,9 +202,17 @@ void OnForkChild() {
   if (!TraceOpen(g_run_state.load())) return;
   g_flushing.store(false);
   g_exit_wait_failed.store(false);
-  ForEachHook([](const SourceHooks& h) {
+  ForEachHook([](const SourceHooks& h) {  // none calls into the loader
     if (h.reset_in_child) h.reset_in_child();
   });
+  if (!ForkWaitedForLoaderCalls()) {
+    // Its writer and exit would walk the loader's list (the loaded libraries, the symbols of
+    // the versions it names), whose lock a thread of the parent may have held at the fork.
+    Disable(("forked while vprof was inside the dynamic loader (fork waits for it at most " +
+             std::to_string(kForkWaitNs / 1'000'000'000) + " s)")
+                .c_str());
+    return;
+  }
   GlobalThreadBuffers().ResetInChild();
   g_run->pid = getpid();
   g_run->ppid = getppid();
@@ -251,6 +260,7 @@ void Initialise() {
   const size_t ring_bytes = size_t{g_settings->buffer_kib} * 1024;
   GlobalThreadBuffers().Configure(ring_bytes / sizeof(NcclRecord), ring_bytes / sizeof(NvtxRecord));
   g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
+  InstallLoaderCallsForkHandlers();  // before any thread of vprof's calls into the loader
   const std::string self_path = SelfPath();
   const SourceStart start{*g_settings, self_path};
   StartSources(StartStage::kBeforeWriter, start);
@@ -260,7 +270,7 @@ void Initialise() {
   }
   StartSources(StartStage::kAfterWriter, start);
   std::atexit(OnExit);
-  pthread_atfork(nullptr, nullptr, OnForkChild);
+  pthread_atfork(nullptr, nullptr, OnForkChild);  // after the loader's: child handlers run in order
   Log().debug("recording to {} (flush every {} ms)", g_settings->output_dir,
               g_settings->flush_interval_ms);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "capture/core/loader_calls.h"
 #include "capture/core/proto_encoder.h"
 #include "capture/core/trace_writer.h"
 #include "capture/core/utf8_repair.h"
@@ -56,6 +57,7 @@ int OnPhdr(struct dl_phdr_info* info, size_t size, void* data) {
 void WalkLoader(void* context, bool (*on_counts)(void*, LoaderList::Counts),
                 bool (*on_object)(void*, const LoadedObject&)) {
   PhdrWalk walk{context, on_counts, on_object};
+  LoaderCallScope loader;
   dl_iterate_phdr(OnPhdr, &walk);
 }
 

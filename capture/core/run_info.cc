@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "capture/core/clock.h"
+#include "capture/core/loader_calls.h"
 #include "capture/core/secret_text.h"
 #include "capture/core/symbol_resolver.h"
 
@@ -149,6 +150,8 @@ LibraryVersions DetectVersions() {
   auto ask = [](const char* name) -> uint32_t {
     auto fn = reinterpret_cast<VersionFn>(ResolveRealSymbol(name));
     int out = 0;
+    // The runtime loads libcuda on its first call, which may be this one.
+    LoaderCallScope loader;
     return (fn && fn(&out) == 0 && out > 0) ? static_cast<uint32_t>(out) : 0;
   };
   v.nccl = ask("ncclGetVersion");

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "capture/core/load_order.h"
+#include "capture/core/loader_calls.h"
 
 namespace vprof {
 namespace {
@@ -91,7 +92,10 @@ void* ResolveRealSymbol(const char* name) {
   if (!objs) objs = new LoadedObjects;
   objs->count = 0;
   objs->after_self = false;
-  dl_iterate_phdr(Collect, objs);
+  {
+    LoaderCallScope loader;
+    dl_iterate_phdr(Collect, objs);
+  }
   for (int i = 0; i < objs->count; ++i) {
     if (void* sym = FindInObject(objs->names[i], objs->bases[i], name, pname)) return sym;
   }

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "capture/core/loader_calls.h"
 #include "capture/core/symbol_resolver.h"
 
 namespace vprof {
@@ -46,6 +47,7 @@ std::vector<std::string> CuptiCandidates(const std::string& cudart_dir,
 }
 
 bool LoadCuptiFrom(const std::string& path, CuptiLibrary* lib, std::string* error) {
+  LoaderCallScope loader;  // libcupti joins the loader's list
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* why = dlerror();

@@ -2,7 +2,9 @@
 // parent waits for all. Under the preload this must finish and leave N + 1
 // traces: a forked child must never deadlock on state inherited mid-flight.
 // With a second argument MS, each child instead waits MS milliseconds (long
-// enough for its writer to flush) and then execs `true`, as a launcher does.
+// enough for its writer to flush) and then execs `true`, as a launcher does
+// (-1: exits at once). With a third argument GAP, the parent sleeps GAP
+// milliseconds before each fork, so the forks spread over the writer's ticks.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 int main(int argc, char** argv) {
   int n = argc > 1 ? std::atoi(argv[1]) : 100;
   int exec_after_ms = argc > 2 ? std::atoi(argv[2]) : -1;
+  int gap_ms = argc > 3 ? std::atoi(argv[3]) : 0;
   // A busy second thread while forking: the state it holds is what a child
   // inherits half-way.
   volatile bool stop = false;
@@ -26,6 +29,7 @@ int main(int argc, char** argv) {
   });
   std::vector<pid_t> children;
   for (int i = 0; i < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
     pid_t pid = fork();
     if (pid < 0) {
       std::perror("fork");

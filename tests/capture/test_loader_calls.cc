@@ -27,26 +27,40 @@ void InstallOnce() {
   (void)installed;
 }
 
-// Forks a child that exits 0 when its fork waited for the scopes and 1 when it was told
-// otherwise, after taking a scope itself (a scope left taken in the child would hang it: the
-// alarm then kills it).
-pid_t ForkChild() {
+// A forked child, which writes one byte to `verdict`: '0' when its fork waited for the scopes,
+// '1' when it was told otherwise, after taking a scope itself (a scope left taken in the child
+// would hang it: the alarm then kills it, and it writes nothing). A pipe rather than the exit
+// status, which ThreadSanitizer replaces when the parent's threads are not joined in the child.
+struct Child {
+  pid_t pid = 0;
+  int verdict = -1;
+};
+
+Child ForkChild() {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
   const pid_t pid = fork();
   if (pid == 0) {
     alarm(5);
     const bool waited = vprof::ForkWaitedForLoaderCalls();
     { vprof::LoaderCallScope scope; }
-    _exit(waited ? 0 : 1);
+    const char byte = waited ? '0' : '1';
+    (void)!write(fds[1], &byte, 1);
+    _exit(0);
   }
+  close(fds[1]);
   REQUIRE(pid > 0);
-  return pid;
+  return {pid, fds[0]};
 }
 
-// The child's exit status; 2 when a signal ended it.
-int ChildVerdict(pid_t pid) {
+// What the child wrote: 0 or 1, or 2 when it wrote nothing.
+int ChildVerdict(const Child& child) {
+  char byte = 0;
+  const ssize_t got = read(child.verdict, &byte, 1);
+  close(child.verdict);
   int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  return WIFSIGNALED(status) ? 2 : WEXITSTATUS(status);
+  REQUIRE(waitpid(child.pid, &status, 0) == child.pid);
+  return got == 1 ? byte - '0' : 2;
 }
 
 // A thread inside a scope for as long as `inside` takes; constructed once the scope is taken.
@@ -79,9 +93,9 @@ TEST_CASE("fork waits for a scope under way, not for the holder's nested one") {
     vprof::LoaderCallScope nested;  // the fork waits now: this must not wait for it
     std::this_thread::sleep_for(milliseconds(150));
   });
-  const pid_t pid = ForkChild();
+  const Child child = ForkChild();
   CHECK(holder.finished());
-  CHECK(ChildVerdict(pid) == 0);
+  CHECK(ChildVerdict(child) == 0);
 }
 
 TEST_CASE("a waiting fork goes before scopes begun back to back") {
@@ -98,9 +112,9 @@ TEST_CASE("a waiting fork goes before scopes begun back to back") {
     }
   });
   while (!started) std::this_thread::sleep_for(milliseconds(1));
-  const pid_t pid = ForkChild();
+  const Child child = ForkChild();
   const int done_at_fork = done.load();
-  CHECK(ChildVerdict(pid) == 0);
+  CHECK(ChildVerdict(child) == 0);
   caller.join();
   // The scope under way when fork began, or the next if the fork came late: without the rule
   // the fork got in after 5 to 14 scopes here, the caller beginning the next one at once.
@@ -114,24 +128,24 @@ TEST_CASE("past the bound fork goes on, and the child is told so") {
     ScopeHolder holder([] {
       std::this_thread::sleep_for(std::chrono::nanoseconds(vprof::kForkWaitNs) + milliseconds(500));
     });
-    const pid_t pid = ForkChild();
+    const Child child = ForkChild();
     CHECK_FALSE(holder.finished());
-    CHECK(ChildVerdict(pid) == 1);
+    CHECK(ChildVerdict(child) == 1);
   }
   vprof::LoaderCallScope after;  // the parent's scopes go on after such a fork
 }
 
 TEST_CASE("a fork from inside a scope tells its child") {
   InstallOnce();
-  pid_t pid = 0;
+  Child child;
   std::chrono::steady_clock::duration fork_took{};
   {
     vprof::LoaderCallScope scope;
     const auto before = std::chrono::steady_clock::now();
-    pid = ForkChild();
+    child = ForkChild();
     fork_took = std::chrono::steady_clock::now() - before;
   }
-  CHECK(ChildVerdict(pid) == 1);
+  CHECK(ChildVerdict(child) == 1);
   // Nor does the fork wait for its own thread's scope (it waited out the bound before).
   CHECK(fork_took < std::chrono::nanoseconds(vprof::kForkWaitNs / 2));
   // And the next fork, from outside, does not.

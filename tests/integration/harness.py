@@ -2,6 +2,7 @@
 command with and without the preloaded library, and reading the report."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,11 +32,21 @@ def base_env(**extra):
 
 
 def run(cmd, preload=None, env=None, timeout=120, **kw):
-    """Runs cmd; preload is a list of libraries for LD_PRELOAD (or None)."""
+    """Runs cmd; preload is a list of libraries for LD_PRELOAD (or None). In a session of its
+    own, so that when it outlasts the timeout every process it started is killed with it (a
+    hung forked child would otherwise outlive the test), and TimeoutExpired is raised."""
     env = dict(env or base_env())
     if preload:
         env["LD_PRELOAD"] = ":".join(preload)
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
+    with subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **kw) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def report_json(trace_dir, expect_rc=0):

@@ -199,12 +199,14 @@ void OnExit() {
 // A forked child has one thread (the forker) and copies of every lock, some
 // possibly held by threads that do not exist in it. Reset, never wait.
 void OnForkChild() {
-  if (!TraceOpen(g_run_state.load())) return;
+  // After the trace ended (the capture window closed) the wrappers still take their locks.
+  if (!RuntimeTracking()) return;
   g_flushing.store(false);
   g_exit_wait_failed.store(false);
   ForEachHook([](const SourceHooks& h) {  // none calls into the loader
     if (h.reset_in_child) h.reset_in_child();
   });
+  if (!TraceOpen(g_run_state.load())) return;
   if (!ForkWaitedForLoaderCalls()) {
     // Its writer and exit would walk the loader's list (the loaded libraries, the symbols of
     // the versions it names), whose lock a thread of the parent may have held at the fork.

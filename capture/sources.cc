@@ -18,6 +18,7 @@
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/cupti/gpu_capture.h"
 #include "capture/nccl/comm_registry.h"
+#include "capture/nccl/nccl_calls.h"
 #include "capture/nccl/nccl_drain.h"
 #include "capture/nccl_plugin/nccl_plugin.h"
 #include "capture/nvtx/nvtx_batch_writer.h"
@@ -222,7 +223,12 @@ constexpr SourceHooks kHooks[] = {
            if (LoadedLibraryWatch* watch = GlobalLoadedLibraryWatch()) watch->ResetInChild();
          }},
     {.name = "injection status", .reset_in_child = RewriteInjectionStatusInChild},
-    {.name = "communicators", .reset_in_child = [] { GlobalCommRegistry().ResetInChild(); }},
+    {.name = "communicators",
+     .reset_in_child =
+         [] {
+           GlobalCommRegistry().ResetInChild();
+           RenewCommAdoptionInChild();
+         }},
 };
 
 constexpr CaptureSources kSources{kDrains, kCounts, kHooks};

@@ -5,6 +5,7 @@
 #include "capture/audit/collective_audit.h"
 #include "capture/audit/fingerprint_hash.h"
 #include "capture/audit/fingerprinter.h"
+#include "capture/core/load_order.h"
 #include "capture/nccl/nccl_functions.h"
 #include "vprof_trace_fields.h"
 
@@ -26,7 +27,10 @@ struct Pending {
   int32_t peer;
 };
 
-std::vector<Pending> g_pending;  // writer thread only, in call order
+// Writer thread only (and the exit handler holding the flush lock), in call
+// order. Never destroyed: a destructor registered at load would run at exit
+// before vprof's own exit handler, which still adds to it.
+LoadFirst<std::vector<Pending>> g_pending VPROF_LOAD_FIRST;
 uint64_t g_status_written = 0;
 
 constexpr size_t kFingerprintRoom = 96;
@@ -109,7 +113,7 @@ bool PutStatus(TraceWriter& w) {
 }  // namespace
 
 void ResetFingerprintsInChild() {
-  g_pending.clear();
+  g_pending.RenewInChild();  // the parent's writer may have been growing it
   g_status_written = FingerprintStatus().generation;
   ResetFingerprinterInChild(CollectiveAuditOn());
 }
@@ -126,7 +130,7 @@ void NoteFingerprints(const NcclRecord& r) {
   p.handle[1] = r.fp_output;
   p.state[0] = r.fp_input_state;
   p.state[1] = r.fp_output_state;
-  g_pending.push_back(p);
+  g_pending->push_back(p);
 }
 
 bool DrainFingerprints(TraceWriter& w, bool final) {
@@ -136,12 +140,13 @@ bool DrainFingerprints(TraceWriter& w, bool final) {
   TraceWriter::PacketTokens t{};
   // Every call whose fingerprints are in, in call order; one still waiting
   // (its stream behind, or stopped) holds back no other.
+  std::vector<Pending>& pending = *g_pending;
   size_t kept = 0;
-  for (size_t i = 0; i < g_pending.size(); ++i) {
-    Pending& p = g_pending[i];
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Pending& p = pending[i];
     const bool done = Poll(p);
     if (!done && !final) {
-      g_pending[kept++] = p;
+      pending[kept++] = p;
       continue;
     }
     if (!open || enc.capacity() - enc.size() < kFingerprintRoom) {
@@ -153,7 +158,7 @@ bool DrainFingerprints(TraceWriter& w, bool final) {
     }
     PutFingerprint(enc, p, !done);
   }
-  g_pending.resize(kept);
+  pending.resize(kept);
   if (open) w.EndPacket(t);
   return true;
 }

@@ -119,6 +119,8 @@ CommInfo* CommInfoOf(const void* comm) {
                       none);
 }
 
+void RenewCommAdoptionInChild() { g_adopt_lock.RenewInChild(); }
+
 uint64_t DatatypeBytes(ncclDataType_t dt) {
   switch (dt) {
     case ncclInt8:

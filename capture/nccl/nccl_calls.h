@@ -20,6 +20,10 @@ namespace vprof {
 // still recorded, though they cannot be matched across ranks.
 CommInfo* CommInfoOf(const void* comm);
 
+// In a forked child: the lock CommInfoOf holds across NCCL's calls made anew
+// (a thread of the parent may have held it at the fork).
+void RenewCommAdoptionInChild();
+
 uint64_t DatatypeBytes(ncclDataType_t dt);
 
 // This thread's ncclGroupStart nesting: inside a group NCCL launches nothing

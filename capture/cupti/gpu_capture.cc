@@ -108,6 +108,10 @@ std::atomic<bool> g_started{false};
 // In a forked child: CUPTI's state is the parent's copy, and so are any
 // buffers it hands over (returned at once, unread).
 std::atomic<bool> g_forked_child{false};
+// Set as Start() begins: from then this process's CUDA has started under vprof,
+// and a child forked after it may hold a copy of CUPTI. A child forked before
+// (vLLM's engine forks its workers before any CUDA call) starts its own.
+std::atomic<bool> g_start_entered{false};
 
 void SetState(int32_t state, const std::string& detail) {
   std::lock_guard<std::mutex> lock(*g_status_lock);
@@ -343,6 +347,7 @@ void SwitchOffAfterFailedStart(bool apis_selected) {
 }
 
 void Start(const std::string& kind_list, const DeepSchedule& deep) {
+  g_start_entered.store(true);
   if (g_recording_stopped.load()) {
     Log().debug("CUDA started after the capture window ended: GPU capture stays off");
     return;
@@ -590,15 +595,18 @@ void NoteGpuCaptureUnavailable(const char* why) {
 bool GpuCaptureWanted() { return g_wanted.load(); }
 
 void ResetGpuCaptureInChild() {
-  g_gpu_capture_active.store(false);
-  g_started.store(false);
-  g_forked_child.store(true);
-  g_wanted.store(false);
   g_status_lock.RenewInChild();
   g_switch_lock.RenewInChild();
   g_spans_lock.RenewInChild();
   ResetBuffersInChild();
   GlobalDeviceMemorySampler().ResetInChild();
+  // Forked before CUDA started here: the child's own CUDA will call the injection hook, and
+  // its GPU capture starts then, as in any process.
+  if (!g_start_entered.load()) return;
+  g_gpu_capture_active.store(false);
+  g_started.store(false);
+  g_forked_child.store(true);
+  g_wanted.store(false);
   SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE,
            "forked child: CUPTI belongs to the parent process");
 }

@@ -21,8 +21,9 @@ SIM = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STAN
        "--fwd-us", "1000", "--bwd-us", "2000", "--bucket-layers", "2"]
 MS = 1_000_000
 # The writer's tick is 10 ms and the trigger file is read every VPROF_FLUSH_MS: a window opens
-# and closes within a tick or two of its instant, more on a loaded machine.
-FLUSH_MS, SLACK_NS = 20, 60 * MS
+# and closes within a tick or two of its instant, more on a loaded machine (60.5 ms late was seen
+# in the parallel main suite; the phase checked below is 300 ms of a 450 ms period).
+FLUSH_MS, SLACK_NS = 20, 100 * MS
 
 
 def dump(path):

@@ -264,6 +264,22 @@ for stop, cuda_after_ms in ((None, 0), ("0.3", 0), ("0.3", 1000)):
                 recorded == 0 if cuda_after_ms else 0 < recorded < 660)
     check(expected, f"{case}: {recorded} kernels recorded")
 
+# A child forked before any CUDA call (as vLLM's engine forks its workers) starts its own GPU
+# capture when its CUDA starts: it records what the same training records in a process of its
+# own, and the parent, which never ran CUDA, none (it was "forked child: CUPTI belongs to the
+# parent process" and no kernel).
+kernels_of = {}
+for how in ("alone", "in-child"):
+    out = temp_dir(f"gpu-train-{how}")
+    args = ["--steps", "3"] + (["--train-in-child"] if how == "in-child" else [])
+    r = run([os.path.join(STANDINS, "sim_train")] + args, preload=[LIBVPROF],
+            env=base_env(VPROF_OUTPUT_DIR=out, VPROF_GPU=1))
+    check(r.returncode == 0, f"sim_train {' '.join(args)} failed: {r.stderr}")
+    kernels_of[how] = sorted(p["gpu"]["kernels"]["count"] for p in report_json(out)["processes"])
+check(len(kernels_of["alone"]) == 1 and kernels_of["alone"][0] > 0, f"{kernels_of}")
+check(kernels_of["in-child"] == [0] + kernels_of["alone"],
+      f"kernels per process, training alone and in a child forked before CUDA: {kernels_of}")
+
 # A buffer CUPTI hands over during its teardown at exit, after vprof read the last ones: reading
 # it would go through libcupti (the fake aborts, naming the call); it is left unread and counted.
 late_dir = temp_dir("gpu-late-buffer")

@@ -129,9 +129,26 @@ bool TrainRank(const sim::SimOptions& options, const Placement& placement, sim::
   return trained && (!options.fork_child || ForkExitingChild(error));
 }
 
+// With --train-in-child: the parent's part, waiting for the child that trains; the child's
+// returns -1 and goes on.
+int WaitForTrainingChild() {
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("sim_train: fork");
+    return 1;
+  }
+  if (pid == 0) return -1;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;
+  return WEXITSTATUS(status);
+}
+
 int Run(int argc, char** argv) {
   sim::SimOptions options;
   if (!sim::ParseOptions(argc, argv, &options)) return 2;
+  if (options.train_in_child) {
+    if (const int parent = WaitForTrainingChild(); parent >= 0) return parent;
+  }
   Placement placement;
   sim::CollectiveLog log;
   std::string error;

@@ -15,7 +15,7 @@ constexpr char kUsage[] =
     "                 [--fwd-us N] [--bwd-us N] [--opt-kernels N] [--opt-us N]\n"
     "                 [--sync-every N] [--sync-elems N] [--slow-rank R|-1] [--slow-ms N]\n"
     "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
-    "                 [--cuda-after-ms N] [--fork-child]\n";
+    "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -71,6 +71,12 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--fork-child",
        [&](const char*) {
          o.fork_child = true;
+         return true;
+       },
+       true},
+      {"--train-in-child",
+       [&](const char*) {
+         o.train_in_child = true;
          return true;
        },
        true},

@@ -33,6 +33,9 @@ struct SimOptions {
   // Once trained, each rank forks a child that exits at once through exit(), as a data loader's
   // worker forked after CUDA started does: the rank fails unless the child exits 0.
   bool fork_child = false;
+  // Each rank forks before any CUDA call and trains in the child, which exits through exit();
+  // the parent waits and exits with the child's status, as vLLM's engine forks its workers.
+  bool train_in_child = false;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };

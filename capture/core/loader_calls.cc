@@ -1,9 +1,10 @@
 #include "capture/core/loader_calls.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include <atomic>
+
+#include "capture/core/clock.h"
 
 namespace vprof {
 namespace {
@@ -19,22 +20,13 @@ thread_local int t_depth = 0;
 // The child's verdict, set in its handler (one thread in it then).
 bool g_child_clean = true;
 
-int64_t MonotonicNs() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
-
-void Nap() {
-  timespec pause{0, 100'000};
-  nanosleep(&pause, nullptr);
-}
+// The pause between looks while a scope or a fork waits for the other.
+constexpr long kPauseNs = 100'000;
 
 void WaitForScopes() {
   g_forks_waiting.fetch_add(1);
   if (t_depth > 0) return;  // forking from inside a scope: the child is told
-  const int64_t deadline = MonotonicNs() + kForkWaitNs;
-  while (g_inside.load() != 0 && MonotonicNs() < deadline) Nap();
+  PollUntil(NowNs() + kForkWaitNs, kPauseNs, [] { return g_inside.load() == 0; });
 }
 
 void ReleaseInParent() { g_forks_waiting.fetch_sub(1); }
@@ -51,11 +43,11 @@ void JudgeInChild() {
 
 LoaderCallScope::LoaderCallScope() {
   if (t_depth++ > 0) return;
-  const int64_t give_up = MonotonicNs() + kForkWaitNs;  // a fork stuck past its own wait
+  const uint64_t give_up = NowNs() + kForkWaitNs;  // a fork stuck past its own wait
   for (;;) {
-    while (g_forks_waiting.load() > 0 && MonotonicNs() < give_up) Nap();
+    PollUntil(give_up, kPauseNs, [] { return g_forks_waiting.load() == 0; });
     g_inside.fetch_add(1);
-    if (g_forks_waiting.load() == 0 || MonotonicNs() >= give_up) return;
+    if (g_forks_waiting.load() == 0 || NowNs() > give_up) return;
     g_inside.fetch_sub(1);
   }
 }

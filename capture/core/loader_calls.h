@@ -36,7 +36,7 @@ class LoaderCallScope {
 };
 
 // How long fork waits for the scopes under way, and a new scope for a fork.
-inline constexpr int64_t kForkWaitNs = 1'000'000'000;
+inline constexpr uint64_t kForkWaitNs = 1'000'000'000;
 
 // Registers the fork handlers (pthread_atfork). Called once, before any
 // thread of vprof's starts.

@@ -44,10 +44,20 @@ int main(int argc, char** argv) {
     children.push_back(pid);
   }
   int failed = 0;
-  for (pid_t pid : children) {
+  for (int i = 0; i < n; ++i) {
     int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      ++failed;
+    const pid_t waited = waitpid(children[i], &status, 0);
+    if (waited == children[i] && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+    ++failed;
+    // Which child and how it ended: a failure seen once must be diagnosable from the log.
+    if (waited != children[i]) {
+      std::fprintf(stderr, "child %d (pid %d): waitpid failed\n", i, children[i]);
+    } else if (WIFSIGNALED(status)) {
+      std::fprintf(stderr, "child %d (pid %d): killed by signal %d\n", i, children[i],
+                   WTERMSIG(status));
+    } else {
+      std::fprintf(stderr, "child %d (pid %d): exit status %d\n", i, children[i],
+                   WEXITSTATUS(status));
     }
   }
   stop = true;

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(g++ python3 pkg-config meson ninja-build protobuf-compiler libprotobuf-dev
           libspdlog-dev libfmt-dev catch2
           chromium fonts-dejavu-core   # the HTML report's screenshot test: headless Chromium
-          clang libclang-rt-14-dev libfuzzer-14-dev)  # the fuzz targets: scripts/fuzz.sh
+          clang libclang-rt-14-dev libfuzzer-14-dev   # the fuzz targets: scripts/fuzz.sh
+          lld)  # links the sanitizer trees of scripts/test.sh
 
 missing=()
 for p in "${packages[@]}"; do

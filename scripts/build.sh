@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Configures (once) and builds vprof in build/ (or $1). Quiet when the build
+# Configures (once) and builds vprof in build/ (or DIR). Quiet when the build
 # succeeds; when it fails, the end of ninja's output (the failing command and
 # its errors) goes to standard error.
+#   usage: scripts/build.sh [DIR [MESON_SETUP_ARG...] [--tests MESON_TEST_ARG...]]
+# With --tests, only what the tests `meson test MESON_TEST_ARG...` selects need
+# is built (scripts/test_targets.py): a sanitizer tree that runs one suite
+# does not build the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build}"
 shift || true
+setup_args=()
+while (($# > 0)) && [[ "$1" != --tests ]]; do
+  setup_args+=("$1")
+  shift
+done
 cuda="${VPROF_CUDA_TOOLKIT:-/usr/local/cuda}"
 if [[ ! -f "$dir/build.ninja" ]]; then
-  meson setup "$dir" -Dcudatoolkit="$cuda" "$@" >/dev/null
+  meson setup "$dir" -Dcudatoolkit="$cuda" "${setup_args[@]}" >/dev/null
 fi
-if ! ninja -C "$dir" >"$dir/ninja-output.log" 2>&1; then
+targets=()
+if (($# > 0)); then
+  shift  # --tests
+  listed=$(scripts/test_targets.py "$dir" "$@")
+  mapfile -t targets <<<"$listed"
+fi
+if ! ninja -C "$dir" "${targets[@]}" >"$dir/ninja-output.log" 2>&1; then
   echo "build.sh: building $dir failed; the end of $dir/ninja-output.log:" >&2
   grep -E "FAILED|error|Error" -A6 "$dir/ninja-output.log" | tail -60 >&2
   exit 1

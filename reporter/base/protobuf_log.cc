@@ -8,7 +8,9 @@
 namespace vprof::reporter {
 namespace {
 
-// Traces are read on several threads; each message is written whole.
+// libprotobuf's log handler is process-wide: the lock keeps each line whole
+// for a program that links the reporter and reads on several threads (vprof
+// itself reads on one).
 std::mutex g_log_lock;
 std::ostream* g_err = nullptr;
 google::protobuf::LogHandler* g_previous = nullptr;

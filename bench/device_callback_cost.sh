@@ -5,7 +5,9 @@
 # CUDA_INJECTION64_PATH. Modes: bare (no probe); idle (the selected APIs' callbacks on, no window
 # open: what the callback way costs between windows); record (the callbacks recording every call,
 # and kernel records: its cost inside a window); activity (CUPTI's activity records of the selected
-# APIs, and kernel records: the light plan's way); kernels (kernel records alone). ROUNDS
+# APIs, and kernel records: the light plan's way); kernels (kernel records alone); toggle (record's
+# callbacks switched on and off every PROBE_TOGGLE_MS ms, default 10, while the program launches:
+# whether switching callbacks crashes CUPTI, as switching activity records did). ROUNDS
 # interleaved rounds of fresh processes, every mode once per workload per round, printed as
 #   round R <workload> <mode> <ms>
 # (bench/capture_modes_summary.py reads those) followed by the probe's line: the APIs enabled,
@@ -29,8 +31,10 @@ for round in $(seq "$rounds"); do
         out=$(CUDA_INJECTION64_PATH="$probe" PROBE_CALLBACKS="$mode" PROBE_CUPTI="$cupti" \
                 python3 "bench/workloads/$workload.py" 2>&1)
       fi
+      rc=$?  # the workload's: a crash inside CUPTI shows here
       ms=$(awk '/_ms / {print $2}' <<<"$out")
       echo "round $round $workload $mode ${ms:-failed}"
+      ((rc == 0)) || echo "callback_probe_exit $workload $mode rc=$rc"
       grep "callback_probe" <<<"$out"
     done
   done

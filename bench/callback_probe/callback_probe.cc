@@ -15,7 +15,12 @@
 //             and whether each kernel's correlation id is one a callback saw;
 //   activity  CUPTI's activity records of the selected APIs and kernel
 //             records (the light plan's way), the same match made from them;
-//   kernels   kernel records alone.
+//   kernels   kernel records alone;
+//   toggle    record's callbacks, switched on and off every PROBE_TOGGLE_MS
+//             milliseconds (default 10) by a thread of the probe's, as deep
+//             windows would switch them, and kernel records: does switching
+//             callbacks while the program launches crash CUPTI, as switching
+//             the same APIs' activity records did (twenty-sixth session)?
 // At exit it prints one line to stderr: the mode, the APIs enabled in each
 // domain and the first refusal, the calls recorded, the kernels, and the
 // kernels whose correlation id was seen. libcupti is opened from
@@ -25,11 +30,14 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "bench/cupti_probe_buffers.h"
@@ -61,6 +69,12 @@ constexpr uint32_t kIdBits = 1u << 26;
 std::atomic<uint64_t>* g_seen = nullptr;
 std::atomic<uint64_t> g_api_calls{0}, g_ids_too_large{0};
 std::mutex g_kernel_ids_lock;  // the completion callback's, not the API calls'
+// toggle: the callbacks the switching thread turns on and off, its count of
+// switches, and the exit handler's request that it stop (it answers by
+// clearing g_switching, so that exit does not race a switch under way).
+std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> g_selected;
+std::atomic<uint64_t> g_switches{0}, g_switch_refusals{0};
+std::atomic<bool> g_stop_switching{false}, g_switching{false};
 std::vector<uint32_t> g_kernel_ids;
 
 struct CallRecord {
@@ -117,6 +131,10 @@ void OnComplete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
 }
 
 void AtExit() {
+  g_stop_switching.store(true);
+  for (int i = 0; i < 1000 && g_switching.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   if (g_flush) g_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const std::lock_guard<std::mutex> lock(g_kernel_ids_lock);
   size_t matched = 0;
@@ -126,9 +144,11 @@ void AtExit() {
   std::fprintf(
       stderr,
       "callback_probe mode=%s %s api_calls=%llu ids_too_large=%llu kernels=%zu "
-      "kernels_matched=%zu\n",
+      "kernels_matched=%zu switches=%llu switch_refusals=%llu\n",
       g_mode.c_str(), g_enabled.c_str(), static_cast<unsigned long long>(g_api_calls.load()),
-      static_cast<unsigned long long>(g_ids_too_large.load()), g_kernel_ids.size(), matched);
+      static_cast<unsigned long long>(g_ids_too_large.load()), g_kernel_ids.size(), matched,
+      static_cast<unsigned long long>(g_switches.load()),
+      static_cast<unsigned long long>(g_switch_refusals.load()));
 }
 
 // Walks a domain's callback ids as vprof's selection does; `enable` is a
@@ -164,10 +184,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* mode = std::getenv("PROBE_CALLBACKS");
   const char* path = std::getenv("PROBE_CUPTI");
   g_mode = mode ? mode : "";
-  if (g_mode != "idle" && g_mode != "record" && g_mode != "activity" && g_mode != "kernels") {
+  if (g_mode != "idle" && g_mode != "record" && g_mode != "activity" && g_mode != "kernels" &&
+      g_mode != "toggle") {
     std::fprintf(stderr,
-                 "callback_probe: PROBE_CALLBACKS=%s: expected idle, record, activity "
-                 "or kernels\n",
+                 "callback_probe: PROBE_CALLBACKS=%s: expected idle, record, activity, "
+                 "kernels or toggle\n",
                  g_mode.c_str());
     return 0;
   }
@@ -193,21 +214,39 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   g_seen = new std::atomic<uint64_t>[kIdBits / 64]();
   reg(OnRequest, OnComplete);
-  if (g_mode == "idle" || g_mode == "record") {
+  if (g_mode == "idle" || g_mode == "record" || g_mode == "toggle") {
     CUpti_SubscriberHandle subscriber = nullptr;
     if (const CUptiResult r = subscribe(&subscriber, OnApi, nullptr); r != CUPTI_SUCCESS) {
       std::fprintf(stderr, "callback_probe: cuptiSubscribe: error %d\n", r);
       return 0;
     }
-    g_window_open.store(g_mode == "record");
+    g_window_open.store(g_mode != "idle");
     for (auto [domain, size, label] :
          {std::tuple{CUPTI_CB_DOMAIN_RUNTIME_API, uint32_t{CUPTI_RUNTIME_TRACE_CBID_SIZE},
                      "runtime"},
           std::tuple{CUPTI_CB_DOMAIN_DRIVER_API, uint32_t{CUPTI_DRIVER_TRACE_CBID_SIZE},
                      "driver"}}) {
       EnableSelected(name_of, domain, size, label, [&, d = domain](uint32_t cbid) {
+        g_selected.emplace_back(d, cbid);
         return enable_callback(1, subscriber, d, cbid);
       });
+    }
+    if (g_mode == "toggle") {
+      const char* ms = std::getenv("PROBE_TOGGLE_MS");
+      const int period_ms = ms && std::atoi(ms) > 0 ? std::atoi(ms) : 10;
+      g_switching.store(true);
+      std::thread([=] {
+        for (uint32_t on = 0; !g_stop_switching.load(); on ^= 1) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
+          for (auto [domain, cbid] : g_selected) {
+            if (enable_callback(on, subscriber, domain, cbid) != CUPTI_SUCCESS) {
+              g_switch_refusals.fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+          g_switches.fetch_add(1, std::memory_order_relaxed);
+        }
+        g_switching.store(false);
+      }).detach();
     }
   }
   if (g_mode == "activity") {

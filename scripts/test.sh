@@ -5,9 +5,9 @@
 # tests (the reporter's, the launcher's: tests/meson.build), under
 # ThreadSanitizer (build-tsan/), and a short run of each fuzz target
 # (build-fuzz/, clang). Each sanitizer tree builds only what its tests need,
-# at -O1 with line tables only (-g1: enough for the sanitizers' stack traces,
-# and a quarter less compile time than -O0 -g), linked with lld (a third of
-# ld.bfd's time on these test programs).
+# without optimisation and with line tables only (-g1: enough for the
+# sanitizers' stack traces, and a quarter less compile time than -g), linked
+# with lld (a third of ld.bfd's time on these test programs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -16,7 +16,7 @@ echo "== build/ : all suites"
 scripts/build.sh build
 meson test -C build --print-errorlogs --num-processes 2
 
-sanitizer_tree=(-Db_lundef=false -Doptimization=1 -Ddebug=false -Dcpp_args=-g1
+sanitizer_tree=(-Db_lundef=false -Doptimization=0 -Ddebug=false -Dcpp_args=-g1
                 -Dcpp_link_args=-fuse-ld=lld)
 
 echo "== build-asan/ : unit suite under ASan + UBSan"

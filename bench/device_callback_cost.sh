@@ -35,7 +35,7 @@ for round in $(seq "$rounds"); do
       ms=$(awk '/_ms / {print $2}' <<<"$out")
       echo "round $round $workload $mode ${ms:-failed}"
       ((rc == 0)) || echo "callback_probe_exit $workload $mode rc=$rc"
-      grep "callback_probe" <<<"$out"
+      grep -A48 "callback_probe" <<<"$out"
     done
   done
 done

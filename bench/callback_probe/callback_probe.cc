@@ -21,12 +21,18 @@
 //             windows would switch them, and kernel records: does switching
 //             callbacks while the program launches crash CUPTI, as switching
 //             the same APIs' activity records did (twenty-sixth session)?
+//             A crash prints "callback_probe_crash", the faulting address,
+//             whether a switch was under way and on which thread, and the
+//             native backtrace, so that it can be told to be CUPTI's.
 // At exit it prints one line to stderr: the mode, the APIs enabled in each
 // domain and the first refusal, the calls recorded, the kernels, and the
 // kernels whose correlation id was seen. libcupti is opened from
 // PROBE_CUPTI (the program's own). The selection is vprof's (IsSelectedApi).
 #include <cupti.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <atomic>
@@ -75,6 +81,8 @@ std::mutex g_kernel_ids_lock;  // the completion callback's, not the API calls'
 std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> g_selected;
 std::atomic<uint64_t> g_switches{0}, g_switch_refusals{0};
 std::atomic<bool> g_stop_switching{false}, g_switching{false};
+std::atomic<bool> g_in_switch{false};    // the switching thread is inside cuptiEnableCallback
+thread_local bool t_is_switcher = false;  // this thread is the switching thread
 std::vector<uint32_t> g_kernel_ids;
 
 struct CallRecord {
@@ -149,6 +157,30 @@ void AtExit() {
       static_cast<unsigned long long>(g_ids_too_large.load()), g_kernel_ids.size(), matched,
       static_cast<unsigned long long>(g_switches.load()),
       static_cast<unsigned long long>(g_switch_refusals.load()));
+}
+
+// Only async-signal-safe calls: write and backtrace_symbols_fd (backtrace
+// itself was called once at start-up so that it loads libgcc there, not here).
+void OnCrash(int sig, siginfo_t* info, void*) {
+  char line[160];
+  const int n = std::snprintf(line, sizeof line,
+                              "callback_probe_crash signal=%d address=%p in_switch=%d "
+                              "on_switcher=%d\n",
+                              sig, info->si_addr, int(g_in_switch.load()), int(t_is_switcher));
+  if (n > 0) (void)!write(2, line, size_t(n));
+  void* frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+}
+
+void CatchCrashes() {
+  void* warm[1];
+  backtrace(warm, 1);
+  struct sigaction action {};
+  action.sa_sigaction = OnCrash;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;  // the re-raised fault kills the process
+  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGBUS, &action, nullptr);
+  sigaction(SIGABRT, &action, nullptr);
 }
 
 // Walks a domain's callback ids as vprof's selection does; `enable` is a
@@ -235,14 +267,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       const char* ms = std::getenv("PROBE_TOGGLE_MS");
       const int period_ms = ms && std::atoi(ms) > 0 ? std::atoi(ms) : 10;
       g_switching.store(true);
+      CatchCrashes();
       std::thread([=] {
+        t_is_switcher = true;
         for (uint32_t on = 0; !g_stop_switching.load(); on ^= 1) {
           std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
+          g_in_switch.store(true);
           for (auto [domain, cbid] : g_selected) {
             if (enable_callback(on, subscriber, domain, cbid) != CUPTI_SUCCESS) {
               g_switch_refusals.fetch_add(1, std::memory_order_relaxed);
             }
           }
+          g_in_switch.store(false);
           g_switches.fetch_add(1, std::memory_order_relaxed);
         }
         g_switching.store(false);

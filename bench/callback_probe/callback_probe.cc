@@ -32,8 +32,8 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -81,7 +81,7 @@ std::mutex g_kernel_ids_lock;  // the completion callback's, not the API calls'
 std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> g_selected;
 std::atomic<uint64_t> g_switches{0}, g_switch_refusals{0};
 std::atomic<bool> g_stop_switching{false}, g_switching{false};
-std::atomic<bool> g_in_switch{false};    // the switching thread is inside cuptiEnableCallback
+std::atomic<bool> g_in_switch{false};     // the switching thread is inside cuptiEnableCallback
 thread_local bool t_is_switcher = false;  // this thread is the switching thread
 std::vector<uint32_t> g_kernel_ids;
 
@@ -149,14 +149,14 @@ void AtExit() {
   for (uint32_t id : g_kernel_ids) {
     if (id < kIdBits && (g_seen[id / 64].load() >> (id % 64) & 1)) ++matched;
   }
-  std::fprintf(
-      stderr,
-      "callback_probe mode=%s %s api_calls=%llu ids_too_large=%llu kernels=%zu "
-      "kernels_matched=%zu switches=%llu switch_refusals=%llu\n",
-      g_mode.c_str(), g_enabled.c_str(), static_cast<unsigned long long>(g_api_calls.load()),
-      static_cast<unsigned long long>(g_ids_too_large.load()), g_kernel_ids.size(), matched,
-      static_cast<unsigned long long>(g_switches.load()),
-      static_cast<unsigned long long>(g_switch_refusals.load()));
+  std::fprintf(stderr,
+               "callback_probe mode=%s %s api_calls=%llu ids_too_large=%llu kernels=%zu "
+               "kernels_matched=%zu switches=%llu switch_refusals=%llu\n",
+               g_mode.c_str(), g_enabled.c_str(),
+               static_cast<unsigned long long>(g_api_calls.load()),
+               static_cast<unsigned long long>(g_ids_too_large.load()), g_kernel_ids.size(),
+               matched, static_cast<unsigned long long>(g_switches.load()),
+               static_cast<unsigned long long>(g_switch_refusals.load()));
 }
 
 // Only async-signal-safe calls: write and backtrace_symbols_fd (backtrace

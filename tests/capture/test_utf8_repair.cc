@@ -10,9 +10,9 @@
 
 #include "capture/core/utf8_repair.h"
 
+using vprof::FitUtf8;
 using vprof::Utf8CopyCut;
 using vprof::Utf8Cut;
-using vprof::FitUtf8;
 using vprof::Utf8Repair;
 
 namespace {

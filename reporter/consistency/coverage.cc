@@ -7,6 +7,7 @@
 #include "reporter/base/units.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
+#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 namespace {

@@ -1,5 +1,7 @@
 #include "reporter/gpu/api_records.h"
 
+#include "vprof_trace.pb.h"
+
 namespace vprof::reporter {
 
 // A trace from before api_records was written: the RUNTIME and DRIVER kinds

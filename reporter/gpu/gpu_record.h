@@ -5,16 +5,17 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "reporter/base/duration_histogram.h"
 #include "reporter/base/saturating_ns.h"
+#include "reporter/base/trace_forward.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/gpu/memory_events.h"
-#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 
@@ -89,8 +90,10 @@ struct DeviceInfo {
 };
 
 struct GpuRecord {
-  std::optional<vprof::trace::GpuCaptureStatus> capture;  // the last one read
-  uint64_t batches = 0;                                   // GpuBatch packets
+  // The last one read; shared, never changed once read, so that copying a
+  // record does not copy it and this header needs no message layout.
+  std::shared_ptr<const vprof::trace::GpuCaptureStatus> capture;
+  uint64_t batches = 0;  // GpuBatch packets
   ActivityTotals kernels;
   ActivityTotals memcpy;
   ActivityTotals memset;

@@ -1,5 +1,7 @@
 #include "reporter/gpu/gpu_report.h"
 
+#include "vprof_trace.pb.h"
+
 namespace vprof::reporter {
 
 LaunchCostReport LaunchCostReportOf(const vprof::trace::LaunchCostCalibration& calibration) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reporter/base/trace_forward.h"
 #include "reporter/gpu/gpu_record.h"
 
 namespace vprof::reporter {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "vprof_trace.pb.h"
+
 namespace vprof::reporter {
 
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vprof_trace.pb.h"
+#include "reporter/base/trace_forward.h"
 
 namespace vprof::reporter {
 

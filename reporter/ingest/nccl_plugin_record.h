@@ -9,10 +9,10 @@
 #include <compare>
 #include <cstdint>
 #include <map>
-#include <optional>
+#include <memory>
 #include <string>
 
-#include "vprof_trace.pb.h"
+#include "reporter/base/trace_forward.h"
 
 namespace vprof::reporter {
 
@@ -50,7 +50,8 @@ struct NcclAlgorithmUse {
 struct NcclPluginRecord {
   // The last InjectionStatus of the NCCL_PROFILER_PLUGIN hook; none when the
   // trace holds none (written by a vprof without the plugin, or cut early).
-  std::optional<vprof::trace::InjectionStatus> injection;
+  // Shared and never changed once read, as GpuRecord::capture.
+  std::shared_ptr<const vprof::trace::InjectionStatus> injection;
   uint64_t batches = 0;  // NcclPluginBatch packets
   uint64_t dropped = 0;  // sum of NcclPluginBatch.dropped: events lost to full pools
   uint64_t coll_events = 0;
@@ -62,9 +63,9 @@ struct NcclPluginRecord {
   std::map<NcclAlgorithmUse, uint64_t> algorithms;  // COLL events of each use
 
   // NCCL called the plugin: the hook says it attached, or plugin packets came.
-  bool attached() const { return (injection && injection->attached()) || batches > 0; }
+  bool attached() const;
   // The trace says anything at all about the plugin.
-  bool has_status() const { return injection.has_value() || batches > 0; }
+  bool has_status() const { return injection != nullptr || batches > 0; }
 };
 
 }  // namespace vprof::reporter

@@ -8,13 +8,13 @@
 #include <string_view>
 
 #include "reporter/base/saturating_ns.h"
+#include "reporter/base/trace_forward.h"
 #include "reporter/collectives/collective_shape.h"
 #include "reporter/gpu/gpu_record.h"
 #include "reporter/ingest/nccl_plugin_record.h"
 #include "reporter/phases/inferred_phase_record.h"
 #include "reporter/phases/nvtx_phase_record.h"
 #include "reporter/steps/step_ledger.h"
-#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 

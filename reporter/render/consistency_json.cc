@@ -2,6 +2,7 @@
 
 #include "reporter/base/units.h"
 #include "reporter/render/json_keys.h"
+#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 

@@ -13,6 +13,7 @@
 #include "reporter/report/assemble_gpu.h"
 #include "reporter/report/assemble_phases.h"
 #include "reporter/report/process_rank.h"
+#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 namespace {

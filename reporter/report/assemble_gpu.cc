@@ -6,6 +6,7 @@
 #include "reporter/base/mean_ns.h"
 #include "reporter/gpu/api_records.h"
 #include "reporter/gpu/kernel_class.h"
+#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 namespace {

@@ -9,6 +9,7 @@
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_memory.h"
+#include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
 namespace {

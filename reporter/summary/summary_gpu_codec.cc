@@ -129,7 +129,9 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
 
 GpuRecord DecodeGpu(const GpuTotals& totals) {
   GpuRecord record;
-  if (totals.has_capture()) record.capture = totals.capture();
+  if (totals.has_capture()) {
+    record.capture = std::make_shared<const vprof::trace::GpuCaptureStatus>(totals.capture());
+  }
   record.batches = totals.batches();
   record.kernels = DecodeActivity(totals.kernels());
   record.memcpy = DecodeActivity(totals.memcpy());

@@ -64,7 +64,9 @@ PluginTotals EncodePlugin(const NcclPluginRecord& record) {
 
 NcclPluginRecord DecodePlugin(const PluginTotals& totals) {
   NcclPluginRecord record;
-  if (totals.has_injection()) record.injection = totals.injection();
+  if (totals.has_injection()) {
+    record.injection = std::make_shared<const vprof::trace::InjectionStatus>(totals.injection());
+  }
   record.batches = totals.batches();
   record.dropped = totals.dropped();
   record.coll_events = totals.coll_events();

@@ -88,7 +88,7 @@ bool LockFlushAtExit() {
 void Disable(const char* why) {
   RunState prev = g_run_state.exchange(RunState::kDisabled);
   if (prev != RunState::kDisabled) {
-    Log().warn("{}; profiling is off for this process, which runs on unaffected", why);
+    LogWarn("{}; profiling is off for this process, which runs on unaffected", why);
   }
 }
 
@@ -273,8 +273,8 @@ void Initialise() {
   StartSources(StartStage::kAfterWriter, start);
   std::atexit(OnExit);
   pthread_atfork(nullptr, nullptr, OnForkChild);  // after the loader's: child handlers run in order
-  Log().debug("recording to {} (flush every {} ms)", g_settings->output_dir,
-              g_settings->flush_interval_ms);
+  LogDebug("recording to {} (flush every {} ms)", g_settings->output_dir,
+           g_settings->flush_interval_ms);
 }
 
 }  // namespace

@@ -161,12 +161,12 @@ void ClaimInjectionHooks(const SourceStart& start) {
   } else if (std::string other = ClaimVariable("CUDA_INJECTION64_PATH", path); !other.empty()) {
     NoteCudaInjection(other.c_str());
     NoteGpuCaptureUnavailable("CUDA_INJECTION64_PATH names another tool");
-    Log().warn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", other);
+    LogWarn("CUDA_INJECTION64_PATH={} belongs to another tool: no GPU capture", other);
   }
   std::string other_nvtx = ClaimVariable("NVTX_INJECTION64_PATH", path);
   NoteHookClaim(InjectionHook::kNvtx, other_nvtx, other_nvtx.empty() && path);
   if (!other_nvtx.empty()) {
-    Log().warn("NVTX_INJECTION64_PATH={} belongs to another tool: no NVTX capture", other_nvtx);
+    LogWarn("NVTX_INJECTION64_PATH={} belongs to another tool: no NVTX capture", other_nvtx);
   }
 }
 

@@ -75,7 +75,7 @@ const CudaDriver* Driver() {
     delete found;
     g_driver_missing.store(true, std::memory_order_relaxed);
     SetStatus(kStatusUnavailable, error);
-    Log().warn("collective fingerprints off: {}", error);
+    LogWarn("collective fingerprints off: {}", error);
     return nullptr;
   }
   g_driver.store(found, std::memory_order_release);
@@ -154,7 +154,7 @@ ContextSlots* SlotsFor(const CudaDriver& d, CUcontext ctx) {
       return &c;
     }
     SetStatus(kStatusFailed, error);
-    Log().warn("collective fingerprints off in one CUDA context: {}", error);
+    LogWarn("collective fingerprints off in one CUDA context: {}", error);
     return nullptr;
   }
   VPROF_WARN_ONCE(

@@ -1,10 +1,12 @@
 #include "capture/core/log.h"
 
 #include <spdlog/details/null_mutex.h>
+#include <spdlog/logger.h>
 #include <spdlog/sinks/base_sink.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <iterator>
 #include <mutex>
 
 namespace vprof {
@@ -58,6 +60,15 @@ spdlog::logger* MakeLogger(LogLevel level) {
   return logger;
 }
 
+spdlog::logger& Logger() {
+  spdlog::logger* l = g_logger.load(std::memory_order_acquire);
+  if (!l) {
+    InitLog(LogLevel::kWarn);
+    l = g_logger.load(std::memory_order_acquire);
+  }
+  return *l;
+}
+
 }  // namespace
 
 void InitLog(LogLevel level) {
@@ -65,13 +76,15 @@ void InitLog(LogLevel level) {
   std::call_once(once, [level] { g_logger.store(MakeLogger(level), std::memory_order_release); });
 }
 
-spdlog::logger& Log() {
-  spdlog::logger* l = g_logger.load(std::memory_order_acquire);
-  if (!l) {
-    InitLog(LogLevel::kWarn);
-    l = g_logger.load(std::memory_order_acquire);
-  }
-  return *l;
+bool LogEnabled(LogLevel level) { return Logger().should_log(ToSpdlog(level)); }
+
+void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args) {
+  spdlog::logger& logger = Logger();
+  const spdlog::level::level_enum spdlog_level = ToSpdlog(level);
+  if (!logger.should_log(spdlog_level)) return;
+  spdlog::memory_buf_t line;
+  fmt::vformat_to(std::back_inserter(line), format, args);
+  logger.log(spdlog_level, spdlog::string_view_t(line.data(), line.size()));
 }
 
 }  // namespace vprof

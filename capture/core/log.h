@@ -1,25 +1,45 @@
 // vprof's own log lines: "vprof: <pid> <level>: message" on stderr.
 //
-// spdlog is compiled in header-only (with fmt header-only), so the preloaded
-// library loads nothing extra at run time. The logger is created once and
-// never destroyed: CUPTI and NCCL threads may log while static destructors run.
+// Callers pass a format string and its arguments through fmt's type-erased
+// interface (fmt/core.h); the formatting and spdlog live in log.cc, the one
+// file compiled with them header-only. So the preloaded library loads nothing
+// extra at run time, and no other file parses spdlog and fmt's formatting
+// (about 10 s of compile time each). The logger is created once and never
+// destroyed: CUPTI and NCCL threads may log while static destructors run.
 #pragma once
 
-#include <spdlog/logger.h>
+#include <fmt/core.h>
+
+#include <atomic>
 
 #include "capture/core/settings.h"
 
 namespace vprof {
 
 void InitLog(LogLevel level);
-spdlog::logger& Log();
+// Whether a line at `level` is written at the level InitLog set.
+bool LogEnabled(LogLevel level);
+// Writes one line at `level`: `format` with `args`, as fmt::format writes them.
+void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args);
+
+template <typename... Args>
+void LogWarn(fmt::format_string<Args...> format, Args&&... args) {
+  LogLine(LogLevel::kWarn, format, fmt::make_format_args(args...));
+}
+
+// Debug lines format nothing unless VPROF_LOG asks for them.
+template <typename... Args>
+void LogDebug(fmt::format_string<Args...> format, Args&&... args) {
+  if (LogEnabled(LogLevel::kDebug)) {
+    LogLine(LogLevel::kDebug, format, fmt::make_format_args(args...));
+  }
+}
 
 // For the many places that must warn once per process about one condition.
-#define VPROF_WARN_ONCE(...)                                      \
-  do {                                                            \
-    static std::atomic<bool> vprof_warned_{false};                \
-    if (!vprof_warned_.exchange(true, std::memory_order_relaxed)) \
-      ::vprof::Log().warn(__VA_ARGS__);                           \
+#define VPROF_WARN_ONCE(...)                                                                     \
+  do {                                                                                           \
+    static std::atomic<bool> vprof_warned_{false};                                               \
+    if (!vprof_warned_.exchange(true, std::memory_order_relaxed)) ::vprof::LogWarn(__VA_ARGS__); \
   } while (0)
 
 }  // namespace vprof

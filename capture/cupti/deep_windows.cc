@@ -75,7 +75,7 @@ void PollTriggerFile(Controller& c) {
   if (c.trigger_file == seen) return;
   c.trigger_file = seen;
   if (!S_ISREG(st.st_mode)) {
-    Log().warn(
+    LogWarn(
         "trigger file {} is not a regular file: expected one that `vprof trigger` "
         "wrote; ignored",
         c.trigger_path);
@@ -84,7 +84,7 @@ void PollTriggerFile(Controller& c) {
   // O_NONBLOCK: a FIFO swapped in after lstat must not block the writer.
   const int fd = open(c.trigger_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    Log().warn("trigger file {} cannot be opened; ignored", c.trigger_path);
+    LogWarn("trigger file {} cannot be opened; ignored", c.trigger_path);
     return;
   }
   char text[kMaxTriggerFileBytes + 1];
@@ -92,13 +92,13 @@ void PollTriggerFile(Controller& c) {
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) got = read(fd, text, sizeof text);
   close(fd);
   if (got < 0) {
-    Log().warn("trigger file {} cannot be read as a regular file; ignored", c.trigger_path);
+    LogWarn("trigger file {} cannot be read as a regular file; ignored", c.trigger_path);
     return;
   }
   TriggerWindow window;
   std::string expected;
   if (!ParseTrigger(std::string_view(text, static_cast<size_t>(got)), &window, &expected)) {
-    Log().warn("trigger file {} ignored: expected {}", c.trigger_path, expected);
+    LogWarn("trigger file {} ignored: expected {}", c.trigger_path, expected);
     return;
   }
   c.trigger = window;

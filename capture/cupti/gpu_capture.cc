@@ -270,13 +270,13 @@ void MeasureLaunchCostIn(CUcontext ctx) {
     switching.unlock();
   }
   if (cost.failure.empty()) {
-    Log().debug(
+    LogDebug(
         "a launch takes {} ns recorded, {} ns not; a kernel {} ns on the GPU recorded, {} "
         "ns not",
         cost.traced_launch_ns, cost.bare_launch_ns, cost.traced_kernel_gpu_ns,
         cost.bare_kernel_gpu_ns);
   } else {
-    Log().debug("launch cost not measured: {}", cost.failure);
+    LogDebug("launch cost not measured: {}", cost.failure);
   }
   std::lock_guard<std::mutex> lock(*g_status_lock);
   g_status->launch_cost = std::move(cost);
@@ -349,7 +349,7 @@ void SwitchOffAfterFailedStart(bool apis_selected) {
 void Start(const std::string& kind_list, const DeepSchedule& deep) {
   g_start_entered.store(true);
   if (g_recording_stopped.load()) {
-    Log().debug("CUDA started after the capture window ended: GPU capture stays off");
+    LogDebug("CUDA started after the capture window ended: GPU capture stays off");
     return;
   }
   std::string bad;
@@ -396,7 +396,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   if (r == CUPTI_SUCCESS) {
     g_started.store(true);
     if (std::atexit(EndGpuCaptureAtExit) != 0) {
-      Log().debug("no exit handler for GPU capture: the trace's last GPU records may be lost");
+      LogDebug("no exit handler for GPU capture: the trace's last GPU records may be lost");
     }
   }
   if (plan.api_records == ApiRecords::kSelected &&
@@ -412,7 +412,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   if (g_windowed) {
     RecordGraphNodes(&plan);
   } else if (r == CUPTI_SUCCESS && !WholeGraphRecordsAccepted(plan)) {
-    Log().debug("libcupti refused GRAPH_TRACE: CUDA-graph replays recorded node by node");
+    LogDebug("libcupti refused GRAPH_TRACE: CUDA-graph replays recorded node by node");
     RecordGraphNodes(&plan);
   }
   *g_plan = plan;
@@ -449,7 +449,7 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   SetState(sf::GpuCaptureState::GPU_CAPTURE_ACTIVE, "");
   g_gpu_capture_active.store(true);
   if (g_recording_stopped.load()) SwitchOffForGood();  // the window ended meanwhile
-  Log().debug("GPU capture on through {}", g_cupti->path);
+  LogDebug("GPU capture on through {}", g_cupti->path);
 }
 
 void PutStatus(TraceWriter& w, const Status& s) {

@@ -29,7 +29,7 @@ void* RealNccl(NcclFn fn) {
   p = ResolveRealSymbol(kNames[static_cast<size_t>(fn)]);
   if (p) {
     slot.store(p, std::memory_order_release);
-    Log().debug("{} resolved to {}", kNames[static_cast<size_t>(fn)], p);
+    LogDebug("{} resolved to {}", kNames[static_cast<size_t>(fn)], p);
   }
   return p;
 }

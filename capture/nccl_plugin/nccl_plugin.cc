@@ -236,8 +236,8 @@ void ConfigureNcclPlugin(const Settings& s, const std::string& self_path) {
   NoteHookClaim(kHook, other, other.empty() && !self_path.empty());
   if (!other.empty()) {
     NoteHookNotAttached(kHook, "NCCL_PROFILER_PLUGIN names another library");
-    Log().warn("NCCL_PROFILER_PLUGIN={} belongs to another tool: no NCCL profiler-plugin events",
-               other);
+    LogWarn("NCCL_PROFILER_PLUGIN={} belongs to another tool: no NCCL profiler-plugin events",
+            other);
     return;
   }
   NoteHookNotAttached(kHook,

@@ -4,7 +4,12 @@ Inputs: the Chrome export of a vprof run (`vprof export --format chrome`) and
 the JSON files profiler_counts.run_profiled wrote in a separate torch.profiler
 run, one per rank in rank order. Both runs mark the compared window with the
 NVTX range "measured"; vprof's kernels, copies and memsets that start inside
-it are counted per process and compared by kind, NCCL kernels apart.
+it are counted per process and compared by kind, NCCL kernels apart. vprof's
+own kernels (its launch-cost calibration, `vprof_calibrate*`, run as CUDA
+starts) are not the program's and are left out; CUDA-graph replays that the
+light default records whole (`graph_replay`) are counted on a line of their
+own, since torch.profiler counts each node of them as a kernel
+(`VPROF_CUPTI_KINDS=all` records the nodes).
 
     python3 bench/compare_gpu_capture.py EXPORT.json TORCHPROF.rank0.json [...rank1.json]
 """
@@ -15,6 +20,10 @@ KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 
 
 def kind_of(event):
+    if event.get("cat") == "graph_replay":
+        return "graph_replay"
+    if event.get("cat") == "kernel" and event["name"].startswith("vprof_calibrate"):
+        return None
     kind = KINDS.get(event.get("cat"))
     if kind == "kernel" and "nccl" in event["name"].lower():
         return "nccl_kernel"
@@ -30,7 +39,7 @@ def main():
             windows[e["pid"]] = (e["ts"], e["ts"] + e["dur"])
     if len(windows) != len(sys.argv) - 2:
         sys.exit(f"{len(windows)} processes with a 'measured' range, {len(sys.argv) - 2} torch.profiler files")
-    kinds = ["nccl_kernel", *KINDS.values()]
+    kinds = ["nccl_kernel", *KINDS.values(), "graph_replay"]
     ours = {pid: {k: {"count": 0, "time_us": 0.0} for k in kinds} for pid in windows}
     for e in events:
         kind = kind_of(e)

@@ -78,13 +78,18 @@ void InitLog(LogLevel level) {
 
 bool LogEnabled(LogLevel level) { return Logger().should_log(ToSpdlog(level)); }
 
-void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args) {
-  spdlog::logger& logger = Logger();
-  const spdlog::level::level_enum spdlog_level = ToSpdlog(level);
-  if (!logger.should_log(spdlog_level)) return;
-  spdlog::memory_buf_t line;
-  fmt::vformat_to(std::back_inserter(line), format, args);
-  logger.log(spdlog_level, spdlog::string_view_t(line.data(), line.size()));
+void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args) noexcept {
+  // A format error (a null string argument) or a failed allocation loses the
+  // line, as spdlog's own formatting did, and nothing else.
+  try {
+    spdlog::logger& logger = Logger();
+    const spdlog::level::level_enum spdlog_level = ToSpdlog(level);
+    if (!logger.should_log(spdlog_level)) return;
+    spdlog::memory_buf_t line;
+    fmt::vformat_to(std::back_inserter(line), format, args);
+    logger.log(spdlog_level, spdlog::string_view_t(line.data(), line.size()));
+  } catch (...) {
+  }
 }
 
 }  // namespace vprof

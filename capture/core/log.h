@@ -20,14 +20,16 @@ void InitLog(LogLevel level);
 // Whether a line at `level` is written at the level InitLog set.
 bool LogEnabled(LogLevel level);
 // Writes one line at `level`: `format` with `args`, as fmt::format writes them.
-void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args);
+// Never throws: it runs in CUPTI callbacks, NCCL wrappers and exit handlers of
+// someone else's process, where an exception would end it.
+void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args) noexcept;
 
 template <typename... Args>
 void LogWarn(fmt::format_string<Args...> format, Args&&... args) {
   LogLine(LogLevel::kWarn, format, fmt::make_format_args(args...));
 }
 
-// Debug lines format nothing unless VPROF_LOG asks for them.
+// Debug lines format nothing unless VPROF_LOG_LEVEL asks for them.
 template <typename... Args>
 void LogDebug(fmt::format_string<Args...> format, Args&&... args) {
   if (LogEnabled(LogLevel::kDebug)) {

@@ -5,8 +5,11 @@ clang-format writes it under the root's .clang-format.
 Usage: check_format.py CLANG_FORMAT ROOT       check the tree
        check_format.py CLANG_FORMAT --self-test check the checker on a tree made
                                                 to pass and one made to fail
+Exits 77 (meson's "skipped") when CLANG_FORMAT is empty or not version 14:
+other versions write Google style differently.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +17,8 @@ import tempfile
 
 SOURCE_DIRS = ["capture", "reporter", "launch", "tests", "bench", "schema"]
 SUFFIXES = (".cc", ".h", ".cu")
+VERSION = 14
+SKIPPED = 77
 
 
 def sources(root):
@@ -30,6 +35,8 @@ def unformatted(clang_format, root):
     for the whole tree (one per file took longer than the test's timeout),
     whose diagnostics name each file it would change."""
     paths = [os.path.relpath(p, root) for p in sources(root)]
+    if not paths:  # clang-format would read stdin and pass
+        raise SystemExit(f"no C++ file under {root} in {', '.join(SOURCE_DIRS)}")
     result = subprocess.run([clang_format, "--dry-run", "--Werror", *paths],
                             cwd=root, capture_output=True, text=True)
     bad = set()
@@ -67,6 +74,13 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     clang_format = sys.argv[1]
+    version = subprocess.run([clang_format, "--version"], capture_output=True,
+                             text=True).stdout if clang_format else ""
+    major = re.search(r"version (\d+)\.", version)
+    if not major or int(major.group(1)) != VERSION:
+        print(f"skipped: needs clang-format {VERSION} (scripts/bootstrap.sh), found "
+              f"{version.strip() or 'none'}")
+        return SKIPPED
     if sys.argv[2] == "--self-test":
         return self_test(clang_format)
     bad = unformatted(clang_format, sys.argv[2])

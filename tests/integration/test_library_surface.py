@@ -1,5 +1,6 @@
 """libvprof.so needs nothing beyond libc, libm, libdl, libpthread and the
-loader, and exports exactly the names its tables list (NCCL wrappers, entry points,
+loader, leaves no fmt or spdlog symbol to be bound at load time (they are
+compiled in: a host process's own libfmt would otherwise answer), and exports exactly the names its tables list (NCCL wrappers, entry points,
 and the NCCL profiler-plugin structs, which must be objects)."""
 import os
 import re
@@ -11,6 +12,12 @@ ALLOWED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "ld-linux-
 dyn = subprocess.run(["readelf", "-d", LIBVPROF], capture_output=True, text=True, check=True).stdout
 needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dyn))
 check(needed and needed <= ALLOWED, f"unexpected dependencies: {needed - ALLOWED}")
+
+undefined = subprocess.run(["nm", "-D", "--undefined-only", LIBVPROF], capture_output=True,
+                           text=True, check=True).stdout.split()
+unbound = sorted(n for n in undefined if n.startswith(("_ZN3fmt", "_ZNK3fmt", "_ZN6spdlog",
+                                                       "_ZNK6spdlog")))
+check(not unbound, f"fmt or spdlog symbols left for the loader to bind: {unbound[:5]}")
 
 syms = subprocess.run(["nm", "-D", "--defined-only", LIBVPROF], capture_output=True, text=True,
                       check=True).stdout.split("\n")

@@ -5,8 +5,9 @@ the JSON files profiler_counts.run_profiled wrote in a separate torch.profiler
 run, one per rank in rank order. Both runs mark the compared window with the
 NVTX range "measured"; vprof's kernels, copies and memsets that start inside
 it are counted per process and compared by kind, NCCL kernels apart. vprof's
-own kernels (its launch-cost calibration, `vprof_calibrate*`, run as CUDA
-starts) are not the program's and are left out; CUDA-graph replays that the
+own kernels (its launch-cost calibration, run as CUDA starts, and collective
+fingerprints) are not the program's: the export files them under
+`vprof_kernel`, which is not counted; CUDA-graph replays that the
 light default records whole (`graph_replay`) are counted on a line of their
 own, since torch.profiler counts each node of them as a kernel
 (`VPROF_CUPTI_KINDS=all` records the nodes).
@@ -22,8 +23,6 @@ KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 def kind_of(event):
     if event.get("cat") == "graph_replay":
         return "graph_replay"
-    if event.get("cat") == "kernel" and event["name"].startswith("vprof_calibrate"):
-        return None
     kind = KINDS.get(event.get("cat"))
     if kind == "kernel" and "nccl" in event["name"].lower():
         return "nccl_kernel"

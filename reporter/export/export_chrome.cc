@@ -97,7 +97,8 @@ class ChromeProcessWriter : public TimelineSink {
   void Kernel(const KernelItem& kernel) override {
     const vprof::trace::GpuKernel& record = kernel.record;
     const uint32_t track = GpuTrack(record.device(), record.stream());
-    Slice(kernel.name, "kernel", track, kernel.start_ns, static_cast<int64_t>(record.duration_ns()))
+    Slice(kernel.name, KernelCategory(kernel), track, kernel.start_ns,
+          static_cast<int64_t>(record.duration_ns()))
         .BeginArgs()
         .Uint("correlation", record.correlation_id())
         .Uint("device", record.device())

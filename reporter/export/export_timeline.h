@@ -34,11 +34,19 @@ struct ApiItem {
 
 struct KernelItem {
   const vprof::trace::GpuKernel& record;
-  std::string_view name;  // demangled
+  std::string_view name;   // demangled
+  bool vprof_own = false;  // one of vprof's own kernels (vprof_kernels.h), not the program's
   int64_t start_ns = 0;
   std::optional<uint64_t> nccl_call_id;
   const NcclCallSite* nccl_call = nullptr;  // when the call's event was read
 };
+
+// The category a kernel's slice gets: "kernel" as tools expect for the
+// program's, "vprof_kernel" for vprof's own, so that a viewer shows them and
+// an analysis of kernels (HTA's, a count against torch.profiler) leaves them out.
+inline std::string_view KernelCategory(const KernelItem& kernel) {
+  return kernel.vprof_own ? "vprof_kernel" : "kernel";
+}
 
 struct CopyItem {
   const vprof::trace::GpuMemcpy& record;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "reporter/gpu/export_names.h"
+#include "reporter/gpu/vprof_kernels.h"
 #include "reporter/trace/trace_reader.h"
 
 namespace vprof::reporter {
@@ -102,8 +103,9 @@ class TraceWalker {
 
   void WriteKernel(const vprof::trace::GpuKernel& kernel, std::optional<uint64_t> call_id,
                    const NcclCallSite* call) {
+    const KernelName& name = KernelNameOf(kernel.name_iid());
     sink_.Kernel(
-        {kernel, KernelNameOf(kernel.name_iid()), OnTimeline(kernel.start_ns()), call_id, call});
+        {kernel, name.demangled, name.vprof_own, OnTimeline(kernel.start_ns()), call_id, call});
   }
 
   void AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
@@ -140,18 +142,22 @@ class TraceWalker {
     return name->second;
   }
 
+  struct KernelName {
+    std::string demangled;
+    bool vprof_own = false;
+  };
   // Demangling allocates, so each name is demangled once.
-  std::string_view KernelNameOf(uint64_t iid) {
+  const KernelName& KernelNameOf(uint64_t iid) {
     auto [name, inserted] = kernel_names_.try_emplace(iid);
-    if (inserted) name->second = DemangledKernelName(NameOf(iid));
+    if (inserted) name->second = {DemangledKernelName(NameOf(iid)), IsVprofKernel(NameOf(iid))};
     return name->second;
   }
 
   const int64_t shift_ns_;
   TimelineSink& sink_;
-  std::unordered_map<uint64_t, std::string> names_;         // by iid
-  std::unordered_map<uint64_t, std::string> kernel_names_;  // by iid, demangled
-  std::unordered_map<uint64_t, PluginComm> plugin_comms_;   // by context_id
+  std::unordered_map<uint64_t, std::string> names_;        // by iid
+  std::unordered_map<uint64_t, KernelName> kernel_names_;  // by iid
+  std::unordered_map<uint64_t, PluginComm> plugin_comms_;  // by context_id
   NcclLaunchLinks links_;
 };
 

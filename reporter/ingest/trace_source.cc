@@ -1,10 +1,10 @@
 #include "reporter/ingest/trace_source.h"
 
 #include <algorithm>
-#include <array>
 
 #include "reporter/base/rank_bounds.h"
 #include "reporter/base/units.h"
+#include "reporter/gpu/vprof_kernels.h"
 #include "reporter/trace/clock_alignment.h"
 #include "vprof_trace_fields.h"
 
@@ -15,13 +15,6 @@ namespace {
 // ncclInProgress for communicators in non-blocking mode.
 constexpr int32_t kNcclSuccess = 0;
 constexpr int32_t kNcclInProgress = 7;
-
-// vprof's own kernels (capture/audit/fingerprint_kernel.cu: the schema's CollectiveFingerprint, and
-// the LaunchCostCalibration's): their records are not the program's. The calibration's run on a
-// stream of vprof's, whose event records and syncs are not the program's either.
-constexpr std::string_view kFingerprintKernelName = "vprof_fingerprint";
-constexpr std::array<std::string_view, 2> kCalibrationKernelNames = {"vprof_calibrate",
-                                                                     "vprof_calibrate_wait"};
 
 std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view detail,
                       uint64_t packets_before) {
@@ -142,12 +135,11 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       const auto& interned = packet.interned_string();
       interned_.try_emplace(interned.iid()).first = {interned.str(),
                                                      NcclFunctionFromName(interned.str())};
-      if (interned.str() == kFingerprintKernelName) vprof_kernel_iids_.push_back(interned.iid());
-      if (std::find(kCalibrationKernelNames.begin(), kCalibrationKernelNames.end(),
-                    interned.str()) != kCalibrationKernelNames.end()) {
-        vprof_kernel_iids_.push_back(interned.iid());
-        calibration_kernel_iids_.push_back(interned.iid());
-      }
+      // vprof's own kernels are not the program's (vprof_kernels.h); the
+      // calibration's run on a stream of vprof's, whose event records and syncs
+      // are not the program's either.
+      if (IsVprofKernel(interned.str())) vprof_kernel_iids_.push_back(interned.iid());
+      if (IsCalibrationKernel(interned.str())) calibration_kernel_iids_.push_back(interned.iid());
       break;
     }
     case vprof::trace::TracePacket::kCommunicator: {

@@ -231,6 +231,7 @@ TraceFileBuilder Trace(int rank) {
         .Api("cudaGraphLaunch_v10000", info.tid, base + 6500, 50, 24)
         .GraphReplay(4, base + 7000, 800, 24, kComputeStream)
         .GraphReplay(5, 0, 0, 24, kComputeStream)  // untimed: CUPTI gave no times
+        .Kernel(kCalibrationKernel, base + 300, 2, 0, kCalibrationStream, 1, 1)
         .Write();
     AddPluginColl(
         trace, {5, 0xABC, "world", 2, 0, "AllReduce", "RING", "LL", 2, base + 5550, base + 6400});

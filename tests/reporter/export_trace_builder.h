@@ -82,6 +82,8 @@ constexpr uint64_t kBytes = kCount * 4;
 constexpr uint64_t kCallId = 1;  // per process: both ranks' all-reduce
 constexpr uint32_t kNcclStream = 13;
 constexpr uint32_t kComputeStream = 7;
+constexpr uint32_t kCalibrationStream = 9;  // vprof's own stream
+constexpr std::string_view kCalibrationKernel = "vprof_calibrate";
 // CLOCK_REALTIME − CLOCK_MONOTONIC on each host.
 constexpr int64_t kOffsetA = 1'700'000'000'000'000'000;
 constexpr int64_t kOffsetB = 1'699'999'990'000'000'123;
@@ -104,9 +106,10 @@ struct Rank {
 // (correlation 22, launched at 2000 for 200, run at 2500 for 1000 on the
 // compute stream, grid 4, block 128), a 4096-byte copy (correlation 23,
 // cudaMemcpyAsync at 3000 for 100, copied at 3200 for 400) and an NCCL
-// plugin COLL (RING, LL, 2 channels, 5550 to 6400). Rank 1 writes its GPU
-// batch before the event batch of its all-reduce, an NVTX "step" [1000, 9000]
-// and a start/end range "load" [500, 8000] started on thread 22.
+// plugin COLL (RING, LL, 2 channels, 5550 to 6400), and vprof's own
+// calibration kernel (kCalibrationKernel at 300 for 2, on kCalibrationStream). Rank 1 writes its
+// GPU batch before the event batch of its all-reduce, an NVTX "step" [1000, 9000] and a start/end
+// range "load" [500, 8000] started on thread 22.
 const Rank& RankInfo(int rank);
 
 // The mangled name CUPTI reports for the all-reduce kernel, and demangled.

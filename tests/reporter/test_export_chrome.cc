@@ -239,6 +239,20 @@ TEST_CASE("chrome: a graph replay recorded whole is one slice on its stream, its
   CHECK(OfPhase(document, "X", "graph_replay").size() == 1);
 }
 
+TEST_CASE("chrome: vprof's own kernels are drawn under a category of their own") {
+  ScratchDir dir;
+  run::Write(dir.path());
+  const JsonValue document = ExportChrome(dir.path(), dir.File("timeline.json"), 0);
+  const Events own = OfPhase(document, "X", "vprof_kernel");
+  REQUIRE(own.size() == 1);
+  const JsonValue& calibration = Named(own, std::string(run::kCalibrationKernel), 0);
+  CHECK(calibration["ts"].number() == Exactly(Us(0, 300)));
+  CHECK(calibration["dur"].number() == Exactly(0.002));
+  for (const JsonValue* kernel : OfPhase(document, "X", "kernel")) {
+    CHECK((*kernel)["name"].string() != run::kCalibrationKernel);
+  }
+}
+
 TEST_CASE("chrome: NVTX ranges and marks on their thread, plugin collectives per communicator") {
   ScratchDir dir;
   run::Write(dir.path());

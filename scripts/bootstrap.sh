@@ -7,7 +7,7 @@ packages=(g++ python3 pkg-config meson ninja-build protobuf-compiler libprotobuf
           libspdlog-dev libfmt-dev catch2
           chromium fonts-dejavu-core   # the HTML report's screenshot test: headless Chromium
           clang libclang-rt-14-dev libfuzzer-14-dev   # the fuzz targets: scripts/fuzz.sh
-          clang-format                                 # the format check: tests/format
+          clang-format-14                              # the format check: tests/format
           lld)  # links the test programs (meson.build), the sanitizer trees all of theirs
 
 missing=()

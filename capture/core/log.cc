@@ -76,7 +76,13 @@ void InitLog(LogLevel level) {
   std::call_once(once, [level] { g_logger.store(MakeLogger(level), std::memory_order_release); });
 }
 
-bool LogEnabled(LogLevel level) { return Logger().should_log(ToSpdlog(level)); }
+bool LogEnabled(LogLevel level) noexcept {
+  try {
+    return Logger().should_log(ToSpdlog(level));
+  } catch (...) {  // the logger's first allocation failed
+    return false;
+  }
+}
 
 void LogLine(LogLevel level, fmt::string_view format, fmt::format_args args) noexcept {
   // A format error (a null string argument) or a failed allocation loses the

@@ -17,8 +17,9 @@
 namespace vprof {
 
 void InitLog(LogLevel level);
-// Whether a line at `level` is written at the level InitLog set.
-bool LogEnabled(LogLevel level);
+// Whether a line at `level` is written at the level InitLog set; false when
+// the logger cannot be made. Never throws, as LogLine.
+bool LogEnabled(LogLevel level) noexcept;
 // Writes one line at `level`: `format` with `args`, as fmt::format writes them.
 // Never throws: it runs in CUPTI callbacks, NCCL wrappers and exit handlers of
 // someone else's process, where an exception would end it.

@@ -97,7 +97,9 @@ class ChromeProcessWriter : public TimelineSink {
   void Kernel(const KernelItem& kernel) override {
     const vprof::trace::GpuKernel& record = kernel.record;
     const uint32_t track = GpuTrack(record.device(), record.stream());
-    Slice(kernel.name, KernelCategory(kernel), track, kernel.start_ns,
+    // vprof's own kernels are drawn under a category of their own, which a
+    // count of the program's kernels (against torch.profiler's) leaves out.
+    Slice(kernel.name, kernel.vprof_own ? "vprof_kernel" : "kernel", track, kernel.start_ns,
           static_cast<int64_t>(record.duration_ns()))
         .BeginArgs()
         .Uint("correlation", record.correlation_id())

@@ -113,8 +113,11 @@ class HtaRankWriter : public TimelineSink {
   }
 
   void Kernel(const KernelItem& kernel) override {
+    // vprof's own kernels are not the program's: HTA picks GPU kernels by their
+    // stream, not their category, so they are not written at all.
+    if (kernel.vprof_own) return;
     const vprof::trace::GpuKernel& record = kernel.record;
-    GpuSlice(kernel.name, KernelCategory(kernel), record.device(), record.stream(), kernel.start_ns,
+    GpuSlice(kernel.name, "kernel", record.device(), record.stream(), kernel.start_ns,
              record.duration_ns(), kernel.nccl_call_id, record.context(), record.correlation_id())
         .Dims("grid", Dimension(record.grid_x()), Dimension(record.grid_y()),
               Dimension(record.grid_z()))

@@ -41,13 +41,6 @@ struct KernelItem {
   const NcclCallSite* nccl_call = nullptr;  // when the call's event was read
 };
 
-// The category a kernel's slice gets: "kernel" as tools expect for the
-// program's, "vprof_kernel" for vprof's own, so that a viewer shows them and
-// an analysis of kernels (HTA's, a count against torch.profiler) leaves them out.
-inline std::string_view KernelCategory(const KernelItem& kernel) {
-  return kernel.vprof_own ? "vprof_kernel" : "kernel";
-}
-
 struct CopyItem {
   const vprof::trace::GpuMemcpy& record;
   int64_t start_ns = 0;

@@ -51,6 +51,7 @@ class WindowSink : public TimelineSink {
     Keep(host_, {TimelineSpanKind::kNvtx, 0, range.start_ns, range.end_ns, std::move(name), ""});
   }
   void Kernel(const KernelItem& kernel) override {
+    if (kernel.vprof_own) return;  // not the program's work, as in the report's figures
     const std::string_view kind = KernelClassOf(kernel.name);
     const bool comm =
         kernel.nccl_call_id || kind == kNcclKernelClass || kind == kCustomAllReduceKernelClass;

@@ -13,10 +13,10 @@ dyn = subprocess.run(["readelf", "-d", LIBVPROF], capture_output=True, text=True
 needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dyn))
 check(needed and needed <= ALLOWED, f"unexpected dependencies: {needed - ALLOWED}")
 
-undefined = subprocess.run(["nm", "-D", "--undefined-only", LIBVPROF], capture_output=True,
-                           text=True, check=True).stdout.split()
-unbound = sorted(n for n in undefined if n.startswith(("_ZN3fmt", "_ZNK3fmt", "_ZN6spdlog",
-                                                       "_ZNK6spdlog")))
+# Demangled, so that functions, typeinfo and vtables of either are all caught.
+undefined = subprocess.run(["nm", "-D", "-C", "--undefined-only", LIBVPROF], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+unbound = sorted(n.strip() for n in undefined if re.search(r"\b(fmt|spdlog)::", n))
 check(not unbound, f"fmt or spdlog symbols left for the loader to bind: {unbound[:5]}")
 
 syms = subprocess.run(["nm", "-D", "--defined-only", LIBVPROF], capture_output=True, text=True,

@@ -11,6 +11,9 @@
 //   memcpy     s9  launch o+30 [o+200, o+210]   correlation 4k+3
 //   gemm       s7  launch o+40 [o+380, o+1020]  correlation 4k+4: the GPU runs
 //                  20 µs into the next step
+//   and in step 1 only, vprof's own kernel vprof_calibrate on s21, launch
+//                  o+60 [o+250, o+260], correlation 9 (after step 1's four):
+//                  not the program's, so in no span, lane or idle gap
 // Windows (rank 0): step 0 [0, 1020], step 1 [1020, 2020] (it starts where
 // step 0's ended), step 2 [2020, 3020]. Both measured steps last 1000 µs
 // (1005 across the ranks); the timeline step is step 1, the first of equals.

@@ -35,8 +35,8 @@ std::string FormatGpuUuid(std::string_view bytes) {
 }
 
 void GpuActivityReader::AddCaptureStatus(const vprof::trace::GpuCaptureStatus& status) {
-  record_.capture =
-      std::make_shared<const vprof::trace::GpuCaptureStatus>(status);  // the last one read holds
+  // The last one read holds.
+  record_.capture = std::make_shared<const vprof::trace::GpuCaptureStatus>(status);
   const auto& kinds = status.activity_kinds();
   record_.memory.recorded = std::find(kinds.begin(), kinds.end(), "MEMORY2") != kinds.end();
 }

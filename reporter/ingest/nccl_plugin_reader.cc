@@ -3,8 +3,9 @@
 namespace vprof::reporter {
 
 void NcclPluginReader::AddInjectionStatus(const vprof::trace::InjectionStatus& status) {
-  if (status.hook() == vprof::trace::INJECTION_HOOK_NCCL_PROFILER)
+  if (status.hook() == vprof::trace::INJECTION_HOOK_NCCL_PROFILER) {
     record_.injection = std::make_shared<const vprof::trace::InjectionStatus>(status);
+  }
 }
 
 void NcclPluginReader::AddBatch(const vprof::trace::NcclPluginBatch& batch) {

@@ -1,7 +1,8 @@
 """libvprof.so needs nothing beyond libc, libm, libdl, libpthread and the
 loader, leaves no fmt or spdlog symbol to be bound at load time (they are
-compiled in: a host process's own libfmt would otherwise answer), and exports exactly the names its tables list (NCCL wrappers, entry points,
-and the NCCL profiler-plugin structs, which must be objects)."""
+compiled in: a host process's own libfmt would otherwise answer), and exports
+exactly the names its tables list (NCCL wrappers, entry points, and the NCCL
+profiler-plugin structs, which must be objects)."""
 import os
 import re
 import subprocess

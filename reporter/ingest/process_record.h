@@ -14,7 +14,7 @@
 #include "reporter/ingest/nccl_plugin_record.h"
 #include "reporter/phases/inferred_phase_record.h"
 #include "reporter/phases/nvtx_phase_record.h"
-#include "reporter/steps/step_ledger.h"
+#include "reporter/steps/step_store.h"
 
 namespace vprof::reporter {
 

@@ -59,7 +59,7 @@ class TraceSource final : private PacketParser {
   void LimitHeldStepWork(size_t works) {
     if (steps_) steps_->LimitHeldWorks(works);
   }
-  // How many of the first steps keep their detail (StepLedger).
+  // How many of the first steps keep their detail (StepStore).
   void KeepStepDetailOfFirst(uint32_t steps) {
     if (steps_) steps_->KeepDetailOfFirst(steps);
   }

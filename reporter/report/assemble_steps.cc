@@ -7,8 +7,8 @@
 #include "reporter/gpu/gpu_report.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
-#include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_memory.h"
+#include "reporter/steps/step_store.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -21,7 +21,7 @@ constexpr std::string_view kOptimizerRule =
 struct RankSource {
   const ProcessRecord* record;
   const ProcessReport* process;
-  StepLedger* steps;
+  StepStore* steps;
   uint32_t skipped = 0;  // steps before cudaProfilerStart
 };
 
@@ -72,25 +72,25 @@ std::optional<LaunchCostEstimate> LaunchCostOf(const GpuRecord& gpu,
   return estimate;
 }
 
-// Moves the ledger's rows from `first_measured` on into the rank's report.
+// Moves the store's rows from `first_measured` on into the rank's report.
 RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) {
-  StepLedger& ledger = *source.steps;
+  StepStore& store = *source.steps;
   const int64_t offset = source.record->clock_offset_ns;
   RankStepsReport rank;
   rank.rank = source.process->rank;
   rank.file = source.process->file;
-  rank.steps_found = static_cast<uint32_t>(ledger.size());
+  rank.steps_found = static_cast<uint32_t>(store.size());
   rank.late_records = source.record->steps.late_records;
   rank.unlaunched_records = source.record->steps.unlaunched_records;
   rank.max_connections_one = source.record->steps.max_connections_one;
-  const std::optional<StepDetail> detail = ledger.DetailFrom(first_measured);
-  std::deque<StepRow> rows = ledger.TakeRows();
+  const std::optional<StepDetail> detail = store.DetailFrom(first_measured);
+  std::deque<StepRow> rows = store.TakeRows();
   if (rows.size() > first_measured) rank.steps.reserve(rows.size() - first_measured);
   std::vector<PhaseWindow> phase_spans;
   for (size_t index = first_measured; index < rows.size(); ++index) {
     rank.steps_missing_phase_ranges += rows[index].phase_ranges_missing;
     for (const StepRow::PhaseSpan& span : rows[index].phase_spans) {
-      phase_spans.push_back({ledger.phase_names()[span.phase], span.from_nvtx,
+      phase_spans.push_back({store.phase_names()[span.phase], span.from_nvtx,
                              static_cast<uint32_t>(index), span.start_ns + offset,
                              span.end_ns + offset});
     }
@@ -120,18 +120,18 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
     if (detail->longest_idle_gap) rank.longest_idle_gap = SpanOf(*detail->longest_idle_gap, offset);
   }
   rank.bucket_plan_stable = BucketPlanStable(rank.steps);
-  rank.deep_capture = DeepCaptureOf(source.record->steps, ledger);
+  rank.deep_capture = DeepCaptureOf(source.record->steps, store);
   rank.launch_cost = LaunchCostOf(source.record->gpu, rank.steps);
   return rank;
 }
 
 // The deep capture of each process under a deep schedule, with the steps of
-// its `ledger` that no window held.
+// its `store` that no window held.
 std::vector<DeepCaptureReport> UnheldSteps(const std::vector<ProcessRecord>& records,
-                                           StepLedger ProcessSteps::*ledger) {
+                                           StepStore ProcessSteps::*store) {
   std::vector<DeepCaptureReport> unheld;
   for (const ProcessRecord& record : records) {
-    if (auto deep = DeepCaptureOf(record.steps, record.steps.*ledger)) unheld.push_back(*deep);
+    if (auto deep = DeepCaptureOf(record.steps, record.steps.*store)) unheld.push_back(*deep);
   }
   return unheld;
 }
@@ -183,7 +183,7 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
   size_t unlaunched = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     ProcessSteps& steps = records[i].steps;
-    StepLedger& found = nvtx ? steps.nvtx : steps.inferred;
+    StepStore& found = nvtx ? steps.nvtx : steps.inferred;
     if (steps.any_kernels && !LaunchesRecorded(records[i].gpu)) {
       ++unlaunched;
       continue;
@@ -193,7 +193,7 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       // rule: so a node summary, which cannot know the merged report's source,
       // decides as the folder does. Its NVTX steps where it marked any.
       if (steps.nvtx.size() == 0 && steps.inferred.size() == 0) {
-        const StepLedger& unheld = steps.nvtx.shallow() > 0 ? steps.nvtx : steps.inferred;
+        const StepStore& unheld = steps.nvtx.shallow() > 0 ? steps.nvtx : steps.inferred;
         const std::optional<DeepCaptureReport> deep = DeepCaptureOf(steps, unheld);
         if (deep && deep->shallow_steps > 0) report.deep_without_steps.push_back(*deep);
       }

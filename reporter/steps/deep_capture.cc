@@ -37,13 +37,12 @@ Unheld UnheldOf(const std::vector<DeepCaptureReport>& processes) {
 
 }  // namespace
 
-std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps,
-                                               const StepLedger& ledger) {
+std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const StepStore& store) {
   if (steps.deep_schedule.empty()) return std::nullopt;
   DeepCaptureReport deep;
   deep.schedule = steps.deep_schedule;
   deep.windows = steps.deep_windows;
-  deep.shallow_steps = ledger.shallow();
+  deep.shallow_steps = store.shallow();
   deep.deep_median_ns = steps.deep_step_ns.Median();
   deep.shallow_median_ns = steps.shallow_step_ns.Median();
   return deep;

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_report.h"
+#include "reporter/steps/step_store.h"
 
 namespace vprof::reporter {
 
 // None for a process that recorded GPU activity for its whole run.
-// `ledger`: the process's ledger the report uses (NVTX or inferred steps).
-std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const StepLedger& ledger);
+// `store`: the process's store the report uses (NVTX or inferred steps).
+std::optional<DeepCaptureReport> DeepCaptureOf(const ProcessSteps& steps, const StepStore& store);
 
 // One sentence over the ranks for the text reports: the schedule, the
 // windows, the steps analyzed and left out, and what deep capture added to a

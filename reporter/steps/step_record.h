@@ -1,5 +1,5 @@
 // The result of analyzing one step of one process (step_segments.h), which
-// the step ledger (step_ledger.h) folds as soon as the step closes.
+// the step store (step_store.h) folds as soon as the step closes.
 #pragma once
 
 #include <cstdint>

@@ -235,7 +235,7 @@ void StepTracker::DropInferredOnceNvtxSteps() {
   if (inferred_dropped_ || !nvtx_.any_steps()) return;
   inferred_dropped_ = true;
   inferred_.Drop();
-  result_.inferred = StepLedger();
+  result_.inferred = StepStore();
   forward_only_inferred_ = KernelTotals();
 }
 
@@ -244,18 +244,18 @@ void StepTracker::AddDeepWindow(const vprof::trace::DeepWindow& window) {
   result_.deep_windows = static_cast<uint32_t>(deep_windows_.size());
 }
 
-bool StepTracker::InDeepWindow(const ClosedStep& step, StepLedger& ledger) {
+bool StepTracker::InDeepWindow(const ClosedStep& step, StepStore& store) {
   if (result_.deep_schedule.empty()) return true;
   const bool deep = deep_windows_.Holds(step.range_start_ns, step.range_end_ns);
-  if (&ledger == &result_.nvtx) {
+  if (&store == &result_.nvtx) {
     (deep ? result_.deep_step_ns : result_.shallow_step_ns)
         .Add(step.range_end_ns - step.range_start_ns);
   }
-  if (!deep) ledger.CountShallow();
+  if (!deep) store.CountShallow();
   return deep;
 }
 
-void StepTracker::Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only) {
+void StepTracker::Analyze(ClosedStep& step, StepStore& into, KernelTotals& forward_only) {
   training_forward_from_ns_.reset();
   if (any_off_main_compute_) CountForwardOnlyPasses(step, forward_only);
   for (GpuWork& work : step.works) {

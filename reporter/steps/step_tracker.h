@@ -1,7 +1,7 @@
 // The step analysis of one process as its trace streams past: NVTX step and
 // backward ranges, GPU records (kernels, copies, the API calls that launched
 // them, their links to NCCL calls) and NCCL calls go in; one StepResult per
-// step comes out, folded into a StepLedger at once, both for the NVTX steps and the inferred ones
+// step comes out, folded into a StepStore at once, both for the NVTX steps and the inferred ones
 // (nvtx_step_collector.h, optimizer_step_collector.h say when a step is
 // closed). Between the records and the collectors, what is in flight is kept
 // in capped tables: a launch until its GPU work arrives, GPU work until its
@@ -24,9 +24,9 @@
 #include "reporter/steps/deep_window_set.h"
 #include "reporter/steps/nvtx_step_collector.h"
 #include "reporter/steps/optimizer_step_collector.h"
-#include "reporter/steps/step_ledger.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/steps/step_segments.h"
+#include "reporter/steps/step_store.h"
 #include "reporter/trace/gpu_batch_records.h"
 #include "reporter/trace/iid_table.h"
 #include "vprof_trace.pb.h"
@@ -53,7 +53,7 @@ class StepTracker {
     calls_.LimitTo(std::min(kMaxInFlight, works));
     max_phase_ranges_ = std::max(kMinPhaseRanges, works);
   }
-  // How many of the first steps keep their detail (StepLedger): the warmup
+  // How many of the first steps keep their detail (StepStore): the warmup
   // plus kDetailedStepsPastWarmup.
   void KeepDetailOfFirst(uint32_t steps) {
     result_.nvtx.KeepDetailOfFirst(steps);
@@ -119,10 +119,10 @@ class StepTracker {
   void Dispatch(const GpuWork& work);
   void DropInferredOnceNvtxSteps();
   using KernelTotals = IidTable<ActivityTotals>;  // by kernel name iid
-  void Analyze(ClosedStep& step, StepLedger& into, KernelTotals& forward_only);
-  // Under a deep schedule: false (the step counted as shallow in `ledger`)
+  void Analyze(ClosedStep& step, StepStore& into, KernelTotals& forward_only);
+  // Under a deep schedule: false (the step counted as shallow in `store`)
   // for a step no deep window held whole.
-  bool InDeepWindow(const ClosedStep& step, StepLedger& ledger);
+  bool InDeepWindow(const ClosedStep& step, StepStore& store);
   // Also sets training_forward_from_ns_ when it finds forward-only passes.
   void CountForwardOnlyPasses(const ClosedStep& step, KernelTotals& into);
   std::map<std::string, ActivityTotals> ByName(const KernelTotals& kernels) const;

@@ -31,7 +31,7 @@ constexpr uint32_t kDetailedStepsPastWarmup = 64;
 // One step's row: the report's RankStepReport on the process's own clock,
 // and where its NVTX range (or inferred start) began.
 struct StepRow {
-  // A PhaseSpan of the step, its phase an index into the ledger's phase_names().
+  // A PhaseSpan of the step, its phase an index into the store's phase_names().
   struct PhaseSpan {
     uint32_t phase = 0;
     bool from_nvtx = true;
@@ -64,7 +64,7 @@ struct StepDetail {
   void AddStreamUse(const StepStreamUse& use);
 };
 
-class StepLedger {
+class StepStore {
  public:
   void KeepDetailOfFirst(uint32_t steps) { detailed_steps_ = steps; }
   void Add(StepResult step);
@@ -74,7 +74,7 @@ class StepLedger {
   void CountShallow() { ++shallow_; }
   uint32_t shallow() const { return shallow_; }
   const std::deque<StepRow>& rows() const { return rows_; }
-  // Hands the rows over (the ledger keeps none).
+  // Hands the rows over (the store keeps none).
   std::deque<StepRow> TakeRows() { return std::move(rows_); }
   // The phases its rows' spans name.
   const std::vector<std::string>& phase_names() const { return phase_names_; }
@@ -98,15 +98,15 @@ class StepLedger {
 // BuildStepsReport.
 struct ProcessSteps {
   // Steps from NVTX ranges matching a step pattern, in order.
-  StepLedger nvtx;
+  StepStore nvtx;
   // Steps inferred from optimizer-kernel bursts, in order; used for the
   // report only when no process has NVTX steps.
-  StepLedger inferred;
+  StepStore inferred;
   bool any_kernels = false;          // the process has GPU kernel or whole graph replay records
   bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
   std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
   // Under a deep schedule (RunHeader's Settings.deep_capture other than
-  // "always"), the ledgers hold only the steps a deep window held whole (the
+  // "always"), the stores hold only the steps a deep window held whole (the
   // others are counted as shallow). NVTX steps' durations (range start to
   // end) on both sides: their medians tell what deep capture added to a step.
   std::string deep_schedule;  // empty under always

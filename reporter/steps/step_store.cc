@@ -1,4 +1,4 @@
-#include "reporter/steps/step_ledger.h"
+#include "reporter/steps/step_store.h"
 
 #include <algorithm>
 #include <utility>
@@ -62,7 +62,7 @@ void StepDetail::AddStreamUse(const StepStreamUse& use) {
   sum.busy_ns += use.busy_ns;
 }
 
-void StepLedger::Add(StepResult step) {
+void StepStore::Add(StepResult step) {
   // Past the first steps, a step's detail goes straight into the sum.
   const bool detailed = rows_.size() < detailed_steps_;
   if (detailed) first_.emplace_back();
@@ -83,7 +83,7 @@ void StepLedger::Add(StepResult step) {
        std::move(spans)});
 }
 
-std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {
+std::optional<StepDetail> StepStore::DetailFrom(uint32_t first) const {
   const bool summed = rows_.size() > first_.size();
   if (first > first_.size() && summed) return std::nullopt;
   StepDetail detail;
@@ -92,7 +92,7 @@ std::optional<StepDetail> StepLedger::DetailFrom(uint32_t first) const {
   return detail;
 }
 
-void StepLedger::NameSpans(const std::function<std::string(uint64_t iid)>& name_of) {
+void StepStore::NameSpans(const std::function<std::string(uint64_t iid)>& name_of) {
   const auto name = [&](std::optional<StepSpan>& span) {
     if (!span) return;
     if (span->name_iid != 0) {

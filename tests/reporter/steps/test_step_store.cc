@@ -1,10 +1,10 @@
-// The step ledger keeps a row per step, and the rest of each step's result
+// The step store keeps a row per step, and the rest of each step's result
 // in detail only for its first steps: whatever step the measured window
 // starts at within those, the sums it gives equal those of the steps
 // themselves, computed here one by one.
 #include <catch2/catch.hpp>
 
-#include "reporter/steps/step_ledger.h"
+#include "reporter/steps/step_store.h"
 
 using namespace vprof::reporter;
 
@@ -102,17 +102,17 @@ void CheckDetail(const StepDetail& detail, const Expected& expected) {
 
 }  // namespace
 
-TEST_CASE("The ledger's sums from any step kept in detail equal the steps' own") {
+TEST_CASE("The store's sums from any step kept in detail equal the steps' own") {
   constexpr uint32_t kSteps = 40;
   constexpr uint32_t kDetailed = 12;
-  StepLedger ledger;
-  ledger.KeepDetailOfFirst(kDetailed);
-  for (uint32_t k = 0; k < kSteps; ++k) ledger.Add(StepNumber(k));
-  ledger.NameSpans([](uint64_t iid) { return "kernel " + std::to_string(iid); });
+  StepStore store;
+  store.KeepDetailOfFirst(kDetailed);
+  for (uint32_t k = 0; k < kSteps; ++k) store.Add(StepNumber(k));
+  store.NameSpans([](uint64_t iid) { return "kernel " + std::to_string(iid); });
 
-  REQUIRE(ledger.size() == kSteps);
+  REQUIRE(store.size() == kSteps);
   for (uint32_t k = 0; k < kSteps; ++k) {
-    const StepRow& row = ledger.rows()[k];
+    const StepRow& row = store.rows()[k];
     CHECK(row.range_start_ns == 1000 * k);
     CHECK(row.step.step == k);
     CHECK(row.step.end_ns - row.step.start_ns == 100 + k);
@@ -121,27 +121,27 @@ TEST_CASE("The ledger's sums from any step kept in detail equal the steps' own")
   }
   for (uint32_t first = 0; first <= kDetailed; ++first) {
     INFO("measured from step " << first);
-    const std::optional<StepDetail> detail = ledger.DetailFrom(first);
+    const std::optional<StepDetail> detail = store.DetailFrom(first);
     REQUIRE(detail.has_value());
     CheckDetail(*detail, ExpectedFrom(first, kSteps));
   }
   // Past the detailed steps, the summed rest would count steps before the
-  // window: the ledger says it cannot tell.
-  CHECK_FALSE(ledger.DetailFrom(kDetailed + 1).has_value());
+  // window: the store says it cannot tell.
+  CHECK_FALSE(store.DetailFrom(kDetailed + 1).has_value());
 }
 
-TEST_CASE("A ledger with no more steps than it keeps in detail gives sums from any step") {
-  StepLedger ledger;
-  ledger.KeepDetailOfFirst(8);
-  for (uint32_t k = 0; k < 5; ++k) ledger.Add(StepNumber(k));
-  ledger.NameSpans([](uint64_t iid) { return "kernel " + std::to_string(iid); });
+TEST_CASE("A store with no more steps than it keeps in detail gives sums from any step") {
+  StepStore store;
+  store.KeepDetailOfFirst(8);
+  for (uint32_t k = 0; k < 5; ++k) store.Add(StepNumber(k));
+  store.NameSpans([](uint64_t iid) { return "kernel " + std::to_string(iid); });
   for (uint32_t first = 0; first <= 7; ++first) {
     INFO("measured from step " << first);
-    const std::optional<StepDetail> detail = ledger.DetailFrom(first);
+    const std::optional<StepDetail> detail = store.DetailFrom(first);
     REQUIRE(detail.has_value());
     CheckDetail(*detail, ExpectedFrom(first, 5));
   }
-  const std::deque<StepRow> rows = ledger.TakeRows();
+  const std::deque<StepRow> rows = store.TakeRows();
   CHECK(rows.size() == 5);
   CHECK(rows.back().step.times.window_ns == 104);
 }

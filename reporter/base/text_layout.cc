@@ -40,6 +40,29 @@ std::string ElideMiddle(std::string_view text, size_t width) {
          std::string(text.substr(CodePointOffset(text, text_width - tail)));
 }
 
+namespace {
+
+// A unit after a number: "12.3 ms", "4.00 MiB", "9.66 GB/s". Trailing
+// punctuation does not count ("ms,", "MiB)").
+bool IsUnit(std::string_view word) {
+  while (!word.empty() && std::string_view(",;:.)]").find(word.back()) != std::string_view::npos) {
+    word.remove_suffix(1);
+  }
+  static constexpr std::string_view kUnits[] = {"ns", "µs",  "us",  "ms",   "s",    "min",
+                                                "B",  "KiB", "MiB", "GiB",  "TiB",  "KB",
+                                                "MB", "GB",  "TB",  "GB/s", "ns/s", "µs/s"};
+  for (const std::string_view unit : kUnits) {
+    if (word == unit) return true;
+  }
+  return false;
+}
+
+bool EndsInDigit(std::string_view word) {
+  return !word.empty() && word.back() >= '0' && word.back() <= '9';
+}
+
+}  // namespace
+
 void WriteWrapped(std::ostream& out, std::string_view text, std::string_view first_prefix,
                   std::string_view next_prefix, size_t width) {
   std::string line(first_prefix);
@@ -47,7 +70,12 @@ void WriteWrapped(std::ostream& out, std::string_view text, std::string_view fir
   bool line_has_words = false;
   size_t start = 0;
   while (start < text.size()) {
-    const size_t end = std::min(text.find(' ', start), text.size());
+    size_t end = std::min(text.find(' ', start), text.size());
+    // A number and its unit stay on one line: "12.3 ms" is one word here.
+    if (EndsInDigit(text.substr(start, end - start)) && end < text.size()) {
+      const size_t unit_end = std::min(text.find(' ', end + 1), text.size());
+      if (IsUnit(text.substr(end + 1, unit_end - end - 1))) end = unit_end;
+    }
     const std::string_view word = text.substr(start, end - start);
     start = end + 1;
     if (word.empty()) continue;

@@ -27,7 +27,8 @@ std::string ElideMiddle(std::string_view text, size_t width);
 
 // Words of `text` filled into lines of at most `width` columns: the first
 // starts with `first_prefix`, the others with `next_prefix` (a hanging
-// indent). A word longer than a line gets a line of its own.
+// indent). A word longer than a line gets a line of its own. A number and
+// the unit after it ("12.3 ms") are never split.
 void WriteWrapped(std::ostream& out, std::string_view text, std::string_view first_prefix,
                   std::string_view next_prefix, size_t width = kTextWidth);
 

@@ -42,6 +42,12 @@ std::string FormatPercent(double share) {
   return text;
 }
 
+std::string FormatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   double value = static_cast<double>(bytes);

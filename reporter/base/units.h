@@ -16,6 +16,9 @@ inline std::string FormatDurationNs(int64_t ns) { return FormatDuration(static_c
 // A share of 1 as a percentage with one decimal: 0.1234 → "12.3%".
 std::string FormatPercent(double share);
 
+// Three significant digits: 24.75 → "24.8", 1.2278e-20 → "1.23e-20".
+std::string FormatNumber(double value);
+
 // "512 B", "1.00 KiB", "100 MiB" (IEC units: 1 KiB = 1024 B).
 std::string FormatBytes(uint64_t bytes);
 

@@ -2,9 +2,9 @@
 // (a caching allocator emptied every step, or one that cannot reuse its
 // blocks), each cudaFree waiting for the device and each cudaMalloc asking
 // the driver again.
+#include "reporter/base/rank_name.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
-#include "reporter/candidates/step_figures.h"
 
 namespace vprof::reporter {
 

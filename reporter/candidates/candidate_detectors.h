@@ -24,6 +24,10 @@ inline constexpr size_t kChurnMinCommunicators = 3;
 // full step, where there is one.
 inline constexpr int64_t kAllocatorChurnMinNs = 50'000;
 inline constexpr double kAllocatorChurnMinShare = 0.005;
+// The compute candidate's kind, and the share of the step at which another
+// full-step candidate ranks before it (rank_candidates.cc).
+inline constexpr std::string_view kComputeKind = "compute";
+inline constexpr double kSignificantShare = 0.05;
 // Examples (spans) per candidate.
 inline constexpr size_t kMaxCandidateExamples = 3;
 
@@ -40,19 +44,27 @@ struct TraceWindows {
 };
 TraceWindows TraceWindowsOf(const Report& report);
 
-// Exposed communication by communicator, host-bound idle and exposed copies,
-// from the step analysis (full step, or one rank's step window).
-void DetectStepCandidates(const Report& report, std::vector<DetectedCandidate>& out);
+// From the step ledger (reporter/steps/ledger.h): compute, each
+// communication role's transfer, weight sync, host-bound idle and copies
+// (full step, or one rank's steps without full steps).
+void DetectLedgerCandidates(const Report& report, std::vector<DetectedCandidate>& out);
+// The ranks the ledger names stragglers, with the others' wait for them.
+void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>& out);
 // Without steps: NCCL kernel time and copies per process (operator scope).
 void DetectOperatorCommunication(const Report& report, std::vector<DetectedCandidate>& out);
 void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& out);
 // Many short elementwise/reduce/copy kernels (operator scope).
 void DetectLaunchBoundKernels(const Report& report, std::vector<DetectedCandidate>& out);
-// The weight-sync phase (actor window), or CUDA IPC calls without it (operator).
+// Without a step ledger: the weight-sync NVTX phase (actor window), or CUDA
+// IPC calls without it (operator); with one whose weight sync took no time,
+// the IPC calls alone.
 void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out);
-// The rank that enters collectives last, with the time the others wait for it
-// (full step).
+// Without steps: the rank that enters collectives last more often than
+// chance allows, with the time the others wait for it (host call times).
 void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out);
+// "last to arrive at 69 of its 99 collectives, where chance gives 24.8
+// (one-sided binomial p = 1.23e-20)".
+std::string ChanceText(uint64_t last, uint64_t collectives, double expected, double p_value);
 // Communicators rebuilt with the same members (operator: their lifecycle calls).
 void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate>& out);
 // Device-memory allocation calls inside the measured steps (operator: their

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <map>
 
+#include "reporter/base/rank_name.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
-#include "reporter/candidates/step_figures.h"
 
 namespace vprof::reporter {
 namespace {

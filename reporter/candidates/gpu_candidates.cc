@@ -3,10 +3,10 @@
 #include <array>
 #include <string_view>
 
+#include "reporter/base/rank_name.h"
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
-#include "reporter/candidates/step_figures.h"
 
 namespace vprof::reporter {
 namespace {

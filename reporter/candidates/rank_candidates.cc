@@ -15,20 +15,24 @@ bool AnyMeasuredStep(const Report& report) {
 
 // Full-step figures first: only they are gains on the step; actor-window and
 // operator figures are upper bounds that other ranks or overlap may hide.
-int ScopeTier(CandidateScope scope) {
-  switch (scope) {
+// Among full-step figures, compute is the floor the other causes stand on:
+// the waste that reaches kSignificantShare of the step comes first, then
+// compute, then the rest of the waste.
+int Tier(const CandidateReport& candidate) {
+  switch (candidate.scope) {
     case CandidateScope::kFullStep:
-      return 0;
+      if (candidate.kind == kComputeKind) return 1;
+      return candidate.step_share.value_or(0) >= kSignificantShare ? 0 : 2;
     case CandidateScope::kActorWindow:
-      return 1;
+      return 3;
     case CandidateScope::kOperator:
       break;
   }
-  return 2;
+  return 4;
 }
 
 bool RanksBefore(const CandidateReport& a, const CandidateReport& b) {
-  if (ScopeTier(a.scope) != ScopeTier(b.scope)) return ScopeTier(a.scope) < ScopeTier(b.scope);
+  if (Tier(a) != Tier(b)) return Tier(a) < Tier(b);
   if (a.exposed_ns != b.exposed_ns) return a.exposed_ns > b.exposed_ns;
   return a.kind < b.kind;
 }
@@ -46,13 +50,14 @@ TraceWindows TraceWindowsOf(const Report& report) {
 std::vector<CandidateReport> RankCandidates(const Report& report,
                                             const std::optional<RunContract>& contract) {
   std::vector<DetectedCandidate> detected;
-  if (AnyMeasuredStep(report)) {
-    DetectStepCandidates(report, detected);
+  if (AnyMeasuredStep(report) && report.steps->ledger) {
+    DetectLedgerCandidates(report, detected);
+    DetectLedgerStragglers(report, detected);
   } else {
     DetectOperatorCommunication(report, detected);
     DetectOperatorCopies(report, detected);
+    DetectStragglers(report, detected);
   }
-  DetectStragglers(report, detected);
   DetectLaunchBoundKernels(report, detected);
   DetectWeightSync(report, detected);
   DetectCommunicatorChurn(report, detected);

@@ -1,17 +1,23 @@
-// A straggler: the rank that enters collectives last, holding the others. Its
-// figure is its lead (collective_timing.h) summed over the collectives it
-// entered last, per step: the time the collectives would have started sooner
-// had it arrived with the next-latest rank. What it did instead comes from
-// comparing its measured steps and NVTX phases with the other ranks'.
+// A straggler: a rank the others wait for at their collectives, named only
+// when it is last in more of them than chance allows and the wait matters
+// (ledger.h: a one-sided binomial test, and a share of the step). With
+// steps, its figure is the others' exposed wait for it in the step ledger;
+// without, its lead (collective_timing.h: its enter − the next-latest
+// rank's) over the collectives it entered last, per step. What it did
+// instead comes from comparing its measured steps and NVTX phases with the
+// other ranks'.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "reporter/base/binomial_tail.h"
+#include "reporter/base/rank_name.h"
 #include "reporter/base/units.h"
 #include "reporter/base/upper_median.h"
 #include "reporter/candidates/candidate_detectors.h"
-#include "reporter/candidates/step_figures.h"
 #include "reporter/collectives/nccl_function.h"
+#include "reporter/steps/comm_roles.h"
+#include "reporter/steps/ledger.h"
 
 namespace vprof::reporter {
 namespace {
@@ -108,55 +114,19 @@ std::optional<int64_t> ClockErrorBound(const Report& report) {
   return report.time_source.clock_error_bound_ns;
 }
 
-}  // namespace
-
-void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out) {
-  const RankReport* late = nullptr;
-  const RankReport* runner_up = nullptr;
-  for (const RankReport& rank : report.ranks) {
-    if (!late || rank.total_lead_ns > late->total_lead_ns) {
-      runner_up = late;
-      late = &rank;
-    } else if (!runner_up || rank.total_lead_ns > runner_up->total_lead_ns) {
-      runner_up = &rank;
-    }
-  }
-  const TraceWindows windows = TraceWindowsOf(report);
-  const int64_t steps = static_cast<int64_t>(windows.count);
-  if (!late || late->total_lead_ns / steps < kMinLeadPerStepNs) return;
-
-  const std::string name = RankName(late->rank, late->file);
-  CandidateReport candidate;
-  candidate.kind = "straggler";
-  candidate.title = "The other ranks wait for " + name + " at collectives";
-  candidate.scope = CandidateScope::kFullStep;
-  candidate.exposed_ns = late->total_lead_ns / steps;
-  candidate.total_ns = candidate.exposed_ns;
-  candidate.count = late->last_arrivals / windows.count;
-  if (report.steps && report.steps->median_step_ns && *report.steps->median_step_ns > 0) {
-    candidate.step_share = static_cast<double>(candidate.exposed_ns) /
-                           static_cast<double>(*report.steps->median_step_ns);
-  }
-  candidate.evidence.push_back(
-      name + " entered " + std::to_string(late->last_arrivals) + " of " +
-      std::to_string(late->collectives) + " collectives last; the others waited " +
-      FormatDurationNs(candidate.exposed_ns) + " " + windows.text +
-      " for it alone (each time its enter − the next-latest rank's enter, host call times); "
-      "mean lateness " +
-      FormatDurationNs(late->mean_lateness_ns));
-  // What it did instead: only a difference that could explain a quarter of the wait, so
-  // that noise between equal ranks is not offered as the cause.
-  const int64_t explains_ns = candidate.exposed_ns / 4;
+// The evidence both kinds of straggler share: what it did instead, the
+// clocks across hosts, its longest lead as the example.
+void AddLateRankEvidence(const Report& report, const RankReport* late, int64_t wait_per_step_ns,
+                         int64_t steps, CandidateReport& candidate) {
+  // Only a difference that could explain a quarter of the wait, so that noise
+  // between equal ranks is not offered as the cause.
+  const int64_t explains_ns = wait_per_step_ns / 4;
+  if (!late) return;
   for (const std::string& excess :
        {StepExcess(report, *late, explains_ns), PhaseExcess(report, *late, explains_ns * steps)}) {
     if (!excess.empty()) candidate.evidence.push_back(excess);
   }
-  if (runner_up && runner_up->total_lead_ns > 0) {
-    candidate.evidence.push_back("next: " + RankName(runner_up->rank, runner_up->file) + ", " +
-                                 FormatDurationNs(runner_up->total_lead_ns / steps) + " per step");
-  }
-  const LeadExample& longest = late->longest_lead;
-  if (const std::optional<int64_t> bound = ClockErrorBound(report)) {
+  if (const std::optional<int64_t> bound = ClockErrorBound(report); bound && late->last_arrivals) {
     const int64_t mean_lead = late->total_lead_ns / static_cast<int64_t>(late->last_arrivals);
     candidate.evidence.push_back(
         "across hosts: mean lead " + FormatDurationNs(mean_lead) +
@@ -164,16 +134,105 @@ void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out)
         FormatDurationNs(*bound) +
         (mean_lead <= *bound ? ": the clocks cannot tell this lateness from their error" : ""));
   }
-  candidate.evidence.push_back(
-      "an upper bound of the step gain: the others may have had work to do while they waited; "
-      "the part they did not shows in their exposed communication and waiting idle");
+  const LeadExample& longest = late->longest_lead;
   if (longest.lead_ns > 0) {
     candidate.examples.push_back({late->rank, late->file, "comm " + FormatHexId(longest.comm_id),
                                   std::string(NcclFunctionName(longest.op)) + " of " +
                                       FormatBytes(longest.size_bytes) + ", its longest lead",
                                   longest.enter_ns - longest.lead_ns, longest.lead_ns});
   }
-  out.push_back({ChangeKind::kRebalanceLateRank, std::move(candidate)});
+}
+
+const RankReport* RankReportOf(const Report& report, const std::string& file) {
+  for (const RankReport& rank : report.ranks) {
+    if (rank.file == file) return &rank;
+  }
+  return nullptr;
+}
+
+// "late at 61 of 76 gradient-bucket collectives, in backward".
+std::string WhereLate(const LateRank& late) {
+  std::string text = "last at " + std::to_string(late.last_in_role) + " of its " +
+                     std::to_string(late.role_collectives) + " " +
+                     std::string(CommRoleAdjective(late.role)) + " collectives";
+  if (!late.phase.empty()) text += ", in " + late.phase;
+  return text;
+}
+
+}  // namespace
+
+std::string ChanceText(uint64_t last, uint64_t collectives, double expected, double p_value) {
+  return "last to arrive at " + std::to_string(last) + " of its " + std::to_string(collectives) +
+         " collectives, where chance gives " + FormatNumber(expected) +
+         (p_value < 1 ? " (one-sided binomial p = " + FormatNumber(p_value) + ")" : "");
+}
+
+void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  const StepsLedger& ledger = *steps.ledger;
+  for (const LateRank& late : ledger.late) {
+    if (!late.straggler) continue;
+    const RankStepsReport& rank = steps.ranks[late.index];
+    const std::string name = RankName(rank.rank, rank.file);
+    CandidateReport candidate;
+    candidate.kind = "straggler";
+    candidate.title = "The other ranks wait for " + name + " at collectives";
+    candidate.scope = ledger.full_steps ? CandidateScope::kFullStep : CandidateScope::kActorWindow;
+    candidate.exposed_ns = late.wait_per_step_ns;
+    candidate.total_ns = late.wait_per_step_ns;
+    candidate.count = late.last / std::max<uint64_t>(1, ledger.steps);
+    candidate.rank = rank.rank;
+    candidate.phase = late.phase;
+    candidate.role = CommRoleName(late.role);
+    if (ledger.full_steps && ledger.mean_step_ns > 0) {
+      candidate.step_share =
+          static_cast<double>(late.wait_per_step_ns) / static_cast<double>(ledger.mean_step_ns);
+    }
+    candidate.evidence.push_back(
+        name + " was " + ChanceText(late.last, late.collectives, late.expected_last, late.p_value) +
+        "; " + WhereLate(late));
+    candidate.evidence.push_back(
+        "the others' GPUs waited for it " + FormatDurationNs(late.wait_per_step_ns) +
+        " per step with nothing else to run, from the step ledger: in each collective, a "
+        "member's kernel is longer than the last member's by its wait for that one");
+    AddLateRankEvidence(report, RankReportOf(report, rank.file), late.wait_per_step_ns,
+                        static_cast<int64_t>(TraceWindowsOf(report).count), candidate);
+    out.push_back({ChangeKind::kRebalanceLateRank, std::move(candidate)});
+  }
+}
+
+void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out) {
+  // Without steps: host call times. Each rank's chance of entering a
+  // collective last is one in the ranks.
+  const TraceWindows windows = TraceWindowsOf(report);
+  const int64_t steps = static_cast<int64_t>(windows.count);
+  const double chance = report.ranks.empty() ? 0 : 1.0 / static_cast<double>(report.ranks.size());
+  for (const RankReport& late : report.ranks) {
+    const double p_value = BinomialUpperTail(late.last_arrivals, late.collectives, chance);
+    if (late.total_lead_ns / steps < kMinLeadPerStepNs ||
+        p_value >= kStragglerFalseAlarm / static_cast<double>(report.ranks.size())) {
+      continue;
+    }
+    const std::string name = RankName(late.rank, late.file);
+    CandidateReport candidate;
+    candidate.kind = "straggler";
+    candidate.title = "The other ranks wait for " + name + " at collectives";
+    candidate.scope = CandidateScope::kFullStep;
+    candidate.exposed_ns = late.total_lead_ns / steps;
+    candidate.total_ns = candidate.exposed_ns;
+    candidate.count = late.last_arrivals / windows.count;
+    candidate.rank = late.rank;
+    candidate.evidence.push_back(
+        name + " entered " +
+        ChanceText(late.last_arrivals, late.collectives,
+                   chance * static_cast<double>(late.collectives), p_value) +
+        " last; the others waited " + FormatDurationNs(candidate.exposed_ns) + " " + windows.text +
+        " for it alone (each time its enter − the next-latest rank's enter, host call times)");
+    candidate.evidence.push_back(
+        "an upper bound of the step gain: the others may have had work to do while they waited");
+    AddLateRankEvidence(report, &late, candidate.exposed_ns, steps, candidate);
+    out.push_back({ChangeKind::kRebalanceLateRank, std::move(candidate)});
+  }
 }
 
 }  // namespace vprof::reporter

@@ -81,6 +81,23 @@ constexpr std::array kRules = {
                "values; assumes no kernel picks its path by address beyond the allocator's "
                "alignment, which both keep",
                "", nullptr},
+    StrictRule{kFasterKernels, "faster_kernels", "S14", kNotEligible,
+               "a faster kernel for the same operator (other tiles, split-K, fusion, lower "
+               "precision) may accumulate in another order; strict mode keeps the kernels, so "
+               "only running them sooner is open to it",
+               "", nullptr},
+    StrictRule{kPrefetchShardedGathers, "prefetch_sharded_gathers", "S15", kEligible,
+               "issuing the same all-gathers and reduce-scatters earlier, with the same shards in "
+               "the same order, gathers and reduces the same values the same way",
+               "", nullptr},
+    StrictRule{kOverlapPipelineTransfers, "overlap_pipeline_transfers", "S16", kEligible,
+               "sending the same activations and gradients earlier moves the same bytes; no "
+               "arithmetic changes",
+               "", nullptr},
+    StrictRule{kDeferMetricCollectives, "defer_metric_collectives", "S17", kEligible,
+               "gathering metrics later or together moves the same bytes, and no training value "
+               "depends on when they are gathered",
+               "", nullptr},
 };
 
 }  // namespace

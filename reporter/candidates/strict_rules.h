@@ -30,6 +30,10 @@ enum class ChangeKind : uint8_t {
   kAsyncPinnedCopies,            // pinned host memory, copies on a side stream
   kRebalanceLateRank,            // make the rank that arrives last arrive with the others
   kKeepAllocations,              // keep device memory cached instead of freeing and reallocating
+  kFasterKernels,                // faster kernels for the step's compute
+  kPrefetchShardedGathers,    // sharded data parallel's gathers and reduce-scatters issued earlier
+  kOverlapPipelineTransfers,  // pipeline sends and receives overlapped with compute
+  kDeferMetricCollectives,    // metrics gathered later or together, off the step's path
 };
 
 struct StrictRule {

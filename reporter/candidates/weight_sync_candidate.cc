@@ -1,9 +1,10 @@
-// Weight sync (train → rollout): the "weight sync" NVTX phase of one process
-// (actor window), with the CUDA IPC calls behind it when weights move through
-// IPC handles; without the phase, the IPC calls alone (operator scope).
+// Weight sync (train → rollout) where the step ledger has none: the "weight
+// sync" NVTX phase of one process (actor window), with the CUDA IPC calls
+// behind it when weights move through IPC handles; without the phase, the
+// IPC calls alone (operator scope).
+#include "reporter/base/rank_name.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
-#include "reporter/candidates/step_figures.h"
 #include "reporter/phases/phase_rules.h"
 
 namespace vprof::reporter {
@@ -65,6 +66,13 @@ void DetectIpcOnly(const Report& report, std::vector<DetectedCandidate>& out) {
 }  // namespace
 
 void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out) {
+  if (report.steps && report.steps->ledger) {
+    // The ledger's weight sync is a candidate of its own (ledger_candidates.cc).
+    for (const DetectedCandidate& earlier : out) {
+      if (earlier.report.kind == "weight_sync") return;
+    }
+    return DetectIpcOnly(report, out);
+  }
   const ProcessPhasesReport* best_process = nullptr;
   const PhaseReport* best = nullptr;
   for (const ProcessPhasesReport& process : report.phases) {

@@ -202,6 +202,7 @@ std::optional<StepTimeline> CollectStepTimeline(const Report& report,
   if (!step) return std::nullopt;
   StepTimeline timeline;
   timeline.step = *step;
+  timeline.number = StepNumber(steps, *step);
   const ChartRanks shown = TimelineRanks(steps, *step);
   timeline.ranks_caption = shown.caption;
   for (const size_t index : shown.shown.indices) {

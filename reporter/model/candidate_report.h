@@ -79,14 +79,24 @@ struct CandidateAudit {
 
 struct CandidateReport {
   uint32_t rank_order = 0;  // 1 = build first
-  // "tp_communication", "gradient_buckets", "host_idle", "copies",
-  // "launch_bound_kernels", "weight_sync", "communicator_churn", "allocator_churn",
-  // "straggler", and without
-  // steps "communication".
+  // From the step ledger: "straggler", "compute", "gradient_buckets",
+  // "weight_sync", "tp_communication", "sharded_dp_communication",
+  // "pipeline_communication", "metrics_collectives", "unclassified_communication",
+  // "host_idle", "copies"; from totals: "launch_bound_kernels", "weight_sync"
+  // (CUDA IPC calls alone), "communicator_churn", "allocator_churn",
+  // "straggler" (host call times, without steps), and without steps
+  // "communication" and "copies".
   std::string kind;
   std::string title;   // one line for people
   std::string change;  // the change the rule table judged, e.g. "cuda_graph_capture"
   CandidateScope scope = CandidateScope::kFullStep;
+  // Where its time is: the rank (the late rank of a straggler, else the rank
+  // whose ledger holds the time, where one does), the phase with most of it
+  // and, for communication, the role of the collectives; none or empty
+  // where the candidate has none.
+  std::optional<int32_t> rank;
+  std::string phase;
+  std::string role;
   int64_t exposed_ns = 0;            // per measured step, on the full step (or the scope's window)
   std::optional<double> step_share;  // of the median full step; full_step scope only
   uint64_t count = 0;                // kernels, collectives or calls behind it, per step

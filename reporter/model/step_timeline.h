@@ -48,6 +48,7 @@ struct RankTimeline {
 
 struct StepTimeline {
   uint32_t step = 0;          // index among the steps found (TimelineStep's choice)
+  uint32_t number = 0;        // what the outputs call it (StepNumber)
   std::string ranks_caption;  // which ranks are drawn and why; empty when all are
   std::vector<RankTimeline> ranks;
 };

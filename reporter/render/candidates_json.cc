@@ -54,6 +54,9 @@ void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.Field("title", c.title);
   json.Field(keys::candidate::kChange, c.change);
   json.Field("scope", CandidateScopeName(c.scope));
+  json.Field("rank", c.rank);
+  json.Field("phase", c.phase);
+  json.Field("role", c.role);
   json.Field(keys::candidate::kExposedNs, c.exposed_ns);
   json.Field(keys::candidate::kStepShare, c.step_share);
   json.Field(keys::candidate::kCount, c.count);

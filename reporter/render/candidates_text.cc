@@ -5,6 +5,7 @@
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/audit_links.h"
+#include "reporter/render/candidate_where.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/table_text.h"
 
@@ -67,7 +68,9 @@ void WriteDetails(const CandidateReport& c, std::ostream& out) {
   if (c.total_ns > 0 && c.total_ns != c.exposed_ns) {
     figures += ", their whole time " + FormatDurationNs(c.total_ns) + " per step";
   }
-  WriteWrapped(out, c.title + " (" + figures + ")", std::to_string(c.rank_order) + ". ", "     ");
+  const std::string where = CandidateWhere(c);
+  WriteWrapped(out, c.title + " (" + figures + (where.empty() ? "" : "; " + where) + ")",
+               std::to_string(c.rank_order) + ". ", "     ");
   for (const std::string& line : c.evidence) WriteWrapped(out, line, "   - ", "     ");
   for (const CandidateExample& example : c.examples) WriteExample(example, out);
   WriteWrapped(out, std::string(StrictTagName(c.strict)) + ": " + c.rule, "   strict ", "     ");
@@ -85,10 +88,12 @@ void WriteCandidatesText(const Report& report, std::ostream& out) {
   if (report.steps && !report.steps->window.empty()) heading += " (" + report.steps->window + ")";
   out << '\n' << heading << ":\n";
   std::string how =
-      "Ranked by time: full_step figures first (per measured step on each step's slowest rank; "
-      "\"of step\" is their share of the median step), then actor_window and operator figures "
-      "(one process or one operator: upper bounds, not step gains). The strict tag comes from "
-      "the change and the contract only, never from the times.";
+      "Ranked by time. full_step figures first, from the step ledger (each measured step's time "
+      "on the rank that ends it, every nanosecond in one cause, so their shares of the mean step, "
+      "\"of step\", add up to at most the step): the waste of 5% of the step or more, then "
+      "compute, the floor the rest stands on, then smaller waste; then actor_window and operator "
+      "figures (one process or one operator: upper bounds, not step gains). The strict tag comes "
+      "from the change and the contract only, never from the times.";
   if (report.consistency && !report.consistency->contract_file.empty()) {
     how += " Contract: " + report.consistency->contract_file + ".";
   }

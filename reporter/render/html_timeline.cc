@@ -64,7 +64,7 @@ std::string ScriptSafe(const std::string& json) {
 }  // namespace
 
 void WriteHtmlTimeline(const StepTimeline& timeline, std::ostream& out) {
-  out << "<section id=\"step-timeline\">\n<h2>Timeline of step " << timeline.step
+  out << "<section id=\"step-timeline\">\n<h2>Timeline of step " << timeline.number
       << "<span class=\"scope\">scope: actor window</span></h2>\n<p class=\"note\">"
       << "The step of the Steps timeline, span by span on each drawn rank: NVTX ranges and NCCL "
          "calls (host time), GPU kernels, copies and memsets by stream, and the GPU's idle gaps "

@@ -21,6 +21,12 @@ void AddSteps(const Report& report, std::vector<PageSection>& sections) {
     sections.push_back({std::move(timeline), SectionChart::kStepTimeline});
   }
   sections.push_back({StepSegmentsTable(report), SectionChart::kStepSegments});
+  if (std::optional<ReportTable> ledger = LedgerTable(*report.steps)) {
+    sections.push_back({std::move(ledger)});
+  }
+  if (std::optional<ReportTable> late = LateRanksTable(*report.steps)) {
+    sections.push_back({std::move(late)});
+  }
   if (std::optional<ReportTable> full = FullStepsTable(*report.steps)) {
     sections.push_back({std::move(full)});
   }

@@ -6,11 +6,16 @@
 #include <set>
 #include <sstream>
 
+#include "reporter/base/binomial_tail.h"
+#include "reporter/base/rank_name.h"
 #include "reporter/base/units.h"
-#include "reporter/candidates/step_figures.h"
+#include "reporter/candidates/candidate_detectors.h"
+#include "reporter/render/candidate_where.h"
 #include "reporter/render/launch_cost_text.h"
+#include "reporter/steps/comm_roles.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/steps/ledger.h"
 #include "reporter/steps/memory_summary.h"
 
 namespace vprof::reporter {
@@ -58,11 +63,11 @@ std::optional<StepShares> SharesOf(const StepsReport& steps, const FullStepSprea
 }
 
 std::string StepText(const StepsReport& steps, const FullStepSpread& spread) {
-  return std::to_string(steps.full_steps.size()) + " full steps measured (" + steps.window +
-         "): median " + FormatDurationNs(*steps.median_step_ns) + ", p90 " +
+  return std::to_string(steps.full_steps.size()) + " full steps measured, " + steps.window +
+         ": median " + FormatDurationNs(*steps.median_step_ns) + ", p90 " +
          FormatDurationNs(spread.p90_ns) + ", shortest " + FormatDurationNs(spread.shortest_ns) +
          ", longest " + FormatDurationNs(spread.longest_ns) + " (step " +
-         std::to_string(spread.longest_step) + ")";
+         std::to_string(StepNumber(steps, spread.longest_step)) + ")";
 }
 
 std::string SharesText(const StepShares& s) {
@@ -79,24 +84,156 @@ std::string SharesText(const StepShares& s) {
 }
 
 std::string CandidateText(const CandidateReport& c) {
-  std::string text = c.kind + ": " + FormatDurationNs(c.exposed_ns) + " per step";
-  if (c.step_share) text += " (" + FormatPercent(*c.step_share) + " of the median step)";
+  const std::string where = CandidateWhere(c);
+  std::string text = c.kind + (where.empty() ? "" : " (" + where + ")") + ": " +
+                     FormatDurationNs(c.exposed_ns) + " per step";
+  if (c.step_share) text += " (" + FormatPercent(*c.step_share) + " of the step)";
   text += ", " + std::string(CandidateScopeName(c.scope)) + ", strict " +
           std::string(StrictTagName(c.strict)) + " (" + c.rule_id + " " + c.change + ")";
   return text;
 }
 
-// The rank most often last into collectives, from the Ranks table; empty
-// without collectives across ranks.
-std::string LastArrivalText(const Report& report) {
+// With a step ledger: the ranks it names stragglers, or that none is, with
+// the rank the others waited for most. Without: the rank most often last
+// into collectives by host call times, and whether that is more than chance.
+// Empty without collectives across ranks.
+std::string StragglerText(const Report& report) {
+  if (report.steps && report.steps->ledger) {
+    const StepsReport& steps = *report.steps;
+    const std::vector<LateRank>& late = steps.ledger->late;
+    if (late.empty()) return "";
+    std::string named;
+    for (const LateRank& each : late) {
+      if (!each.straggler) continue;
+      const RankStepsReport& rank = steps.ranks[each.index];
+      named += (named.empty() ? "" : "; ") + RankName(rank.rank, rank.file) + ", " +
+               ChanceText(each.last, each.collectives, each.expected_last, each.p_value) +
+               ": the others wait " + FormatDurationNs(each.wait_per_step_ns) + " per step";
+    }
+    if (!named.empty()) return named;
+    const LateRank& most =
+        *std::max_element(late.begin(), late.end(),
+                          [](const LateRank& a, const LateRank& b) { return a.last < b.last; });
+    const RankStepsReport& rank = steps.ranks[most.index];
+    return "none: lateness spread as by chance (most often last: " +
+           RankName(rank.rank, rank.file) + ", " +
+           ChanceText(most.last, most.collectives, most.expected_last, most.p_value) +
+           "; a rank is named when chance gives it less than " +
+           FormatPercent(kStragglerFalseAlarm) + " over all ranks and the others wait " +
+           FormatPercent(kStragglerMinShare) + " of the step or more)";
+  }
   const RankReport* most = nullptr;
   for (const RankReport& rank : report.ranks) {
     if (!most || rank.last_arrivals > most->last_arrivals) most = &rank;
   }
   if (!most || most->last_arrivals == 0 || report.ranks.size() < 2) return "";
-  return RankName(most->rank, most->file) + " entered " + std::to_string(most->last_arrivals) +
-         " of " + std::to_string(most->collectives) + " collectives last, mean lateness " +
-         FormatDurationNs(most->mean_lateness_ns);
+  const double chance = 1.0 / static_cast<double>(report.ranks.size());
+  return RankName(most->rank, most->file) + " entered " +
+         ChanceText(most->last_arrivals, most->collectives,
+                    chance * static_cast<double>(most->collectives),
+                    BinomialUpperTail(most->last_arrivals, most->collectives, chance)) +
+         " last (host call times), mean lateness " + FormatDurationNs(most->mean_lateness_ns);
+}
+
+// The first line: what bounds the step, where, how much, and the candidate
+// that says so.
+std::string VerdictText(const Report& report) {
+  if (report.candidates.empty()) {
+    return report.steps && report.steps->ledger
+               ? "nothing found to fix: no cause of the step's time passed a candidate's test"
+               : "no step measured and no candidate found";
+  }
+  const CandidateReport& top = report.candidates.front();
+  const std::string share =
+      top.step_share ? ", " + FormatPercent(*top.step_share) + " of the step" : "";
+  const std::string on = top.rank ? " on rank " + std::to_string(*top.rank) : "";
+  const std::string in = top.phase.empty() ? "" : ", most in " + top.phase;
+  std::string text;
+  if (top.kind == "straggler") {
+    const LateRank* late = nullptr;
+    if (report.steps && report.steps->ledger) {
+      for (const LateRank& each : report.steps->ledger->late) {
+        if (each.straggler && !late) late = &each;
+      }
+    }
+    text = (top.rank ? "rank " + std::to_string(*top.rank) : std::string("a rank")) + " is late";
+    if (late) {
+      text += " at " + std::to_string(late->last_in_role) + " of its " +
+              std::to_string(late->role_collectives) + " " +
+              std::string(CommRoleAdjective(late->role)) + " collectives" +
+              (late->phase.empty() ? "" : ", in " + late->phase);
+    }
+    text += ": the other ranks wait " + FormatDurationNs(top.exposed_ns) + " per step" + share;
+  } else if (top.kind == "compute") {
+    text = "GPU compute bounds the step: " + FormatDurationNs(top.exposed_ns) + " per step" + on +
+           share + in;
+  } else if (top.scope == CandidateScope::kFullStep) {
+    text = top.title + " bounds the step: " + FormatDurationNs(top.exposed_ns) + " per step" + on +
+           share + in;
+  } else {
+    text = "no full-step figure; the largest: " + top.title + ", " +
+           FormatDurationNs(top.exposed_ns) + " per step (" +
+           std::string(CandidateScopeName(top.scope)) + ")";
+  }
+  return text;
+}
+
+// Where the step goes, from the full steps' ledger: who gave it, the mean
+// step, and each cause's share with its largest parts.
+std::string LedgerText(const StepsReport& steps) {
+  const StepsLedger& ledger = *steps.ledger;
+  std::string text;
+  std::vector<std::pair<uint32_t, size_t>> givers;
+  for (size_t r = 0; r < ledger.ledger_steps.size(); ++r) {
+    if (ledger.ledger_steps[r] > 0) givers.emplace_back(ledger.ledger_steps[r], r);
+  }
+  std::stable_sort(givers.begin(), givers.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < givers.size() && i < 3; ++i) {
+    const RankStepsReport& rank = steps.ranks[givers[i].second];
+    text += (i == 0 ? "" : ", ") + RankName(rank.rank, rank.file) + " in " +
+            std::to_string(givers[i].first) + (i == 0 ? " of " + std::to_string(ledger.steps) : "");
+  }
+  text += ledger.full_steps ? " (the rank that ends the step" : " (one rank alone, no full steps";
+  text += "), " + FormatDurationNs(ledger.mean_step_ns) + " per step:";
+  // By cause, in the ledger's order; each with its three largest parts.
+  std::vector<LedgerCause> causes;
+  for (const LedgerLine& line : ledger.lines) {
+    if (std::find(causes.begin(), causes.end(), line.cause) == causes.end()) {
+      causes.push_back(line.cause);
+    }
+  }
+  std::vector<std::pair<LedgerCause, double>> by_cause;
+  for (const LedgerCause cause : causes) {
+    double share = 0;
+    for (const LedgerLine& line : ledger.lines) share += line.cause == cause ? line.share : 0;
+    by_cause.emplace_back(cause, share);
+  }
+  std::stable_sort(by_cause.begin(), by_cause.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  bool first = true;
+  for (const auto& [cause, share] : by_cause) {
+    text += std::string(first ? " " : ", ") + std::string(LedgerCauseName(cause)) + " " +
+            FormatPercent(share);
+    first = false;
+    std::string parts;
+    size_t shown = 0, lines = 0;
+    for (const LedgerLine& line : ledger.lines) lines += line.cause == cause;
+    if (lines < 2 && cause != LedgerCause::kWaitForRank) continue;
+    for (const LedgerLine& line : ledger.lines) {
+      if (line.cause != cause || shown == 3) continue;
+      std::string what = line.phase;
+      if (cause == LedgerCause::kTransfer) what = std::string(CommRoleName(line.role));
+      if (cause == LedgerCause::kWaitForRank && line.late) {
+        const RankStepsReport& late = steps.ranks[*line.late];
+        what = "for " + RankName(late.rank, late.file);
+      }
+      if (what.empty()) what = "no phase";
+      parts += (shown++ == 0 ? "" : ", ") + what + " " + FormatPercent(line.share);
+    }
+    if (!parts.empty()) text += " (" + parts + ")";
+  }
+  return text;
 }
 
 std::string HealthText(const Report& report, ReportSummary& summary) {
@@ -221,7 +358,8 @@ std::string MemoryText(const StepsReport& steps) {
     allocations << std::setprecision(3) << churn->allocations;
     parts.push_back(
         "peak " + FormatBytes(static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes))) +
-        " held from CUDA (" + RankName(*highest) + ", step " + std::to_string(peak->peak_step) +
+        " held from CUDA (" + RankName(*highest) + ", step " +
+        std::to_string(StepNumber(steps, peak->peak_step)) +
         PhasesAtPeak(*highest, static_cast<uint64_t>(std::max<int64_t>(0, peak->peak_bytes)),
                      [&](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
                        // The phase's peak must be the same step's, not an equal one elsewhere.
@@ -238,7 +376,8 @@ std::string MemoryText(const StepsReport& steps) {
     const uint64_t used = device.sampled.peak_used_bytes;
     parts.push_back("GPU " + std::to_string(device.device) + " in use at most " +
                     FormatBytes(used) + " of " + FormatBytes(device.total_bytes) + " (" +
-                    RankName(*fullest) + ", step " + std::to_string(device.peak_step) +
+                    RankName(*fullest) + ", step " +
+                    std::to_string(StepNumber(steps, device.peak_step)) +
                     PhasesAtPeak(*fullest, used,
                                  [](const PhaseMemoryReport& phase) -> std::optional<uint64_t> {
                                    if (!phase.device_memory) return std::nullopt;
@@ -261,6 +400,8 @@ std::string MemoryText(const StepsReport& steps) {
 ReportSummary SummarizeReport(const Report& report) {
   ReportSummary summary;
   std::vector<SummaryLine>& lines = summary.lines;
+  lines.push_back({"Verdict", VerdictText(report), "candidates",
+                   report.candidates.empty() ? "Fast-path candidates" : "Candidate 1"});
   // Computed once for the step line and the shares; empty without full steps (full_steps.h).
   const FullStepSpread spread =
       report.steps ? SpreadOf(report.steps->full_steps) : FullStepSpread{};
@@ -277,7 +418,9 @@ ReportSummary SummarizeReport(const Report& report) {
   }
   if (report.steps) {
     summary.shares = SharesOf(*report.steps, spread);
-    if (summary.shares) {
+    if (report.steps->ledger && report.steps->ledger->steps > 0) {
+      lines.push_back({"Where the step goes", LedgerText(*report.steps), "ledger", "Step ledger"});
+    } else if (summary.shares) {
       lines.push_back({"Where the step goes", SharesText(*summary.shares), "segments", "Steps"});
     }
   }
@@ -293,8 +436,10 @@ ReportSummary SummarizeReport(const Report& report) {
       lines.push_back({"GPU memory", memory, "segments", "Steps"});
     }
   }
-  if (const std::string last = LastArrivalText(report); !last.empty()) {
-    lines.push_back({"Straggler", last, "collectives", "Ranks"});
+  if (const std::string late = StragglerText(report); !late.empty()) {
+    lines.push_back({"Straggler", late,
+                     report.steps && report.steps->ledger ? "ledger" : "collectives",
+                     report.steps && report.steps->ledger ? "Step ledger" : "Ranks"});
   }
   lines.push_back({"Capture", HealthText(report, summary), "processes", "Processes"});
   lines.push_back({"vprof's own cost", SelfCostText(report), "processes", "Processes"});

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "reporter/base/rank_name.h"
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/audit_links.h"
@@ -14,8 +15,10 @@
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/timeline_step.h"
+#include "reporter/steps/comm_roles.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
+#include "reporter/steps/ledger.h"
 
 namespace vprof::reporter {
 namespace {
@@ -159,7 +162,7 @@ std::optional<ReportTable> TimelineTable(const StepsReport& steps) {
   if (!step) return std::nullopt;
   ReportTable table{
       .id = "timeline",
-      .title = "Timeline of step " + std::to_string(*step),
+      .title = "Timeline of step " + std::to_string(StepNumber(steps, *step)),
       .scope = "full step",
       .note =
           "the measured step whose full-step duration is nearest the median; start is the "
@@ -240,10 +243,94 @@ std::optional<ReportTable> FullStepsTable(const StepsReport& steps) {
                     .rows = {},
                     .empty_text = ""};
   for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
-    table.rows.push_back({{std::to_string(step->step)},
+    table.rows.push_back({{std::to_string(StepNumber(steps, step->step))},
                           {FormatDurationNs(step->duration_ns)},
                           {RankText(step->slowest_rank)},
                           {FormatDurationNs(step->max_exposed_comm_ns)}});
+  }
+  return table;
+}
+
+std::optional<ReportTable> LedgerTable(const StepsReport& steps) {
+  if (!steps.ledger || steps.ledger->steps == 0) return std::nullopt;
+  const StepsLedger& ledger = *steps.ledger;
+  std::string who;
+  for (size_t r = 0; r < ledger.ledger_steps.size(); ++r) {
+    if (ledger.ledger_steps[r] == 0) continue;
+    who += (who.empty() ? "" : ", ") + RankName(steps.ranks[r].rank, steps.ranks[r].file) + " in " +
+           std::to_string(ledger.ledger_steps[r]);
+  }
+  ReportTable table{
+      .id = "ledger",
+      .title = "Step ledger",
+      .scope = ledger.full_steps ? "full step" : "actor window",
+      .note =
+          std::string(ledger.full_steps
+                          ? "each measured full step's time on the rank that ends it (where "
+                            "several end it together, the one that waited longest for another), "
+                          : "no full steps across ranks: the measured steps of one rank alone, ") +
+          "every nanosecond in one cause, per step (the mean over " + std::to_string(ledger.steps) +
+          " steps; " + who + "); shares are of the mean step, " +
+          FormatDurationNs(ledger.mean_step_ns) +
+          ". Waiting for a rank: exposed communication before the collective's last member "
+          "arrived, its kernel that much longer than that member's (" +
+          std::to_string(ledger.matched_collectives) + " collectives matched across ranks, " +
+          std::to_string(ledger.unmatched_collectives) +
+          " with one member seen, all transfer); transfer: after it, by the role the evidence "
+          "names (Communicators); vprof's own cost: the launches' added time it calibrated, "
+          "taken out of host-bound idle",
+      .columns = {{"cause"}, {"per step", true}, {"of step", true}},
+      .rows = {},
+      .empty_text = ""};
+  int64_t sum_ns = 0;
+  double sum_share = 0;
+  for (const LedgerLine& line : ledger.lines) {
+    table.rows.push_back({{LedgerLineName(steps, line)},
+                          {FormatDurationNs(line.per_step_ns)},
+                          {FormatPercent(line.share)}});
+    sum_ns += line.per_step_ns;
+    sum_share += line.share;
+  }
+  table.rows.push_back({{"all causes (the ledger rank's window)"},
+                        {FormatDurationNs(sum_ns)},
+                        {FormatPercent(sum_share)}});
+  return table;
+}
+
+std::optional<ReportTable> LateRanksTable(const StepsReport& steps) {
+  if (!steps.ledger || steps.ledger->late.empty()) return std::nullopt;
+  ReportTable table{
+      .id = "late-ranks",
+      .title = "Late ranks",
+      .scope = "full step",
+      .note =
+          "the ranks the others waited for: in how many of its collectives each arrived "
+          "last (its kernel the shortest), what chance gives (each member equally likely), "
+          "the one-sided binomial p, and the ledger's wait for it. A straggler is named when "
+          "p is below " +
+          FormatNumber(kStragglerFalseAlarm) + " over the ranks tested and the wait is at least " +
+          FormatPercent(kStragglerMinShare) + " of the step",
+      .columns = {{"rank"},
+                  {"last", true},
+                  {"of", true},
+                  {"chance", true},
+                  {"p", true},
+                  {"wait per step", true},
+                  {"mostly at"},
+                  {"straggler"}},
+      .rows = {},
+      .empty_text = ""};
+  for (const LateRank& late : steps.ledger->late) {
+    const RankStepsReport& rank = steps.ranks[late.index];
+    table.rows.push_back(
+        {{RankName(rank.rank, rank.file)},
+         {std::to_string(late.last)},
+         {std::to_string(late.collectives)},
+         {FormatNumber(late.expected_last)},
+         {late.p_value < 1 ? FormatNumber(late.p_value) : std::string("-")},
+         {FormatDurationNs(late.wait_per_step_ns)},
+         {std::string(CommRoleName(late.role)) + (late.phase.empty() ? "" : ", " + late.phase)},
+         {late.straggler ? "yes" : "no"}});
   }
   return table;
 }

@@ -63,6 +63,10 @@ ReportTable ProcessesTable(const Report& report);
 std::optional<ReportTable> TimelineTable(const StepsReport& steps);
 std::optional<ReportTable> StepSegmentsTable(const Report& report);
 std::optional<ReportTable> FullStepsTable(const StepsReport& steps);
+// The step ledger's lines, and the ranks the others waited for; none
+// without a ledger.
+std::optional<ReportTable> LedgerTable(const StepsReport& steps);
+std::optional<ReportTable> LateRanksTable(const StepsReport& steps);
 ReportTable PhasesTable(const Report& report);
 ReportTable CollectivesTable(const Report& report);
 ReportTable CandidatesTable(const Report& report);

@@ -2,6 +2,8 @@
 
 #include "reporter/base/units.h"
 #include "reporter/render/json_keys.h"
+#include "reporter/steps/comm_roles.h"
+#include "reporter/steps/ledger.h"
 
 namespace vprof::reporter {
 
@@ -34,6 +36,65 @@ void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& time
     json.Field("comm_id", comm_id == 0 ? std::string() : FormatHexId(comm_id));
     json.Field("exposed_ns", ns);
   });
+  json.EndObject();
+}
+
+// A rank of StepsReport::ranks by index: its rank and trace file.
+void WriteRankOf(JsonWriter& json, const StepsReport& steps, uint32_t index) {
+  const RankStepsReport& rank = steps.ranks[index];
+  json.Field("rank", rank.rank);
+  json.Field("file", rank.file);
+}
+
+void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& ledger) {
+  json.BeginObject();
+  json.Field("steps", ledger.steps);
+  json.Field("mean_step_ns", ledger.mean_step_ns);
+  json.Field("mean_window_ns", ledger.mean_window_ns);
+  json.Field("matched_collectives", ledger.matched_collectives);
+  json.Field("unmatched_collectives", ledger.unmatched_collectives);
+  json.Key("ledger_steps");
+  json.BeginArray();
+  for (uint32_t i = 0; i < ledger.ledger_steps.size(); ++i) {
+    if (ledger.ledger_steps[i] == 0) continue;
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    WriteRankOf(json, steps, i);
+    json.Field("steps", ledger.ledger_steps[i]);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Objects(
+      "lines", ledger.lines,
+      [&](const LedgerLine& line) {
+        json.Field("name", LedgerLineName(steps, line));
+        json.Field("cause", LedgerCauseName(line.cause));
+        json.Field("role",
+                   line.cause == LedgerCause::kWaitForRank || line.cause == LedgerCause::kTransfer
+                       ? CommRoleName(line.role)
+                       : std::string_view());
+        json.Field("phase", line.phase);
+        json.Field("late_rank",
+                   line.late ? steps.ranks[*line.late].rank : std::optional<int32_t>());
+        json.Field("per_step_ns", line.per_step_ns);
+        json.Field("share", line.share);
+      },
+      JsonWriter::Layout::kOneLine);
+  json.Objects(
+      "late_ranks", ledger.late,
+      [&](const LateRank& late) {
+        WriteRankOf(json, steps, late.index);
+        json.Field("straggler", late.straggler);
+        json.Field("wait_per_step_ns", late.wait_per_step_ns);
+        json.Field("last", late.last);
+        json.Field("collectives", late.collectives);
+        json.Field("expected_last", late.expected_last);
+        json.Field("p_value", late.p_value);
+        json.Field("role", CommRoleName(late.role));
+        json.Field("last_in_role", late.last_in_role);
+        json.Field("role_collectives", late.role_collectives);
+        json.Field("phase", late.phase);
+      },
+      JsonWriter::Layout::kOneLine);
   json.EndObject();
 }
 
@@ -277,8 +338,16 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
         json.Field("duration_ns", step.duration_ns);
         json.Field("slowest_rank", step.slowest_rank);
         json.Field("max_exposed_comm_ns", step.max_exposed_comm_ns);
+        json.Field("ledger_rank", step.ledger_rank ? steps.ranks[*step.ledger_rank].rank
+                                                   : std::optional<int32_t>());
       },
       JsonWriter::Layout::kOneLine);
+  json.Key("ledger");
+  if (steps.ledger) {
+    WriteLedger(json, steps, *steps.ledger);
+  } else {
+    json.Null();
+  }
   json.Array(keys::steps::kRanks, steps.ranks,
              [&](const RankStepsReport& rank) { WriteRank(json, rank); });
   json.EndObject();

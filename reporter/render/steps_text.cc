@@ -7,6 +7,7 @@
 
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
+#include "reporter/render/report_tables.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/spread_over_ranks.h"
 #include "reporter/render/table_text.h"
@@ -170,8 +171,8 @@ void WriteFullSteps(const StepsReport& steps, std::ostream& out) {
   ReportTable table = UntitledTable(
       {{"step", true}, {"duration", true}, {"slowest rank", true}, {"max exposed comm", true}});
   for (const FullStepReport* step : ListedFullSteps(steps.full_steps)) {
-    table.rows.push_back({std::to_string(step->step), FormatDurationNs(step->duration_ns),
-                          RankText(step->slowest_rank),
+    table.rows.push_back({std::to_string(StepNumber(steps, step->step)),
+                          FormatDurationNs(step->duration_ns), RankText(step->slowest_rank),
                           FormatDurationNs(step->max_exposed_comm_ns)});
   }
   TextTableOf(table).Write(out, "  ");
@@ -215,13 +216,13 @@ void WritePhases(const StepsReport& steps, std::ostream& out) {
 
 // The first rank's buckets in its first measured step: the plan the others
 // are compared with.
-void WriteBuckets(const RankStepsReport& rank, std::ostream& out) {
+void WriteBuckets(const StepsReport& steps, const RankStepsReport& rank, std::ostream& out) {
   const RankStepReport& step = rank.steps.front();
   if (step.buckets.empty()) return;
   out << "\n";
   WriteWrapped(out,
                "Gradient buckets of rank " + RankText(rank.rank) + ", step " +
-                   std::to_string(step.step) +
+                   std::to_string(StepNumber(steps, step.step)) +
                    " (backward's reductions in issue order; offset from the window start):",
                "  ", "  ");
   ReportTable table = UntitledTable({{"#", true},
@@ -278,7 +279,9 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
           {RankText(rank.rank), phase.phase + (phase.from_nvtx ? "" : " (inferred)"),
            std::to_string(phase.steps),
            held([](const PhaseMemoryReport::Held& h) { return SignedBytes(h.peak_bytes); }),
-           held([](const PhaseMemoryReport::Held& h) { return std::to_string(h.peak_step); }),
+           held([&](const PhaseMemoryReport::Held& h) {
+             return std::to_string(StepNumber(steps, h.peak_step));
+           }),
            held([](const PhaseMemoryReport::Held& h) { return SignedBytes(h.low_bytes); }),
            phase.device_memory ? FormatBytes(phase.device_memory->peak_used_bytes) : "-",
            std::to_string(phase.device_memory ? phase.device_memory->samples : 0)});
@@ -299,7 +302,8 @@ void WritePhaseMemory(const StepsReport& steps, std::ostream& out) {
 }
 
 // NVML's samples of the rank's GPU, or why there are none.
-void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
+void WriteDeviceMemoryNote(const StepsReport& steps, const RankStepsReport& rank,
+                           std::ostream& out) {
   if (!rank.memory_unavailable.empty()) {
     WriteWrapped(out,
                  "rank " + RankText(rank.rank) +
@@ -309,16 +313,17 @@ void WriteDeviceMemoryNote(const RankStepsReport& rank, std::ostream& out) {
   if (!rank.device_memory) return;
   const RankDeviceMemory& device = *rank.device_memory;
   const uint64_t peak = device.sampled.peak_used_bytes;
-  WriteWrapped(
-      out,
-      "rank " + RankText(rank.rank) + " GPU " + std::to_string(device.device) +
-          " memory in use (the whole device, every process's; " +
-          std::to_string(device.sampled.samples) + " samples in the measured steps, every " +
-          FormatDurationNs(static_cast<int64_t>(device.interval_ns)) + "): peak " +
-          FormatBytes(peak) + " of " + FormatBytes(device.total_bytes) + " (step " +
-          std::to_string(device.peak_step) + "; headroom " + FormatBytes(device.headroom_bytes()) +
-          "), low " + FormatBytes(device.sampled.low_used_bytes),
-      "  ", "    ");
+  WriteWrapped(out,
+               "rank " + RankText(rank.rank) + " GPU " + std::to_string(device.device) +
+                   " memory in use (the whole device, every process's; " +
+                   std::to_string(device.sampled.samples) +
+                   " samples in the measured steps, every " +
+                   FormatDurationNs(static_cast<int64_t>(device.interval_ns)) + "): peak " +
+                   FormatBytes(peak) + " of " + FormatBytes(device.total_bytes) + " (step " +
+                   std::to_string(StepNumber(steps, device.peak_step)) + "; headroom " +
+                   FormatBytes(device.headroom_bytes()) + "), low " +
+                   FormatBytes(device.sampled.low_used_bytes),
+               "  ", "    ");
 }
 
 // Memory moved out and back, per measured step (mean over all of them).
@@ -351,20 +356,21 @@ void WriteTransfersNote(const RankStepsReport& rank, std::ostream& out) {
   WriteWrapped(out, line, "  ", "    ");
 }
 
-void WriteMemoryNote(const RankStepsReport& rank, std::ostream& out) {
-  WriteDeviceMemoryNote(rank, out);
+void WriteMemoryNote(const StepsReport& steps, const RankStepsReport& rank, std::ostream& out) {
+  WriteDeviceMemoryNote(steps, rank, out);
   WriteTransfersNote(rank, out);
   const std::optional<RankMemorySummary> memory = SummarizeMemory(rank);
   if (!memory) return;
-  std::string line =
-      "rank " + RankText(rank.rank) +
-      " GPU memory held from CUDA (allocated less released since the capture "
-      "began): peak " +
-      SignedBytes(memory->peak_bytes) + " (step " + std::to_string(memory->peak_step) + "), low " +
-      SignedBytes(memory->low_bytes) + "; per step " + PerStep(memory->allocations) +
-      " allocations (" + FormatBytes(static_cast<uint64_t>(memory->allocated_bytes)) + "), " +
-      PerStep(memory->releases) + " releases, " + FormatDurationNs(memory->api_ns) +
-      " in allocation calls";
+  std::string line = "rank " + RankText(rank.rank) +
+                     " GPU memory held from CUDA (allocated less released since the capture "
+                     "began): peak " +
+                     SignedBytes(memory->peak_bytes) + " (step " +
+                     std::to_string(StepNumber(steps, memory->peak_step)) + "), low " +
+                     SignedBytes(memory->low_bytes) + "; per step " + PerStep(memory->allocations) +
+                     " allocations (" +
+                     FormatBytes(static_cast<uint64_t>(memory->allocated_bytes)) + "), " +
+                     PerStep(memory->releases) + " releases, " + FormatDurationNs(memory->api_ns) +
+                     " in allocation calls";
   if (rank.memory_events_dropped > 0) {
     line += "; " + std::to_string(rank.memory_events_dropped) +
             " memory events beyond the kept ones are not counted";
@@ -372,7 +378,7 @@ void WriteMemoryNote(const RankStepsReport& rank, std::ostream& out) {
   WriteWrapped(out, line, "  ", "    ");
 }
 
-void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
+void WriteRankNotes(const StepsReport& steps, const RankStepsReport& rank, std::ostream& out) {
   std::string line = "rank " + RankText(rank.rank) + " streams:";
   for (const StreamRoleReport& stream : rank.streams) {
     line += " " + std::to_string(stream.stream) + " " + stream.role + " (";
@@ -406,7 +412,7 @@ void WriteRankNotes(const RankStepsReport& rank, std::ostream& out) {
   }
   line.pop_back();
   WriteWrapped(out, line, "  ", "    ");
-  WriteMemoryNote(rank, out);
+  WriteMemoryNote(steps, rank, out);
 }
 
 }  // namespace
@@ -464,12 +470,18 @@ void WriteStepsText(const Report& report, std::ostream& out) {
       out, "Full steps (earliest rank start to latest rank end), " + FullStepsSentence(steps) + ":",
       "  ", "    ");
   WriteFullSteps(steps, out);
+  for (const std::optional<ReportTable>& table : {LedgerTable(steps), LateRanksTable(steps)}) {
+    if (!table) continue;
+    out << "\n";
+    WriteWrapped(out, table->title + " (" + table->scope + "): " + table->note + ":", "  ", "    ");
+    TextTableOf(*table).Write(out, "  ");
+  }
   WritePhases(steps, out);
   WritePhaseMemory(steps, out);
-  if (!steps.ranks.empty()) WriteBuckets(steps.ranks.front(), out);
+  if (!steps.ranks.empty()) WriteBuckets(steps, steps.ranks.front(), out);
   out << "\n";
   if (steps.ranks.size() <= kFoldAbove) {
-    for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(rank, out);
+    for (const RankStepsReport& rank : steps.ranks) WriteRankNotes(steps, rank, out);
     return;
   }
   size_t written = 0;
@@ -478,7 +490,7 @@ void WriteStepsText(const Report& report, std::ostream& out) {
     const bool lost_records = steps.ranks[i].lost_records();
     lost += lost_records;
     if (i == 0 || (lost_records && lost <= kFoldAbove)) {
-      WriteRankNotes(steps.ranks[i], out);
+      WriteRankNotes(steps, steps.ranks[i], out);
       ++written;
     }
   }

@@ -97,9 +97,11 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
     RankStepReport& step = rank.steps.emplace_back(std::move(rows[index].step));
     step.start_ns += offset;
     step.end_ns += offset;
+    for (StepCollective& collective : step.collectives) collective.start_ns += offset;
     AddSegmentTimes(rank.total, step.times);
   }
   rows = {};
+  rank.phase_names = store.phase_names();
   AddStepMemory(source.record->gpu.memory, offset, rank.steps);
   AddSampledDeviceMemory(source.record->gpu.memory, offset, rank);
   AddPhaseMemory(source.record->gpu.memory, offset, phase_spans, rank);

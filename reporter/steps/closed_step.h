@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "reporter/steps/gpu_work.h"
@@ -19,6 +20,9 @@ struct ClosedStep {
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
   std::vector<GpuWork> works;  // launched inside the step
+  // The number the program gave the step in its range's name ("train_step
+  // 7", "ProfilerStep#7"); none for inferred steps or a name without one.
+  std::optional<uint32_t> number;
 };
 
 // The sink may move the step's work out; what it leaves behind, the collector

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reporter/base/units.h"
+#include "reporter/steps/ledger.h"
 
 namespace vprof::reporter {
 namespace {
@@ -17,12 +18,37 @@ std::string IndexRange(uint32_t first, uint32_t last) {
   return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
 }
 
+// "steps 2-20 of 20 (step 1, warmup, left out)", in the steps' numbers
+// (`number` of index 0).
 std::string WindowText(uint32_t first, uint32_t last, uint32_t found, uint32_t skipped,
-                       uint32_t warmup) {
-  std::string text = "steps " + IndexRange(first, last) + " of " + std::to_string(found) + " (";
-  if (skipped > 0) text += "steps " + IndexRange(0, skipped - 1) + " before cudaProfilerStart and ";
-  if (warmup == 0) return text + "no warmup excluded)";
-  return text + "warmup " + IndexRange(skipped, skipped + warmup - 1) + " excluded)";
+                       uint32_t warmup, uint32_t number) {
+  const auto steps = [&](uint32_t from, uint32_t to) {
+    return (from == to ? "step " : "steps ") + IndexRange(from + number, to + number);
+  };
+  std::string text = steps(first, last) + " of " + std::to_string(found);
+  std::vector<std::string> left_out;
+  if (skipped > 0) left_out.push_back(steps(0, skipped - 1) + ", before cudaProfilerStart");
+  if (warmup > 0) left_out.push_back(steps(skipped, skipped + warmup - 1) + ", warmup");
+  if (left_out.empty()) return text + " (none left out)";
+  text += " (";
+  for (size_t i = 0; i < left_out.size(); ++i) text += (i == 0 ? "" : "; ") + left_out[i];
+  return text + ", left out)";
+}
+
+// The program's numbers where every measured step of every rank has one and
+// each is its index plus the same offset (that offset's number for index 0).
+std::optional<uint32_t> ProgramFirstNumber(const StepsReport& report) {
+  std::optional<int64_t> offset;
+  for (const RankStepsReport& rank : report.ranks) {
+    for (const RankStepReport& step : rank.steps) {
+      if (!step.number) return std::nullopt;
+      const int64_t here = int64_t{*step.number} - int64_t{step.step};
+      if (offset && *offset != here) return std::nullopt;
+      offset = here;
+    }
+  }
+  if (!offset || *offset < 0) return std::nullopt;
+  return static_cast<uint32_t>(*offset);
 }
 
 int64_t Median(std::vector<int64_t> values) {
@@ -44,21 +70,25 @@ void CompleteFullSteps(StepsReport& report) {
     full_steps = std::min(full_steps, rank.steps.size());
   }
   report.steps_found = found;
+  const std::optional<uint32_t> program = ProgramFirstNumber(report);
+  report.program_numbers = program.has_value();
+  report.first_number = program.value_or(1);
   if (full_steps == 0) {
     report.problem = "a rank has only " + std::to_string(fewest) + " steps, and the first " +
                      std::to_string(report.first_measured) + " are left out (warmup" +
                      (skipped > 0 ? ", steps before cudaProfilerStart" : "") +
                      "); lower --warmup or trace more steps";
     report.window = "no measured steps";
+    BuildLedgers(report);
     return;
   }
   report.last_measured = report.first_measured + static_cast<uint32_t>(full_steps) - 1;
-  report.window =
-      WindowText(report.first_measured, report.last_measured, found, skipped, report.warmup_steps);
+  report.window = WindowText(report.first_measured, report.last_measured, found, skipped,
+                             report.warmup_steps, report.first_number);
 
   std::vector<int64_t> durations;
   for (size_t i = 0; i < full_steps; ++i) {
-    FullStepReport full{report.first_measured + static_cast<uint32_t>(i), INT64_MAX, 0, {}, 0};
+    FullStepReport full{report.first_measured + static_cast<uint32_t>(i), INT64_MAX, 0, {}, 0, {}};
     int64_t end = INT64_MIN;
     for (const RankStepsReport& rank : report.ranks) {
       const RankStepReport& step = rank.steps[i];
@@ -74,6 +104,7 @@ void CompleteFullSteps(StepsReport& report) {
     report.full_steps.push_back(full);
   }
   report.median_step_ns = Median(durations);
+  BuildLedgers(report);
 }
 
 FullStepSpread SpreadOf(const std::vector<FullStepReport>& steps) {
@@ -87,7 +118,7 @@ FullStepSpread SpreadOf(const std::vector<FullStepReport>& steps) {
     if (step.slowest_rank) ++slowest[*step.slowest_rank];
     if (step.duration_ns > longest->duration_ns) longest = &step;
   }
-  spread.longest_step = longest->step;
+  spread.longest_step = longest->step;  // an index
   std::sort(durations.begin(), durations.end());
   spread.shortest_ns = durations.front();
   spread.longest_ns = durations.back();

@@ -19,7 +19,8 @@ namespace vprof::reporter {
 // `report` from its `ranks` (each holding its steps from first_measured on),
 // `first_measured` and `warmup_steps` (the first_measured - warmup_steps steps
 // before those came before cudaProfilerStart). When some rank has no measured step, sets
-// `problem` instead of the full steps. `ranks` must not be empty.
+// `problem` instead of the full steps; else builds the ledgers (ledger.h).
+// `ranks` must not be empty.
 void CompleteFullSteps(StepsReport& report);
 
 // How the full steps spread: the shortest, the 90th percentile (nearest

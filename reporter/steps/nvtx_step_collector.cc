@@ -17,7 +17,7 @@ size_t HeldWorksPerProcess(size_t processes) {
   return std::clamp(kHeldWorksBudget / processes, kMinHeldWorks, NvtxStepCollector::kMaxHeldWorks);
 }
 
-void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
+void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns, std::optional<uint32_t> number) {
   if (end_ns < start_ns) return;
   if (last_closed_range_ && start_ns < last_closed_range_->second) return;
   // Steps it holds become part of it; one that holds it or crosses it wins.
@@ -25,7 +25,7 @@ void NvtxStepCollector::AddRange(int64_t start_ns, int64_t end_ns) {
   // those that overlap the range are one run, found by binary search. Ranges
   // that only touch (one's end is the next one's start, as back-to-back steps
   // on a coarse clock) do not overlap.
-  OpenStep step{start_ns, end_ns, SpareWorks()};
+  OpenStep step{start_ns, end_ns, SpareWorks(), number};
   // Steps of a program are alike: room for as much work as the last one
   // closed, or (before any closed) for the waiting work launched inside it,
   // saves growing the vector one doubling at a time.
@@ -97,8 +97,8 @@ void NvtxStepCollector::CloseFront() {
   open_.pop_front();
   held_works_ -= step.works.size();
   last_closed_works_ = step.works.size();
-  ClosedStep closed{step.start_ns, step.end_ns, step.start_ns, step.start_ns,
-                    std::move(step.works)};
+  ClosedStep closed{step.start_ns, step.end_ns,           step.start_ns,
+                    step.start_ns, std::move(step.works), step.number};
   if (last_window_end_)
     closed.window_start_ns = std::max(closed.window_start_ns, *last_window_end_);
   closed.window_end_ns = std::max(closed.window_start_ns, step.end_ns);

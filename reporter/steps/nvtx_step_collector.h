@@ -55,7 +55,8 @@ class NvtxStepCollector {
 
   // A range matching a step pattern. Only outermost step ranges are steps:
   // one inside another (ProfilerStep#3 around train_step) is part of it.
-  void AddRange(int64_t start_ns, int64_t end_ns);
+  // `number`: the program's number of the step, from the range's name.
+  void AddRange(int64_t start_ns, int64_t end_ns, std::optional<uint32_t> number = std::nullopt);
   void AddWork(const GpuWork& work);
   // Closes every step still open.
   void Finish();
@@ -78,6 +79,7 @@ class NvtxStepCollector {
     int64_t start_ns;
     int64_t end_ns;
     std::vector<GpuWork> works;
+    std::optional<uint32_t> number;
   };
 
   // Places work launched no later than the latest range end read.

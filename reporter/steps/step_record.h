@@ -68,6 +68,14 @@ struct StepResult {
   // be short.
   bool phase_ranges_missing = false;
   std::vector<PhaseSpan> phase_spans;  // by phase name
+  // RankStepReport's figures of the same names, their phases indexes into
+  // phase_table (the step's own: [0] is no phase).
+  std::vector<PhaseTime> compute_by_phase;
+  std::vector<PhaseTime> host_idle_by_phase;
+  std::vector<StepCollective> collectives;
+  std::vector<ExposedPiece> exposed_pieces;
+  std::vector<std::string_view> phase_table;  // static storage, or a PhaseRulesScope's
+  std::optional<uint32_t> number;             // ClosedStep's
 };
 
 }  // namespace vprof::reporter

@@ -78,6 +78,84 @@ struct BucketReport {
 };
 static_assert(sizeof(BucketReport) <= 48);
 
+// What a communication kernel was for, from evidence (comm_roles.h).
+enum class CommRole : uint8_t {
+  kUnclassified,         // no rule's evidence holds
+  kGradientBuckets,      // reductions of backward on a communicator that does not reduce in forward
+  kWeightSync,           // inside the weight-sync phase, or broadcasts outside forward and backward
+  kShardedDataParallel,  // all-gathers in forward with reduce-scatters only in backward
+  kTensorParallel,       // reductions in forward, every layer (several calls a step)
+  kPipeline,             // send/receive between stages
+  kMetrics,              // small collectives outside forward and backward
+};
+
+// A phase of one rank's steps: an index into its RankStepsReport's
+// phase_names, where 0 is "no phase" (work launched outside every phase).
+using PhaseIndex = uint16_t;
+
+// Time of one step in one phase.
+struct PhaseTime {
+  PhaseIndex phase = 0;
+  int64_t ns = 0;
+  bool operator==(const PhaseTime&) const = default;
+};
+
+// A part of a communication kernel that no compute hid, from the kernel's
+// start: [from_ns, to_ns).
+struct ExposedPiece {
+  int64_t from_ns = 0;
+  int64_t to_ns = 0;
+  bool operator==(const ExposedPiece&) const = default;
+};
+
+// A communication kernel launched in a step, with what the ledger (ledger.h)
+// needs to split its exposed time into waiting for a late rank and transfer,
+// and to name its role (comm_roles.h). The kernel that waited least for the
+// other members of its collective (the shortest) is the late rank's: every
+// other member's kernel spans its own wait for that one plus the transfer.
+// 64 bytes: a report holds every rank's communication kernels of every step.
+struct StepCollective {
+  uint64_t comm_id = 0;  // 0: linked to no intercepted call
+  uint64_t seq = 0;      // the call's seq on comm_id; 0: unknown (a group's, or unlinked)
+  uint64_t bytes = 0;
+  int64_t start_ns = 0;  // the kernel, on the process's own clock
+  int64_t duration_ns = 0;
+  int64_t exposed_ns = 0;       // the sum of its pieces
+  uint32_t first_piece = 0;     // its pieces: RankStepReport::exposed_pieces[first_piece, +pieces)
+  uint32_t correlation_id = 0;  // its launch's, as `vprof export` shows it
+  uint16_t pieces = 0;
+  PhaseIndex phase = 0;  // of its launch
+  NcclFunction function = NcclFunction::kUnknown;
+  bool in_backward = false;                 // launched inside backward (the buckets' rule)
+  CommRole role = CommRole::kUnclassified;  // once the ledgers are built
+  bool operator==(const StepCollective&) const = default;
+};
+static_assert(sizeof(StepCollective) <= 64);
+
+// What the ledger puts a nanosecond of a step window in (ledger.h).
+enum class LedgerCause : uint8_t {
+  kCompute,        // GPU compute, by phase
+  kWaitForRank,    // exposed communication while a member of the collective had not arrived
+  kTransfer,       // exposed communication once every member had arrived, by role
+  kCopy,           // copies with nothing else running
+  kHostBoundIdle,  // the GPU idle until the host launched the next work, by phase
+  kVprofCost,      // of that idle, what vprof's recording added to the launches (the least stated)
+  kWaitingIdle,    // the GPU idle with the next work launched: waiting on a stream or event
+};
+
+// One cause of one rank's step time. 16 bytes: a report holds every rank's
+// ledger of every step.
+struct LedgerItem {
+  int64_t ns = 0;
+  LedgerCause cause = LedgerCause::kCompute;
+  CommRole role = CommRole::kUnclassified;  // kWaitForRank and kTransfer: the collectives'
+  PhaseIndex phase = 0;                     // kCompute, kHostBoundIdle, kWaitForRank, kTransfer
+  // kWaitForRank: the late rank, as its index into StepsReport::ranks.
+  uint32_t late = 0;
+  bool operator==(const LedgerItem&) const = default;
+};
+static_assert(sizeof(LedgerItem) <= 16);
+
 // A span of one process's timeline that `vprof export` shows with the same
 // id in its args: "correlation:<CUPTI correlation id>" for GPU work,
 // "call_id:<vprof call id>" for an intercepted NCCL call.
@@ -192,6 +270,22 @@ struct RankStepReport {
   std::optional<StepMemory> memory;                  // none when the capture did not record memory
   std::optional<SampledDeviceMemory> device_memory;  // none without a sample in the window
   std::optional<StepTransfers> transfers;            // none when the step moved nothing
+  // The window's compute by the phase of each kernel's launch (where kernels
+  // of several phases ran at once, the earliest started one's), summing to
+  // times.compute_ns; its host-bound idle by the phase of the launch that
+  // ended each gap (where the host was), summing to times.idle_host_bound_ns.
+  std::vector<PhaseTime> compute_by_phase{};
+  std::vector<PhaseTime> host_idle_by_phase{};
+  // Every communication kernel launched in the step, and their exposed pieces.
+  std::vector<StepCollective> collectives{};
+  std::vector<ExposedPiece> exposed_pieces{};
+  // Each nanosecond of the window in one cause (ledger.h), once every rank's
+  // steps are known. (The {} on these let aggregate initializers that stop
+  // before them compile under -Wextra.)
+  std::vector<LedgerItem> ledger{};
+  // The number the program gave it in its NVTX range's name; none for
+  // inferred steps or names without one.
+  std::optional<uint32_t> number{};
 };
 
 // A stream of one process, by what it ran.
@@ -266,7 +360,9 @@ struct RankStepsReport {
   // dropped for room: their phase figures may be short.
   uint32_t steps_missing_phase_ranges = 0;
   std::vector<RankStepReport> steps;  // measured steps only, in order
-  SegmentTimes total;                 // summed over the measured steps
+  // What its steps' PhaseIndex values name; [0] is "" (no phase).
+  std::vector<std::string> phase_names{std::string()};
+  SegmentTimes total;  // summed over the measured steps
   std::vector<StepPhaseReport> phases;
   std::vector<StreamRoleReport> streams;
   // The same bucket sizes, in the same order, in every measured step: what
@@ -305,6 +401,53 @@ struct RankStepsReport {
   }
 };
 
+// One rank as the member its collectives waited for, over the measured steps.
+struct LateRank {
+  uint32_t index = 0;        // into StepsReport::ranks
+  uint64_t collectives = 0;  // of its collectives in the measured steps with ≥ 2 members seen
+  uint64_t last = 0;         // in which it arrived last (its kernel the shortest)
+  double expected_last = 0;  // by chance: the sum over those collectives of 1 ÷ their members
+  double p_value = 1;        // P(last or more by chance)
+  // The full steps' ledgers' wait for it, per full step.
+  int64_t wait_per_step_ns = 0;
+  // Of its late collectives, the role and phase (on its own steps) with the most.
+  CommRole role = CommRole::kUnclassified;
+  uint64_t last_in_role = 0;
+  uint64_t role_collectives = 0;
+  std::string phase;
+  bool straggler = false;  // passes both tests
+};
+
+// One line of the full steps' ledger: a cause, summed over the measured
+// full steps' ledgers, per step.
+struct LedgerLine {
+  LedgerCause cause = LedgerCause::kCompute;
+  CommRole role = CommRole::kUnclassified;
+  std::string phase;             // "" where the cause has none or none was named
+  std::optional<uint32_t> late;  // kWaitForRank: into StepsReport::ranks
+  int64_t per_step_ns = 0;       // mean over the full steps
+  double share = 0;              // of the mean full step
+};
+
+struct StepsLedger {
+  // Summed over the measured full steps, each its ledger rank's; without
+  // full steps (a rank without measured steps), over the measured steps of
+  // the rank with the longest mean window alone (one actor's window).
+  bool full_steps = true;
+  uint32_t steps = 0;  // the steps summed
+  // Their mean duration (a full step's: across ranks): the shares' whole.
+  int64_t mean_step_ns = 0;
+  int64_t mean_window_ns = 0;  // the ledger ranks' mean window: what the lines sum to
+  // Per rank (index into StepsReport::ranks), the steps whose ledger it gave.
+  std::vector<uint32_t> ledger_steps;
+  std::vector<LedgerLine> lines;  // largest first
+  std::vector<LateRank> late;     // ranks others waited for, the longest wait first
+  // The collectives whose members' kernels were all seen, and those of
+  // which fewer than two were (their exposed time is all transfer).
+  uint64_t matched_collectives = 0;
+  uint64_t unmatched_collectives = 0;
+};
+
 // One step across ranks.
 struct FullStepReport {
   uint32_t step = 0;                    // index among the steps found (warmup included)
@@ -312,6 +455,9 @@ struct FullStepReport {
   int64_t duration_ns = 0;              // earliest start to latest end over the ranks
   std::optional<int32_t> slowest_rank;  // the rank whose window ends last
   int64_t max_exposed_comm_ns = 0;      // over the ranks
+  // The rank whose ledger is the step's (ledger.h), as its index into
+  // StepsReport::ranks; none before the ledgers are built.
+  std::optional<uint32_t> ledger_rank{};
 };
 
 struct StepsReport {
@@ -323,12 +469,18 @@ struct StepsReport {
   // Step indexes (among the steps found, from 0) of the measured steps.
   uint32_t first_measured = 0;
   uint32_t last_measured = 0;
+  // What the outputs call step index 0 (StepNumber): the program's own number
+  // where every measured step of every rank was named with one, each its
+  // index plus the same offset; else 1, counting steps from one.
+  uint32_t first_number = 1;
+  bool program_numbers = false;  // first_number is the program's
   // "steps 2-9 of 10 (warmup 0-1 excluded)": every output names it.
   std::string window;
   std::vector<RankStepsReport> ranks;  // by rank, then file
   std::vector<FullStepReport> full_steps;
   std::optional<int64_t> median_step_ns;
-  std::string problem;  // why no steps were found; empty when some were
+  std::optional<StepsLedger> ledger;  // none without full steps
+  std::string problem;                // why no steps were found; empty when some were
   // Steps inferred from kernels: the CUDA-graph replays recorded whole in the
   // processes, whose kernels (an optimizer's among them) no inference rule sees.
   uint64_t graph_replays_recorded_whole = 0;
@@ -343,5 +495,11 @@ std::string_view ExposureReasonName(ExposureReason reason);
 // The reason of a name ExposureReasonName gives; kOther for any other name.
 ExposureReason ExposureReasonNamed(std::string_view name);
 std::string_view StepSourceName(StepSource source);  // "nvtx", "inferred_optimizer_kernels"
+
+// What every output but the JSON report's indexes calls the step of index
+// `index` among the steps found.
+inline uint32_t StepNumber(const StepsReport& steps, uint32_t index) {
+  return steps.first_number + index;
+}
 
 }  // namespace vprof::reporter

@@ -46,7 +46,16 @@ struct Scratch {
   std::vector<const GpuWork*> spare_compute;
   std::vector<std::pair<int64_t, int64_t>> first_launch_starting_at;
   std::vector<std::pair<int64_t, int64_t>> spare_first_launch;
-  std::vector<std::pair<int64_t, uint32_t>> running_comm;  // (clipped start, work), sorted
+  std::vector<std::pair<int64_t, uint32_t>> running_comm;     // (clipped start, work), sorted
+  std::vector<std::pair<int64_t, uint32_t>> running_compute;  // likewise
+  std::vector<int64_t> compute_by_phase;                      // by step-local phase index
+  std::vector<int64_t> idle_by_phase;
+  struct Piece {
+    uint32_t work;
+    int64_t from_ns;
+    int64_t to_ns;
+  };
+  std::vector<Piece> exposed_pieces;  // in time order
   std::vector<int64_t> exposed_of;
   std::vector<uint32_t> reductions;
   std::vector<std::pair<uint64_t, int64_t>> exposed_by_comm;  // (comm_id, ns), one per kernel
@@ -76,6 +85,28 @@ uint32_t LaunchesOf(std::span<const GpuWork> works, std::vector<uint32_t>& graph
   return launches +
          static_cast<uint32_t>(std::unique(graph_launches.begin(), graph_launches.end()) -
                                graph_launches.begin());
+}
+
+// Opens or closes `work`, started (clipped) at `start_ns`, in `running`:
+// sorted by start, so that its front is the earliest started.
+void Track(std::vector<std::pair<int64_t, uint32_t>>& running, int64_t start_ns, uint32_t work,
+           bool opens) {
+  const std::pair<int64_t, uint32_t> entry{start_ns, work};
+  const auto position = std::lower_bound(running.begin(), running.end(), entry);
+  if (opens) {
+    running.insert(position, entry);
+  } else if (position != running.end() && *position == entry) {
+    running.erase(position);
+  }
+}
+
+// Per phase index, the non-zero sums.
+std::vector<PhaseTime> PhaseTimes(const std::vector<int64_t>& by_phase) {
+  std::vector<PhaseTime> times;
+  for (size_t phase = 0; phase < by_phase.size(); ++phase) {
+    if (by_phase[phase] != 0) times.push_back({static_cast<PhaseIndex>(phase), by_phase[phase]});
+  }
+  return times;
 }
 
 bool IsReduction(NcclFunction function) {
@@ -155,6 +186,45 @@ std::vector<StepStreamUse> StreamUses(std::span<const GpuWork> works, Scratch& s
   return uses;
 }
 
+// Every communication kernel of the step with its exposed pieces (from the
+// sweep, in time order), adjacent pieces joined.
+template <typename InBackward>
+void CollectivesOf(std::span<const GpuWork> works, const StepContext& context,
+                   const InBackward& in_backward, Scratch& scratch, StepResult& result) {
+  std::vector<Scratch::Piece>& pieces = scratch.exposed_pieces;
+  std::stable_sort(
+      pieces.begin(), pieces.end(),
+      [](const Scratch::Piece& a, const Scratch::Piece& b) { return a.work < b.work; });
+  auto next_piece = pieces.begin();
+  for (uint32_t i = 0; i < works.size(); ++i) {
+    const GpuWork& work = works[i];
+    if (work.kind != WorkKind::kComm) continue;
+    StepCollective collective;
+    collective.comm_id = work.comm_id;
+    collective.seq = i < context.work_seq.size() ? context.work_seq[i] : 0;
+    collective.bytes = work.bytes;
+    collective.start_ns = work.start_ns;
+    collective.duration_ns = work.end_ns - work.start_ns;
+    collective.first_piece = static_cast<uint32_t>(result.exposed_pieces.size());
+    collective.correlation_id = work.correlation_id;
+    collective.phase = i < context.work_phase.size() ? context.work_phase[i] : 0;
+    collective.function = work.function;
+    collective.in_backward = in_backward(work);
+    for (; next_piece != pieces.end() && next_piece->work == i; ++next_piece) {
+      const int64_t from = next_piece->from_ns - work.start_ns;
+      const int64_t to = next_piece->to_ns - work.start_ns;
+      collective.exposed_ns += to - from;
+      if (collective.pieces > 0 && result.exposed_pieces.back().to_ns == from) {
+        result.exposed_pieces.back().to_ns = to;
+      } else {
+        result.exposed_pieces.push_back({from, to});
+        ++collective.pieces;
+      }
+    }
+    result.collectives.push_back(collective);
+  }
+}
+
 }  // namespace
 
 StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t window_end_ns,
@@ -228,10 +298,21 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   // The sweep: between two consecutive edges the set of running work is
   // fixed, so each such piece of the window is classified once.
   int counts[3] = {0, 0, 0};
-  // Running collectives by start, the oldest first: a handful at most, so a
-  // sorted vector.
+  // Running collectives and (for the ledger's phases) compute by start, the
+  // oldest first: a handful at most, so sorted vectors.
   std::vector<std::pair<int64_t, uint32_t>>& running_comm = scratch.running_comm;
+  std::vector<std::pair<int64_t, uint32_t>>& running_compute = scratch.running_compute;
   running_comm.clear();
+  running_compute.clear();
+  const bool full = depth == StepAnalysis::kFull;
+  const auto phase_of = [&](uint32_t work) -> PhaseIndex {
+    return work < context.work_phase.size() ? context.work_phase[work] : 0;
+  };
+  size_t phases = 1;
+  for (const PhaseIndex phase : context.work_phase) phases = std::max<size_t>(phases, phase + 1);
+  scratch.compute_by_phase.assign(full ? phases : 0, 0);
+  scratch.idle_by_phase.assign(full ? phases : 0, 0);
+  scratch.exposed_pieces.clear();
   std::vector<int64_t>& exposed_of = scratch.exposed_of;
   exposed_of.assign(works.size(), 0);
   int64_t longest_gap = -1;
@@ -243,13 +324,9 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       const GpuWork& work = works[edge.work];
       counts[static_cast<int>(work.kind)] += edge.opens ? 1 : -1;
       if (work.kind == WorkKind::kComm) {
-        const std::pair<int64_t, uint32_t> entry{clipped[edge.work].first, edge.work};
-        const auto position = std::lower_bound(running_comm.begin(), running_comm.end(), entry);
-        if (edge.opens) {
-          running_comm.insert(position, entry);
-        } else if (position != running_comm.end() && *position == entry) {
-          running_comm.erase(position);
-        }
+        Track(running_comm, clipped[edge.work].first, edge.work, edge.opens);
+      } else if (work.kind == WorkKind::kCompute && full) {
+        Track(running_compute, clipped[edge.work].first, edge.work, edge.opens);
       }
     }
     const int64_t until =
@@ -257,11 +334,13 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
     const int64_t length = until - at;
     if (counts[static_cast<int>(WorkKind::kCompute)] > 0) {
       times.compute_ns += length;
+      if (full) scratch.compute_by_phase[phase_of(running_compute.front().second)] += length;
       if (counts[static_cast<int>(WorkKind::kComm)] > 0) times.overlapped_comm_ns += length;
     } else if (counts[static_cast<int>(WorkKind::kComm)] > 0) {
       times.exposed_comm_ns += length;
       const uint32_t comm = running_comm.front().second;
       exposed_of[comm] += length;
+      if (full) scratch.exposed_pieces.push_back({comm, at, until});
       // Blocking: the compute kernel that next runs was queued before the
       // collective ended, so the GPU had work that waited for it.
       const auto next_compute =
@@ -285,6 +364,7 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
       }
       const bool waiting = ender && works[*ender].launch_ns <= at;
       (waiting ? times.idle_waiting_ns : times.idle_host_bound_ns) += length;
+      if (full && !waiting) scratch.idle_by_phase[ender ? phase_of(*ender) : 0] += length;
       if (ender && length > longest_gap) {
         longest_gap = length;
         result.longest_idle_gap = StepSpan{works[*ender].correlation_id,
@@ -365,6 +445,9 @@ StepResult AnalyzeStep(int64_t range_start_ns, int64_t window_start_ns, int64_t 
   }
 
   result.streams = StreamUses(works, scratch);
+  result.compute_by_phase = PhaseTimes(scratch.compute_by_phase);
+  result.host_idle_by_phase = PhaseTimes(scratch.idle_by_phase);
+  CollectivesOf(works, context, in_backward, scratch, result);
   return result;
 }
 

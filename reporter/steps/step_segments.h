@@ -22,6 +22,12 @@ struct StepContext {
   // first optimizer kernel.
   bool has_backward_phase = false;
   std::vector<std::pair<int64_t, int64_t>> backward;
+  // Per work, in `works` order, where given (else every work has phase 0
+  // and seq 0): the phase of its launch, a step-local index (StepResult's
+  // phase_table), and for communication kernels the seq of the call that
+  // launched them (0: unknown).
+  std::span<const PhaseIndex> work_phase;
+  std::span<const uint64_t> work_seq;
 };
 
 // How much of a StepResult to fill: all of it, or only its times (the

@@ -70,17 +70,39 @@ void StepStore::Add(StepResult step) {
   std::vector<StepRow::PhaseSpan> spans;
   spans.reserve(step.phase_spans.size());
   for (const PhaseSpan& span : step.phase_spans) {
-    auto name = std::find(phase_names_.begin(), phase_names_.end(), span.phase);
-    if (name == phase_names_.end()) name = phase_names_.emplace(name, span.phase);
-    spans.push_back({static_cast<uint32_t>(name - phase_names_.begin()), span.from_nvtx,
-                     span.start_ns, span.end_ns});
+    spans.push_back({IndexOf(span.phase), span.from_nvtx, span.start_ns, span.end_ns});
   }
+  // The step's own phase indexes, as the store's.
+  std::vector<PhaseIndex> store_index;
+  store_index.reserve(step.phase_table.size());
+  for (const std::string_view phase : step.phase_table) {
+    store_index.push_back(phase.empty() ? PhaseIndex{0} : IndexOf(phase));
+  }
+  for (PhaseTime& time : step.compute_by_phase) time.phase = store_index[time.phase];
+  for (PhaseTime& time : step.host_idle_by_phase) time.phase = store_index[time.phase];
+  for (StepCollective& collective : step.collectives) {
+    collective.phase = store_index[collective.phase];
+  }
+  RankStepReport report;
+  report.step = static_cast<uint32_t>(rows_.size());
+  report.launches = step.launches;
+  report.start_ns = step.start_ns;
+  report.end_ns = step.end_ns;
+  report.times = std::move(step.times);
+  report.buckets = std::move(step.buckets);
+  report.number = step.number;
+  report.compute_by_phase = std::move(step.compute_by_phase);
+  report.host_idle_by_phase = std::move(step.host_idle_by_phase);
+  report.collectives = std::move(step.collectives);
+  report.exposed_pieces = std::move(step.exposed_pieces);
   rows_.push_back(
-      {step.range_start_ns,
-       step.phase_ranges_missing,
-       {static_cast<uint32_t>(rows_.size()), step.launches, step.start_ns, step.end_ns,
-        std::move(step.times), std::move(step.buckets), std::nullopt, std::nullopt, std::nullopt},
-       std::move(spans)});
+      {step.range_start_ns, step.phase_ranges_missing, std::move(report), std::move(spans)});
+}
+
+PhaseIndex StepStore::IndexOf(std::string_view phase) {
+  auto name = std::find(phase_names_.begin(), phase_names_.end(), phase);
+  if (name == phase_names_.end()) name = phase_names_.emplace(name, phase);
+  return static_cast<PhaseIndex>(name - phase_names_.begin());
 }
 
 std::optional<StepDetail> StepStore::DetailFrom(uint32_t first) const {

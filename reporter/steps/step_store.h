@@ -33,7 +33,7 @@ constexpr uint32_t kDetailedStepsPastWarmup = 64;
 struct StepRow {
   // A PhaseSpan of the step, its phase an index into the store's phase_names().
   struct PhaseSpan {
-    uint32_t phase = 0;
+    PhaseIndex phase = 0;
     bool from_nvtx = true;
     int64_t start_ns = 0;
     int64_t end_ns = 0;
@@ -76,7 +76,8 @@ class StepStore {
   const std::deque<StepRow>& rows() const { return rows_; }
   // Hands the rows over (the store keeps none).
   std::deque<StepRow> TakeRows() { return std::move(rows_); }
-  // The phases its rows' spans name.
+  // The phases its rows name (spans, and the ledger's figures by phase); [0]
+  // is no phase.
   const std::vector<std::string>& phase_names() const { return phase_names_; }
   // The detail summed over the steps from `first` on; none when `first` is
   // past the steps kept in detail and steps after it were summed.
@@ -86,10 +87,11 @@ class StepStore {
 
  private:
   uint32_t detailed_steps_ = 1 + kDetailedStepsPastWarmup;
-  std::deque<StepRow> rows_;              // grows by blocks: no spare room to double
-  std::vector<StepDetail> first_;         // the first detailed_steps_ steps, one each
-  StepDetail rest_;                       // summed over the steps after them
-  std::vector<std::string> phase_names_;  // a handful: found by a walk
+  std::deque<StepRow> rows_;       // grows by blocks: no spare room to double
+  std::vector<StepDetail> first_;  // the first detailed_steps_ steps, one each
+  StepDetail rest_;                // summed over the steps after them
+  std::vector<std::string> phase_names_{std::string()};  // a handful: found by a walk
+  PhaseIndex IndexOf(std::string_view phase);
   uint32_t shallow_ = 0;
 };
 

@@ -57,6 +57,22 @@ void StepTracker::AddEnvironment(const vprof::trace::RunHeader& header) {
   }
 }
 
+namespace {
+
+// The number a step range's name ends with ("train_step 7", "ProfilerStep#7"),
+// when it fits 32 bits.
+std::optional<uint32_t> TrailingNumber(std::string_view name) {
+  size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  const std::string_view number = name.substr(digits);
+  if (number.empty() || number.size() > 9) return std::nullopt;
+  uint32_t value = 0;
+  for (const char digit : number) value = value * 10 + static_cast<uint32_t>(digit - '0');
+  return value;
+}
+
+}  // namespace
+
 StepTracker::RangeKind StepTracker::KindOf(const vprof::trace::NvtxRange& range) {
   if (range.kind() == vprof::trace::NVTX_KIND_MARK) return {};
   const uint64_t domain = range.domain_iid();
@@ -68,8 +84,9 @@ StepTracker::RangeKind StepTracker::KindOf(const vprof::trace::NvtxRange& range)
     const std::string name = name_of_(range.name_iid());
     if (patterns_.Matches(name)) {
       kind.role = RangeRole::kStep;
+      kind.step_number = TrailingNumber(name);
     } else if (const auto rule = MatchPhaseRule(name)) {
-      kind = {RangeRole::kPhase, rule->phase};
+      kind = {RangeRole::kPhase, rule->phase, std::nullopt};
     }
   }
   return kind;
@@ -79,7 +96,7 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
   for (const auto& range : batch.range()) {
     const RangeKind kind = KindOf(range);
     if (kind.role == RangeRole::kStep) {
-      nvtx_.AddRange(Signed(range.start_ns()), Signed(range.end_ns()));
+      nvtx_.AddRange(Signed(range.start_ns()), Signed(range.end_ns()), kind.step_number);
     } else if (kind.role == RangeRole::kPhase) {
       if (kind.phase == kBackwardPhase) any_backward_ = true;
       any_phase_range_ = true;
@@ -169,7 +186,11 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
 
 void StepTracker::AddNcclCall(const vprof::trace::NcclEvent& event, NcclFunction function) {
   if (event.call_id() == 0) return;
-  calls_.Put(event.call_id(), {function, event.comm_id(), event.bytes()});
+  // Only a collective called outside a group has a seq of its own; a
+  // group's collectives launch their kernels from its ncclGroupEnd.
+  const bool own_seq = RoleOf(function) == FunctionRole::kCollective && event.group_depth() == 0;
+  calls_.Put(event.call_id(),
+             {function, event.comm_id(), event.bytes(), own_seq ? event.seq() : uint64_t{0}});
 }
 
 void StepTracker::AddWork(GpuWork work, bool from_graph) {
@@ -258,13 +279,16 @@ bool StepTracker::InDeepWindow(const ClosedStep& step, StepStore& store) {
 void StepTracker::Analyze(ClosedStep& step, StepStore& into, KernelTotals& forward_only) {
   training_forward_from_ns_.reset();
   if (any_off_main_compute_) CountForwardOnlyPasses(step, forward_only);
-  for (GpuWork& work : step.works) {
+  work_seq_.assign(step.works.size(), 0);
+  for (size_t i = 0; i < step.works.size(); ++i) {
+    GpuWork& work = step.works[i];
     if (work.kind != WorkKind::kComm || work.call_id == 0) continue;
     const NcclCall* call = calls_.Find(work.call_id);
     if (!call) continue;
     work.function = call->function;
     work.comm_id = call->comm_id;
     work.bytes = call->bytes;
+    work_seq_[i] = call->seq;
   }
   // A call's kernels run in the step that launched them: once it is
   // analyzed, its calls are done with (a graph replay's kernels included).
@@ -281,8 +305,14 @@ void StepTracker::Analyze(ClosedStep& step, StepStore& into, KernelTotals& forwa
     }
   }
   auto phases = PhasesOf(step, context);
+  std::vector<std::string_view> phase_table;
+  WorkPhases(step, phase_table);
+  context.work_phase = work_phase_;
+  context.work_seq = work_seq_;
   StepResult result = AnalyzeStep(step.range_start_ns, step.window_start_ns, step.window_end_ns,
                                   step.works, context);
+  result.phase_table = std::move(phase_table);
+  result.number = step.number;
   result.phases = std::move(phases);
   result.phase_ranges_missing = step.range_start_ns <= dropped_phase_ranges_until_ns_;
   // A process with NVTX phases keeps to them, even in a step whose ranges
@@ -351,6 +381,57 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
     if (!launches.empty()) spans.push_back({phase, false, launches.first, launches.last});
   }
   return spans;
+}
+
+void StepTracker::WorkPhases(const ClosedStep& step, std::vector<std::string_view>& phase_table) {
+  phase_table.assign(1, std::string_view());
+  work_phase_.assign(step.works.size(), 0);
+  const auto index_of = [&](std::string_view phase) {
+    auto name = std::find(phase_table.begin(), phase_table.end(), phase);
+    if (name == phase_table.end()) name = phase_table.insert(name, phase);
+    return static_cast<PhaseIndex>(name - phase_table.begin());
+  };
+  if (any_phase_range_) {
+    const auto [first, last] = PhaseRangesNear(step.range_start_ns, step.range_end_ns);
+    for (size_t i = 0; i < step.works.size(); ++i) {
+      const int64_t launch = step.works[i].launch_ns;
+      const PhaseRange* innermost = nullptr;
+      for (auto range = first; range != last; ++range) {
+        if (launch < range->start_ns || launch > range->end_ns) continue;
+        if (!innermost ||
+            range->end_ns - range->start_ns < innermost->end_ns - innermost->start_ns) {
+          innermost = &*range;
+        }
+      }
+      if (innermost) work_phase_[i] = index_of(innermost->phase);
+    }
+    return;
+  }
+  if (!main_tid_) return;
+  const auto training_compute = [](const GpuWork& work) {
+    return work.kind == WorkKind::kCompute && !work.optimizer;
+  };
+  int64_t last_backward = INT64_MIN;
+  for (const GpuWork& work : step.works) {
+    if (training_compute(work) && work.tid != *main_tid_) {
+      last_backward = std::max(last_backward, work.launch_ns);
+    }
+  }
+  for (size_t i = 0; i < step.works.size(); ++i) {
+    const GpuWork& work = step.works[i];
+    if (work.kind == WorkKind::kCopy) continue;
+    if (work.optimizer) {
+      work_phase_[i] = index_of(kOptimizerPhase);
+    } else if (last_backward == INT64_MIN) {
+      continue;  // no backward to tell forward from
+    } else if (work.tid != *main_tid_) {
+      work_phase_[i] = index_of(kBackwardPhase);
+    } else if (work.kind == WorkKind::kCompute && work.launch_ns < last_backward) {
+      const bool forward_only =
+          training_forward_from_ns_ && work.launch_ns < *training_forward_from_ns_;
+      work_phase_[i] = index_of(forward_only ? kLogprobPhase : kForwardPhase);
+    }
+  }
 }
 
 std::vector<std::pair<std::string, SegmentTimes>> StepTracker::PhasesOf(

@@ -99,11 +99,13 @@ class StepTracker {
     NcclFunction function = NcclFunction::kUnknown;
     uint64_t comm_id = 0;
     uint64_t bytes = 0;
+    uint64_t seq = 0;  // a collective called outside a group; else 0
   };
   enum class RangeRole : uint8_t { kNone, kStep, kPhase };
   struct RangeKind {
     RangeRole role = RangeRole::kNone;
-    std::string_view phase;  // kPhase: the phase (phase_rules.h), static storage
+    std::string_view phase;               // kPhase: the phase (phase_rules.h), static storage
+    std::optional<uint32_t> step_number;  // kStep: the number its name ends with
   };
   struct PhaseRange {
     std::string_view phase;
@@ -147,6 +149,11 @@ class StepTracker {
   // forward and backward none when no compute came from another thread (no
   // backward to tell them apart).
   std::vector<PhaseSpan> InferredPhaseSpans(const ClosedStep& step) const;
+  // The phase of each work's launch into work_phase_, as indexes into
+  // phase_table (its [0] is no phase): the innermost NVTX phase range
+  // holding the launch, or without NVTX phases the inferred phase of the
+  // work itself by the rules of InferredPhaseSpans.
+  void WorkPhases(const ClosedStep& step, std::vector<std::string_view>& phase_table);
   // Steps close in start order, so once a step starting at `start_ns` is
   // analyzed, no later step needs a range that ended before then.
   void ForgetPhaseRangesBefore(int64_t start_ns);
@@ -192,6 +199,9 @@ class StepTracker {
   KernelTotals forward_only_nvtx_;
   KernelTotals forward_only_inferred_;
   std::vector<const GpuWork*> pass_works_;  // CountForwardOnlyPasses's, kept
+  // Analyze's, per work of the step being analyzed, kept.
+  std::vector<PhaseIndex> work_phase_;
+  std::vector<uint64_t> work_seq_;
   // The launch of the step being analyzed's first training forward work, when
   // CountForwardOnlyPasses found forward-only passes before it.
   std::optional<int64_t> training_forward_from_ns_;

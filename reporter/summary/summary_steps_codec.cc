@@ -99,6 +99,91 @@ DeepCaptureReport DecodeDeepCapture(const vprof::summary::DeepCapture& deep) {
 
 }  // namespace
 
+void EncodePhaseTimes(const std::vector<PhaseTime>& times,
+                      google::protobuf::RepeatedPtrField<vprof::summary::PhaseTime>& out) {
+  for (const PhaseTime& time : times) {
+    vprof::summary::PhaseTime& row = *out.Add();
+    row.set_phase(time.phase);
+    row.set_ns(time.ns);
+  }
+}
+
+void EncodeCollective(const StepCollective& c, vprof::summary::StepCollective& out) {
+  out.set_comm_id(c.comm_id);
+  out.set_seq(c.seq);
+  out.set_bytes(c.bytes);
+  out.set_start_ns(c.start_ns);
+  out.set_duration_ns(c.duration_ns);
+  out.set_exposed_ns(c.exposed_ns);
+  out.set_first_piece(c.first_piece);
+  out.set_pieces(c.pieces);
+  out.set_correlation_id(c.correlation_id);
+  out.set_phase(c.phase);
+  out.set_op(std::string(NcclFunctionName(c.function)));
+  out.set_in_backward(c.in_backward);
+}
+
+// The ledger's inputs of one step (step_report.h), checked: every phase
+// index names one of the rank's `phases`, every collective's pieces are
+// among the step's. A problem naming the field, or "".
+std::string DecodeLedgerInputs(const vprof::summary::RankStep& step, size_t phases,
+                               RankStepReport& out) {
+  const auto decode_times = [&](const auto& rows, std::vector<PhaseTime>& into,
+                                std::string_view field) -> std::string {
+    for (const vprof::summary::PhaseTime& row : rows) {
+      if (row.phase() >= phases) {
+        return "RankStep." + std::string(field) + ".phase: " + std::to_string(row.phase()) +
+               ", not one of the rank's " + std::to_string(phases) + " phase names";
+      }
+      into.push_back({static_cast<PhaseIndex>(row.phase()), row.ns()});
+    }
+    return "";
+  };
+  if (std::string problem =
+          decode_times(step.compute_by_phase(), out.compute_by_phase, "compute_by_phase");
+      !problem.empty()) {
+    return problem;
+  }
+  if (std::string problem =
+          decode_times(step.host_idle_by_phase(), out.host_idle_by_phase, "host_idle_by_phase");
+      !problem.empty()) {
+    return problem;
+  }
+  if (step.exposed_pieces_size() % 2 != 0) {
+    return "RankStep.exposed_pieces: an odd count (" + std::to_string(step.exposed_pieces_size()) +
+           "), not from-to pairs";
+  }
+  for (int i = 0; i < step.exposed_pieces_size(); i += 2) {
+    out.exposed_pieces.push_back({step.exposed_pieces(i), step.exposed_pieces(i + 1)});
+  }
+  for (const vprof::summary::StepCollective& c : step.collectives()) {
+    if (c.phase() >= phases) {
+      return "RankStep.collectives.phase: " + std::to_string(c.phase()) +
+             ", not one of the rank's " + std::to_string(phases) + " phase names";
+    }
+    if (c.pieces() > UINT16_MAX ||
+        uint64_t{c.first_piece()} + c.pieces() > out.exposed_pieces.size()) {
+      return "RankStep.collectives: pieces " + std::to_string(c.first_piece()) + "+" +
+             std::to_string(c.pieces()) + " beyond the step's " +
+             std::to_string(out.exposed_pieces.size()) + " exposed pieces";
+    }
+    StepCollective& collective = out.collectives.emplace_back();
+    collective.comm_id = c.comm_id();
+    collective.seq = c.seq();
+    collective.bytes = c.bytes();
+    collective.start_ns = c.start_ns();
+    collective.duration_ns = c.duration_ns();
+    collective.exposed_ns = c.exposed_ns();
+    collective.first_piece = c.first_piece();
+    collective.correlation_id = c.correlation_id();
+    collective.pieces = static_cast<uint16_t>(c.pieces());
+    collective.phase = static_cast<PhaseIndex>(c.phase());
+    collective.function = DecodeFunction(c.op());
+    collective.in_backward = c.in_backward();
+  }
+  return "";
+}
+
 NodeSteps EncodeNodeSteps(const StepsReport& report) {
   NodeSteps steps;
   steps.set_source(std::string(StepSourceName(report.source)));
@@ -147,6 +232,7 @@ std::string DecodeNodeSteps(const NodeSteps& steps, StepsReport& report) {
 RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   RankSteps steps;
   steps.set_steps_found(rank.steps_found);
+  for (const std::string& phase : rank.phase_names) steps.add_phase_names(phase);
   steps.set_late_records(rank.late_records);
   steps.set_unlaunched_records(rank.unlaunched_records);
   steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
@@ -167,6 +253,15 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
     out.set_start_ns(step.start_ns);
     out.set_end_ns(step.end_ns);
     EncodeTimes(step.times, out.mutable_times());
+    EncodePhaseTimes(step.compute_by_phase, *out.mutable_compute_by_phase());
+    EncodePhaseTimes(step.host_idle_by_phase, *out.mutable_host_idle_by_phase());
+    for (const StepCollective& collective : step.collectives) {
+      EncodeCollective(collective, *out.add_collectives());
+    }
+    for (const ExposedPiece& piece : step.exposed_pieces) {
+      out.add_exposed_pieces(piece.from_ns);
+      out.add_exposed_pieces(piece.to_ns);
+    }
     for (const BucketReport& bucket : step.buckets) {
       vprof::summary::StepBucket& row = *out.add_buckets();
       row.set_index(bucket.index);
@@ -271,6 +366,12 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
            std::to_string(first_measured + static_cast<uint32_t>(steps.steps_size())) +
            " the measured steps need";
   }
+  if (steps.phase_names_size() > 0) {
+    if (!steps.phase_names(0).empty()) {
+      return "RankSteps.phase_names[0]: \"" + steps.phase_names(0) + "\", expected \"\" (no phase)";
+    }
+    rank.phase_names.assign(steps.phase_names().begin(), steps.phase_names().end());
+  }
   rank.steps_found = steps.steps_found();
   rank.late_records = steps.late_records();
   rank.unlaunched_records = steps.unlaunched_records();
@@ -292,6 +393,10 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     out.start_ns = step.start_ns();
     out.end_ns = step.end_ns();
     out.times = DecodeTimes(step.times());
+    if (std::string problem = DecodeLedgerInputs(step, rank.phase_names.size(), out);
+        !problem.empty()) {
+      return problem;
+    }
     for (const vprof::summary::StepBucket& bucket : step.buckets()) {
       out.buckets.push_back({bucket.index(), DecodeFunction(bucket.op()), bucket.comm_id(),
                              bucket.bytes(), bucket.offset_ns(), bucket.gpu_ns(),

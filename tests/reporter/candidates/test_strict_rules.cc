@@ -5,6 +5,7 @@
 #include <set>
 
 #include "candidate_fixture.h"
+#include "reporter/steps/ledger.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/candidates/strict_rules.h"
 
@@ -53,6 +54,10 @@ const Expected kExpected[] = {
     {kAsyncPinnedCopies, "async_pinned_copies", kEligible, kEligible},
     {kRebalanceLateRank, "rebalance_late_rank", kEligible, kEligible},
     {kKeepAllocations, "keep_allocations", kEligible, kEligible},
+    {kFasterKernels, "faster_kernels", kNotEligible, kNotEligible},
+    {kPrefetchShardedGathers, "prefetch_sharded_gathers", kEligible, kEligible},
+    {kOverlapPipelineTransfers, "overlap_pipeline_transfers", kEligible, kEligible},
+    {kDeferMetricCollectives, "defer_metric_collectives", kEligible, kEligible},
 };
 
 }  // namespace
@@ -138,13 +143,16 @@ TEST_CASE("the same change with other times keeps its tag and rule") {
   Report large = StepsFixture();
   // Ten times more exposed communication and idle on every rank and step.
   for (RankStepsReport& rank : large.steps->ranks) {
-    rank.total.exposed_by_comm_ns[kTpComm] *= 10;
-    rank.total.idle_host_bound_ns *= 10;
     for (RankStepReport& step : rank.steps) {
-      step.times.exposed_by_comm_ns[kTpComm] *= 10;
-      step.times.idle_host_bound_ns *= 10;
+      for (StepCollective& collective : step.collectives) {
+        collective.duration_ns *= 10;
+        collective.exposed_ns *= 10;
+      }
+      for (ExposedPiece& piece : step.exposed_pieces) piece.to_ns *= 10;
+      for (PhaseTime& idle : step.host_idle_by_phase) idle.ns *= 10;
     }
   }
+  BuildLedgers(*large.steps);
   for (const std::optional<RunContract>& contract :
        {std::optional<RunContract>(), std::optional<RunContract>(DeclaringEverything())}) {
     const std::vector<CandidateReport> a = RankCandidates(small, contract);

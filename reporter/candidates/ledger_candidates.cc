@@ -1,0 +1,374 @@
+// Candidates from the step ledger (reporter/steps/ledger.h): compute, the
+// transfer of each communication role, weight sync, host-bound idle and
+// copies. Each takes its time from ledger lines no other candidate takes, so
+// their full-step shares add up to at most the step; the waits for a late
+// rank are the straggler's (straggler_candidate.cc).
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "reporter/base/rank_name.h"
+#include "reporter/base/units.h"
+#include "reporter/candidates/candidate_detectors.h"
+#include "reporter/phases/inferred_phase.h"
+#include "reporter/steps/comm_roles.h"
+#include "reporter/steps/ledger.h"
+
+namespace vprof::reporter {
+namespace {
+
+// Some of the ledger's lines, summed.
+struct Part {
+  int64_t per_step_ns = 0;
+  double share = 0;
+  std::map<std::string, int64_t> by_phase;  // "" for none
+
+  // The phase with the most of it; "" when that is none.
+  std::string TopPhase() const {
+    const auto top =
+        std::max_element(by_phase.begin(), by_phase.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    return top == by_phase.end() ? "" : top->first;
+  }
+};
+
+using LinePredicate = std::function<bool(const LedgerLine&)>;
+
+Part Sum(const StepsLedger& ledger, const LinePredicate& takes) {
+  Part part;
+  for (const LedgerLine& line : ledger.lines) {
+    if (!takes(line)) continue;
+    part.per_step_ns += line.per_step_ns;
+    part.share += line.share;
+    part.by_phase[line.phase] += line.per_step_ns;
+  }
+  return part;
+}
+
+// "backward 4.80 ms, forward 2.40 ms, no phase 300 µs", most first.
+std::string ByPhase(const Part& part) {
+  std::vector<std::pair<std::string, int64_t>> phases(part.by_phase.begin(), part.by_phase.end());
+  std::stable_sort(phases.begin(), phases.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [phase, ns] : phases) {
+    if (ns == 0) continue;
+    text += (text.empty() ? "" : ", ") + (phase.empty() ? std::string("no phase") : phase) + " " +
+            FormatDurationNs(ns);
+  }
+  return text;
+}
+
+// The rank whose ledger gave the most of the summed steps.
+const RankStepsReport& MainLedgerRank(const StepsReport& steps) {
+  const std::vector<uint32_t>& counts = steps.ledger->ledger_steps;
+  const auto most = std::max_element(counts.begin(), counts.end());
+  return steps.ranks[static_cast<size_t>(most - counts.begin())];
+}
+
+// "rank 0 in 12 steps, rank 2 in 7": who gave the ledgers, most first.
+std::string LedgerRanksText(const StepsReport& steps) {
+  std::vector<std::pair<uint32_t, size_t>> counts;
+  for (size_t r = 0; r < steps.ledger->ledger_steps.size(); ++r) {
+    if (steps.ledger->ledger_steps[r] > 0) counts.emplace_back(steps.ledger->ledger_steps[r], r);
+  }
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string text;
+  for (size_t i = 0; i < counts.size() && i < 3; ++i) {
+    const RankStepsReport& rank = steps.ranks[counts[i].second];
+    text += (i == 0 ? "" : ", ") + RankName(rank.rank, rank.file) + " in " +
+            std::to_string(counts[i].first);
+  }
+  if (counts.size() > 3) text += ", " + std::to_string(counts.size() - 3) + " more ranks";
+  return text;
+}
+
+CandidateReport FromPart(const StepsReport& steps, const Part& part, std::string_view kind,
+                         std::string_view title, std::string_view measured) {
+  const StepsLedger& ledger = *steps.ledger;
+  const RankStepsReport& main = MainLedgerRank(steps);
+  CandidateReport report;
+  report.kind = kind;
+  report.title = title;
+  report.scope = ledger.full_steps ? CandidateScope::kFullStep : CandidateScope::kActorWindow;
+  report.exposed_ns = part.per_step_ns;
+  report.total_ns = part.per_step_ns;
+  report.rank = main.rank;
+  report.phase = part.TopPhase();
+  const std::string per_step = FormatDurationNs(part.per_step_ns) + " " + std::string(measured);
+  if (ledger.full_steps) {
+    report.step_share = part.share;
+    report.evidence.push_back(per_step + " per step, from the step ledger: the mean over " +
+                              std::to_string(ledger.steps) + " full steps (" + steps.window +
+                              ") of the ledger of the rank that ends each step (" +
+                              LedgerRanksText(steps) + ")");
+  } else {
+    report.evidence.push_back("no full steps across ranks: " + per_step + " per step on " +
+                              RankName(main.rank, main.file) + " alone (actor window, " +
+                              std::to_string(ledger.steps) + " steps), not a full-step gain");
+  }
+  if (part.by_phase.size() > 1 ||
+      (part.by_phase.size() == 1 && !part.by_phase.begin()->first.empty())) {
+    report.evidence.push_back("by phase: " + ByPhase(part));
+  }
+  return report;
+}
+
+// Of the summed steps' collectives of `role`, those with the most exposed
+// time, as examples (the export shows them under the same id).
+std::vector<CandidateExample> CollectiveExamples(const StepsReport& steps, CommRole role) {
+  struct Found {
+    const RankStepsReport* rank;
+    const StepCollective* collective;
+  };
+  std::vector<Found> found;
+  for (size_t i = 0; i < steps.full_steps.size(); ++i) {
+    if (!steps.full_steps[i].ledger_rank) continue;
+    const RankStepsReport& rank = steps.ranks[*steps.full_steps[i].ledger_rank];
+    for (const StepCollective& collective : rank.steps[i].collectives) {
+      if (collective.role == role && collective.exposed_ns > 0)
+        found.push_back({&rank, &collective});
+    }
+  }
+  const size_t keep = std::min(found.size(), kMaxCandidateExamples);
+  std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+                    [](const Found& a, const Found& b) {
+                      if (a.collective->exposed_ns != b.collective->exposed_ns) {
+                        return a.collective->exposed_ns > b.collective->exposed_ns;
+                      }
+                      return a.collective->correlation_id < b.collective->correlation_id;
+                    });
+  std::vector<CandidateExample> examples;
+  for (size_t i = 0; i < keep; ++i) {
+    const StepCollective& c = *found[i].collective;
+    examples.push_back({found[i].rank->rank, found[i].rank->file,
+                        "correlation:" + std::to_string(c.correlation_id),
+                        std::string(NcclFunctionName(c.function)) + " of " + FormatBytes(c.bytes) +
+                            " on comm " + FormatHexId(c.comm_id) + ", " +
+                            FormatDurationNs(c.exposed_ns) + " exposed",
+                        c.start_ns, c.duration_ns});
+  }
+  return examples;
+}
+
+bool InWeightSync(const LedgerLine& line) { return line.phase == kWeightSyncPhase; }
+
+void DetectCompute(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  const Part part = Sum(*steps.ledger, [](const LedgerLine& line) {
+    return line.cause == LedgerCause::kCompute && !InWeightSync(line);
+  });
+  if (part.per_step_ns <= 0) return;
+  CandidateReport candidate =
+      FromPart(steps, part, kComputeKind, "GPU compute: the kernels themselves", "of GPU compute");
+  const RankStepsReport& main = MainLedgerRank(steps);
+  for (const ProcessReport& process : report.processes) {
+    if (process.file != main.file || process.gpu.kernel_classes.empty()) continue;
+    std::string line = RankName(main.rank, main.file) + "'s kernel time by class over the trace:";
+    size_t shown = 0;
+    for (const KernelClassReport& kernel_class : process.gpu.kernel_classes) {
+      if (shown++ == 4) break;
+      line += " " + kernel_class.kernel_class + " " + FormatPercent(kernel_class.share);
+    }
+    candidate.evidence.push_back(line);
+  }
+  candidate.evidence.push_back(
+      "the step is as short as its kernels only where nothing else is exposed: the other "
+      "candidates' time is apart from this");
+  out.push_back({ChangeKind::kFasterKernels, std::move(candidate)});
+}
+
+void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  const Part part = Sum(*steps.ledger, [](const LedgerLine& line) {
+    return line.cause == LedgerCause::kHostBoundIdle && !InWeightSync(line);
+  });
+  if (part.per_step_ns <= 0) return;
+  CandidateReport candidate =
+      FromPart(steps, part, "host_idle", "GPU idle until the host launched the next work",
+               "of GPU idle while the host had not launched the next work");
+  const Part cost = Sum(
+      *steps.ledger, [](const LedgerLine& line) { return line.cause == LedgerCause::kVprofCost; });
+  const RankStepsReport& main = MainLedgerRank(steps);
+  if (main.launch_cost) {
+    candidate.vprof_cost_ns = cost.per_step_ns;
+    candidate.evidence.push_back(
+        "vprof's own cost is apart, a line of its own in the ledger: " +
+        FormatDurationNs(cost.per_step_ns) + " per step (recording adds " +
+        FormatDurationNs(static_cast<int64_t>(main.launch_cost->added_per_launch_ns)) +
+        " to each launch, the least it adds); the most it may add is stated under vprof's own "
+        "cost");
+  }
+  // The longest gap of each rank that gave a ledger: its own host-bound idle.
+  for (size_t r = 0; r < steps.ranks.size(); ++r) {
+    const RankStepsReport& rank = steps.ranks[r];
+    if (steps.ledger->ledger_steps[r] == 0 || !rank.longest_idle_gap) continue;
+    if (candidate.examples.size() == kMaxCandidateExamples) break;
+    const SpanRef& gap = *rank.longest_idle_gap;
+    candidate.examples.push_back(
+        {rank.rank, rank.file, gap.id, gap.name, gap.start_ns, gap.duration_ns});
+  }
+  if (!candidate.examples.empty()) {
+    candidate.evidence.push_back(
+        "examples: the longest idle gap of each rank that gave a ledger (its start and length; "
+        "the id and name of the GPU work that ended it)");
+  }
+  out.push_back({ChangeKind::kCudaGraphCapture, std::move(candidate)});
+}
+
+void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  const Part part =
+      Sum(*steps.ledger, [](const LedgerLine& line) { return line.cause == LedgerCause::kCopy; });
+  if (part.per_step_ns <= 0) return;
+  CandidateReport candidate =
+      FromPart(steps, part, "copies", "Copies with neither compute nor communication",
+               "of copies with the GPU otherwise idle");
+  const RankStepsReport& main = MainLedgerRank(steps);
+  for (const ProcessReport& process : report.processes) {
+    if (process.file != main.file) continue;
+    const GpuReport& gpu = process.gpu;
+    candidate.evidence.push_back(
+        RankName(process.rank, process.file) + ": " + std::to_string(gpu.memcpy.count) +
+        " memcpy (" + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
+        ") and " + std::to_string(gpu.memset.count) + " memset over the trace");
+  }
+  out.push_back({ChangeKind::kAsyncPinnedCopies, std::move(candidate)});
+}
+
+// What each role's candidate is: kind, title, change.
+struct RoleCandidate {
+  CommRole role;
+  std::string_view kind;
+  std::string_view title;
+  ChangeKind change;
+};
+
+constexpr RoleCandidate kRoleCandidates[] = {
+    {CommRole::kGradientBuckets, "gradient_buckets",
+     "Gradient-bucket reductions not hidden behind backward", ChangeKind::kOverlapSameBuckets},
+    {CommRole::kTensorParallel, "tp_communication",
+     "Tensor-parallel collectives not hidden behind compute", ChangeKind::kCustomAllReduce},
+    {CommRole::kShardedDataParallel, "sharded_dp_communication",
+     "Sharded data parallel's gathers and reduce-scatters not hidden behind compute",
+     ChangeKind::kPrefetchShardedGathers},
+    {CommRole::kPipeline, "pipeline_communication",
+     "Pipeline sends and receives not hidden behind compute",
+     ChangeKind::kOverlapPipelineTransfers},
+    {CommRole::kMetrics, "metrics_collectives", "Small metric collectives on the step's path",
+     ChangeKind::kDeferMetricCollectives},
+    {CommRole::kUnclassified, "unclassified_communication",
+     "Exposed communication whose role no evidence names", ChangeKind::kNcclAlgorithmChange},
+};
+
+// The waits for a late rank at `role`'s collectives, when some rank is a
+// straggler: "of which" they are the straggler's, not this candidate's.
+void AddStragglerShare(const StepsReport& steps, CommRole role, CandidateReport& candidate) {
+  const Part waits = Sum(*steps.ledger, [&](const LedgerLine& line) {
+    return line.cause == LedgerCause::kWaitForRank && line.role == role;
+  });
+  if (waits.per_step_ns <= 0) return;
+  candidate.evidence.push_back(
+      "apart from this: the exposed wait at these collectives for the last member to arrive, " +
+      FormatDurationNs(waits.per_step_ns) +
+      " per step, is the late ranks' (the straggler candidate, where one is named)");
+}
+
+void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  for (const RoleCandidate& each : kRoleCandidates) {
+    const Part part = Sum(*steps.ledger, [&](const LedgerLine& line) {
+      return line.cause == LedgerCause::kTransfer && line.role == each.role;
+    });
+    if (part.per_step_ns <= 0) continue;
+    CandidateReport candidate = FromPart(steps, part, each.kind, each.title,
+                                         "of exposed transfer (after every member arrived)");
+    candidate.role = CommRoleName(each.role);
+    candidate.evidence.push_back("role " + candidate.role +
+                                 ": the Communicators section gives each communicator's evidence");
+    AddStragglerShare(steps, each.role, candidate);
+    const RankStepsReport& main = MainLedgerRank(steps);
+    if (each.role == CommRole::kGradientBuckets && main.bucket_plan_stable) {
+      const size_t count = main.steps.empty() ? 0 : main.steps.front().buckets.size();
+      candidate.evidence.push_back(RankName(main.rank, main.file) + ": " + std::to_string(count) +
+                                   " buckets in its first measured step; bucket plan " +
+                                   (*main.bucket_plan_stable ? "stable" : "NOT stable") +
+                                   " across steps");
+    }
+    if (!main.total.exposed_by_reason_ns.empty()) {
+      std::string line = "why communication was not overlapped on " +
+                         RankName(main.rank, main.file) + " (all roles, per step):";
+      const auto count = static_cast<int64_t>(std::max<size_t>(1, main.steps.size()));
+      for (const auto& [reason, ns] : main.total.exposed_by_reason_ns) {
+        line += " " + std::string(ExposureReasonName(reason)) + " " + FormatDurationNs(ns / count);
+      }
+      candidate.evidence.push_back(line);
+    }
+    candidate.examples = CollectiveExamples(steps, each.role);
+    out.push_back({each.change, std::move(candidate)});
+  }
+}
+
+ActivityTotals IpcTotals(const Report& report, const std::string& file) {
+  ActivityTotals sum;
+  if (!report.coverage) return sum;
+  for (const CoverageProcess& process : report.coverage->processes) {
+    if (process.file != file) continue;
+    for (const auto& [api, totals] : process.ipc_calls) {
+      sum.count += totals.count;
+      sum.total_ns += totals.total_ns;
+    }
+  }
+  return sum;
+}
+
+// Weight sync: its collectives' transfer, and the compute and host-bound
+// idle of the weight-sync phase.
+void DetectWeightSyncPart(const Report& report, std::vector<DetectedCandidate>& out) {
+  const StepsReport& steps = *report.steps;
+  const auto in_sync = [](const LedgerLine& line) {
+    return (line.cause == LedgerCause::kTransfer && line.role == CommRole::kWeightSync) ||
+           ((line.cause == LedgerCause::kCompute || line.cause == LedgerCause::kHostBoundIdle) &&
+            InWeightSync(line));
+  };
+  const Part part = Sum(*steps.ledger, in_sync);
+  if (part.per_step_ns <= 0) return;
+  CandidateReport candidate = FromPart(steps, part, "weight_sync",
+                                       "Weight sync from training to rollout", "of weight sync");
+  candidate.role = CommRoleName(CommRole::kWeightSync);
+  std::string parts = "of it:";
+  for (const LedgerCause cause :
+       {LedgerCause::kTransfer, LedgerCause::kCompute, LedgerCause::kHostBoundIdle}) {
+    const Part one = Sum(*steps.ledger, [&](const LedgerLine& line) {
+      return line.cause == cause && in_sync(line);
+    });
+    if (one.per_step_ns > 0) {
+      parts += " " + std::string(LedgerCauseName(cause)) + " " + FormatDurationNs(one.per_step_ns);
+    }
+  }
+  candidate.evidence.push_back(parts);
+  AddStragglerShare(steps, CommRole::kWeightSync, candidate);
+  const RankStepsReport& main = MainLedgerRank(steps);
+  const ActivityTotals ipc = IpcTotals(report, main.file);
+  if (ipc.count > 0) {
+    candidate.evidence.push_back("CUDA IPC calls on " + RankName(main.rank, main.file) + ": " +
+                                 std::to_string(ipc.count) + ", " + FormatDurationNs(ipc.total_ns) +
+                                 " over the trace");
+  }
+  candidate.examples = CollectiveExamples(steps, CommRole::kWeightSync);
+  out.push_back({ipc.count > 0 ? ChangeKind::kBatchIpcHandles : ChangeKind::kBatchWeightBroadcasts,
+                 std::move(candidate)});
+}
+
+}  // namespace
+
+void DetectLedgerCandidates(const Report& report, std::vector<DetectedCandidate>& out) {
+  DetectCompute(report, out);
+  DetectRoles(report, out);
+  DetectWeightSyncPart(report, out);
+  DetectHostIdle(report, out);
+  DetectCopies(report, out);
+}
+
+}  // namespace vprof::reporter

@@ -9,8 +9,9 @@ namespace {
 
 // Communication candidates: the change (overlap, custom all-reduce, another
 // NCCL algorithm) runs the very collectives an audited collective backend ran.
-constexpr std::string_view kCommunicationKinds[] = {"tp_communication", "gradient_buckets",
-                                                    "communication"};
+constexpr std::string_view kCommunicationKinds[] = {
+    "tp_communication",       "gradient_buckets",           "sharded_dp_communication",
+    "pipeline_communication", "unclassified_communication", "communication"};
 constexpr std::string_view kCollectiveWords[] = {"all_reduce",    "allreduce",  "custom_ar",
                                                  "all_gather",    "allgather",  "reduce_scatter",
                                                  "reducescatter", "collective", "nccl"};
@@ -26,11 +27,19 @@ constexpr std::string_view kWeightSyncKinds[] = {"weight_sync"};
 constexpr std::string_view kWeightUpdateWords[] = {"weight_update", "update_weight", "weight_sync",
                                                    "weight_broadcast"};
 
+// Compute: faster kernels replace the operators the audit compared, matrix
+// products, attention and norms first of all.
+constexpr std::string_view kComputeKinds[] = {"compute"};
+constexpr std::string_view kComputeWords[] = {"matmul", "gemm",    "linear",  "attention",
+                                              "attn",   "flash",   "sdpa",    "softmax",
+                                              "norm",   "logprob", "log_prob"};
+
 // Why each row relates its kinds to its words: the comments above.
 constexpr AuditLinkRule kRules[] = {
     {"A1", kCommunicationKinds, kCollectiveWords},
     {"A2", kElementwiseKinds, kElementwiseWords},
     {"A3", kWeightSyncKinds, kWeightUpdateWords},
+    {"A4", kComputeKinds, kComputeWords},
 };
 
 // Lower case, "-" and " " as "_": "Custom-AllReduce" finds "custom_allreduce".

@@ -62,8 +62,8 @@ void DetectWeightSync(const Report& report, std::vector<DetectedCandidate>& out)
 // Without steps: the rank that enters collectives last more often than
 // chance allows, with the time the others wait for it (host call times).
 void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out);
-// "last to arrive at 69 of its 99 collectives, where chance gives 24.8
-// (one-sided binomial p = 1.23e-20)".
+// "last at 69 of its 99 collectives, where chance gives 24.8 (one-sided
+// binomial p = 1.23e-20)".
 std::string ChanceText(uint64_t last, uint64_t collectives, double expected, double p_value);
 // Communicators rebuilt with the same members (operator: their lifecycle calls).
 void DetectCommunicatorChurn(const Report& report, std::vector<DetectedCandidate>& out);

@@ -162,7 +162,7 @@ std::string WhereLate(const LateRank& late) {
 }  // namespace
 
 std::string ChanceText(uint64_t last, uint64_t collectives, double expected, double p_value) {
-  return "last to arrive at " + std::to_string(last) + " of its " + std::to_string(collectives) +
+  return "last at " + std::to_string(last) + " of its " + std::to_string(collectives) +
          " collectives, where chance gives " + FormatNumber(expected) +
          (p_value < 1 ? " (one-sided binomial p = " + FormatNumber(p_value) + ")" : "");
 }
@@ -189,8 +189,9 @@ void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>
           static_cast<double>(late.wait_per_step_ns) / static_cast<double>(ledger.mean_step_ns);
     }
     candidate.evidence.push_back(
-        name + " was " + ChanceText(late.last, late.collectives, late.expected_last, late.p_value) +
-        "; " + WhereLate(late));
+        name + " arrived " +
+        ChanceText(late.last, late.collectives, late.expected_last, late.p_value) + "; " +
+        WhereLate(late));
     candidate.evidence.push_back(
         "the others' GPUs waited for it " + FormatDurationNs(late.wait_per_step_ns) +
         " per step with nothing else to run, from the step ledger: in each collective, a "
@@ -226,7 +227,7 @@ void DetectStragglers(const Report& report, std::vector<DetectedCandidate>& out)
         name + " entered " +
         ChanceText(late.last_arrivals, late.collectives,
                    chance * static_cast<double>(late.collectives), p_value) +
-        " last; the others waited " + FormatDurationNs(candidate.exposed_ns) + " " + windows.text +
+        "; the others waited " + FormatDurationNs(candidate.exposed_ns) + " " + windows.text +
         " for it alone (each time its enter − the next-latest rank's enter, host call times)");
     candidate.evidence.push_back(
         "an upper bound of the step gain: the others may have had work to do while they waited");

@@ -85,7 +85,7 @@ void WriteCandidatesText(const Report& report, std::ostream& out) {
     return;
   }
   std::string heading = "Fast-path candidates";
-  if (report.steps && !report.steps->window.empty()) heading += " (" + report.steps->window + ")";
+  if (report.steps && !report.steps->window.empty()) heading += ", " + report.steps->window;
   out << '\n' << heading << ":\n";
   std::string how =
       "Ranked by time. full_step figures first, from the step ledger (each measured step's time "

@@ -106,7 +106,7 @@ std::string StragglerText(const Report& report) {
     for (const LateRank& each : late) {
       if (!each.straggler) continue;
       const RankStepsReport& rank = steps.ranks[each.index];
-      named += (named.empty() ? "" : "; ") + RankName(rank.rank, rank.file) + ", " +
+      named += (named.empty() ? "" : "; ") + RankName(rank.rank, rank.file) + " arrived " +
                ChanceText(each.last, each.collectives, each.expected_last, each.p_value) +
                ": the others wait " + FormatDurationNs(each.wait_per_step_ns) + " per step";
     }
@@ -132,7 +132,7 @@ std::string StragglerText(const Report& report) {
          ChanceText(most->last_arrivals, most->collectives,
                     chance * static_cast<double>(most->collectives),
                     BinomialUpperTail(most->last_arrivals, most->collectives, chance)) +
-         " last (host call times), mean lateness " + FormatDurationNs(most->mean_lateness_ns);
+         " (host call times), mean lateness " + FormatDurationNs(most->mean_lateness_ns);
 }
 
 // The first line: what bounds the step, where, how much, and the candidate

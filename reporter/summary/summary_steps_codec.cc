@@ -249,6 +249,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   for (const RankStepReport& step : rank.steps) {
     vprof::summary::RankStep& out = *steps.add_steps();
     out.set_step(step.step);
+    if (step.number) out.set_number(*step.number);
     out.set_launches(step.launches);
     out.set_start_ns(step.start_ns);
     out.set_end_ns(step.end_ns);
@@ -389,6 +390,7 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
   for (const vprof::summary::RankStep& step : steps.steps()) {
     RankStepReport& out = rank.steps.emplace_back();
     out.step = step.step();
+    if (step.has_number()) out.number = step.number();
     out.launches = step.launches();
     out.start_ns = step.start_ns();
     out.end_ns = step.end_ns();

@@ -1,10 +1,11 @@
 """What scripts/demo.sh shows: 4 simulated ranks whose collectives run as
 kernels on the fake GPU (FAKE_NCCL_KERNELS=1), rank 3 late by 2 ms before
-every gradient all-reduce. The report must lead with its Summary, show
-communication both hidden under compute and exposed, and rank the straggler
-as a candidate whose time matches what the simulator's own call log gives:
-the sum, over the collectives rank 3 entered last, of its enter minus the
-next-latest rank's, per step found. vprof reads its clock inside each call, the
+every gradient all-reduce. The report must lead with its Summary, whose first
+line names the late rank, show communication both hidden under compute and
+exposed, and rank the straggler first, with a time the simulator's own call
+log bounds: the sum, over the collectives rank 3 entered last, of its enter
+minus the next-latest rank's, per step found, is the most the others can
+wait for it. vprof reads its clock inside each call, the
 simulator just before and just after it, so the figure is checked against the
 least and most that sum can be with each rank's enter anywhere in its call's
 interval: on a loaded machine a rank descheduled between the two reads moves
@@ -55,22 +56,29 @@ check(len(straggler) == 1, f"candidates {[c['kind'] for c in rep['candidates']]}
 cand = straggler[0]
 # The named rank must be one whose lead can be the largest: the slow rank, unless the machine
 # descheduled another rank for longer than the slow rank's 2 ms a collective (seen once, rank 1).
-named = [r for r in range(RANKS) if f"rank {r} " in cand["title"] + " "]
-check(len(named) == 1, f"title {cand['title']}")
-rank = named[0]
+rank = cand["rank"]
+check(f"rank {rank} " in cand["title"] + " ", f"title {cand['title']}")
 check(most_ns[rank] >= max(least_ns), f"title {cand['title']}: rank {rank}'s lead is at most "
       f"{most_ns[rank]} ns, rank {least_ns.index(max(least_ns))}'s at least {max(least_ns)} ns")
+# Its figure is the other ranks' exposed wait for it in the step ledger: no more than its lead
+# (what the others could wait at most), and at least a quarter of it (the backward compute that
+# can hide the wait is three quarters of the buckets' span here: 6 of 8 layers).
 least, most = least_ns[rank] / steps_found, most_ns[rank] / steps_found
-check(0.98 * least <= cand["exposed_ns"] <= 1.02 * most,
-      f"straggler rank {rank}: {cand['exposed_ns']} ns per step, simulator log for rank "
-      f"{SLOW_RANK} {lead_ns / steps_found:.0f} (rank {rank} from {least:.0f} to {most:.0f} with "
-      f"enters anywhere in their calls)")
+check(0.25 * least <= cand["exposed_ns"] <= 1.02 * most,
+      f"straggler rank {rank}: {cand['exposed_ns']} ns per step, its lead from the simulator log "
+      f"{least:.0f} to {most:.0f} with enters anywhere in their calls")
 check(cand["scope"] == "full_step" and cand["strict"] == "eligible", f"{cand}")
+check(cand["rank_order"] == 1 and cand["role"] == "gradient buckets" and cand["phase"] == "backward",
+      f"{cand}")
 
 labels = [line["label"] for line in rep["summary"]["lines"]]
-check(labels[0] == "Step", f"summary {labels}")
+check(labels[0] == "Verdict", f"summary {labels}")
+verdict = rep["summary"]["lines"][0]["text"]
+check(verdict.startswith(f"rank {rank} is late at ") and "gradient-bucket collectives" in verdict,
+      f"verdict {verdict}")
 top = [line["text"] for line in rep["summary"]["lines"] if line["label"].startswith("Candidate")]
-check(any(t.startswith("straggler:") for t in top), f"top candidates {top}")
+check(top[0].startswith(f"straggler (rank {rank}, in backward, at gradient buckets):"),
+      f"top candidates {top}")
 check(len(rep["summary"]["lines"]) <= 12, f"{len(rep['summary']['lines'])} summary lines")
 
 # The collectives occupy the fake GPU: some communication overlaps compute, some is exposed.
@@ -81,6 +89,7 @@ check(all(r["total"]["exposed_comm_ns"] > 0 for r in ranks), "no exposed communi
 text = subprocess.run([VPROF, "report", trace_dir], capture_output=True, text=True, timeout=120)
 check(text.returncode == 0, text.stderr)
 check(text.stdout.splitlines()[2].startswith("Summary"), text.stdout[:300])
+check(text.stdout.splitlines()[3].startswith(f"  Verdict: rank {rank} is late"), text.stdout[:400])
 # The HTA export names the steps as PyTorch does, so HTA finds the iterations: the simulator's
 # "train_step N" ranges become ProfilerStep#N on every rank.
 hta_dir = os.path.join(temp_dir("demo-hta"), "hta")

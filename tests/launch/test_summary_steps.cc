@@ -160,7 +160,7 @@ TEST_CASE("steps and candidates merged from two hosts are those of the whole fol
   CHECK(steps.steps_found == 4);
   CHECK(steps.first_measured == 1);
   CHECK(steps.last_measured == 3);
-  CHECK(steps.window == "steps 1-3 of 4 (warmup 0 excluded)");
+  CHECK(steps.window == "steps 2-4 of 4 (step 1, warmup, left out)");
   REQUIRE(steps.ranks.size() == 4);
   const std::vector<std::string> files_by_rank = {"h1.11.vtrace", "h1.12.vtrace", "h2.21.vtrace",
                                                   "h2.22.vtrace"};
@@ -362,7 +362,7 @@ TEST_CASE("summaries made with --step-pattern and --warmup merge into that repor
   REQUIRE(report.steps);
   CHECK(report.steps->pattern == "^step$");
   CHECK(report.steps->first_measured == 2);
-  CHECK(report.steps->window == "steps 2-3 of 4 (warmup 0-1 excluded)");
+  CHECK(report.steps->window == "steps 3-4 of 4 (steps 1-2, warmup, left out)");
 }
 
 TEST_CASE("summaries made with different analysis options are refused, naming the option") {

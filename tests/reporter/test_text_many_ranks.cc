@@ -92,7 +92,7 @@ TEST_CASE("many ranks: GPU blocks of the first, the least and most kernel time, 
 Report StepsReportOf(int ranks, const std::vector<int>& lost) {
   Report report;
   report.steps = StepsReport{};
-  report.steps->window = "steps 1 of 2 (no warmup excluded)";
+  report.steps->window = "step 2 of 2 (none left out)";
   for (int r = 0; r < ranks; ++r) {
     RankStepsReport& rank = report.steps->ranks.emplace_back();
     rank.rank = r;

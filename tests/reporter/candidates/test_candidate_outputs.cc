@@ -67,28 +67,29 @@ JsonValue JsonOf(const Report& report) {
 TEST_CASE("the text section: heading, one row per candidate, evidence and rules") {
   const std::string text = TextOf(Ranked());
   INFO(text);
-  CHECK(text.find("\nFast-path candidates (steps 0-1 of 2):\n") == 0);
-  // time and share per step: 30 ms of the 100 ms median step, and so on.
+  CHECK(text.find("\nFast-path candidates, steps 1-2 of 2 (none left out):\n") == 0);
+  // time and share per step: 30 ms of the 100 ms mean step, and so on.
   CHECK(Row(text, "1") == std::vector<std::string>{"1", "tp_communication", "full_step", "30.0",
                                                    "ms", "30.0%", "needs_contract", "S3",
                                                    "custom_allreduce"});
   CHECK(Row(text, "2") == std::vector<std::string>{"2", "host_idle", "full_step", "20.0", "ms",
                                                    "20.0%", "eligible", "S2",
                                                    "cuda_graph_capture"});
-  CHECK(Row(text, "3") == std::vector<std::string>{"3", "launch_bound_kernels", "operator", "5.00",
+  CHECK(Row(text, "3") == std::vector<std::string>{"3", "compute", "full_step", "49.0", "ms",
+                                                   "49.0%", "not_eligible", "S14",
+                                                   "faster_kernels"});
+  CHECK(Row(text, "4") == std::vector<std::string>{"4", "launch_bound_kernels", "operator", "5.00",
                                                    "ms", "-", "eligible", "S1",
                                                    "fuse_elementwise_same_order"});
-  // The wrapped lines joined again.
+  // The wrapped lines joined again: each candidate says where its time is.
   const std::string joined = std::regex_replace(text, std::regex("\n +"), " ");
-  CHECK(joined.find("1. Tensor-parallel communication not hidden behind compute (full_step, 30.0 "
-                    "ms per step, 120 behind it per step, their whole time 12.0 ms per step)") !=
-        std::string::npos);
-  // host_idle: all GPU idle, 20 ms host-bound + 1 ms waiting per step; no count printed as 0.
-  CHECK(joined.find("(full_step, 20.0 ms per step, their whole time 21.0 ms per step)") !=
-        std::string::npos);
+  CHECK(joined.find("1. Tensor-parallel collectives not hidden behind compute (full_step, 30.0 "
+                    "ms per step; rank 1, in forward, at tensor parallel)") != std::string::npos);
+  CHECK(joined.find("2. GPU idle until the host launched the next work (full_step, 20.0 ms per "
+                    "step; rank 1, in forward)") != std::string::npos);
   CHECK(text.find("total 0 ns") == std::string::npos);
-  CHECK(text.find("example: rank 1 correlation:77 ncclDevKernel_AllReduce_Sum_bf16 (12.0 ms)") !=
-        std::string::npos);
+  CHECK(joined.find("example: rank 1 correlation:103 ncclAllReduce of 1.00 MiB on comm 0xa, 16.0 "
+                    "ms exposed (16.0 ms)") != std::string::npos);
   CHECK(text.find("strict needs_contract: S3 custom_allreduce: ") != std::string::npos);
   CHECK(text.find("strict eligible: S1 fuse_elementwise_same_order: ") != std::string::npos);
   for (const std::string& line : Lines(text)) {
@@ -106,23 +107,25 @@ TEST_CASE("the text section says when there are no candidates") {
 TEST_CASE("the JSON candidates: documented keys and the ranked values") {
   const JsonValue json = JsonOf(Ranked());
   const JsonValue::Array& candidates = json["candidates"].array();
-  REQUIRE(candidates.size() == 3);
+  REQUIRE(candidates.size() == 4);
 
   const JsonValue& tp = candidates[0];
   std::set<std::string> keys;
   for (const auto& [key, value] : tp.object()) keys.insert(key);
-  CHECK(keys == std::set<std::string>{"rank_order", "kind", "title", "change", "scope",
-                                      "exposed_ns", "step_share", "count", "total_ns",
-                                      "vprof_cost_ns", "evidence", "examples", "strict", "rule_id",
-                                      "rule", "contract_declares"});
+  CHECK(keys == std::set<std::string>{"rank_order", "kind", "title", "change", "scope", "rank",
+                                      "phase", "role", "exposed_ns", "step_share", "count",
+                                      "total_ns", "vprof_cost_ns", "evidence", "examples", "strict",
+                                      "rule_id", "rule", "contract_declares"});
   CHECK(tp["rank_order"].number() == 1);
   CHECK(tp["kind"].string() == "tp_communication");
   CHECK(tp["change"].string() == "custom_allreduce");
   CHECK(tp["scope"].string() == "full_step");
+  CHECK(tp["rank"].number() == 1);
+  CHECK(tp["phase"].string() == "forward");
+  CHECK(tp["role"].string() == "tensor parallel");
   CHECK(tp["exposed_ns"].number() == 30e6);
   CHECK(tp["step_share"].number() == Approx(0.3));
-  CHECK(tp["count"].number() == 120);
-  CHECK(tp["total_ns"].number() == 12e6);
+  CHECK(tp["total_ns"].number() == 30e6);
   CHECK(tp["strict"].string() == "needs_contract");
   CHECK(tp["rule_id"].string() == "S3");
   CHECK(tp["rule"].string().rfind("S3 custom_allreduce: ", 0) == 0);
@@ -131,14 +134,14 @@ TEST_CASE("the JSON candidates: documented keys and the ranked values") {
   const JsonValue& example = tp["examples"][0];
   CHECK(example["rank"].number() == 1);
   CHECK(example["file"].string() == "rank1.vtrace");
-  CHECK(example["id"].string() == "correlation:77");
-  CHECK(example["name"].string() == "ncclDevKernel_AllReduce_Sum_bf16");
-  CHECK(example["start_ns"].number() == 130e6);
-  CHECK(example["duration_ns"].number() == 12e6);
+  CHECK(example["id"].string() == "correlation:103");
+  CHECK(example["start_ns"].number() == 100e6);
+  CHECK(example["duration_ns"].number() == 16e6);
 
-  const JsonValue& launch = candidates[2];
+  const JsonValue& launch = candidates[3];
   CHECK(launch["scope"].string() == "operator");
   CHECK(launch["step_share"].is_null());
+  CHECK(launch["rank"].is_null());
   CHECK(launch["strict"].string() == "eligible");
   CHECK(launch["examples"].array().empty());
 }

@@ -400,7 +400,7 @@ TEST_CASE("the rank the others wait for is a full-step candidate, with what it d
   CHECK(straggler.count == 2);  // 24 last ÷ 12 steps
   CHECK(straggler.title.find("rank 1") != std::string::npos);
   CHECK(AnyEvidence(straggler,
-                    "rank 1 was last to arrive at 24 of its 24 collectives, where chance gives 12 "
+                    "rank 1 arrived last at 24 of its 24 collectives, where chance gives 12 "
                     "(one-sided binomial p = 5.96e-08); last at 24 of its 24 tensor-parallel "
                     "collectives, in forward"));
   // Rank 1's host-bound idle is 20 ms per step against rank 0's 3 ms.
@@ -427,8 +427,8 @@ TEST_CASE("without steps, a rank last more often than chance is a straggler by h
   CHECK(straggler.exposed_ns == 30 * kMs);  // one window: the whole trace
   CHECK(straggler.rank == 1);
   CHECK(AnyEvidence(straggler,
-                    "rank 1 entered last to arrive at 20 of its 20 collectives, where "
-                    "chance gives 10 (one-sided binomial p = 9.54e-07) last"));
+                    "rank 1 entered last at 20 of its 20 collectives, where chance gives 10 "
+                    "(one-sided binomial p = 9.54e-07); the others waited"));
   // A lead of a few microseconds is no straggler, however often.
   report.ranks = {Arrivals(0, 0, 0), Arrivals(1, 20, 9 * kUs)};
   CHECK_FALSE(Has(RankCandidates(report, std::nullopt), "straggler"));

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "candidate_fixture.h"
-#include "reporter/steps/ledger.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/candidates/strict_rules.h"
+#include "reporter/steps/ledger.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;

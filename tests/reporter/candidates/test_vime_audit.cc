@@ -45,9 +45,9 @@ constexpr const char* kQuiet =
     R"("max_abs_dlogp": 0.0, "warning_count": 0.0, "metadata_warning_count": 0.0,
        "metadata_failure_count": 0.0, "runtime_fallback": 0.0, "runtime_strict_failure": 0.0)";
 
-// Four ranks: a custom all-reduce that drifted (warning), a plain linear_logp
-// that no candidate touches, an rmsnorm that agreed (pass) and an NCCL
-// all-reduce that failed strict.
+// Four ranks: a custom all-reduce that drifted (warning), a linear_logp that
+// drifted (warning) and only faster kernels touch, an rmsnorm that agreed
+// (pass) and an NCCL all-reduce that failed strict.
 std::string FourRankAudit() {
   return "[" +
          Cube(1,
@@ -228,6 +228,16 @@ TEST_CASE("links: communication to collectives, fusion to elementwise, worst fir
   CHECK(launch.audit->links[0].matched == "rmsnorm");
   CHECK(launch.strict == StrictTag::kEligible);
 
+  // compute (A4): faster kernels replace linear_logp (warning) and RMSNorm (pass), worst first.
+  const CandidateReport& compute = OfKind(report, "compute");
+  REQUIRE(compute.audit);
+  CHECK(compute.audit->drifted);
+  REQUIRE(compute.audit->links.size() == 2);
+  CHECK(compute.audit->links[0].rule_id == "A4");
+  CHECK(compute.audit->links[0].matched == "linear");
+  CHECK(compute.audit->links[1].matched == "norm");
+  CHECK(compute.strict == StrictTag::kNotEligible);
+
   // host_idle: no rule row; the audit was read, nothing relates.
   const CandidateReport& idle = OfKind(report, "host_idle");
   REQUIRE(idle.audit);
@@ -348,13 +358,16 @@ TEST_CASE("JSON: an audit object per candidate with every link") {
 
 TEST_CASE("Markdown and HTML: the candidates table's evidence ends with the audit") {
   const ReportTable table = CandidatesTable(Linked());
-  REQUIRE(table.rows.size() == 3);
+  REQUIRE(table.rows.size() == 4);
   // The worst link of tp_communication, and how many more there are.
   CHECK(Contains(table.rows[0].back().text,
                  "; audit drift: allreduce on rank 2 (failure, max |dlogp| 0.125, strict "
                  "failure) +1 more"));
   CHECK(Contains(table.rows[1].back().text, "; audit: no audited operator relates"));
-  CHECK(Contains(table.rows[2].back().text, "; audit: RMSNorm on rank 0 (pass, max |dlogp| 0)"));
+  CHECK(Contains(table.rows[2].back().text,
+                 "; audit drift: linear_logp on rank 0 (warning, max |dlogp| 0.5"));
+  CHECK(table.rows[2].back().text.ends_with(" +1 more"));
+  CHECK(Contains(table.rows[3].back().text, "; audit: RMSNorm on rank 0 (pass, max |dlogp| 0)"));
 }
 
 TEST_CASE("vprof report --audit: a bad file is a usage error naming it, before any trace") {

@@ -127,7 +127,7 @@ Report SampleReport() {
   steps.warmup_steps = 2;
   steps.first_measured = 2;
   steps.last_measured = 3;
-  steps.window = "steps 2-3 of 4 (warmup 0-1 excluded)";
+  steps.window = "steps 3-4 of 4 (steps 1-2, warmup, left out)";
   // Rank 0, each step 10 ms: compute 6 + exposed 2 + copy 1 + idle 1 = 10;
   // overlapped 3. Its total over both steps: 20 = 12 (60%) + 4 (20%) + 2
   // (10%) + 2 (10%); overlapped 6 (30%).
@@ -191,7 +191,7 @@ Report ManyRanksReport(int ranks) {
   steps.warmup_steps = 2;
   steps.first_measured = 2;
   steps.last_measured = 2;
-  steps.window = "step 2 of 3 (warmup 0-1 excluded)";
+  steps.window = "step 3 of 3 (steps 1-2, warmup, left out)";
   report.any_nvtx_ranges = true;
   KernelReport gemm;
   gemm.name = "gemm";

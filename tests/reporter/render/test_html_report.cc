@@ -66,7 +66,8 @@ static_assert(kChartRowPx == 28 && kChartBarHeightPx == 16);
 TEST_CASE("the HTML header names the directory, clock and measurement window, escaped") {
   const std::string html = HtmlOf(SampleReport());
   CHECK(html.find("<title>vprof report: /runs/demo&lt;&amp;&gt;</title>") != std::string::npos);
-  CHECK(html.find("<dt>Measurement window</dt><dd>steps 2-3 of 4 (warmup 0-1 excluded)</dd>") !=
+  CHECK(html.find(
+            "<dt>Measurement window</dt><dd>steps 3-4 of 4 (steps 1-2, warmup, left out)</dd>") !=
         std::string::npos);
   CHECK(html.find("error bound ±2.50 µs") != std::string::npos);
   CHECK(html.find("/runs/demo<&>") == std::string::npos);
@@ -185,7 +186,7 @@ TEST_CASE("the HTML charts put each rectangle where the values say") {
   CHECK(Has(phases, {kX + 300, 34, 180, "#8d6e63"}));
   CHECK(Has(phases, {kX + 480, 34, 120, "#e0e0e0"}));
 
-  // Timeline of step 2, 10 ms = 600 px: rank 1 from 0.5 ms (30 px), compute
+  // Timeline of step 3, 10 ms = 600 px: rank 1 from 0.5 ms (30 px), compute
   // 4.75 ms to 5.25 (315 px), exposed to 8.1 ms (486 px); overlapped 1 ms =
   // 60 px on the thin bar at 34 + 16 + 1.
   const std::vector<Rect> timeline = Rects(Section(html, "timeline"));

@@ -41,7 +41,8 @@ size_t Borders(const std::string& line) {
 TEST_CASE("the Markdown header names the directory, clock and measurement window") {
   const std::string markdown = MarkdownOf(SampleReport());
   CHECK(HasLine(markdown, "- **Directory:** /runs/demo&lt;&amp;&gt;"));
-  CHECK(HasLine(markdown, "- **Measurement window:** steps 2-3 of 4 (warmup 0-1 excluded)"));
+  CHECK(
+      HasLine(markdown, "- **Measurement window:** steps 3-4 of 4 (steps 1-2, warmup, left out)"));
   CHECK(markdown.find("error bound ±2.50 µs") != std::string::npos);
 }
 
@@ -57,8 +58,8 @@ TEST_CASE("the Markdown tables put each figure in its column") {
   CHECK(HasLine(markdown,
                 "| 0 | 2 | 20.0 ms | 12.0 ms (60.0%) | 4.00 ms (20.0%) | 2.00 ms (10.0%) | 2.00 "
                 "ms (10.0%) | 6.00 ms (30.0%) | rank0.vtrace |"));
-  CHECK(HasLine(markdown, "## Timeline of step 2 (scope: full step)"));
-  CHECK(HasLine(markdown, "| 2 | 10.0 ms | 0 | 2.85 ms |"));  // full step 2
+  CHECK(HasLine(markdown, "## Timeline of step 3 (scope: full step)"));
+  CHECK(HasLine(markdown, "| 3 | 10.0 ms | 0 | 2.85 ms |"));  // full step 3
   CHECK(HasLine(markdown,
                 "| 0 | forward | nvtx | 2 | 6.00 ms | 3.00 ms | 60.0% | 10.0 ms | rank0.vtrace |"));
   CHECK(HasLine(markdown, "## Collectives (scope: operator)"));

@@ -69,7 +69,7 @@ TEST_CASE("NCCL kernels on the compute stream are exposed for the same_stream re
   CHECK(rank.steps[1].buckets[0].bytes == 0);
   REQUIRE(rank.streams.size() == 1);
   CHECK(rank.streams[0].role == "mixed");
-  CHECK(steps.window == "steps 0-1 of 2 (no warmup excluded)");
+  CHECK(steps.window == "steps 1-2 of 2 (none left out)");
 }
 
 TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS=1 is the reason before nothing_to_overlap") {
@@ -138,7 +138,7 @@ TEST_CASE("steps that began before cudaProfilerStart are left out before the war
   CHECK(steps.before_profiler_start_excluded);
   CHECK(steps.first_measured == 2);
   CHECK(steps.last_measured == 2);
-  CHECK(steps.window == "steps 2 of 3 (steps 0 before cudaProfilerStart and warmup 1 excluded)");
+  CHECK(steps.window == "step 3 of 3 (step 1, before cudaProfilerStart; step 2, warmup, left out)");
   REQUIRE(steps.ranks.at(0).steps.size() == 1);
   CHECK(steps.ranks.at(0).steps[0].start_ns == kStepBase + 2000 * kStepUs);
 }

@@ -124,7 +124,7 @@ TEST_CASE("two-rank DDP steps: split of the window, reasons, buckets, full steps
   CHECK(steps.steps_found == 3);
   CHECK(steps.first_measured == 1);
   CHECK(steps.last_measured == 2);
-  CHECK(steps.window == "steps 1-2 of 3 (warmup 0 excluded)");
+  CHECK(steps.window == "steps 2-3 of 3 (step 1, warmup, left out)");
   REQUIRE(steps.ranks.size() == 2);
 
   for (const RankStepsReport& rank : steps.ranks) {

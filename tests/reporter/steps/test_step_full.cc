@@ -75,7 +75,7 @@ TEST_CASE("the spread of full steps and the rank slowest most often") {
 TEST_CASE("the text report sums up a long run's full steps and lists its slowest") {
   Report report;
   report.steps = StepsOf(500);
-  report.steps->window = "steps 1-500 of 501 (no warmup excluded)";
+  report.steps->window = "steps 2-501 of 501 (none left out)";
   std::ostringstream out;
   WriteStepsText(report, out);
   const std::string raw = out.str();
@@ -83,11 +83,12 @@ TEST_CASE("the text report sums up a long run's full steps and lists its slowest
   CHECK(text.find("500 steps: shortest 1.00 ms, median ") != std::string::npos);
   CHECK(text.find("longest 1.10 ms; slowest rank 2 in 400 steps, 0 in 100; the 20 slowest "
                   "listed, slowest first (the JSON report has every step):") != std::string::npos);
-  // The table: a header, then the slowest first; step 1 (1.04 ms) is not listed.
+  // The table: a header, then the slowest first, numbered from 1; index 1 (1.04 ms), step 2,
+  // is not listed.
   const size_t table = raw.find("step  duration");
   REQUIRE(table != std::string::npos);
-  CHECK(raw.find("\n    30   1.10 ms", table) == raw.find('\n', table));
-  CHECK(raw.find("\n     1 ", table) == std::string::npos);
+  CHECK(raw.find("\n    31   1.10 ms", table) == raw.find('\n', table));
+  CHECK(raw.find("\n     2 ", table) == std::string::npos);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST_CASE("steps inferred from optimizer bursts when no NVTX range names a step"
   CHECK(steps->source == StepSource::kOptimizerKernels);
   CHECK(steps->pattern.find("optimizer") != std::string::npos);
   CHECK(steps->steps_found == 3);
-  CHECK(steps->window == "steps 1-2 of 3 (warmup 0 excluded)");
+  CHECK(steps->window == "steps 2-3 of 3 (step 1, warmup, left out)");
   const RankStepsReport& rank = steps->ranks.at(0);
   REQUIRE(rank.steps.size() == 2);
   CHECK(rank.steps[0].start_ns == kStepBase + 360 * kStepUs);

@@ -66,7 +66,10 @@ TEST_CASE("steps in the JSON report") {
   const JsonValue& steps = json["steps"];
   CHECK(steps["source"].string() == "nvtx");
   CHECK(steps["problem"].string().empty());
-  CHECK(steps["window"].string() == "steps 1 of 2 (warmup 0 excluded)");
+  CHECK(steps["window"].string() == "step 1 of 2 (step 0, warmup, left out)");
+  // The program's own numbers: ProfilerStep#0 is index 0.
+  CHECK(steps["first_step_number"].number() == 0);
+  CHECK(steps["program_step_numbers"].boolean());
   CHECK(steps["steps_found"].number() == 2);
   CHECK(steps["median_step_ns"].number() == 300'000);
   CHECK(steps["full_steps"][0]["step"].number() == 1);
@@ -102,7 +105,7 @@ TEST_CASE("steps in the text report") {
   const size_t section = text.find("\nSteps (");
   REQUIRE(section != std::string::npos);
   const std::string steps = text.substr(section);
-  CHECK(steps.find("window: steps 1 of 2 (warmup 0 excluded)") != std::string::npos);
+  CHECK(steps.find("window: step 1 of 2 (step 0, warmup, left out)") != std::string::npos);
   // rank, steps, window, compute, exposed, overlapped, copy, idle, file.
   CHECK(steps.find("0      1  300 µs   140 µs  60.0 µs") != std::string::npos);
   CHECK(steps.find("nothing_to_overlap 60.0 µs") != std::string::npos);

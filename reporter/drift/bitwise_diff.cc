@@ -105,7 +105,10 @@ void CompareSettings(const RunFingerprints& a, const RunFingerprints& b, Bitwise
       {"CUDA runtime version", ra.cuda_runtime, rb.cuda_runtime},
       {"CUDA driver version", ra.cuda_driver, rb.cuda_driver}};
   for (const auto& [name, va, vb] : versions) {
-    if (va != vb) diff->settings.push_back({name, Version(va), Version(vb)});
+    if (va && vb && va != vb) diff->settings.push_back({name, Version(va), Version(vb)});
+    if ((va == 0) != (vb == 0)) {
+      diff->settings_recorded_once.push_back({name, va ? 'A' : 'B', Version(va ? va : vb)});
+    }
   }
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     if (a.ranks[i].host != b.ranks[i].host) {

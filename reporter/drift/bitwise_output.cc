@@ -82,6 +82,12 @@ void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
           << (s.b.empty() ? "(unset)" : s.b) << " in B\n";
     }
   }
+  if (!d.settings_recorded_once.empty()) {
+    out << "  Recorded in one run only (a gap of capture, not a difference):\n";
+    for (const SettingGap& g : d.settings_recorded_once) {
+      out << "    " << g.name << " recorded in " << g.run << " only (" << g.value << ")\n";
+    }
+  }
   if (!d.inputs_whole)
     out << "  Some trace of A or B was cut: only its readable part was compared.\n";
 }
@@ -112,6 +118,14 @@ void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
         w.Field("name", s.name);
         w.Field("a", s.a);
         w.Field("b", s.b);
+      },
+      JsonWriter::Layout::kOneLine);
+  w.Objects(
+      "settings_recorded_once", d.settings_recorded_once,
+      [&](const SettingGap& g) {
+        w.Field("name", g.name);
+        w.Field("recorded_in", std::string(1, g.run));
+        w.Field("value", g.value);
       },
       JsonWriter::Layout::kOneLine);
   w.Field("all_inputs_whole", d.inputs_whole);

@@ -68,6 +68,7 @@ RankFingerprints ReadTrace(const std::string& path) {
         c.nranks = p.communicator().nranks();
         c.rank = p.communicator().rank();
         c.created_by = names[p.communicator().created_by_iid()];
+        if (r.nccl_version == 0) r.nccl_version = p.communicator().nccl_version();
         break;
       }
       case pb::TracePacket::kEventBatch:

@@ -45,6 +45,8 @@ struct RankFingerprints {
   int32_t status_state = 0;          // schema FingerprintStatusState
   std::string status_detail;
   std::map<std::string, std::string> nccl_env;  // NCCL_* settings, unredacted
+  // 0 where not recorded. NCCL's from the header, else from the first
+  // Communicator that carries it (NCCL loaded after the header was written).
   uint32_t nccl_version = 0, cuda_runtime = 0, cuda_driver = 0;
   std::vector<CommunicatorCalls> comms;  // in creation order
   bool whole = true;

@@ -88,6 +88,7 @@ RankFingerprints ReadTrace(const std::string& path) {
           call.red_op = e.has_red_op() ? e.red_op() : -1;
           call.root = e.has_root() ? e.root() : -1;
           call.enter_ns = e.enter_ns();
+          call.exit_ns = e.exit_ns();
           calls[{e.comm_id(), call.seq, call.peer}] = {comm_index[e.comm_id()], c.calls.size()};
           c.calls.push_back(std::move(call));
         }

@@ -22,7 +22,7 @@ struct FingerprintedCall {
   int32_t datatype = -1;  // ncclDataType_t; -1 when the call has none
   int32_t red_op = -1;
   int32_t root = -1;
-  uint64_t enter_ns = 0;
+  uint64_t enter_ns = 0, exit_ns = 0;
   int32_t state = 0;  // schema FingerprintState; 0: no fingerprint was written for the call
   std::optional<uint64_t> input, output;
 };

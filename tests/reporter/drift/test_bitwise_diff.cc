@@ -54,7 +54,7 @@ BitwiseDiff Compare(const RunFingerprints& a, const RunFingerprints& b) {
 
 std::string Text(const BitwiseDiff& d) {
   std::ostringstream out;
-  WriteBitwiseText(d, out);
+  WriteBitwiseText(d, std::nullopt, out);
   return out.str();
 }
 

@@ -144,8 +144,14 @@ void WriteWhyJson(JsonWriter& w, const std::optional<WhyDrifted>& why) {
   windowed ? w.Int(why->window.rank) : w.Null();
   WriteCall(w, "after", windowed ? why->window.after : std::nullopt);
   WriteCall(w, "through", windowed ? std::optional(why->window.through) : std::nullopt);
-  WriteWindowJson(w, "a", why->a);
-  WriteWindowJson(w, "b", why->b);
+  for (const auto& [key, window] : {std::pair{"a", &why->a}, std::pair{"b", &why->b}}) {
+    if (windowed) {
+      WriteWindowJson(w, key, *window);
+    } else {
+      w.Key(key);
+      w.Null();
+    }
+  }
   WriteDifferingJson(w, "first_a", why->first_a);
   WriteDifferingJson(w, "first_b", why->first_b);
   w.Field("family_a", std::string(why->cause.label_a));

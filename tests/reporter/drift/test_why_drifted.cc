@@ -257,4 +257,19 @@ TEST_CASE("a window without GPU records says so, and why") {
   CHECK(why["first_b"].is_null());
 }
 
+TEST_CASE("a differing call one run did not make leaves no window to compare") {
+  ScratchDir a, b;
+  WriteRun(a.path(), Calls(20), {{"my_custom_kernel_v1", 2000}});
+  std::vector<Call> more = Calls(20);
+  more.push_back({3, 8000, 8100, 30, 31});
+  WriteRun(b.path(), more, {{"my_custom_kernel_v2", 2000}});
+  const Output out = Compare(a, b);
+  const JsonValue& why = out.json["why_drifted"];
+  CHECK(out.json["drift"].string() == "metadata");
+  CHECK(why["unavailable"].string() == "the call was made in one run only on rank 0");
+  CHECK(why["a"].is_null());
+  CHECK(why["first_a"].is_null());
+  CHECK(Has(out.text, "the call was made in one run only on rank 0: no window to compare"));
+}
+
 }  // namespace vprof::reporter

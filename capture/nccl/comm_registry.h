@@ -25,6 +25,7 @@ struct CommInfo {
   uint64_t create_begin_ns = 0;
   uint64_t create_end_ns = 0;
   int32_t cuda_device = -1;
+  uint32_t nccl_version = 0;  // ncclGetVersion's code; 0 when unknown
   // Collectives issued so far (the next one gets coll_seq + 1).
   std::atomic<uint64_t> coll_seq{0};
   // Point-to-point calls so far, per peer (nranks entries).

@@ -49,6 +49,22 @@ int CommDevice(ncclComm_t comm) {
   return QueryComm("ncclCommCuDevice", fn, comm);
 }
 
+// Asked of the library that made each communicator, not once at start: the
+// RunHeader's version is asked as the trace begins, before a program that
+// loads NCCL late (Python importing torch) has it (schema: Communicator).
+uint32_t NcclVersion() {
+  static std::atomic<void*> cache{nullptr};
+  void* fn = cache.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = RealNcclAux("ncclGetVersion");
+    if (!fn) return 0;
+    cache.store(fn, std::memory_order_release);
+  }
+  int v = 0;
+  if (reinterpret_cast<ncclResult_t (*)(int*)>(fn)(&v) != ncclSuccess || v <= 0) return 0;
+  return static_cast<uint32_t>(v);
+}
+
 struct NewComm {
   ncclComm_t comm;
   uint64_t id;
@@ -73,6 +89,7 @@ CommInfo* RegisterComm(const NewComm& c, const NcclRecord& r) {
   info->create_begin_ns = r.enter_ns;
   info->create_end_ns = r.exit_ns;
   info->cuda_device = CommDevice(c.comm);
+  info->nccl_version = NcclVersion();
   if (info->nranks > 0 && info->nranks <= kMaxP2pPeers) {
     info->p2p_seq.reset(new (std::nothrow) std::atomic<uint64_t>[info->nranks]());
   }

@@ -59,6 +59,7 @@ bool PutNewCommunicators(TraceWriter& w) {
     enc.AddVarint(k::kCreateBeginNs, c.create_begin_ns);
     enc.AddVarint(k::kCreateEndNs, c.create_end_ns);
     enc.AddInt32(k::kCudaDevice, c.cuda_device);
+    if (c.nccl_version) enc.AddVarint(k::kNcclVersion, c.nccl_version);
     w.EndPacket(t);
   });
   if (g_comm_cursor > g_comms_before) w.NoteRecorded();

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "reporter/gpu/export_names.h"
 
@@ -105,7 +106,10 @@ void CompareSettings(const RunFingerprints& a, const RunFingerprints& b, Bitwise
       {"CUDA runtime version", ra.cuda_runtime, rb.cuda_runtime},
       {"CUDA driver version", ra.cuda_driver, rb.cuda_driver}};
   for (const auto& [name, va, vb] : versions) {
-    if (va != vb) diff->settings.push_back({name, Version(va), Version(vb)});
+    if (va && vb && va != vb) diff->settings.push_back({name, Version(va), Version(vb)});
+    if ((va == 0) != (vb == 0)) {
+      diff->settings_recorded_once.push_back({name, va ? 'A' : 'B', Version(va ? va : vb)});
+    }
   }
   for (size_t i = 0; i < a.ranks.size(); ++i) {
     if (a.ranks[i].host != b.ranks[i].host) {
@@ -215,6 +219,37 @@ Verdict Judge(const Instance& in, const RunFingerprints& a) {
   return {};
 }
 
+// When a call returned; its entry where the trace has no exit time.
+uint64_t ReturnNs(const FingerprintedCall& c) { return std::max(c.exit_ns, c.enter_ns); }
+
+// The window of GPU work before `first` on the first rank it differs on, from
+// the last call there that agreed (`last_agreed`, per rank position).
+void SetWindow(const Instance& first, const std::vector<const Instance*>& last_agreed,
+               const RunFingerprints& a, const RunFingerprints& b, BitwiseDiff* diff) {
+  const int32_t rank = diff->ranks_differing.front();
+  size_t position = 0;
+  while (position < a.ranks.size() && a.ranks[position].rank != rank) ++position;
+  const auto found = first.ranks.find(position);
+  if (found == first.ranks.end() || !found->second.first || !found->second.second) {
+    diff->no_window = "the call was made in one run only on rank " + std::to_string(rank);
+    return;
+  }
+  DriftWindow w;
+  w.rank = rank;
+  w.file_a = a.ranks[position].file;
+  w.file_b = b.ranks[position].file;
+  w.through = first.call;
+  w.a_until_ns = ReturnNs(*found->second.first);
+  w.b_until_ns = ReturnNs(*found->second.second);
+  if (const Instance* before = last_agreed[position]) {
+    const auto& [in_a, in_b] = before->ranks.at(position);
+    w.after = before->call;
+    w.a_after_ns = ReturnNs(*in_a);
+    w.b_after_ns = ReturnNs(*in_b);
+  }
+  diff->window = std::move(w);
+}
+
 // The alignment profile the observed axes make (README, "Drift audit").
 std::string ProfileOf(const std::set<DriftClass>& axes) {
   if (axes.count(DriftClass::kMetadata)) return "A5";
@@ -285,6 +320,7 @@ bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, Bit
   CompareSettings(a, b, diff);
 
   bool diverged = false;
+  std::vector<const Instance*> last_agreed(a.ranks.size(), nullptr);
   for (const Instance* in : order) {
     const Verdict v = Judge(*in, a);
     if (!v.compared) {
@@ -296,6 +332,7 @@ bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, Bit
       if (!diff->first) {
         ++diff->agreed;
         diff->last_agreeing = in->call;
+        for (const auto& [position, pair] : in->ranks) last_agreed[position] = in;
       }
       continue;
     }
@@ -313,6 +350,7 @@ bool CompareFingerprints(const RunFingerprints& a, const RunFingerprints& b, Bit
     diff->first = in->call;
     diff->ranks_differing = v.ranks;
     diff->detail = v.detail;
+    SetWindow(*in, last_agreed, a, b, diff);
   }
   diff->profile = ProfileOf(diff->axes);
   return true;

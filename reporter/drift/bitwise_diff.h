@@ -16,6 +16,11 @@
 //                    channels, rank placement, a custom all-reduce)
 // A call either run did not fingerprint (sampling, graph capture, a full
 // pool, a failure) is counted and skipped, never taken for agreement.
+//
+// Settings differ only where both runs recorded them: a version one run
+// could not record (0: its library was not loaded when asked) is a gap of
+// capture, listed apart. NCCL_* variables are recorded whole in both runs
+// (the environment), so one set in a run only is a difference.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +51,27 @@ struct SettingChange {
   std::string a, b;  // "" when unset
 };
 
+// A setting one run recorded and the other did not.
+struct SettingGap {
+  std::string name;  // "NCCL version"
+  char run = 'A';    // the run that recorded it
+  std::string value;
+};
+
+// Where the GPU work that may explain the first difference lies, on the rank
+// the difference shows on (the first of them): launched after the last call
+// on that rank that agreed returned (0: from the start of the trace),
+// through the differing call's return (its own kernels included), on each
+// run's clock.
+struct DriftWindow {
+  int32_t rank = -1;
+  std::string file_a, file_b;
+  std::optional<DriftCall> after;  // none: no earlier call on the rank agreed
+  DriftCall through;
+  uint64_t a_after_ns = 0, a_until_ns = 0;
+  uint64_t b_after_ns = 0, b_until_ns = 0;
+};
+
 struct BitwiseDiff {
   std::string dir_a, dir_b;
   uint32_t ranks = 0;
@@ -58,7 +84,11 @@ struct BitwiseDiff {
   std::vector<int32_t> ranks_differing;
   std::string detail;  // what differs, for people
   std::optional<DriftCall> last_agreeing;
-  std::vector<SettingChange> settings;  // every recorded setting that differs
+  std::vector<SettingChange> settings;  // recorded in both runs, with other values
+  std::vector<SettingGap> settings_recorded_once;
+  // Set with `first` when both runs made it on that rank; otherwise why not.
+  std::optional<DriftWindow> window;
+  std::string no_window;
   // The smallest set of classes that explains every difference: each class
   // wherever it shows, except that an input differing after values already
   // diverged is taken for a consequence (only the first upstream difference

@@ -3,15 +3,19 @@
 #include "reporter/base/exit_status.h"
 #include "reporter/base/json_writer.h"
 #include "reporter/drift/run_fingerprints.h"
+#include "reporter/render/short_kernel_name.h"
 
 namespace vprof::reporter {
 namespace {
 
-std::string Describe(const DriftCall& c) {
+// "ncclAllReduce seq 4", "ncclSend seq 2 (peer 1)".
+std::string Brief(const DriftCall& c) {
   std::string s = c.function + " seq " + std::to_string(c.seq);
   if (c.peer >= 0) s += " (peer " + std::to_string(c.peer) + ")";
-  return s + " on communicator " + c.comm_label;
+  return s;
 }
+
+std::string Describe(const DriftCall& c) { return Brief(c) + " on communicator " + c.comm_label; }
 
 const char* Meaning(DriftClass c) {
   switch (c) {
@@ -46,9 +50,121 @@ void WriteCall(JsonWriter& w, std::string_view key, const std::optional<DriftCal
   w.EndObject();
 }
 
+std::string Shape(const std::array<uint32_t, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+bool Recorded(const std::array<uint32_t, 3>& d) { return d[0] != 0; }
+
+// "12 kernels of 5 kinds", and the graph replays recorded whole.
+std::string Launched(const LaunchWindow& w) {
+  std::string s = std::to_string(w.kernels) + (w.kernels == 1 ? " kernel" : " kernels") + " of " +
+                  std::to_string(w.launches.size()) + (w.launches.size() == 1 ? " kind" : " kinds");
+  if (w.graph_replays) {
+    s += ", and " + std::to_string(w.graph_replays) + " CUDA-graph replays recorded whole";
+  }
+  return s;
+}
+
+void WriteDiffering(const char* label, char run, const DifferingKernel& k, std::ostream& out) {
+  const KernelLaunches& l = k.launches;
+  out << "    " << label << ": " << ShortKernelName(l.name);
+  if (Recorded(l.grid)) out << " (grid " << Shape(l.grid) << ", block " << Shape(l.block) << ")";
+  out << ": " << l.count << (l.count == 1 ? " launch in " : " launches in ") << run << ", "
+      << k.count_other << " in " << (run == 'A' ? 'B' : 'A') << "\n";
+}
+
+void WriteWhyText(const WhyDrifted& why, std::ostream& out) {
+  out << "  Why it drifted";
+  if (why.unavailable.empty()) {
+    const DriftWindow& w = why.window;
+    out << " (the GPU work rank " << w.rank << " launched "
+        << (w.after ? "after " + Brief(*w.after) + " returned" : std::string("from the start"))
+        << ", through " << Brief(w.through) << ")";
+  }
+  out << ":\n";
+  if (why.unavailable.empty() && EmptyWindowReason(why.a).empty() &&
+      EmptyWindowReason(why.b).empty()) {
+    out << "    A launched " << Launched(why.a) << "; B " << Launched(why.b) << "\n";
+  }
+  out << "    " << WhyFinding(why) << "\n";
+  if (why.first_a) WriteDiffering("first in A", 'A', *why.first_a, out);
+  if (why.first_b) WriteDiffering("first in B", 'B', *why.first_b, out);
+}
+
+void WriteShape(JsonWriter& w, std::string_view key, const std::array<uint32_t, 3>& d) {
+  w.Key(key);
+  if (!Recorded(d)) {
+    w.Null();
+    return;
+  }
+  w.BeginArray(JsonWriter::Layout::kOneLine);
+  for (uint32_t v : d) w.Uint(v);
+  w.EndArray();
+}
+
+void WriteDifferingJson(JsonWriter& w, std::string_view key,
+                        const std::optional<DifferingKernel>& k) {
+  w.Key(key);
+  if (!k) {
+    w.Null();
+    return;
+  }
+  w.BeginObject(JsonWriter::Layout::kOneLine);
+  w.Field("name", k->launches.name);
+  WriteShape(w, "grid", k->launches.grid);
+  WriteShape(w, "block", k->launches.block);
+  w.Field("launches", k->launches.count);
+  w.Field("launches_other", k->count_other);
+  w.EndObject();
+}
+
+void WriteWindowJson(JsonWriter& w, std::string_view key, const LaunchWindow& window) {
+  w.Object(
+      key,
+      [&] {
+        w.Field("kernels", window.kernels);
+        w.Field("kinds", static_cast<uint64_t>(window.launches.size()));
+        w.Field("graph_replays", window.graph_replays);
+        w.Field("no_kernels", EmptyWindowReason(window));
+      },
+      JsonWriter::Layout::kOneLine);
+}
+
+void WriteWhyJson(JsonWriter& w, const std::optional<WhyDrifted>& why) {
+  w.Key("why_drifted");
+  if (!why) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("unavailable", why->unavailable);
+  const bool windowed = why->unavailable.empty();
+  w.Key("rank");
+  windowed ? w.Int(why->window.rank) : w.Null();
+  WriteCall(w, "after", windowed ? why->window.after : std::nullopt);
+  WriteCall(w, "through", windowed ? std::optional(why->window.through) : std::nullopt);
+  for (const auto& [key, window] : {std::pair{"a", &why->a}, std::pair{"b", &why->b}}) {
+    if (windowed) {
+      WriteWindowJson(w, key, *window);
+    } else {
+      w.Key(key);
+      w.Null();
+    }
+  }
+  WriteDifferingJson(w, "first_a", why->first_a);
+  WriteDifferingJson(w, "first_b", why->first_b);
+  w.Field("family_a", std::string(why->cause.label_a));
+  w.Field("family_b", std::string(why->cause.label_b));
+  w.Field("cause", std::string(why->cause.cause));
+  w.Field("finding", WhyFinding(*why));
+  w.EndObject();
+}
+
 }  // namespace
 
-void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
+void WriteBitwiseText(const BitwiseDiff& d, const std::optional<WhyDrifted>& why,
+                      std::ostream& out) {
   out << "Bitwise comparison of collective fingerprints\n"
       << "  A: " << d.dir_a << "\n  B: " << d.dir_b << "\n"
       << "  " << d.ranks << (d.ranks == 1 ? " rank; " : " ranks; ") << d.compared
@@ -82,11 +198,19 @@ void WriteBitwiseText(const BitwiseDiff& d, std::ostream& out) {
           << (s.b.empty() ? "(unset)" : s.b) << " in B\n";
     }
   }
+  if (!d.settings_recorded_once.empty()) {
+    out << "  Recorded in one run only (a gap of capture, not a difference):\n";
+    for (const SettingGap& g : d.settings_recorded_once) {
+      out << "    " << g.name << " recorded in " << g.run << " only (" << g.value << ")\n";
+    }
+  }
+  if (why) WriteWhyText(*why, out);
   if (!d.inputs_whole)
     out << "  Some trace of A or B was cut: only its readable part was compared.\n";
 }
 
-void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
+void WriteBitwiseJson(const BitwiseDiff& d, const std::optional<WhyDrifted>& why,
+                      std::ostream& out) {
   JsonWriter w(out);
   w.BeginObject();
   w.Field("a", d.dir_a);
@@ -114,6 +238,15 @@ void WriteBitwiseJson(const BitwiseDiff& d, std::ostream& out) {
         w.Field("b", s.b);
       },
       JsonWriter::Layout::kOneLine);
+  w.Objects(
+      "settings_recorded_once", d.settings_recorded_once,
+      [&](const SettingGap& g) {
+        w.Field("name", g.name);
+        w.Field("recorded_in", std::string(1, g.run));
+        w.Field("value", g.value);
+      },
+      JsonWriter::Layout::kOneLine);
+  WriteWhyJson(w, why);
   w.Field("all_inputs_whole", d.inputs_whole);
   w.EndObject();
   out << "\n";
@@ -131,10 +264,11 @@ int RunBitwiseDiff(const std::string& dir_a, const std::string& dir_b, bool json
     err << "vprof: diff --bitwise: " << error << "\n";
     return kExitUsage;
   }
+  const std::optional<WhyDrifted> why = ExplainDrift(diff);
   if (json) {
-    WriteBitwiseJson(diff, out);
+    WriteBitwiseJson(diff, why, out);
   } else {
-    WriteBitwiseText(diff, out);
+    WriteBitwiseText(diff, why, out);
   }
   if (!out.flush()) {
     err << "vprof: diff: cannot write to standard output\n";

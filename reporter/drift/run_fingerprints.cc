@@ -68,6 +68,7 @@ RankFingerprints ReadTrace(const std::string& path) {
         c.nranks = p.communicator().nranks();
         c.rank = p.communicator().rank();
         c.created_by = names[p.communicator().created_by_iid()];
+        if (r.nccl_version == 0) r.nccl_version = p.communicator().nccl_version();
         break;
       }
       case pb::TracePacket::kEventBatch:
@@ -87,6 +88,7 @@ RankFingerprints ReadTrace(const std::string& path) {
           call.red_op = e.has_red_op() ? e.red_op() : -1;
           call.root = e.has_root() ? e.root() : -1;
           call.enter_ns = e.enter_ns();
+          call.exit_ns = e.exit_ns();
           calls[{e.comm_id(), call.seq, call.peer}] = {comm_index[e.comm_id()], c.calls.size()};
           c.calls.push_back(std::move(call));
         }

@@ -22,7 +22,7 @@ struct FingerprintedCall {
   int32_t datatype = -1;  // ncclDataType_t; -1 when the call has none
   int32_t red_op = -1;
   int32_t root = -1;
-  uint64_t enter_ns = 0;
+  uint64_t enter_ns = 0, exit_ns = 0;
   int32_t state = 0;  // schema FingerprintState; 0: no fingerprint was written for the call
   std::optional<uint64_t> input, output;
 };
@@ -45,6 +45,8 @@ struct RankFingerprints {
   int32_t status_state = 0;          // schema FingerprintStatusState
   std::string status_detail;
   std::map<std::string, std::string> nccl_env;  // NCCL_* settings, unredacted
+  // 0 where not recorded. NCCL's from the header, else from the first
+  // Communicator that carries it (NCCL loaded after the header was written).
   uint32_t nccl_version = 0, cuda_runtime = 0, cuda_driver = 0;
   std::vector<CommunicatorCalls> comms;  // in creation order
   bool whole = true;

@@ -1,12 +1,12 @@
 // trace_dump FILE: the records of a vprof trace that the integration tests compare, one JSON
 // object per line, decoded with libprotobuf (the capture side's own encoder plays no part):
 //   {"kind":"nccl", ...}          an intercepted NCCL call (NcclEvent, with its batch's tid)
-//   {"kind":"communicator", ...}  a communicator the wrappers saw created
+//   {"kind":"communicator", ...}  a communicator the wrappers saw created, with its NCCL version
 //   {"kind":"plugin_comm", ...}   an NcclPluginComm (written again when finalized)
 //   {"kind":"plugin_event", ...}  an NcclPluginEvent, strings resolved
 //   {"kind":"injection", ...}     an InjectionStatus
 //   {"kind":"plugin_dropped", "dropped": N}   a batch's dropped count, when not 0
-//   {"kind":"header", ...}        the RunHeader's clocks and deep-capture schedule
+//   {"kind":"header", ...}        the RunHeader's clocks, deep-capture schedule, NCCL version
 //   {"kind":"deep_window", ...}   a DeepWindow (opened: end_ns 0; closed)
 //   {"kind":"kernel", ...}        a GpuKernel's name, times, correlation and graph ids
 //   {"kind":"graph_replay", ...}  a GpuGraphReplay's graph id, times and correlation id
@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
       Line("header")
           .unum("start_ns", h.start_ns())
           .unum("start_realtime_ns", h.start_realtime_ns())
-          .str("deep_capture", h.settings().deep_capture());
+          .str("deep_capture", h.settings().deep_capture())
+          .unum("nccl_version", h.versions().nccl());
     }
     if (p.has_deep_window()) {
       const auto& w = p.deep_window();
@@ -161,7 +162,8 @@ int main(int argc, char** argv) {
       Line("communicator")
           .unum("comm_id", c.comm_id())
           .unum("nranks", c.nranks())
-          .unum("rank", c.rank());
+          .unum("rank", c.rank())
+          .unum("nccl_version", c.nccl_version());
     }
     if (p.has_injection()) {
       const auto& i = p.injection();

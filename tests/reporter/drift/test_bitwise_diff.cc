@@ -1,9 +1,12 @@
 // The bitwise comparison on runs built in memory: calls that one side did not fingerprint are
-// skipped and counted, calls one run did not make and changed counts are metadata, and the
-// profile is the set of classes that explains every difference.
+// skipped and counted, calls one run did not make and changed counts are metadata, the
+// profile is the set of classes that explains every difference, and a setting only one run
+// recorded is a gap of capture, not a difference.
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "reporter/drift/bitwise_diff.h"
+#include "reporter/drift/bitwise_output.h"
 
 namespace vprof::reporter {
 namespace {
@@ -47,6 +50,21 @@ BitwiseDiff Compare(const RunFingerprints& a, const RunFingerprints& b) {
   std::string error;
   REQUIRE(CompareFingerprints(a, b, &d, &error));
   return d;
+}
+
+std::string Text(const BitwiseDiff& d) {
+  std::ostringstream out;
+  WriteBitwiseText(d, std::nullopt, out);
+  return out.str();
+}
+
+RunFingerprints WithVersions(RunFingerprints run, uint32_t nccl, uint32_t cuda_runtime) {
+  for (auto& r : run.ranks) {
+    r.nccl_version = nccl;
+    r.cuda_runtime = cuda_runtime;
+    r.nccl_env["NCCL_DEBUG"] = "WARN";
+  }
+  return run;
 }
 
 }  // namespace
@@ -108,6 +126,40 @@ TEST_CASE("runs that cannot be compared are refused with the run and the reason"
   for (auto& r : b.ranks) r.audit_every = 4;
   CHECK_FALSE(CompareFingerprints(a, b, &d, &error));
   CHECK(error.find("VPROF_AUDIT_EVERY") != std::string::npos);
+}
+
+TEST_CASE("a version only one run recorded is a gap of capture, not a difference") {
+  const std::vector<FingerprintedCall> calls = {Call(1, 10, 11)};
+  const BitwiseDiff d =
+      Compare(WithVersions(Run("a", calls), 0, 13000), WithVersions(Run("b", calls), 22809, 13000));
+  CHECK(d.settings.empty());
+  REQUIRE(d.settings_recorded_once.size() == 1);
+  CHECK(d.settings_recorded_once[0].name == "NCCL version");
+  CHECK(d.settings_recorded_once[0].run == 'B');
+  CHECK(d.settings_recorded_once[0].value == "22809");
+  const std::string text = Text(d);
+  CHECK(text.find("Recorded settings: the same in both runs") != std::string::npos);
+  CHECK(text.find("Recorded settings that differ") == std::string::npos);
+  CHECK(text.find("Recorded in one run only (a gap of capture, not a difference):\n"
+                  "    NCCL version recorded in B only (22809)\n") != std::string::npos);
+}
+
+TEST_CASE("the same settings list nothing; versions both runs recorded differ as before") {
+  const std::vector<FingerprintedCall> calls = {Call(1, 10, 11)};
+  const BitwiseDiff same = Compare(WithVersions(Run("a", calls), 22809, 13000),
+                                   WithVersions(Run("b", calls), 22809, 13000));
+  CHECK(same.settings.empty());
+  CHECK(same.settings_recorded_once.empty());
+  CHECK(Text(same).find("one run only") == std::string::npos);
+  const BitwiseDiff other =
+      Compare(WithVersions(Run("a", calls), 22809, 13000), WithVersions(Run("b", calls), 22903, 0));
+  REQUIRE(other.settings.size() == 1);
+  CHECK(other.settings[0].name == "NCCL version");
+  CHECK(other.settings[0].a == "22809");
+  CHECK(other.settings[0].b == "22903");
+  REQUIRE(other.settings_recorded_once.size() == 1);
+  CHECK(other.settings_recorded_once[0].name == "CUDA runtime version");
+  CHECK(other.settings_recorded_once[0].run == 'A');
 }
 
 }  // namespace vprof::reporter

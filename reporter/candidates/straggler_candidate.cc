@@ -150,15 +150,6 @@ const RankReport* RankReportOf(const Report& report, const std::string& file) {
   return nullptr;
 }
 
-// "late at 61 of 76 gradient-bucket collectives, in backward".
-std::string WhereLate(const LateRank& late) {
-  std::string text = "last at " + std::to_string(late.last_in_role) + " of its " +
-                     std::to_string(late.role_collectives) + " " +
-                     std::string(CommRoleAdjective(late.role)) + " collectives";
-  if (!late.phase.empty()) text += ", in " + late.phase;
-  return text;
-}
-
 }  // namespace
 
 std::string ChanceText(uint64_t last, uint64_t collectives, double expected, double p_value) {
@@ -188,10 +179,7 @@ void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>
       candidate.step_share =
           static_cast<double>(late.wait_per_step_ns) / static_cast<double>(ledger.mean_step_ns);
     }
-    candidate.evidence.push_back(
-        name + " arrived " +
-        ChanceText(late.last, late.collectives, late.expected_last, late.p_value) + "; " +
-        WhereLate(late));
+    candidate.evidence.push_back(name + " arrived " + LateRankText(late));
     candidate.evidence.push_back(
         "the others' GPUs waited for it " + FormatDurationNs(late.wait_per_step_ns) +
         " per step with nothing else to run, from the step ledger: in each collective, a "

@@ -8,6 +8,7 @@
 #include "reporter/diff/diff_input.h"
 #include "reporter/diff/diff_json.h"
 #include "reporter/diff/diff_text.h"
+#include "reporter/diff/diff_verdict.h"
 #include "reporter/drift/bitwise_output.h"
 
 namespace vprof::reporter {
@@ -124,7 +125,9 @@ int RunDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (!b) return kExitUsage;
   RunDiff diff{{a->path, a->directory, AllInputsWhole(a->report)},
                {b->path, b->directory, AllInputsWhole(b->report)},
-               CompareReports(a->report, b->report)};
+               CompareReports(a->report, b->report),
+               ""};
+  diff.verdict = DiffVerdict(diff.sections);
   if (options->json) {
     WriteDiffJson(diff, out);
   } else {

@@ -70,6 +70,7 @@ void WriteDiffJson(const RunDiff& diff, std::ostream& out) {
   json.Field("diff_version", kJsonDiffVersion);
   WriteSide(json, "a", diff.a);
   WriteSide(json, "b", diff.b);
+  json.Field("verdict", diff.verdict);
   json.Objects("sections", diff.sections, [&](const DiffSection& section) {
     json.Field("section", section.key);
     json.Field("title", section.title);

@@ -117,8 +117,7 @@ void WriteSection(const DiffSection& section, std::ostream& out) {
     return;
   }
   if (section.presence != Presence::kBoth) {
-    out << "  " << OnlyIn(section.presence) << " (the other report has no '" << section.key
-        << "')\n";
+    out << "  " << OnlyIn(section.presence) << " (the other report has no such section)\n";
   }
   if (section.items.empty()) {
     out << "  empty in both reports\n";
@@ -145,8 +144,8 @@ void WriteSection(const DiffSection& section, std::ostream& out) {
     bool first = true;
     for (const DiffMetric& metric : item.metrics) {
       const bool both = item.presence == Presence::kBoth;
-      table.rows.push_back({first ? item.name : "", metric.name, FormatValue(metric.unit, metric.a),
-                            FormatValue(metric.unit, metric.b),
+      table.rows.push_back({first ? item.name : "", MetricLabel(metric.name),
+                            FormatValue(metric.unit, metric.a), FormatValue(metric.unit, metric.b),
                             both ? FormatChange(metric) : std::string(OnlyIn(item.presence)),
                             both ? FormatRelative(metric) : ""});
       first = false;
@@ -163,6 +162,7 @@ std::string Describe(const DiffSide& side) {
 }  // namespace
 
 void WriteDiffText(const RunDiff& diff, std::ostream& out) {
+  WriteWrapped(out, diff.verdict, "Verdict: ", "  ");
   out << "vprof diff\n"
       << "  A: " << Describe(diff.a) << '\n'
       << "  B: " << Describe(diff.b) << '\n'

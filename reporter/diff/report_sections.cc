@@ -87,6 +87,25 @@ void AddNumbers(SideItem& item, const JsonNode& node, const std::vector<KeyUnit>
   for (const KeyUnit& key : keys) AddNumber(item, node, key.key, key.unit);
 }
 
+// The step ledger: the mean step, and each cause per step by its name
+// ("waiting for rank 3 at gradient buckets in backward").
+SideSection ReadLedger(const JsonNode& report) {
+  const JsonNode* steps = Member(report, keys::report::kSteps);
+  const JsonNode* ledger = steps ? Member(*steps, keys::steps::kLedger) : nullptr;
+  if (!ledger) return std::nullopt;
+  ItemList items;
+  AddNumber(items.Add(std::string(kMeanStepItem)), *ledger, keys::ledger::kMeanStepNs,
+            DiffUnit::kNs);
+  if (const JsonNode::Array* lines = ArrayAt(*ledger, keys::ledger::kLines)) {
+    for (const JsonNode& line : *lines) {
+      const std::optional<std::string> name = TextAt(line, keys::ledger::kName);
+      if (!name) continue;
+      AddNumber(items.Add(*name), line, keys::ledger::kPerStepNs, DiffUnit::kNs);
+    }
+  }
+  return items.Take();
+}
+
 SideSection ReadPhases(const JsonNode& report) {
   const JsonNode::Array* processes = ArrayAt(report, keys::report::kPhases);
   if (!processes) return std::nullopt;
@@ -397,6 +416,7 @@ SideSection ReadProvenance(const JsonNode& report) {
 
 const std::vector<SectionRule>& DiffSectionRules() {
   static const std::vector<SectionRule> rules = {
+      {kLedgerSection, "Step ledger: each cause per step, on the rank that ends it", ReadLedger},
       {"phases", "Phases (NVTX), per rank", ReadPhases},
       {"steps", "Steps: median step, and per rank the time of the measured steps", ReadSteps},
       {"memory", "GPU memory per rank: in use (sampled), allocation calls, most held", ReadMemory},

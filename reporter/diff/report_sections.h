@@ -34,6 +34,10 @@ struct SectionRule {
   SideSection (*read)(const JsonNode& report);
 };
 
+// The ledger section's key, and its item holding the mean step.
+inline constexpr std::string_view kLedgerSection = "ledger";
+inline constexpr std::string_view kMeanStepItem = "mean step";
+
 // In the order the diff prints them.
 const std::vector<SectionRule>& DiffSectionRules();
 

@@ -24,6 +24,15 @@ std::optional<double> RelativeChange(const DiffMetric& metric) {
   return *change / a;
 }
 
+std::string MetricLabel(std::string_view key) {
+  for (const std::string_view suffix : {"_ns", "_bytes", "_gbps"}) {
+    if (key.ends_with(suffix)) key.remove_suffix(suffix.size());
+  }
+  std::string label(key);
+  for (char& c : label) c = c == '_' ? ' ' : c;
+  return label;
+}
+
 std::string_view PresenceName(Presence presence) {
   switch (presence) {
     case Presence::kBoth:

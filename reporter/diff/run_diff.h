@@ -51,7 +51,12 @@ struct DiffSide {
 struct RunDiff {
   DiffSide a, b;
   std::vector<DiffSection> sections;
+  std::string verdict;  // diff_verdict.h
 };
+
+// A metric's name for people: its JSON key's words, without the unit suffix
+// the column already gives ("mean_time_ns" → "mean time").
+std::string MetricLabel(std::string_view key);
 
 // b − a, and (b − a) / a; none for words, or (relative) when a is 0.
 std::optional<double> Change(const DiffMetric& metric);

@@ -168,6 +168,13 @@ struct CommMemberReport {
   std::string gpu_uuid;      // "GPU-xxxxxxxx-..."; empty when unknown
 };
 
+// A role of a communicator's collectives in the measured steps, and the
+// evidence for it (reporter/steps/comm_roles.h).
+struct CommRoleReport {
+  std::string role;
+  std::string evidence;
+};
+
 struct CommunicatorReport {
   uint64_t comm_id = 0;
   uint32_t size = 0;
@@ -178,6 +185,7 @@ struct CommunicatorReport {
   std::vector<LifecycleReport> lifecycle;
   std::vector<OpReport> ops;  // by op (NcclFunction order), then size
   std::vector<IncompleteReport> incomplete;
+  std::vector<CommRoleReport> roles{};  // none without measured steps that used it
 };
 
 // One phase (or unmatched range name) of one process, from its NVTX ranges

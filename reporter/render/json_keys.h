@@ -95,7 +95,17 @@ inline constexpr Key kWindow = "window";
 inline constexpr Key kMedianStepNs = "median_step_ns";
 inline constexpr Key kProblem = "problem";
 inline constexpr Key kRanks = "ranks";
+inline constexpr Key kLedger = "ledger";
 }  // namespace steps
+
+// steps.ledger, its lines[] and ledger_steps[].
+namespace ledger {
+inline constexpr Key kMeanStepNs = "mean_step_ns";
+inline constexpr Key kLines = "lines";
+inline constexpr Key kName = "name";
+inline constexpr Key kPerStepNs = "per_step_ns";
+inline constexpr Key kLedgerSteps = "ledger_steps";
+}  // namespace ledger
 
 namespace rank_steps {
 inline constexpr Key kTotal = "total";

@@ -124,6 +124,13 @@ void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
   json.Field("parent_comm_id", comm.parent_comm_id == 0
                                    ? std::nullopt
                                    : std::optional<std::string>(FormatHexId(comm.parent_comm_id)));
+  json.Objects(
+      "roles", comm.roles,
+      [&](const CommRoleReport& role) {
+        json.Field("role", role.role);
+        json.Field("evidence", role.evidence);
+      },
+      JsonWriter::Layout::kOneLine);
   json.Objects("lifecycle", comm.lifecycle, [&](const LifecycleReport& call) {
     json.Field("function", call.function);
     json.Field("calls", call.calls);

@@ -41,6 +41,9 @@ std::vector<PageSection> PageSections(const Report& report) {
   if (report.step_timeline) sections.push_back({std::nullopt, SectionChart::kNone, true});
   sections.push_back({PhasesTable(report), SectionChart::kPhases});
   sections.push_back({CollectivesTable(report), SectionChart::kCollectives});
+  if (std::optional<ReportTable> roles = CommRolesTable(report)) {
+    sections.push_back({std::move(roles)});
+  }
   sections.push_back({CandidatesTable(report)});
   sections.push_back({GpuKernelsTable(report)});
   if (std::optional<ReportTable> coverage = CoverageTable(report)) {

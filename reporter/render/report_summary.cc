@@ -107,17 +107,16 @@ std::string StragglerText(const Report& report) {
       if (!each.straggler) continue;
       const RankStepsReport& rank = steps.ranks[each.index];
       named += (named.empty() ? "" : "; ") + RankName(rank.rank, rank.file) + " arrived " +
-               ChanceText(each.last, each.collectives, each.expected_last, each.p_value) +
-               ": the others wait " + FormatDurationNs(each.wait_per_step_ns) + " per step";
+               LateRankText(each) + ": the others wait " + FormatDurationNs(each.wait_per_step_ns) +
+               " per step";
     }
     if (!named.empty()) return named;
-    const LateRank& most =
-        *std::max_element(late.begin(), late.end(),
-                          [](const LateRank& a, const LateRank& b) { return a.last < b.last; });
+    const LateRank& most = *std::min_element(
+        late.begin(), late.end(),
+        [](const LateRank& a, const LateRank& b) { return a.p_value < b.p_value; });
     const RankStepsReport& rank = steps.ranks[most.index];
-    return "none: lateness spread as by chance (most often last: " +
-           RankName(rank.rank, rank.file) + ", " +
-           ChanceText(most.last, most.collectives, most.expected_last, most.p_value) +
+    return "none: lateness spread as by chance (the least likely by chance: " +
+           RankName(rank.rank, rank.file) + ", " + LateRankText(most) +
            "; a rank is named when chance gives it less than " +
            FormatPercent(kStragglerFalseAlarm) + " over all ranks and the others wait " +
            FormatPercent(kStragglerMinShare) + " of the step or more)";

@@ -304,19 +304,21 @@ std::optional<ReportTable> LateRanksTable(const StepsReport& steps) {
       .title = "Late ranks",
       .scope = "full step",
       .note =
-          "the ranks the others waited for: in how many of its collectives each arrived "
-          "last (its kernel the shortest), what chance gives (each member equally likely), "
-          "the one-sided binomial p, and the ledger's wait for it. A straggler is named when "
-          "p is below " +
+          "the ranks the others waited for: of its collectives of the role where that is least "
+          "likely by chance (each role tested apart), in how many each arrived last (its kernel "
+          "the shortest), what chance gives (each member equally likely), the one-sided binomial "
+          "p times the roles tested, and the ledger's wait for it; all: last in all its "
+          "collectives. A straggler is named when p is below " +
           FormatNumber(kStragglerFalseAlarm) + " over the ranks tested and the wait is at least " +
           FormatPercent(kStragglerMinShare) + " of the step",
       .columns = {{"rank"},
+                  {"at"},
                   {"last", true},
                   {"of", true},
                   {"chance", true},
                   {"p", true},
+                  {"all", true},
                   {"wait per step", true},
-                  {"mostly at"},
                   {"straggler"}},
       .rows = {},
       .empty_text = ""};
@@ -324,12 +326,13 @@ std::optional<ReportTable> LateRanksTable(const StepsReport& steps) {
     const RankStepsReport& rank = steps.ranks[late.index];
     table.rows.push_back(
         {{RankName(rank.rank, rank.file)},
-         {std::to_string(late.last)},
-         {std::to_string(late.collectives)},
-         {FormatNumber(late.expected_last)},
-         {late.p_value < 1 ? FormatNumber(late.p_value) : std::string("-")},
-         {FormatDurationNs(late.wait_per_step_ns)},
          {std::string(CommRoleName(late.role)) + (late.phase.empty() ? "" : ", " + late.phase)},
+         {std::to_string(late.last_in_role)},
+         {std::to_string(late.role_collectives)},
+         {FormatNumber(late.role_expected)},
+         {late.p_value < 1 ? FormatNumber(late.p_value) : std::string("-")},
+         {std::to_string(late.last) + "/" + std::to_string(late.collectives)},
+         {FormatDurationNs(late.wait_per_step_ns)},
          {late.straggler ? "yes" : "no"}});
   }
   return table;
@@ -417,6 +420,28 @@ ReportTable CollectivesTable(const Report& report) {
            {RankText(op.most_often_last_rank) + " ×" + std::to_string(op.most_often_last_times)}});
     }
   }
+  return table;
+}
+
+std::optional<ReportTable> CommRolesTable(const Report& report) {
+  ReportTable table{.id = "roles",
+                    .title = "Communicator roles",
+                    .scope = "full step",
+                    .note =
+                        "what each communicator's collectives were for in the measured steps, "
+                        "and the evidence: their kernels counted over every rank's steps by "
+                        "function and phase, with the rule that named the role (the first of "
+                        "reporter/steps/comm_roles.cc's table that holds); unclassified where "
+                        "no rule's evidence holds",
+                    .columns = {{"communicator"}, {"role"}, {"evidence"}},
+                    .rows = {},
+                    .empty_text = ""};
+  for (const CommunicatorReport& comm : report.communicators) {
+    for (const CommRoleReport& role : comm.roles) {
+      table.rows.push_back({{FormatHexId(comm.comm_id)}, {role.role}, {role.evidence}});
+    }
+  }
+  if (table.rows.empty()) return std::nullopt;
   return table;
 }
 

@@ -69,6 +69,8 @@ std::optional<ReportTable> LedgerTable(const StepsReport& steps);
 std::optional<ReportTable> LateRanksTable(const StepsReport& steps);
 ReportTable PhasesTable(const Report& report);
 ReportTable CollectivesTable(const Report& report);
+// Each communicator's roles in the measured steps, with their evidence; none without.
+std::optional<ReportTable> CommRolesTable(const Report& report);
 ReportTable CandidatesTable(const Report& report);
 ReportTable GpuKernelsTable(const Report& report);
 // Both none when coverage and consistency were not checked.

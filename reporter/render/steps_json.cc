@@ -49,11 +49,11 @@ void WriteRankOf(JsonWriter& json, const StepsReport& steps, uint32_t index) {
 void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& ledger) {
   json.BeginObject();
   json.Field("steps", ledger.steps);
-  json.Field("mean_step_ns", ledger.mean_step_ns);
+  json.Field(keys::ledger::kMeanStepNs, ledger.mean_step_ns);
   json.Field("mean_window_ns", ledger.mean_window_ns);
   json.Field("matched_collectives", ledger.matched_collectives);
   json.Field("unmatched_collectives", ledger.unmatched_collectives);
-  json.Key("ledger_steps");
+  json.Key(keys::ledger::kLedgerSteps);
   json.BeginArray();
   for (uint32_t i = 0; i < ledger.ledger_steps.size(); ++i) {
     if (ledger.ledger_steps[i] == 0) continue;
@@ -64,9 +64,9 @@ void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& 
   }
   json.EndArray();
   json.Objects(
-      "lines", ledger.lines,
+      keys::ledger::kLines, ledger.lines,
       [&](const LedgerLine& line) {
-        json.Field("name", LedgerLineName(steps, line));
+        json.Field(keys::ledger::kName, LedgerLineName(steps, line));
         json.Field("cause", LedgerCauseName(line.cause));
         json.Field("role",
                    line.cause == LedgerCause::kWaitForRank || line.cause == LedgerCause::kTransfer
@@ -75,7 +75,7 @@ void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& 
         json.Field("phase", line.phase);
         json.Field("late_rank",
                    line.late ? steps.ranks[*line.late].rank : std::optional<int32_t>());
-        json.Field("per_step_ns", line.per_step_ns);
+        json.Field(keys::ledger::kPerStepNs, line.per_step_ns);
         json.Field("share", line.share);
       },
       JsonWriter::Layout::kOneLine);
@@ -344,7 +344,7 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
                                                    : std::optional<int32_t>());
       },
       JsonWriter::Layout::kOneLine);
-  json.Key("ledger");
+  json.Key(keys::steps::kLedger);
   if (steps.ledger) {
     WriteLedger(json, steps, *steps.ledger);
   } else {

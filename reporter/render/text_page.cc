@@ -147,6 +147,9 @@ void WriteCommunicator(const CommunicatorReport& comm, std::ostream& out) {
   out << '\n';
   WriteWrapped(out, heading, "", "  ");
   WriteMembers(comm, out);
+  for (const CommRoleReport& role : comm.roles) {
+    WriteWrapped(out, role.role + ": " + role.evidence, "  role: ", "    ");
+  }
   // One line per function: a line break inside "400 ns" would hurt more than the lines cost.
   const char* prefix = "  lifecycle: ";
   for (const LifecycleReport& call : comm.lifecycle) {

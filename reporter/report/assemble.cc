@@ -13,6 +13,7 @@
 #include "reporter/report/assemble_gpu.h"
 #include "reporter/report/assemble_phases.h"
 #include "reporter/report/process_rank.h"
+#include "reporter/steps/comm_roles.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -300,6 +301,14 @@ Report FinishReport(std::string directory, TimeSource time_source,
                                  pending, consistency);
   AddCollectiveGpuTime(cross_rank, report);
   report.steps = make_steps(report.processes);
+  if (report.steps && report.steps->ledger) {
+    for (const CommRoleEvidence& role : report.steps->ledger->roles) {
+      for (CommunicatorReport& comm : report.communicators) {
+        if (comm.comm_id != role.comm_id) continue;
+        comm.roles.push_back({std::string(CommRoleName(role.role)), role.evidence});
+      }
+    }
+  }
   if (report.steps && report.steps->source != StepSource::kNvtx) {
     for (const ProcessReport& process : report.processes) {
       report.steps->graph_replays_recorded_whole += process.gpu.graph_replays.count;

@@ -42,14 +42,6 @@ struct CommunicatorCalls {
   uint64_t most_forward_per_step = 0;
 };
 
-// One rule's verdict on one communicator's kernels of one function and
-// phase class, with the evidence that decided it.
-struct CommRoleEvidence {
-  uint64_t comm_id = 0;
-  CommRole role = CommRole::kUnclassified;
-  std::string evidence;  // "80 ncclAllReduce in backward; none reduce in forward"
-};
-
 class CommRoles {
  public:
   // From every rank's measured steps.

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "reporter/base/binomial_tail.h"
+#include "reporter/base/units.h"
 #include "reporter/steps/comm_roles.h"
 
 namespace vprof::reporter {
@@ -178,48 +179,63 @@ uint32_t LedgerRankOf(const StepsReport& steps, size_t i) {
   return *chosen;
 }
 
-// The ranks others waited for, with the chance test.
+// The ranks others waited for, with the chance test: per rank, its
+// collectives of each role tested apart (a rank late at every gradient
+// bucket and never at the metrics that follow them is late, however many
+// of those it has), the role with the least probable count deciding.
 std::vector<LateRank> LateRanks(const StepsReport& steps, const std::vector<Shortest>& shortest) {
+  struct Group {
+    uint64_t collectives = 0;
+    uint64_t last = 0;
+    double expected = 0;
+    std::map<std::string, uint64_t> last_by_phase;
+  };
   std::vector<LateRank> late(steps.ranks.size());
-  // Per rank: by role and phase of its own kernels, the collectives it was last in and took part
-  // in.
-  std::vector<std::map<std::pair<CommRole, std::string>, uint64_t>> last_by(steps.ranks.size());
-  std::vector<std::map<CommRole, uint64_t>> role_count(steps.ranks.size());
   for (uint32_t r = 0; r < steps.ranks.size(); ++r) {
     const RankStepsReport& rank = steps.ranks[r];
-    late[r].index = r;
+    LateRank& each = late[r];
+    each.index = r;
+    std::map<CommRole, Group> groups;
     for (const RankStepReport& step : rank.steps) {
       for (const StepCollective& collective : step.collectives) {
         const Shortest* s = Find(shortest, collective.comm_id, collective.seq);
         if (!s || s->members < 2) continue;
-        const CommRole role = collective.role;
-        ++late[r].collectives;
-        late[r].expected_last += 1.0 / s->members;
-        ++role_count[r][role];
+        Group& group = groups[collective.role];
+        const double chance = 1.0 / s->members;
+        ++each.collectives;
+        each.expected_last += chance;
+        ++group.collectives;
+        group.expected += chance;
         // A rank's two kernels of one collective count once, by the shortest.
         if (s->rank == r && s->duration_ns == collective.duration_ns) {
-          ++late[r].last;
-          ++last_by[r][{role, rank.phase_names[collective.phase]}];
+          ++each.last;
+          ++group.last;
+          ++group.last_by_phase[rank.phase_names[collective.phase]];
         }
       }
     }
-    uint64_t most = 0;
-    for (const auto& [key, count] : last_by[r]) {
-      if (count > most) {
-        most = count;
-        late[r].role = key.first;
-        late[r].phase = key.second;
+    const Group* decided = nullptr;
+    double least = 2;
+    for (const auto& [role, group] : groups) {
+      const double p = BinomialUpperTail(group.last, group.collectives,
+                                         group.expected / static_cast<double>(group.collectives));
+      if (p < least || (p == least && decided && group.last > decided->last)) {
+        least = p;
+        decided = &group;
+        each.role = role;
       }
     }
-    late[r].last_in_role = 0;
-    for (const auto& [key, count] : last_by[r]) {
-      if (key.first == late[r].role) late[r].last_in_role += count;
-    }
-    late[r].role_collectives = role_count[r][late[r].role];
-    if (late[r].collectives > 0) {
-      late[r].p_value =
-          BinomialUpperTail(late[r].last, late[r].collectives,
-                            late[r].expected_last / static_cast<double>(late[r].collectives));
+    if (!decided) continue;
+    each.p_value = std::min(1.0, least * static_cast<double>(groups.size()));
+    each.role_collectives = decided->collectives;
+    each.last_in_role = decided->last;
+    each.role_expected = decided->expected;
+    uint64_t most = 0;
+    for (const auto& [phase, count] : decided->last_by_phase) {
+      if (count > most) {
+        most = count;
+        each.phase = phase;
+      }
     }
   }
   return late;
@@ -271,6 +287,19 @@ StepsLedger Summarize(const StepsReport& steps, const std::vector<Pick>& picks) 
 }
 
 }  // namespace
+
+std::string LateRankText(const LateRank& late) {
+  std::string text = "last at " + std::to_string(late.last_in_role) + " of its " +
+                     std::to_string(late.role_collectives) + " " +
+                     std::string(CommRoleAdjective(late.role)) + " collectives";
+  if (!late.phase.empty()) text += ", in " + late.phase;
+  text += ", where chance gives " + FormatNumber(late.role_expected);
+  if (late.p_value < 1) {
+    text += " (one-sided binomial p = " + FormatNumber(late.p_value) + ", over its roles)";
+  }
+  return text + "; " + std::to_string(late.last) + " of its " + std::to_string(late.collectives) +
+         " collectives in all";
+}
 
 std::string_view LedgerCauseName(LedgerCause cause) {
   switch (cause) {
@@ -357,6 +386,7 @@ void BuildLedgers(StepsReport& steps) {
   }
   StepsLedger ledger = Summarize(steps, picks);
   ledger.full_steps = !steps.full_steps.empty();
+  ledger.roles = roles.evidence();
 
   for (const Shortest& s : shortest) {
     (s.members >= 2 ? ledger.matched_collectives : ledger.unmatched_collectives) += 1;

@@ -46,6 +46,11 @@ inline constexpr double kStragglerMinShare = 0.01;
 // `steps.ledger`. Needs the full steps (CompleteFullSteps).
 void BuildLedgers(StepsReport& steps);
 
+// "last at 61 of its 76 gradient-bucket collectives, in backward, where
+// chance gives 19 (one-sided binomial p = 1.2e-20, over its roles); 69 of its
+// 99 collectives in all".
+std::string LateRankText(const LateRank& late);
+
 // "compute", "waiting for a late rank", "transfer", "copies",
 // "host-bound idle", "vprof's own cost", "waiting idle".
 std::string_view LedgerCauseName(LedgerCause cause);

@@ -407,15 +407,27 @@ struct LateRank {
   uint64_t collectives = 0;  // of its collectives in the measured steps with ≥ 2 members seen
   uint64_t last = 0;         // in which it arrived last (its kernel the shortest)
   double expected_last = 0;  // by chance: the sum over those collectives of 1 ÷ their members
-  double p_value = 1;        // P(last or more by chance)
+  // The role whose collectives it was last at least probably by chance, and
+  // its figures there; the phase it was last in most there.
+  CommRole role = CommRole::kUnclassified;
+  uint64_t role_collectives = 0;
+  uint64_t last_in_role = 0;
+  double role_expected = 0;
+  std::string phase;
+  // P(last_in_role or more by chance) by a one-sided binomial test, times
+  // the roles tested (Bonferroni), at most 1.
+  double p_value = 1;
   // The full steps' ledgers' wait for it, per full step.
   int64_t wait_per_step_ns = 0;
-  // Of its late collectives, the role and phase (on its own steps) with the most.
-  CommRole role = CommRole::kUnclassified;
-  uint64_t last_in_role = 0;
-  uint64_t role_collectives = 0;
-  std::string phase;
   bool straggler = false;  // passes both tests
+};
+
+// One rule's verdict on one communicator's kernels of one function and
+// phase class, with the evidence that decided it.
+struct CommRoleEvidence {
+  uint64_t comm_id = 0;
+  CommRole role = CommRole::kUnclassified;
+  std::string evidence;  // "80 ncclAllReduce in backward; none reduce in forward"
 };
 
 // One line of the full steps' ledger: a cause, summed over the measured
@@ -442,6 +454,8 @@ struct StepsLedger {
   std::vector<uint32_t> ledger_steps;
   std::vector<LedgerLine> lines;  // largest first
   std::vector<LateRank> late;     // ranks others waited for, the longest wait first
+  // What decided each communicator's roles (comm_roles.h), by communicator.
+  std::vector<CommRoleEvidence> roles;
   // The collectives whose members' kernels were all seen, and those of
   // which fewer than two were (their exposed time is all transfer).
   uint64_t matched_collectives = 0;

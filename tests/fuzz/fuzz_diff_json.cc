@@ -1,7 +1,7 @@
 // `vprof diff A B` with a JSON report of fuzzed bytes as A and as B: the
 // report reader, the comparison (of the report with itself, and with an
-// empty report, so that items are both matched and one-sided) and both
-// renderings of each.
+// empty report, so that items are both matched and one-sided), its verdict
+// and both renderings of each.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,11 +10,16 @@
 #include "reporter/diff/diff_input.h"
 #include "reporter/diff/diff_json.h"
 #include "reporter/diff/diff_text.h"
+#include "reporter/diff/diff_verdict.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
 
-void Render(const vprof::reporter::RunDiff& diff) {
+// The comparison of `a` with `b`, with its verdict, written both ways.
+void Render(const vprof::reporter::DiffSide& side, const vprof::reporter::JsonNode& a,
+            const vprof::reporter::JsonNode& b) {
+  vprof::reporter::RunDiff diff{side, side, vprof::reporter::CompareReports(a, b), ""};
+  diff.verdict = vprof::reporter::DiffVerdict(diff.sections);
   vprof::reporter::WriteDiffText(diff, vprof::fuzz::Discard());
   vprof::reporter::WriteDiffJson(diff, vprof::fuzz::Discard());
 }
@@ -29,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!input) return 0;
   const reporter::JsonNode empty = reporter::JsonNode::EmptyObject();
   const reporter::DiffSide side{path, false, true};
-  Render({side, side, reporter::CompareReports(input->report, input->report)});
-  Render({side, side, reporter::CompareReports(input->report, empty)});
-  Render({side, side, reporter::CompareReports(empty, input->report)});
+  Render(side, input->report, input->report);
+  Render(side, input->report, empty);
+  Render(side, empty, input->report);
   return 0;
 }

@@ -1,6 +1,10 @@
-// Size buckets and the units of the text report.
+// Size buckets, the units of the text report, its wrapping, and the binomial tail.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
 
+#include "reporter/base/binomial_tail.h"
+#include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/collectives/size_bucket.h"
 
@@ -57,4 +61,31 @@ TEST_CASE("bandwidth and ids") {
   CHECK(FormatHexId(0xab12) == "0xab12");
   CHECK(FormatHexId(0) == "0x0");
   CHECK(FormatHexId(UINT64_MAX) == "0xffffffffffffffff");
+}
+
+TEST_CASE("the binomial upper tail against sums worked out by hand") {
+  // P(X ≥ 3) for Binomial(4, 1/4): (4·3 + 1)/4^4 = 13/256.
+  CHECK(BinomialUpperTail(3, 4, 0.25) == Approx(13.0 / 256).epsilon(1e-12));
+  // P(X ≥ 20) for Binomial(20, 1/2): 2^-20.
+  CHECK(BinomialUpperTail(20, 20, 0.5) == Approx(std::ldexp(1.0, -20)).epsilon(1e-12));
+  // P(X ≥ 16) for Binomial(20, 1/2): (C(20,16) + C(20,17) + ... + 1) / 2^20 = 6196/2^20.
+  CHECK(BinomialUpperTail(16, 20, 0.5) == Approx(6196.0 / 1048576).epsilon(1e-12));
+  // A tail at or below the mean is not looked at: 1; beyond n: 0.
+  CHECK(BinomialUpperTail(25, 100, 0.25) == 1);
+  CHECK(BinomialUpperTail(101, 100, 0.25) == 0);
+  // Large n from logarithms, no overflow: P(X ≥ 100) for Binomial(100, 1/1024) = 1024^-100.
+  CHECK(BinomialUpperTail(100, 100, 1.0 / 1024) == Approx(std::pow(1024.0, -100)).epsilon(1e-9));
+}
+
+TEST_CASE("numbers with three significant digits") {
+  CHECK(FormatNumber(24.75) == "24.8");
+  CHECK(FormatNumber(1.2278016e-20) == "1.23e-20");
+  CHECK(FormatNumber(12) == "12");
+}
+
+TEST_CASE("a wrapped line never parts a number from its unit") {
+  std::ostringstream out;
+  // At 28 columns the plain fill would break after "12.3"; the unit goes down with it.
+  WriteWrapped(out, "the others wait for it 12.3 ms per step, 4.00 MiB each", "", "  ", 28);
+  CHECK(out.str() == "the others wait for it\n  12.3 ms per step, 4.00 MiB\n  each\n");
 }

@@ -400,9 +400,9 @@ TEST_CASE("the rank the others wait for is a full-step candidate, with what it d
   CHECK(straggler.count == 2);  // 24 last ÷ 12 steps
   CHECK(straggler.title.find("rank 1") != std::string::npos);
   CHECK(AnyEvidence(straggler,
-                    "rank 1 arrived last at 24 of its 24 collectives, where chance gives 12 "
-                    "(one-sided binomial p = 5.96e-08); last at 24 of its 24 tensor-parallel "
-                    "collectives, in forward"));
+                    "rank 1 arrived last at 24 of its 24 tensor-parallel collectives, in forward, "
+                    "where chance gives 12 (one-sided binomial p = 5.96e-08, over its roles); 24 "
+                    "of its 24 collectives in all"));
   // Rank 1's host-bound idle is 20 ms per step against rank 0's 3 ms.
   CHECK(AnyEvidence(straggler, "host-bound idle 20.0 ms per step against 3.00 ms"));
   CHECK_FALSE(AnyEvidence(straggler, "clock"));  // one host

@@ -129,7 +129,7 @@ class DiffTest(unittest.TestCase):
         self.assertEqual([i["presence"] for i in lateness["items"]], ["only_in_b"] * 2)
         text = vprof("diff", a_json, self.b)
         self.assertEqual(text.returncode, 0, text.stderr)
-        self.assertIn("only in B (the other report has no 'lateness')", text.stdout)
+        self.assertIn("only in B (the other report has no such section)", text.stdout)
 
     def test_large_section_lists_what_changed_most(self):
         # 30 ranks: in B, rank 20's lateness triples, rank 5's rises by half,
@@ -182,6 +182,33 @@ class DiffTest(unittest.TestCase):
                                     "host_idle": "only_in_a", "copies": "only_in_b"})
         # Nothing else in these reports: every other section is in neither.
         self.assertEqual(section(diff, "communication")["presence"], "neither")
+
+    def test_verdict_names_the_slower_run_the_cause_and_the_rank(self):
+        # Step ledgers as steps_json.cc writes them: B's mean step is 50 µs longer, 45 µs of it
+        # in the wait for rank 3; rank 0's measured steps grew most.
+        def report(mean, wait, window0, window3):
+            lines = [{"name": "compute in backward", "per_step_ns": 60000},
+                     {"name": "waiting for rank 3 at gradient buckets in backward",
+                      "per_step_ns": wait}]
+            return {"report_version": 1, "all_inputs_whole": True,
+                    "steps": {"median_step_ns": mean, "ledger": {"mean_step_ns": mean,
+                                                                  "lines": lines},
+                              "ranks": [{"rank": 0, "total": {"window_ns": window0}},
+                                        {"rank": 3, "total": {"window_ns": window3}}]}}
+        a = write_json(self.root / "va.json", report(100000, 20000, 800000, 800000))
+        b = write_json(self.root / "vb.json", report(150000, 65000, 1200000, 1000000))
+        verdict = ("B is slower per step by 50.0 µs (+50.0%, 100 µs in A, 150 µs in B); most of "
+                   "it: waiting for rank 3 at gradient buckets in backward, +45.0 µs per step "
+                   "(step ledger); of the ranks, rank 0's steps changed most (steps)")
+        self.assertEqual(self.diff_json(a, b)["verdict"], verdict)
+        text = vprof("diff", a, b)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        first = " ".join(text.stdout.split("\nvprof diff\n")[0].split())
+        self.assertEqual(first, "Verdict: " + verdict)
+        # A faster B: A is the slower one; the same runs the other way round.
+        self.assertTrue(self.diff_json(b, a)["verdict"].startswith("A is slower per step by 50.0"))
+        # Words for people: no JSON key (a word with an underscore) in the text.
+        self.assertNotRegex(text.stdout, r"\b[a-z]+_[a-z_]+\b")
 
     def test_memory_from_reports(self):
         # GPU memory as steps_json.cc writes it: NVML's samples per rank, the allocation

@@ -72,9 +72,10 @@ void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
   }
 }
 
-void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device) {
+void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
+                  uint64_t called_ns) {
   if (const FakeActivitySink* sink = Sink()) {
-    sink->memory(cbid, released, address, bytes, device, standins::MonotonicNs());
+    sink->memory(cbid, released, address, bytes, device, called_ns);
   }
 }
 

@@ -76,7 +76,9 @@ void ReportEventRecord(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                        uint32_t correlation_id, uint64_t completion_ns);
 void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
                       uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
-void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device);
+// `called_ns`: when the call began (its API record spans from then to its report).
+void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
+                  uint64_t called_ns);
 void ReportContextCreated();
 
 }  // namespace fake_cudart

@@ -13,6 +13,7 @@
 #include "fake_cudart.h"
 #include "injection.h"
 #include "monotonic_clock.h"
+#include "played_costs.h"
 #include "runtime.h"
 
 namespace {
@@ -200,6 +201,7 @@ cudaError_t cudaGetDevice(int* device) {
 
 cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
   fake_cudart::InitializeOnce();
+  const uint64_t called_ns = standins::MonotonicNs();
   if (dev_ptr == nullptr) return Fail(cudaErrorInvalidValue);
   *dev_ptr = nullptr;
   if (size == 0) return cudaSuccess;
@@ -209,9 +211,12 @@ cudaError_t cudaMalloc(void** dev_ptr, size_t size) {
   if (*dev_ptr == nullptr) return Fail(cudaErrorMemoryAllocation);
   // CUPTI reports the size asked for; the release reports the same.
   AllocationSizes().Add(*dev_ptr, size);
+  // The played cost is a floor: the call lasts at least that long, however long the allocation
+  // itself took (glibc may fill it, as under MALLOC_PERTURB_).
+  standins::SleepUntilNs(called_ns + fake_cudart::MallocCostNs());
   fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, false,
                             reinterpret_cast<uintptr_t>(*dev_ptr), size,
-                            static_cast<uint32_t>(t_current_device));
+                            static_cast<uint32_t>(t_current_device), called_ns);
   return cudaSuccess;
 }
 
@@ -224,11 +229,12 @@ uint64_t fake_cudart_bytes_held() { return AllocationSizes().Held(); }
 
 // Like the real cudaFree, waits for the device first, so queued work never sees freed memory.
 cudaError_t cudaFree(void* dev_ptr) {
+  const uint64_t called_ns = standins::MonotonicNs();
   Runtime::Get().SynchronizeDevice();
   if (dev_ptr != nullptr) {
     fake_cudart::ReportMemory(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, true,
                               reinterpret_cast<uintptr_t>(dev_ptr), AllocationSizes().Take(dev_ptr),
-                              static_cast<uint32_t>(t_current_device));
+                              static_cast<uint32_t>(t_current_device), called_ns);
   }
   std::free(dev_ptr);
   return cudaSuccess;

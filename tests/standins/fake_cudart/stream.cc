@@ -14,6 +14,7 @@
 #include "activity_hooks.h"
 #include "graph.h"
 #include "monotonic_clock.h"
+#include "played_costs.h"
 
 namespace fake_cudart {
 namespace {
@@ -84,6 +85,7 @@ Span Run(const KernelOp& o, const Placement& at) {
 Span Run(const CopyOp& o, const Placement& at) {
   const uint64_t start_ns = standins::MonotonicNs();
   std::memmove(o.dst, o.src, o.bytes);
+  standins::SleepUntilNs(start_ns + CopyFloorNs(o.bytes));
   const uint64_t end_ns = standins::MonotonicNs();
   if (o.src_device >= 0) {
     ReportPeerMemcpy(o.bytes, o.src_device, o.dst_device, at.stream_id, at.correlation_id,

@@ -314,12 +314,12 @@ void OnGraphReplay(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_i
   Write(record);
 }
 
-// A cudaMalloc or cudaFree: its RUNTIME record and, with MEMORY2 on, the allocation or release
-// with the same correlation id, as CUPTI writes them.
+// A cudaMalloc or cudaFree called at `at_ns`: its RUNTIME record, from then to now, and, with
+// MEMORY2 on, the allocation or release with the same correlation id, as CUPTI writes them.
 void OnMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
               uint64_t at_ns) {
   const uint32_t correlation_id = NextCorrelationId();
-  WriteRuntimeCall(cbid, correlation_id, standins::MonotonicNs());
+  WriteRuntimeCall(cbid, correlation_id, at_ns);
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) return;
   CUpti_ActivityMemory4 record{};
   record.kind = CUPTI_ACTIVITY_KIND_MEMORY2;

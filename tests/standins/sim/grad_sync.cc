@@ -11,6 +11,14 @@ std::unique_ptr<GradientSync> GradientSync::Start(const Config& config, std::str
     *error = "cannot create the communication stream";
     return nullptr;
   }
+  if (config.reduce_scatter &&
+      (config.bucket_elems % static_cast<size_t>(config.nranks) != 0 ||
+       cudaMalloc(reinterpret_cast<void**>(&sync->shard_),
+                  config.bucket_elems / config.nranks * sizeof(float)) != cudaSuccess)) {
+    *error = "cannot reduce-scatter buckets of " + std::to_string(config.bucket_elems) +
+             " elements over " + std::to_string(config.nranks) + " ranks";
+    return nullptr;
+  }
   for (int bucket = 0; bucket < config.buckets; ++bucket) {
     void* grads = nullptr;
     if (cudaMalloc(&grads, config.bucket_elems * sizeof(float)) != cudaSuccess) {
@@ -40,6 +48,7 @@ GradientSync::~GradientSync() {
     thread_.join();
   }
   for (float* grads : grads_) cudaFree(grads);
+  cudaFree(shard_);
   for (cudaEvent_t ready : ready_) cudaEventDestroy(ready);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
@@ -96,25 +105,35 @@ std::string GradientSync::ReduceBucket(int bucket) {
     std::this_thread::sleep_for(std::chrono::milliseconds(config_.delay_ms));
   }
   float* grads = grads_[bucket];
-  const ncclResult_t result = config_.log->Record(
-      "ncclAllReduce", "world", config_.nranks, config_.bucket_elems, sizeof(float), [&] {
-        return ncclAllReduce(grads, grads, config_.bucket_elems, ncclFloat32, ncclSum,
-                             config_.world, stream_);
-      });
+  const size_t shard_elems = config_.bucket_elems / config_.nranks;
+  const char* op = config_.reduce_scatter ? "ncclReduceScatter" : "ncclAllReduce";
+  const ncclResult_t result =
+      config_.reduce_scatter
+          ? config_.log->Record(op, "world", config_.nranks, shard_elems, sizeof(float),
+                                [&] {
+                                  return ncclReduceScatter(grads, shard_, shard_elems, ncclFloat32,
+                                                           ncclSum, config_.world, stream_);
+                                })
+          : config_.log->Record(
+                op, "world", config_.nranks, config_.bucket_elems, sizeof(float), [&] {
+                  return ncclAllReduce(grads, grads, config_.bucket_elems, ncclFloat32, ncclSum,
+                                       config_.world, stream_);
+                });
   if (result != ncclSuccess) {
-    return std::string("ncclAllReduce of bucket ") + std::to_string(bucket) + ": " +
+    return std::string(op) + " of bucket " + std::to_string(bucket) + ": " +
            ncclGetErrorString(result);
   }
   if (cudaStreamSynchronize(stream_) != cudaSuccess) return "cudaStreamSynchronize failed";
   const float expected = static_cast<float>(config_.nranks * (config_.nranks + 1) / 2);
-  for (size_t i = 0; i < config_.bucket_elems; ++i) {
-    if (grads[i] != expected) {
+  const float* reduced = config_.reduce_scatter ? shard_ : grads;
+  for (size_t i = 0; i < (config_.reduce_scatter ? shard_elems : config_.bucket_elems); ++i) {
+    if (reduced[i] != expected) {
       return "bucket " + std::to_string(bucket) + " element " + std::to_string(i) + " is " +
-             std::to_string(grads[i]) + " after the all-reduce, expected " +
+             std::to_string(reduced[i]) + " after the " + op + ", expected " +
              std::to_string(expected);
     }
-    grads[i] = static_cast<float>(config_.rank + 1);
   }
+  std::fill_n(grads, config_.bucket_elems, static_cast<float>(config_.rank + 1));
   return "";
 }
 

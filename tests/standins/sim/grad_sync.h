@@ -32,6 +32,8 @@ class GradientSync {
     // all-reduces; 0 for the other ranks.
     uint64_t delay_ms;
     CollectiveLog* log;
+    // Reduce-scatter each bucket (sharded data parallel) instead of all-reducing it.
+    bool reduce_scatter = false;
   };
 
   // Allocates the buckets, filled with rank+1, and starts the communication thread.
@@ -47,13 +49,15 @@ class GradientSync {
  private:
   explicit GradientSync(const Config& config) : config_(config) {}
   void Run();
-  // All-reduces one bucket, checks that every element is the sum of rank+1 over all ranks and
-  // refills it with rank+1 for the next step. Returns what went wrong, or "".
+  // All-reduces (or reduce-scatters) one bucket, checks that every element it gave this rank
+  // is the sum of rank+1 over all ranks and refills the bucket with rank+1 for the next step.
+  // Returns what went wrong, or "".
   std::string ReduceBucket(int bucket);
 
   const Config config_;
   cudaStream_t stream_ = nullptr;
   std::vector<float*> grads_;
+  float* shard_ = nullptr;  // reduce_scatter: this rank's reduced share of a bucket
   std::vector<cudaEvent_t> ready_;
   std::thread thread_;
 

@@ -51,8 +51,8 @@ bool ReadPlacement(Placement* placement, std::string* error) {
   return true;
 }
 
-bool CreateCommunicators(const Placement& placement, sim::Communicators* comms,
-                         std::string* error) {
+bool CreateCommunicators(const Placement& placement, bool tensor_parallel,
+                         sim::Communicators* comms, std::string* error) {
   comms->rank = placement.rank;
   comms->nranks = placement.nranks;
   ncclUniqueId id;
@@ -70,6 +70,9 @@ bool CreateCommunicators(const Placement& placement, sim::Communicators* comms,
     return false;
   }
   result = ncclCommSplit(comms->world, 0, placement.rank, &comms->weight_sync, nullptr);
+  if (result == ncclSuccess && tensor_parallel) {
+    result = ncclCommSplit(comms->world, 0, placement.rank, &comms->tensor_parallel, nullptr);
+  }
   if (result != ncclSuccess) {
     *error = std::string("ncclCommSplit: ") + ncclGetErrorString(result);
     return false;
@@ -121,9 +124,10 @@ bool TrainRank(const sim::SimOptions& options, const Placement& placement, sim::
   std::this_thread::sleep_for(std::chrono::milliseconds(options.cuda_after_ms));
   if (!SelectDevice(placement.local_rank, error)) return false;
   sim::Communicators comms{};
-  const bool trained =
-      CreateCommunicators(placement, &comms, error) && sim::Train(options, comms, log, error);
+  const bool trained = CreateCommunicators(placement, options.tp_elems > 0, &comms, error) &&
+                       sim::Train(options, comms, log, error);
   // Also after a failure; destroying a communicator that was never created (NULL) is allowed.
+  ncclCommDestroy(comms.tensor_parallel);
   ncclCommDestroy(comms.weight_sync);
   ncclCommDestroy(comms.world);
   return trained && (!options.fork_child || ForkExitingChild(error));

@@ -15,7 +15,9 @@ constexpr char kUsage[] =
     "                 [--fwd-us N] [--bwd-us N] [--opt-kernels N] [--opt-us N]\n"
     "                 [--sync-every N] [--sync-elems N] [--slow-rank R|-1] [--slow-ms N]\n"
     "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
-    "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n";
+    "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n"
+    "                 [--tp-elems N] [--shard-elems N] [--launch-gap-us N]\n"
+    "                 [--alloc-per-step N] [--late-start-ms N]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -57,6 +59,11 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--slow-ms", [&](const char* v) { return ParseInteger(v, 0, &o.slow_ms); }},
       {"--peer-copy-bytes", [&](const char* v) { return ParseInteger(v, 0, &o.peer_copy_bytes); }},
       {"--cuda-after-ms", [&](const char* v) { return ParseInteger(v, 0, &o.cuda_after_ms); }},
+      {"--tp-elems", [&](const char* v) { return ParseInteger(v, 0, &o.tp_elems); }},
+      {"--shard-elems", [&](const char* v) { return ParseInteger(v, 0, &o.shard_elems); }},
+      {"--launch-gap-us", [&](const char* v) { return ParseInteger(v, 0, &o.launch_gap_us); }},
+      {"--alloc-per-step", [&](const char* v) { return ParseInteger(v, 0, &o.alloc_per_step); }},
+      {"--late-start-ms", [&](const char* v) { return ParseInteger(v, 0, &o.late_start_ms); }},
       {"--log-dir",
        [&](const char* v) {
          o.log_dir = v;

@@ -36,6 +36,22 @@ struct SimOptions {
   // Each rank forks before any CUDA call and trains in the child, which exits through exit();
   // the parent waits and exits with the child's status, as vLLM's engine forks its workers.
   bool train_in_child = false;
+  // Causes the ground-truth tests inject (tests/integration/test_ground_truth.py):
+  // Float32 elements of a tensor-parallel all-reduce after each forward and each backward
+  // layer, on a communicator of its own, on the compute stream; 0: none.
+  size_t tp_elems = 0;
+  // Float32 elements per rank of a sharded parameter all-gather before each forward layer, on
+  // the world communicator and the compute stream; with it the gradient buckets are
+  // reduce-scattered instead of all-reduced (sharded data parallel); 0: neither.
+  size_t shard_elems = 0;
+  // Microseconds the host sleeps before launching each forward and backward kernel (a program
+  // whose host is slower than its GPU); 0: none.
+  uint64_t launch_gap_us = 0;
+  // cudaMalloc and cudaFree pairs of 1 MiB at the start of each step's forward; 0: none.
+  int alloc_per_step = 0;
+  // Milliseconds the slow rank's host sleeps at the start of each step, before forward (a data
+  // loader that stalls): every collective of the step finds it late. 0: none.
+  uint64_t late_start_ms = 0;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };

@@ -3,8 +3,11 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "grad_sync.h"
 #include "sim_kernels.h"
@@ -27,12 +30,20 @@ struct Resources {
   float* weights = nullptr;
   char* peer_send = nullptr;  // peer_copy_bytes each, or none
   char* peer_recv = nullptr;
+  float* tp_send = nullptr;  // tp_elems each, or none
+  float* tp_recv = nullptr;
+  float* shard_send = nullptr;  // shard_elems, and shard_elems per rank; or none
+  float* shard_recv = nullptr;
   ~Resources() {
     cudaFree(metrics_send);
     cudaFree(metrics_recv);
     cudaFree(weights);
     cudaFree(peer_send);
     cudaFree(peer_recv);
+    cudaFree(tp_send);
+    cudaFree(tp_recv);
+    cudaFree(shard_send);
+    cudaFree(shard_recv);
     if (opt_exec != nullptr) cudaGraphExecDestroy(opt_exec);
     if (opt_graph != nullptr) cudaGraphDestroy(opt_graph);
     if (capture != nullptr) cudaStreamDestroy(capture);
@@ -76,6 +87,75 @@ bool AllGatherMetrics(const Communicators& comms, const Resources& res, Collecti
       return false;
     }
   }
+  return true;
+}
+
+// A layer's collectives of the ground-truth options, on the compute stream: the tensor-parallel
+// all-reduce after its kernel, the sharded parameters' all-gather before it.
+bool TensorParallelAllReduce(const SimOptions& options, const Communicators& comms,
+                             const Resources& res, CollectiveLog* log, std::string* error) {
+  if (options.tp_elems == 0) return true;
+  return Check(log->Record("ncclAllReduce", "tp", comms.nranks, options.tp_elems, sizeof(float),
+                           [&] {
+                             return ncclAllReduce(res.tp_send, res.tp_recv, options.tp_elems,
+                                                  ncclFloat32, ncclSum, comms.tensor_parallel,
+                                                  res.compute);
+                           }),
+               "ncclAllReduce (tensor parallel)", error);
+}
+
+bool GatherShards(const SimOptions& options, const Communicators& comms, const Resources& res,
+                  CollectiveLog* log, std::string* error) {
+  if (options.shard_elems == 0) return true;
+  return Check(
+      log->Record("ncclAllGather", "world", comms.nranks, options.shard_elems, sizeof(float),
+                  [&] {
+                    return ncclAllGather(res.shard_send, res.shard_recv, options.shard_elems,
+                                         ncclFloat32, comms.world, res.compute);
+                  }),
+      "ncclAllGather (sharded parameters)", error);
+}
+
+// Once the compute stream is synchronized: the last layer's collectives gave every element.
+bool CheckLayerCollectives(const SimOptions& options, const Communicators& comms,
+                           const Resources& res, std::string* error) {
+  for (size_t i = 0; i < options.tp_elems; ++i) {
+    if (res.tp_recv[i] != static_cast<float>(comms.nranks)) {
+      *error = "tensor-parallel all-reduce element " + std::to_string(i) + " is wrong";
+      return false;
+    }
+  }
+  for (size_t i = 0; i < options.shard_elems * comms.nranks; ++i) {
+    if (res.shard_recv[i] != static_cast<float>(i / options.shard_elems)) {
+      *error = "gathered parameter element " + std::to_string(i) + " came from the wrong rank";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The host's own work before a launch, when it is slower than the GPU.
+void HostGap(const SimOptions& options) {
+  if (options.launch_gap_us > 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(options.launch_gap_us));
+  }
+}
+
+// Allocations a step makes at its start and frees at its end, once its work is done, as a
+// caching allocator that empties its cache every step does.
+bool Allocate(const SimOptions& options, std::vector<void*>* blocks, std::string* error) {
+  constexpr size_t kBytes = size_t{1} << 20;
+  for (int i = 0; i < options.alloc_per_step; ++i) {
+    if (!Check(cudaMalloc(&blocks->emplace_back(), kBytes), "cudaMalloc", error)) return false;
+  }
+  return true;
+}
+
+bool Free(std::vector<void*>* blocks, std::string* error) {
+  for (void* block : *blocks) {
+    if (!Check(cudaFree(block), "cudaFree", error)) return false;
+  }
+  blocks->clear();
   return true;
 }
 
@@ -171,23 +251,40 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       (options.peer_copy_bytes > 0 &&
        (!Allocate(&res.peer_send, options.peer_copy_bytes, error) ||
         !Allocate(&res.peer_recv, options.peer_copy_bytes, error))) ||
+      (options.tp_elems > 0 && (!Allocate(&res.tp_send, options.tp_elems, error) ||
+                                !Allocate(&res.tp_recv, options.tp_elems, error))) ||
+      (options.shard_elems > 0 &&
+       (!Allocate(&res.shard_send, options.shard_elems, error) ||
+        !Allocate(&res.shard_recv, options.shard_elems * comms.nranks, error))) ||
       // No graph of no kernels: with --opt-kernels 0 there is nothing to replay.
       (options.graph_opt && options.opt_kernels > 0 && !CaptureOptimizer(options, &res, error))) {
     return false;
   }
+  if (options.tp_elems > 0) std::fill_n(res.tp_send, options.tp_elems, 1.0f);
+  if (options.shard_elems > 0) {
+    std::fill_n(res.shard_send, options.shard_elems, static_cast<float>(comms.rank));
+  }
   const bool straggler = comms.rank == options.slow_rank;
-  const std::unique_ptr<GradientSync> grad_sync =
-      GradientSync::Start({comms.world, comms.rank, comms.nranks, options.buckets(),
-                           options.bucket_elems, straggler ? options.slow_ms : 0, log},
-                          error);
+  std::vector<void*> blocks;  // alloc_per_step's, between a step's start and end
+  const std::unique_ptr<GradientSync> grad_sync = GradientSync::Start(
+      {comms.world, comms.rank, comms.nranks, options.buckets(), options.bucket_elems,
+       straggler ? options.slow_ms : 0, log, options.shard_elems > 0},
+      error);
   if (!grad_sync) return false;
 
   for (int step = 1; step <= options.steps; ++step) {
     const NvtxRange step_range("train_step " + std::to_string(step));
+    if (straggler && options.late_start_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.late_start_ms));
+    }
     {
       const NvtxRange forward("forward");
+      if (!Allocate(options, &blocks, error)) return false;
       for (int layer = 0; layer < options.layers; ++layer) {
-        if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error)) {
+        if (!GatherShards(options, comms, res, log, error)) return false;
+        HostGap(options);
+        if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error) ||
+            !TensorParallelAllReduce(options, comms, res, log, error)) {
           return false;
         }
       }
@@ -195,7 +292,9 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
     {
       const NvtxRange backward("backward");
       for (int done = 1; done <= options.layers; ++done) {
-        if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error)) {
+        HostGap(options);
+        if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error) ||
+            !TensorParallelAllReduce(options, comms, res, log, error)) {
           return false;
         }
         if ((done % options.bucket_layers == 0 || done == options.layers) &&
@@ -205,7 +304,10 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       }
       if (!grad_sync->Drain(error)) return false;
     }
-    if (!AllGatherMetrics(comms, res, log, error)) return false;
+    if (!AllGatherMetrics(comms, res, log, error) ||
+        !CheckLayerCollectives(options, comms, res, error) || !Free(&blocks, error)) {
+      return false;
+    }
     if (!RunOptimizer(options, res, error)) return false;
     if (options.sync_every > 0 && step % options.sync_every == 0) {
       const NvtxRange update("update_weights");

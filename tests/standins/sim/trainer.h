@@ -8,6 +8,10 @@
 //             `sync_every` steps a broadcast of `sync_elems` floats from rank 0 on the
 //             weight-sync communicator;
 //   last:     with `peer_copy_bytes`, a copy of that many bytes to the next device.
+// The ground-truth options add a tensor-parallel all-reduce after every layer (`tp_elems`), a
+// sharded parameter all-gather before every forward layer with reduce-scattered buckets
+// (`shard_elems`), host sleeps before launches (`launch_gap_us`), allocations each step
+// (`alloc_per_step`) and a slow rank that starts each step late (`late_start_ms`).
 // NVTX ranges mark each step ("train_step N") and its forward, backward and optimizer parts,
 // with the names a PyTorch training loop would use, so a report finds steps and phases.
 #pragma once
@@ -23,6 +27,7 @@ namespace sim {
 struct Communicators {
   ncclComm_t world;
   ncclComm_t weight_sync;
+  ncclComm_t tensor_parallel;  // with --tp-elems only; else null
   int rank;
   int nranks;
 };

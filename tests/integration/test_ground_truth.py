@@ -1,0 +1,177 @@
+"""Ground truth for the ranking: the simulated 4-rank job (sim_train over the CPU stand-ins,
+collectives as kernels on the fake GPU) with one cause injected at a time, and two together.
+For each, the report's first candidate must be that cause, on the rank and in the phase where it
+was injected, with a time within 10% of the amount injected, computed here from the simulator's
+settings alone, above what the same candidate shows in a control run without any cause (the
+stand-in's own synchronizations leave a few hundred µs of idle in every step); and the
+full-step candidates' shares of the step must add up to at most the whole step. Without any
+cause, with long kernels, the job is compute-bound and names no straggler."""
+import os
+
+from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir
+
+RANKS, STEPS, LAYERS, OPT_KERNELS = 4, 20, 8, 3
+MIB = 1 << 20
+OPT_US_DEFAULT = 100  # sim_options.h
+# Small buckets (64 KiB), so that the stand-in's own host work on each (it moves and checks
+# the data on the CPU) stays small beside the injected causes.
+BASE = ["--layers", str(LAYERS), "--bucket-elems", "16384"]
+
+
+def allreduce_ns(nbytes, gbps):
+    """The stand-in's time for an all-reduce of `nbytes` at `gbps` of bus bandwidth:
+    S x 2(n-1)/n over busbw (tests/standins/fake_nccl/timing_model.h), latency left out."""
+    return nbytes * 2 * (RANKS - 1) / RANKS / gbps
+
+
+def allgather_ns(nbytes_per_rank, gbps):
+    return nbytes_per_rank * RANKS * (RANKS - 1) / RANKS / gbps
+
+
+def broadcast_ns(nbytes, gbps):
+    return nbytes / gbps
+
+
+# name: (sim_train options, extra environment, expectations). Every expected time is per step.
+QUIET = ["--slow-rank", "-1", "--sync-every", "0"]
+# Without a cause: kernels long enough that the stand-in's synchronizations (each a few hundred
+# µs of host work on a loaded machine) are a few percent of the step.
+FWD_US, BWD_US, OPT_US = 3000, 6000, 1000
+SCENARIOS = {
+    "nothing": (["--fwd-us", str(FWD_US), "--bwd-us", str(BWD_US), "--opt-us", str(OPT_US),
+                 *QUIET], {},
+                {"kind": "compute", "ns": (LAYERS * (FWD_US + BWD_US) + OPT_KERNELS * OPT_US) * 1e3,
+                 "phase": "backward"}),
+    "late rank": (
+        # Rank 1 starts each step 10 ms late (its data loader stalls). With one bucket after the
+        # whole backward, the other ranks' all-reduce waits for it with no compute left to hide
+        # the wait: 10 ms less the last step's optimizer kernels, which rank 1's GPU runs while
+        # its host sleeps.
+        ["--bucket-layers", str(LAYERS), "--slow-rank", "1", "--slow-ms", "0", "--late-start-ms",
+         "10", "--sync-every", "0"],
+        {}, {"kind": "straggler", "ns": 10e6 - OPT_KERNELS * OPT_US_DEFAULT * 1e3, "rank": 1,
+             "phase": "backward",
+             "role": "gradient buckets"}),
+    "exposed buckets": (
+        ["--bucket-layers", str(LAYERS), "--bucket-elems", str(MIB), *QUIET],
+        {"FAKE_NCCL_BUSBW_GBPS": 1},
+        {"kind": "gradient_buckets", "ns": allreduce_ns(4 * MIB, 1), "phase": "backward",
+         "role": "gradient buckets"}),
+    # Weights of 256 KiB at 1/16 GB/s: the modelled time, not moving and checking the bytes on
+    # the CPU, sets how long the broadcast takes.
+    "weight sync": (
+        ["--slow-rank", "-1", "--sync-every", "1", "--sync-elems", str(MIB // 16)],
+        {"FAKE_NCCL_BUSBW_GBPS": 1 / 16},
+        {"kind": "weight_sync", "ns": broadcast_ns(MIB // 4, 1 / 16), "phase": "weight sync",
+         "role": "weight sync"}),
+    "host-bound launches": (
+        # Kernels of 50 µs, each launched 2 ms after the one before: the GPU idles 1.95 ms
+        # before each of the 16 forward and backward kernels. One bucket, after backward, so that
+        # no all-reduce runs in those gaps.
+        ["--fwd-us", "50", "--bwd-us", "50", "--launch-gap-us", "2000", "--bucket-layers",
+         str(LAYERS), *QUIET], {},
+        {"kind": "host_idle", "ns": 2 * LAYERS * 1950e3, "phase": ("forward", "backward")}),
+    "peer copies": (
+        # 1 GB/s, slow enough that moving the bytes on the CPU never takes longer.
+        ["--peer-copy-bytes", str(4 * MIB), *QUIET], {"FAKE_CUDA_COPY_GBPS": 1},
+        {"kind": "copies", "ns": 4 * MIB / 1}),
+    "allocator churn": (
+        # Four cudaMalloc calls of 3 ms each at the start of forward (freed at the step's end,
+        # the GPU done): the GPU idles meanwhile, but for the last step's optimizer kernels.
+        ["--alloc-per-step", "4", *QUIET], {"FAKE_CUDA_MALLOC_US": 3000},
+        {"kind": "host_idle", "ns": 12e6 - OPT_KERNELS * OPT_US_DEFAULT * 1e3,
+         "phase": "forward"}),
+    # Small collectives at a low bandwidth, so that the modelled time, not moving the bytes on
+    # the CPU, sets how long each takes.
+    "tensor parallel": (
+        ["--tp-elems", str(MIB // 16), *QUIET], {"FAKE_NCCL_BUSBW_GBPS": 0.25},
+        {"kind": "tp_communication", "ns": 2 * LAYERS * allreduce_ns(MIB // 4, 0.25),
+         "phase": ("forward", "backward"), "role": "tensor parallel"}),
+    "sharded data parallel": (
+        ["--shard-elems", str(MIB // 16), *QUIET], {"FAKE_NCCL_BUSBW_GBPS": 0.25},
+        {"kind": "sharded_dp_communication", "ns": LAYERS * allgather_ns(MIB // 4, 0.25),
+         "phase": "forward", "role": "sharded data parallel"}),
+    "late rank and weight sync": (
+        ["--bucket-layers", str(LAYERS), "--slow-rank", "2", "--slow-ms", "0", "--late-start-ms",
+         "8", "--sync-every", "2", "--sync-elems", str(MIB // 16)],
+        {"FAKE_NCCL_BUSBW_GBPS": 1 / 16},
+        {"kind": "straggler", "ns": 8e6 - OPT_KERNELS * OPT_US_DEFAULT * 1e3, "rank": 2,
+         "phase": "backward",
+         "role": "gradient buckets",
+         # A broadcast every second step, over the measured steps 2 to STEPS (step 1 is warmup).
+         "also": {"weight_sync": broadcast_ns(MIB // 4, 1 / 16) * len(range(2, STEPS + 1, 2)) /
+                  len(range(2, STEPS + 1))}}),
+}
+
+
+def run_scenario(name, options, env):
+    trace_dir = temp_dir("truth")
+    cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS),
+           os.path.join(STANDINS, "sim_train"), "--steps", str(STEPS), *BASE, *options]
+    job_env = base_env(VPROF_OUTPUT_DIR=trace_dir, FAKE_NCCL_KERNELS=1, **env)
+    # meson's MALLOC_PERTURB_ has glibc fill every block it hands out or takes back: milliseconds
+    # of host work a step, in the stand-ins' allocations, that no setting here accounts for.
+    job_env.pop("MALLOC_PERTURB_", None)
+    traced = run(cmd, preload=[LIBVPROF], env=job_env)
+    check(traced.returncode == 0, f"{name}: the simulated job failed: {traced.stderr}")
+    return report_json(trace_dir)
+
+
+def within(measured, expected, name, what):
+    check(abs(measured - expected) <= 0.10 * expected,
+          f"{name}: {what} {measured / 1e6:.3f} ms per step above the control run's, injected "
+          f"{expected / 1e6:.3f} ms")
+
+
+def figures(report):
+    """Each candidate kind's time per step (the first of a kind)."""
+    found = {}
+    for candidate in report["candidates"]:
+        found.setdefault(candidate["kind"], candidate["exposed_ns"])
+    return found
+
+
+control = figures(run_scenario("control", QUIET, {}))
+print(f"control: {control}")
+for name, (options, env, want) in SCENARIOS.items():
+    report = run_scenario(name, options, env)
+    candidates = report["candidates"]
+    check(candidates, f"{name}: no candidates")
+    first = candidates[0]
+    kinds = [f"{c['kind']} {c['exposed_ns'] / 1e6:.2f} ms" for c in candidates]
+    check(first["kind"] == want["kind"], f"{name}: first candidate {kinds}")
+    # The compute-bound run has kernels ten times the control's: nothing to subtract.
+    baseline = 0 if name == "nothing" else control.get(first["kind"], 0)
+    within(first["exposed_ns"] - baseline, want["ns"], name, first["kind"])
+    if "rank" in want:
+        check(first["rank"] == want["rank"], f"{name}: {first['kind']} on rank {first['rank']}")
+    if "phase" in want:
+        phases = want["phase"] if isinstance(want["phase"], tuple) else (want["phase"],)
+        check(first["phase"] in phases, f"{name}: {first['kind']} in phase {first['phase']!r}")
+    if "role" in want:
+        check(first["role"] == want["role"], f"{name}: {first['kind']} role {first['role']!r}")
+    for kind, ns in want.get("also", {}).items():
+        other = [c for c in candidates if c["kind"] == kind]
+        check(other, f"{name}: no {kind} candidate in {kinds}")
+        within(other[0]["exposed_ns"] - control.get(kind, 0), ns, name, kind)
+    shares = sum(c["step_share"] or 0 for c in candidates if c["scope"] == "full_step")
+    check(shares <= 1.0, f"{name}: full-step shares add up to {shares:.3f}")
+    # The verdict, the Summary's first line, names the same cause and rank.
+    verdict = report["summary"]["lines"][0]
+    check(verdict["label"] == "Verdict", f"{name}: first summary line {verdict}")
+    if first["kind"] == "straggler":
+        check(verdict["text"].startswith(f"rank {want['rank']} is late"), f"{name}: {verdict}")
+    if name == "nothing":
+        check(verdict["text"].startswith("GPU compute bounds the step"), f"{name}: {verdict}")
+        check(not any(c["kind"] == "straggler" for c in candidates), f"{name}: {kinds}")
+        late = report["steps"]["ledger"]["late_ranks"]
+        check(late and not any(r["straggler"] for r in late), f"{name}: late ranks {late}")
+    if name == "allocator churn":
+        churn = [c for c in candidates if c["kind"] == "allocator_churn"]
+        # 4 cudaMalloc and 4 cudaFree a step; a call across a step boundary counts in neither.
+        check(churn and churn[0]["count"] in (7, 8), f"{name}: {kinds}")
+        # Its calls: the 12 ms of cudaMalloc, and the cudaFree calls, each synchronizing the
+        # device first, which is idle by then.
+        within(churn[0]["exposed_ns"], 12e6, name, "allocator_churn")
+    print(f"{name}: {kinds[:3]}")
+print("ok")

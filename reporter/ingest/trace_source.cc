@@ -184,6 +184,11 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       const auto& footer = packet.footer();
       footer_seen_ = true;
       record_.end_reason = footer.reason();
+      // The Footer of writes that stalled follows the packets its last write lost, and says
+      // so (assemble.cc): the gap before it is that loss, not one more.
+      if (footer.reason() == vprof::trace::END_REASON_WRITES_STALLED) {
+        stalled_footer_offset_ = reader_.offset();
+      }
       record_.signal = footer.signal();
       record_.write_errors = footer.write_errors();
       if (footer.threads_without_buffer() > 0) {
@@ -340,7 +345,11 @@ void TraceSource::AddUnreadablePackets() {
 // Packets lost from the middle of the file (a write that never reached it, bytes cut out):
 // the packets around them are used.
 void TraceSource::RecordSequenceGaps() {
-  const SequenceGaps& gaps = reader_.sequence_gaps();
+  SequenceGaps gaps = reader_.sequence_gaps();
+  if (gaps.gaps > 0 && stalled_footer_offset_ && gaps.last_offset == *stalled_footer_offset_) {
+    gaps.missing_packets -= gaps.last_missing;
+    --gaps.gaps;
+  }
   record_.missing_packets = gaps.missing_packets;
   if (gaps.missing_packets == 0) return;
   if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;

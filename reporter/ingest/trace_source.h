@@ -121,6 +121,7 @@ class TraceSource final : private PacketParser {
   std::string header_cut_;   // what the RunHeader's caps left out, for people; empty: nothing
   std::string footer_note_;  // threads the Footer says got no record buffer, for people
   bool footer_seen_ = false;
+  std::optional<uint64_t> stalled_footer_offset_;  // a Footer of writes that stalled, where
   uint64_t packets_after_footer_ = 0;
   uint64_t first_after_footer_offset_ = 0;
   uint64_t out_of_bounds_events_ = 0;

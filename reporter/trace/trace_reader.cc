@@ -170,6 +170,8 @@ void TraceReader::NoteSequence(const void* data, int size) {
       gaps_.first_offset = offset_;
     }
     gaps_.missing_packets += sequence - last_sequence_ - 1;
+    gaps_.last_missing = sequence - last_sequence_ - 1;
+    gaps_.last_offset = offset_;
   }
   last_sequence_ = sequence;
 }

@@ -30,6 +30,9 @@ struct SequenceGaps {
   uint64_t first_before = 0;
   uint64_t first_after = 0;
   uint64_t first_offset = 0;
+  // The last gap: how many packets, and the offset of the packet after it.
+  uint64_t last_missing = 0;
+  uint64_t last_offset = 0;
 };
 
 // Why reading stopped before the end of the file.

@@ -394,3 +394,25 @@ TEST_CASE("an EventBatch missing from the middle of a trace is named, the rest u
   CHECK(process.problem == "1 packet missing: the sequence goes from 3 to 5 at byte " +
                                std::to_string(at[3]) + "; the packets around them used");
 }
+
+TEST_CASE("the packets a stalled write lost, before its Footer, are that loss and not a gap") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 9, 0);
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, seq, 64, 10 * seq, 10 * seq + 5)});
+  }
+  trace.AddFooter(vprof::trace::END_REASON_WRITES_STALLED);
+  // As the writer leaves it: the last two batches (sequences 4 and 5) never written, the
+  // Footer (6) after the last whole write.
+  const std::vector<uint64_t>& at = trace.packet_offsets();
+  const std::string bytes = trace.bytes().substr(0, at[3]) + trace.bytes().substr(at[5]);
+  std::ofstream(dir.File("node1.9.vtrace"), std::ios::binary) << bytes;
+  const Report report = ReportOf(dir.path());
+  const ProcessReport& process = report.processes[0];
+  CHECK(process.state == InputState::kWhole);
+  CHECK(process.missing_packets == 0);
+  CHECK(process.nccl_events == 1);
+  CHECK(process.problem.find("records after the last whole write are missing") !=
+        std::string::npos);
+  CHECK(process.problem.find("missing:") == std::string::npos);
+}

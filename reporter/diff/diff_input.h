@@ -22,8 +22,8 @@ struct DiffInput {
 
 // Comparing JSON reports holds each one's parsed tree, and the text of the one
 // being read: about kMemoryPerReportByte bytes of memory for each byte of the
-// files, on top of the command's own kDiffBaseMemory (measured: 12 to 14 and
-// 107 MiB, docs/limits.md).
+// files, on top of the command's own kDiffBaseMemory (measured: 13 to 15.5
+// bytes, and 13 MiB: docs/limits.md).
 inline constexpr uint64_t kMemoryPerReportByte = 16;
 inline constexpr uint64_t kDiffBaseMemory = uint64_t{128} << 20;
 

@@ -28,7 +28,7 @@ struct EnvEntry {
 
 // What the RunHeader records of the command line and the environment at most:
 // the header is one packet of the writer's 1 MiB encode buffer, and one that
-// did not fit turned profiling off (a 1 MiB argv, 10,000 NCCL_* variables).
+// does not fit (a 1 MiB argv, 10,000 NCCL_* variables) would turn profiling off.
 // Sizes are of the text as written (valid UTF-8). The header says what the caps
 // left out (HeaderCut), and the report says so.
 inline constexpr size_t kMaxArgvBytes = size_t{64} << 10;

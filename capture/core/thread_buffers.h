@@ -7,8 +7,8 @@
 //
 // All buffers together are bounded (kPoolBytes), whatever the thread count: a
 // buffer's rings are VPROF_BUFFER_KB of each kind, 1.4 MiB a thread at the
-// default, and 1,400 recording threads once took 2 GB and a process under
-// `ulimit -v` with them. A thread that finds the pool taken records nothing:
+// default, so 1,400 recording threads would otherwise take 2 GB, more than a
+// process under `ulimit -v 2000000` has. A thread that finds the pool taken records nothing:
 // its records are dropped and counted, and so is the thread; it asks again
 // only once a buffer was freed, so a record costs it no lock meanwhile. Ring
 // memory is mapped, not malloc'd: untouched until used, and no malloc arena

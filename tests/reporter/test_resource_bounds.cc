@@ -148,6 +148,16 @@ TEST_CASE("missing ranks of huge communicators are written as runs: the report s
   CHECK(Contains(Unwrapped(text.out), "missing comm ranks: 0-2, 4-1048575"));
 }
 
+TEST_CASE("a name of the limit is kept whole; one byte more, it is cut between characters") {
+  const std::string at_limit(kMaxNameBytes, 'n');
+  CHECK(TraceName(at_limit) == at_limit);
+  // kMaxNameBytes + 1 bytes, "é" (two bytes) across the cut, which keeps kMaxNameBytes - 3
+  // bytes for "…" (three): the "é" goes whole.
+  const std::string past = std::string(kMaxNameBytes - 4, 'n') + "\xc3\xa9xyz";
+  REQUIRE(past.size() == kMaxNameBytes + 1);
+  CHECK(TraceName(past) == std::string(kMaxNameBytes - 4, 'n') + "…");
+}
+
 TEST_CASE("a name of 1 MiB is cut to 8 KiB as it is read: the report does not repeat it whole") {
   ScratchDir dir;
   // Its host name is in every communicator's member row: 64 of them.

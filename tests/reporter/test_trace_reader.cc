@@ -240,3 +240,24 @@ TEST_CASE("a packet that declares more than the limit is refused before it is re
   CHECK(reader.problem_detail() ==
         "it declares 1900000000 bytes (1.77 GiB; limit 64.0 MiB a packet)");
 }
+
+TEST_CASE("a packet of exactly the limit is read (here it does not parse, and is skipped)") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  const uint64_t at_limit = trace.bytes().size();
+  // Tag, then 64 MiB as a varint; the file is made that long (sparse): zeros, no packet.
+  std::string frame = "\x0a";
+  for (uint64_t v = kMaxPacketBytes; v != 0; v >>= 7) {
+    frame += static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+  }
+  trace.AddRawBytes(frame);
+  trace.WriteTo(dir.File("t.vtrace"));
+  std::filesystem::resize_file(dir.File("t.vtrace"), at_limit + frame.size() + kMaxPacketBytes);
+  TraceReader reader(dir.File("t.vtrace"));
+  vprof::trace::TracePacket packet;
+  CHECK(reader.Next(&packet));
+  CHECK_FALSE(reader.Next(&packet));
+  CHECK(reader.problem() == ReadProblem::kNone);
+  CHECK(reader.unreadable_packets() == 1);
+  CHECK(reader.first_unreadable_offset() == at_limit);
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "capture/core/loader_calls.h"
 #include "capture/core/secret_text.h"
 #include "capture/core/symbol_resolver.h"
+#include "capture/core/utf8_repair.h"
 
 extern char** environ;
 
@@ -68,6 +70,23 @@ std::vector<std::string> ReadCmdline() {
 }
 
 const char* GetenvLookup(const char* name) { return std::getenv(name); }
+
+// `text` as the trace writes it (valid UTF-8), cut between characters to at
+// most `max` bytes; `*cut` tells whether that left anything out.
+std::string WrittenText(std::string_view text, size_t max, bool* cut) {
+  const Utf8Fit fit = FitUtf8(text, max);
+  *cut = fit.bytes < FitUtf8(text, SIZE_MAX).bytes;
+  std::string written(fit.bytes, '\0');
+  Utf8Repair(text, fit, reinterpret_cast<uint8_t*>(written.data()));
+  return written;
+}
+
+// A Slurm field, held to kMaxEnvValueBytes like a variable's value.
+void CapField(std::string* field, HeaderCut* cut) {
+  bool was_cut = false;
+  *field = WrittenText(*field, kMaxEnvValueBytes, &was_cut);
+  cut->env_values_cut += was_cut;
+}
 
 }  // namespace
 
@@ -128,6 +147,39 @@ std::vector<EnvEntry> SelectEnv(char** env) {
   return out;
 }
 
+void CapArgv(std::vector<std::string>* argv, HeaderCut* cut) {
+  size_t room = kMaxArgvBytes;
+  for (size_t i = 0; i < argv->size(); ++i) {
+    bool was_cut = false;
+    std::string& arg = (*argv)[i];
+    arg = WrittenText(arg, room, &was_cut);
+    room -= arg.size();
+    if (was_cut) {
+      cut->argv_args_cut += argv->size() - i;
+      argv->resize(arg.empty() ? i : i + 1);
+      return;
+    }
+  }
+}
+
+void CapEnv(std::vector<EnvEntry>* env, HeaderCut* cut) {
+  size_t room = kMaxEnvBytes;
+  for (size_t i = 0; i < env->size(); ++i) {
+    EnvEntry& entry = (*env)[i];
+    bool name_cut = false, value_cut = false;
+    entry.name = WrittenText(entry.name, kMaxEnvValueBytes, &name_cut);
+    entry.value = WrittenText(entry.value, kMaxEnvValueBytes, &value_cut);
+    const size_t bytes = entry.name.size() + entry.value.size();
+    if (bytes > room) {
+      cut->env_vars_left_out += env->size() - i;
+      env->resize(i);
+      return;
+    }
+    room -= bytes;
+    cut->env_values_cut += name_cut || value_cut;
+  }
+}
+
 RunInfo CollectRunInfo() {
   RunInfo info;
   char host[256] = {};
@@ -135,10 +187,17 @@ RunInfo CollectRunInfo() {
   info.host = host;
   info.pid = getpid();
   info.ppid = getppid();
+  // Redacted before the cap: a cut never leaves half a secret.
   info.argv = RedactArgv(ReadCmdline());
+  CapArgv(&info.argv, &info.cut);
   info.rank = ReadRankVars(GetenvLookup);
   info.slurm = ReadSlurmVars(GetenvLookup);
+  for (std::string* field : {&info.slurm.job_id, &info.slurm.step_id, &info.slurm.node_list,
+                             &info.slurm.tasks_per_node}) {
+    CapField(field, &info.cut);
+  }
   info.env = SelectEnv(environ);
+  CapEnv(&info.env, &info.cut);
   info.start_ns = NowNs();
   info.start_realtime_ns = RealtimeNs();
   return info;

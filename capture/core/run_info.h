@@ -26,6 +26,22 @@ struct EnvEntry {
   bool redacted = false;
 };
 
+// What the RunHeader records of the command line and the environment at most:
+// the header is one packet of the writer's 1 MiB encode buffer, and one that
+// does not fit (a 1 MiB argv, 10,000 NCCL_* variables) would turn profiling off.
+// Sizes are of the text as written (valid UTF-8). The header says what the caps
+// left out (HeaderCut), and the report says so.
+inline constexpr size_t kMaxArgvBytes = size_t{64} << 10;
+inline constexpr size_t kMaxEnvBytes = size_t{256} << 10;  // names and values
+inline constexpr size_t kMaxEnvValueBytes = size_t{4} << 10;
+
+struct HeaderCut {
+  uint64_t argv_args_cut = 0;      // arguments cut or left out past kMaxArgvBytes
+  uint64_t env_vars_left_out = 0;  // kept variables past kMaxEnvBytes, by name
+  uint64_t env_values_cut = 0;     // values (and Slurm fields) cut to kMaxEnvValueBytes
+  bool any() const { return argv_args_cut + env_vars_left_out + env_values_cut > 0; }
+};
+
 struct LibraryVersions {
   uint32_t nccl = 0, cuda_runtime = 0, cuda_driver = 0;
 };
@@ -39,6 +55,7 @@ struct RunInfo {
   RankVars rank;
   SlurmVars slurm;
   std::vector<EnvEntry> env;
+  HeaderCut cut;
   uint64_t start_ns = 0;
   uint64_t start_realtime_ns = 0;
   LibraryVersions versions;
@@ -57,6 +74,14 @@ SlurmVars ReadSlurmVars(EnvLookup lookup);
 // variables, with values of names that look secret and URL passwords in the
 // others redacted (secret_text.h). Sorted by name.
 std::vector<EnvEntry> SelectEnv(char** environ_strings);
+
+// Holds `argv` to kMaxArgvBytes: the argument that crosses it is cut between
+// characters, the ones after it left out; each counted in cut->argv_args_cut.
+void CapArgv(std::vector<std::string>* argv, HeaderCut* cut);
+
+// Holds each value to kMaxEnvValueBytes and all names and values to
+// kMaxEnvBytes (variables past it, in `env`'s order, left out); counted in `cut`.
+void CapEnv(std::vector<EnvEntry>* env, HeaderCut* cut);
 
 // Fills everything from the live process but the versions.
 RunInfo CollectRunInfo();

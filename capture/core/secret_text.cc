@@ -35,6 +35,37 @@ std::string_view OptionName(std::string_view arg) {
   return arg.substr(0, arg.find('='));
 }
 
+// The last component of a positional "key=value" argument's key, as Hydra
+// and shell launchers pass them ("wandb.api_key=X" → "api_key", "HF_TOKEN=X",
+// "+db.password=X" → "password"); "" for any other argument (code such as
+// "print(a=1)" has characters no key has).
+std::string_view AssignedKeyTail(std::string_view arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string_view::npos) return {};
+  std::string_view key = arg.substr(0, eq);
+  while (!key.empty() && (key[0] == '+' || key[0] == '~')) key.remove_prefix(1);
+  if (key.empty()) return {};
+  for (const char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' &&
+        c != '/') {
+      return {};
+    }
+  }
+  const size_t last_separator = key.find_last_of("./");
+  return last_separator == std::string_view::npos ? key : key.substr(last_separator + 1);
+}
+
+// Where the word that begins at `start` ends: the first whitespace or the
+// next URL's "://".
+size_t WordEnd(std::string_view text, size_t start) {
+  size_t end = start;
+  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+         text.substr(end, 3) != "://") {
+    ++end;
+  }
+  return end;
+}
+
 }  // namespace
 
 bool NameLooksSecret(std::string_view name) {
@@ -54,10 +85,18 @@ std::string RedactUrlCredentials(std::string_view text) {
     const size_t start = scheme + 3;
     const size_t end = AuthorityEnd(text, start);
     const std::string_view authority = text.substr(start, end - start);
-    const size_t at = authority.rfind('@');
-    if (at == std::string_view::npos) continue;
+    size_t at = authority.rfind('@');
     const size_t colon = authority.substr(0, at).find(':');
-    if (colon == std::string_view::npos) continue;  // a user name alone
+    if (colon == std::string_view::npos) continue;  // no credentials, or a user name alone
+    if (at == std::string_view::npos) {
+      // A password may hold '/', '?' or '#' unescaped ("u:p/w#d?x@host"), which
+      // parsers that split at the last '@' accept: then the authority ends
+      // early, at one of them. The word's last '@' ends the password; a port
+      // followed by an '@' in the path or query is redacted with it, rather
+      // than a password leaked.
+      at = text.substr(start, WordEnd(text, start) - start).rfind('@');
+      if (at == std::string_view::npos) continue;
+    }
     out.append(text.substr(copied, start + colon + 1 - copied));
     out.append(kRedactedMark);
     copied = start + at;
@@ -71,14 +110,17 @@ std::vector<std::string> RedactArgv(const std::vector<std::string>& argv) {
   out.reserve(argv.size());
   bool value_is_secret = false;  // the previous argument was a secret option without '='
   for (const std::string& arg : argv) {
-    if (value_is_secret && OptionName(arg).empty()) {
+    // Its value, even one that begins with '-' ("--password -dashpass"); a
+    // long option after it is taken for a flag's neighbour, not its value.
+    if (value_is_secret && !arg.starts_with("--")) {
       out.emplace_back(kRedactedMark);
       value_is_secret = false;
       continue;
     }
     const std::string_view name = OptionName(arg);
     value_is_secret = false;
-    if (!name.empty() && NameLooksSecret(name)) {
+    const std::string_view key = name.empty() ? AssignedKeyTail(arg) : name;
+    if (!key.empty() && NameLooksSecret(key)) {
       const size_t eq = arg.find('=');
       if (eq == std::string::npos) {
         value_is_secret = true;

@@ -18,12 +18,16 @@ inline constexpr std::string_view kRedactedMark = "<redacted>";
 bool NameLooksSecret(std::string_view name);
 
 // `text` with the password of every URL credential replaced by kRedactedMark
-// ("postgres://user:<redacted>@db/x"); unchanged when it has none.
+// ("postgres://user:<redacted>@db/x"), also one that holds '/', '?' or '#'
+// ("postgres://u:<redacted>@host/db" for "postgres://u:p/w#d?x@host/db");
+// unchanged when it has none.
 std::string RedactUrlCredentials(std::string_view text);
 
 // A command line as recorded: the value of every option whose name looks
-// secret ("--api-key=<redacted>", or the argument after "--api-key"), and URL
-// credentials in any argument, redacted.
+// secret ("--api-key=<redacted>", or the argument after "--api-key" unless it
+// begins with "--"), of every positional "key=value" whose key's last
+// component looks secret ("wandb.api_key=<redacted>", "HF_TOKEN=<redacted>"),
+// and URL credentials in any argument, redacted.
 std::vector<std::string> RedactArgv(const std::vector<std::string>& argv);
 
 }  // namespace vprof

@@ -1,27 +1,33 @@
 // A single-producer single-consumer ring of fixed-size records.
 //
 // The producer is the thread that owns the ring (an intercepted call); the
-// consumer is the writer thread. No locks, no allocation after construction,
-// no system calls: a full ring drops the record and counts it.
+// consumer is the writer thread. No locks, no allocation, no system calls: a
+// full ring drops the record and counts it.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <type_traits>
 
 namespace vprof {
 
 template <typename T>
 class SpscRing {
+  // Slots are zeroed memory the producer copies records into.
+  static_assert(std::is_trivially_copyable_v<T>);
+
  public:
-  // capacity is rounded down to a power of two (at least 2).
-  explicit SpscRing(size_t capacity) {
+  // The slots a ring made for `records` has: rounded down to a power of two (at least 2).
+  static size_t CapacityFor(size_t records) {
     size_t c = 2;
-    while (c * 2 <= capacity) c *= 2;
-    mask_ = c - 1;
-    slots_ = std::make_unique<T[]>(c);
+    while (c * 2 <= records) c *= 2;
+    return c;
   }
+
+  // `slots`: CapacityFor(records) zeroed slots that outlive the ring, which
+  // does not own them (thread_buffers.h maps them, untouched until used).
+  SpscRing(T* slots, size_t records) : slots_(slots), mask_(CapacityFor(records) - 1) {}
 
   size_t capacity() const { return mask_ + 1; }
 
@@ -66,8 +72,8 @@ class SpscRing {
   uint64_t TakeDropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
 
  private:
-  std::unique_ptr<T[]> slots_;
-  size_t mask_ = 0;
+  T* slots_;
+  size_t mask_;
   alignas(64) std::atomic<uint64_t> head_{0};
   alignas(64) std::atomic<uint64_t> tail_{0};
   std::atomic<uint64_t> dropped_{0};

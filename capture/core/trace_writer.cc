@@ -315,6 +315,17 @@ void TraceWriter::PutHeader() {
     enc_.EndNested(m);
   }
   if (r.forked_child) enc_.AddBool(h::kForkedChild, true);
+  if (r.cut.any()) {
+    namespace k = sf::HeaderCut;
+    size_t m = enc_.BeginNested(h::kCut);
+    enc_.AddVarint(k::kArgvCapBytes, kMaxArgvBytes);
+    enc_.AddVarint(k::kArgvArgsCut, r.cut.argv_args_cut);
+    enc_.AddVarint(k::kEnvCapBytes, kMaxEnvBytes);
+    enc_.AddVarint(k::kEnvValueCapBytes, kMaxEnvValueBytes);
+    enc_.AddVarint(k::kEnvVarsLeftOut, r.cut.env_vars_left_out);
+    enc_.AddVarint(k::kEnvValuesCut, r.cut.env_values_cut);
+    enc_.EndNested(m);
+  }
   EndPacket(t);
 }
 
@@ -446,6 +457,10 @@ void TraceWriter::PutFooter(ProtoEncoder& e, EndReason reason) {
     e.AddVarint(sf::KindCount::kRecorded, totals.recorded);
     e.AddVarint(sf::KindCount::kDropped, totals.dropped);
     e.EndNested(m);
+  }
+  if (const uint64_t threads = GlobalThreadBuffers().threads_without_buffer(); threads > 0) {
+    e.AddVarint(k::kThreadsWithoutBuffer, threads);
+    e.AddVarint(k::kBufferPoolBytes, ThreadBuffers::kPoolBytes);
   }
   e.EndNested(footer);
   e.EndNested(packet);

@@ -119,6 +119,7 @@ int RunDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (options->bitwise) {
     return RunBitwiseDiff(options->inputs[0], options->inputs[1], options->json, out, err);
   }
+  if (!ReportFilesFitInMemory(options->inputs, err)) return kExitUsage;
   std::optional<DiffInput> a = LoadDiffInput(options->inputs[0], options->steps, err);
   if (!a) return kExitUsage;
   std::optional<DiffInput> b = LoadDiffInput(options->inputs[1], options->steps, err);

@@ -1,5 +1,8 @@
 #include "reporter/diff/diff_input.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +11,7 @@
 #include <system_error>
 
 #include "reporter/base/safe_file.h"
+#include "reporter/base/units.h"
 #include "reporter/render/json_keys.h"
 #include "reporter/render/json_page.h"
 #include "reporter/report/build.h"
@@ -35,6 +39,27 @@ std::optional<std::string> ReportTextOfDirectory(const std::string& directory,
   std::ostringstream text;
   WriteJsonReport(report, text);
   return text.str();
+}
+
+// The memory this process may take: its address-space limit (`ulimit -v`)
+// and the machine's memory, whichever is less; none when neither is known.
+struct MemoryLimit {
+  uint64_t bytes = 0;
+  std::string_view what;
+};
+std::optional<MemoryLimit> MemoryLimitOfProcess() {
+  std::optional<MemoryLimit> limit;
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    limit = MemoryLimit{address_space.rlim_cur, "this process's address-space limit (ulimit -v)"};
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_bytes > 0) {
+    const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes);
+    if (!limit || memory < limit->bytes) limit = MemoryLimit{memory, "this machine's memory"};
+  }
+  return limit;
 }
 
 std::optional<std::string> ReadFile(const std::string& path, std::ostream& err) {
@@ -79,6 +104,26 @@ std::optional<JsonNode> ParseReport(const std::string& path, const std::string& 
 }
 
 }  // namespace
+
+bool ReportFilesFitInMemory(const std::vector<std::string>& paths, std::ostream& err) {
+  std::string files;
+  uint64_t bytes = 0;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) continue;
+    const uint64_t size = std::filesystem::file_size(path, error);
+    if (error) continue;
+    files += (files.empty() ? "" : ", ") + path + " (" + FormatBytes(size) + ")";
+    bytes += size;
+  }
+  const std::optional<MemoryLimit> limit = MemoryLimitOfProcess();
+  const uint64_t needed = kDiffBaseMemory + bytes * kMemoryPerReportByte;
+  if (bytes == 0 || !limit || needed <= limit->bytes) return true;
+  err << "vprof: diff: " << files << ": JSON reports take about " << FormatBytes(needed)
+      << " of memory to compare, more than " << limit->what << " of " << FormatBytes(limit->bytes)
+      << "; not read\n";
+  return false;
+}
 
 std::optional<DiffInput> LoadDiffInput(const std::string& path, const StepOptions& steps,
                                        std::ostream& err) {

@@ -5,6 +5,7 @@
 
 #include "reporter/gpu/export_names.h"
 #include "reporter/gpu/vprof_kernels.h"
+#include "reporter/trace/trace_names.h"
 #include "reporter/trace/trace_reader.h"
 
 namespace vprof::reporter {
@@ -29,10 +30,10 @@ class TraceWalker {
   void Absorb(const vprof::trace::TracePacket& packet) {
     switch (packet.data_case()) {
       case vprof::trace::TracePacket::kInternedString:
-        names_[packet.interned_string().iid()] = packet.interned_string().str();
+        names_[packet.interned_string().iid()] = TraceName(packet.interned_string().str());
         break;
       case vprof::trace::TracePacket::kThread:
-        sink_.ThreadName(packet.thread().tid(), packet.thread().name());
+        sink_.ThreadName(packet.thread().tid(), TraceName(packet.thread().name()));
         break;
       case vprof::trace::TracePacket::kEventBatch:
         AddEvents(packet.event_batch());

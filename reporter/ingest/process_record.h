@@ -31,6 +31,12 @@ enum class InputState : uint8_t {
 // "whole", "cut", "corrupt", "unreadable", "newer_format".
 std::string_view InputStateName(InputState state);
 
+// A process's problems, one clause each, "; " between them.
+inline void AddProblem(std::string& problems, std::string_view more) {
+  if (!problems.empty()) problems += "; ";
+  problems += more;
+}
+
 // The process's clock pairs (see ClockOffsetIn), summarized as they are read.
 struct ClockSamples {
   uint64_t count = 0;
@@ -74,6 +80,7 @@ struct ProcessRecord {
   InputState state = InputState::kWhole;
   std::string problem;              // for people; empty when state is kWhole
   uint64_t unreadable_packets = 0;  // framed packets that did not parse, skipped
+  uint64_t missing_packets = 0;     // sequence numbers that no packet of the file has
   std::map<uint64_t, CommunicatorMembership> communicators;  // by comm_id
   ClockSamples clock_samples;
   // Added to every time of this process: the median clock-pair offset when

@@ -6,6 +6,7 @@
 #include "reporter/base/units.h"
 #include "reporter/gpu/vprof_kernels.h"
 #include "reporter/trace/clock_alignment.h"
+#include "reporter/trace/trace_names.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof::reporter {
@@ -23,6 +24,28 @@ std::string ProblemAt(std::string_view what, uint64_t offset, std::string_view d
   text += packets_before == 0
               ? "nothing before it to use"
               : "using the " + std::to_string(packets_before) + " packets before it";
+  return text;
+}
+
+// What the capture's caps left out of the RunHeader (HeaderCut), for people.
+std::string HeaderCutText(const vprof::trace::HeaderCut& cut) {
+  std::vector<std::string> parts;
+  if (cut.argv_args_cut() > 0) {
+    parts.push_back(FormatCount(cut.argv_args_cut(), "argument", "arguments") +
+                    " cut or left out past the first " + FormatBytes(cut.argv_cap_bytes()) +
+                    " of argv");
+  }
+  if (cut.env_vars_left_out() > 0) {
+    parts.push_back(FormatCount(cut.env_vars_left_out(), "variable", "variables") +
+                    " left out past the first " + FormatBytes(cut.env_cap_bytes()) +
+                    " of the environment");
+  }
+  if (cut.env_values_cut() > 0) {
+    parts.push_back(FormatCount(cut.env_values_cut(), "value", "values") + " cut at " +
+                    FormatBytes(cut.env_value_cap_bytes()));
+  }
+  std::string text = "the RunHeader holds the command line and environment up to vprof's caps";
+  for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? ": " : "; ") + parts[i];
   return text;
 }
 
@@ -58,7 +81,7 @@ bool TraceSource::Open() {
     return false;
   }
   const vprof::trace::RunHeader& header = packet_->run_header();
-  record_.host = header.host();
+  record_.host = TraceName(header.host());
   record_.pid = header.pid();
   record_.start_ns = header.start_ns();
   if (header.format_version() > vprof::schema::kFormatVersion) {
@@ -73,6 +96,7 @@ bool TraceSource::Open() {
     record_.header_rank = header.rank().rank();
   }
   AbsorbHeaderEnvironment(header);
+  if (header.has_cut()) header_cut_ = HeaderCutText(header.cut());
   if (steps_) steps_->AddEnvironment(header);
   inferred_phases_.AddHeader(header);
   record_.opened = true;
@@ -133,7 +157,7 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
   switch (packet.data_case()) {
     case vprof::trace::TracePacket::kInternedString: {
       const auto& interned = packet.interned_string();
-      interned_.try_emplace(interned.iid()).first = {interned.str(),
+      interned_.try_emplace(interned.iid()).first = {TraceName(interned.str()),
                                                      NcclFunctionFromName(interned.str())};
       // vprof's own kernels are not the program's (vprof_kernels.h); the
       // calibration's run on a stream of vprof's, whose event records and syncs
@@ -160,8 +184,22 @@ void TraceSource::AbsorbMetadata(const vprof::trace::TracePacket& packet) {
       const auto& footer = packet.footer();
       footer_seen_ = true;
       record_.end_reason = footer.reason();
+      // The Footer of writes that stalled follows the packets its last write lost, and says
+      // so (assemble.cc): the gap before it is that loss, not one more.
+      if (footer.reason() == vprof::trace::END_REASON_WRITES_STALLED) {
+        stalled_footer_offset_ = reader_.offset();
+      }
       record_.signal = footer.signal();
       record_.write_errors = footer.write_errors();
+      if (footer.threads_without_buffer() > 0) {
+        footer_note_ = FormatCount(footer.threads_without_buffer(), "thread", "threads") +
+                       " found all of vprof's record buffers (" +
+                       FormatBytes(footer.buffer_pool_bytes()) +
+                       " in all) taken by other threads: their NCCL calls and NVTX ranges "
+                       "were dropped (counted as dropped NCCL events)";
+      } else {
+        footer_note_.clear();
+      }
       // The Footer's counts are the run's totals, the drops already reported
       // in batches included, so they replace the batches' sum.
       record_.dropped_events = 0;
@@ -275,15 +313,23 @@ void TraceSource::RecordStop() {
     const std::string after = FormatCount(packets_after_footer_, "packet", "packets") +
                               " after the Footer (the first at byte " +
                               std::to_string(first_after_footer_offset_) + "): not used";
-    record_.problem = record_.problem.empty() ? after : record_.problem + "; " + after;
+    AddProblem(record_.problem, after);
   }
   if (out_of_bounds_events_ > 0) {
     if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
     const std::string dropped = FormatCount(out_of_bounds_events_, "NCCL event", "NCCL events") +
                                 " out of bounds, not used (the first in the packet at " +
                                 first_out_of_bounds_ + ")";
-    record_.problem = record_.problem.empty() ? dropped : record_.problem + "; " + dropped;
+    AddProblem(record_.problem, dropped);
   }
+  RecordSequenceGaps();
+  AddUnreadablePackets();
+  // Not a damaged file: the state stays; but what the capture left out is said.
+  if (!header_cut_.empty()) AddProblem(record_.problem, header_cut_);
+  if (!footer_note_.empty()) AddProblem(record_.problem, footer_note_);
+}
+
+void TraceSource::AddUnreadablePackets() {
   record_.unreadable_packets = reader_.unreadable_packets();
   if (record_.unreadable_packets == 0) return;
   if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
@@ -293,7 +339,28 @@ void TraceSource::RecordStop() {
                               " not parse as a TracePacket (" + (one ? "at" : "the first at") +
                               " byte " + std::to_string(reader_.first_unreadable_offset()) +
                               "): skipped, the packets after " + (one ? "it" : "them") + " used";
-  record_.problem = record_.problem.empty() ? skipped : record_.problem + "; " + skipped;
+  AddProblem(record_.problem, skipped);
+}
+
+// Packets lost from the middle of the file (a write that never reached it, bytes cut out):
+// the packets around them are used.
+void TraceSource::RecordSequenceGaps() {
+  SequenceGaps gaps = reader_.sequence_gaps();
+  if (gaps.gaps > 0 && stalled_footer_offset_ && gaps.last_offset == *stalled_footer_offset_) {
+    gaps.missing_packets -= gaps.last_missing;
+    --gaps.gaps;
+  }
+  record_.missing_packets = gaps.missing_packets;
+  if (gaps.missing_packets == 0) return;
+  if (record_.state == InputState::kWhole) record_.state = InputState::kCorrupt;
+  std::string missing = FormatCount(gaps.missing_packets, "packet", "packets") +
+                        " missing: the sequence goes from " + std::to_string(gaps.first_before) +
+                        " to " + std::to_string(gaps.first_after) + " at byte " +
+                        std::to_string(gaps.first_offset);
+  if (gaps.gaps > 1)
+    missing += " and jumps " + FormatCount(gaps.gaps - 1, "more time", "more times");
+  missing += "; the packets around them used";
+  AddProblem(record_.problem, missing);
 }
 
 void TraceSource::RecordReadProblem() {

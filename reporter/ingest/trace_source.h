@@ -79,6 +79,8 @@ class TraceSource final : private PacketParser {
   // packets skipped.
   void RecordStop();
   void RecordReadProblem();
+  void RecordSequenceGaps();
+  void AddUnreadablePackets();
   // Reads the next packet: a GpuBatch into GpuRecords() (gpu_packet_ set),
   // any other into a fresh packet_ on arena_.
   bool ReadPacket();
@@ -116,7 +118,10 @@ class TraceSource final : private PacketParser {
   std::vector<uint64_t> calibration_kernel_iids_;
   std::vector<uint32_t> calibration_streams_;
   ActivityTotals vprof_kernels_;
+  std::string header_cut_;   // what the RunHeader's caps left out, for people; empty: nothing
+  std::string footer_note_;  // threads the Footer says got no record buffer, for people
   bool footer_seen_ = false;
+  std::optional<uint64_t> stalled_footer_offset_;  // a Footer of writes that stalled, where
   uint64_t packets_after_footer_ = 0;
   uint64_t first_after_footer_offset_ = 0;
   uint64_t out_of_bounds_events_ = 0;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/base/rank_list.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/size_bucket.h"
 #include "reporter/gpu/gpu_report.h"
@@ -101,6 +102,7 @@ struct ProcessReport {
   int32_t signal = 0;
   std::string problem;  // empty when whole
   uint64_t unreadable_packets = 0;
+  uint64_t missing_packets = 0;
   int64_t clock_offset_ns = 0;  // added to this process's times; 0 on one host
   ClockSamples clock_samples;
   GpuReport gpu;
@@ -148,7 +150,7 @@ struct IncompleteReport {
   uint64_t count = 0;
   uint32_t expected_ranks = 0;  // communicator size, or 2 for send/recv
   std::vector<uint32_t> seen_comm_ranks;
-  std::vector<uint32_t> missing_comm_ranks;
+  std::vector<RankRange> missing_comm_ranks;
 };
 
 struct LifecycleReport {

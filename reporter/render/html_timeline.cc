@@ -6,12 +6,19 @@
 #include <string>
 
 #include "reporter/base/json_writer.h"
+#include "reporter/base/visible_controls.h"
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/text_escape.h"
 #include "reporter/render/web_assets.h"
 
 namespace vprof::reporter {
 namespace {
+
+// A name the page's script shows: control characters as the text report shows them (the
+// JSON would carry them escaped, and the script put them raw into the page).
+std::string Shown(const std::string& name) {
+  return ShowControlCharacters(name, LineBreaks::kEscape);
+}
 
 void WriteData(const StepTimeline& timeline, std::ostream& out) {
   int64_t origin = std::numeric_limits<int64_t>::max();
@@ -24,8 +31,8 @@ void WriteData(const StepTimeline& timeline, std::ostream& out) {
     json.Field("colour", style.colour);
   });
   json.Objects("ranks", timeline.ranks, [&](const RankTimeline& rank) {
-    json.Field("label", rank.label);
-    json.Field("file", rank.file);
+    json.Field("label", Shown(rank.label));
+    json.Field("file", Shown(rank.file));
     json.Field("window_start", rank.window_start_ns - origin);
     json.Field("window_end", rank.window_end_ns - origin);
     json.Field("left_out", rank.spans_left_out);
@@ -38,7 +45,7 @@ void WriteData(const StepTimeline& timeline, std::ostream& out) {
       json.Uint(static_cast<uint64_t>(span.kind));
       json.Int(span.start_ns - origin);
       json.Int(span.duration_ns);
-      json.String(span.name);
+      json.String(Shown(span.name));
       json.String(span.id);
       json.EndArray();
     });

@@ -21,6 +21,15 @@ std::optional<std::string> UnlessEmpty(const std::string& text) {
   return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
+// Comm ranks as runs ("0-3", "5"): a list as long as the communicator's size
+// would make a report of a few traces of a 2^20-rank world gigabytes long.
+std::vector<std::string> RangeTexts(const std::vector<RankRange>& ranges) {
+  std::vector<std::string> texts;
+  texts.reserve(ranges.size());
+  for (const RankRange& range : ranges) texts.push_back(RangeText(range));
+  return texts;
+}
+
 void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
   json.Key(keys::report::kTimeSource);
   json.BeginObject();
@@ -57,6 +66,7 @@ void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.Field("signal", process.signal);
   json.Field("problem", UnlessEmpty(process.problem));
   json.Field("unreadable_packets", process.unreadable_packets);
+  json.Field("missing_packets", process.missing_packets);
   json.Field("clock_offset_ns", process.clock_offset_ns);
   json.Field("clock_spread_ns", process.clock_samples.spread_ns());
   json.Field("clock_samples", process.clock_samples.count);
@@ -117,7 +127,7 @@ void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
   json.BeginObject();
   json.Field(keys::communicator::kCommId, FormatHexId(comm.comm_id));
   json.Field(keys::communicator::kSize, comm.size);
-  json.Values("ranks_seen", comm.ranks_seen);
+  json.Values("ranks_seen", RangeTexts(RankRanges(comm.ranks_seen)));
   json.Array("members", comm.members,
              [&](const CommMemberReport& member) { WriteMember(json, member); });
   json.Field("created_by", UnlessEmpty(comm.created_by));
@@ -144,8 +154,8 @@ void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
     json.Field("last_seq", run.last_seq);
     json.Field("count", run.count);
     json.Field("expected_ranks", run.expected_ranks);
-    json.Values("seen_comm_ranks", run.seen_comm_ranks);
-    json.Values("missing_comm_ranks", run.missing_comm_ranks);
+    json.Values("seen_comm_ranks", RangeTexts(RankRanges(run.seen_comm_ranks)));
+    json.Values("missing_comm_ranks", RangeTexts(run.missing_comm_ranks));
   });
   json.EndObject();
 }

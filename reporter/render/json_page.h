@@ -8,7 +8,8 @@
 namespace vprof::reporter {
 
 // Bumped when a key changes meaning or goes away; new keys do not bump it.
-inline constexpr int kJsonReportVersion = 1;
+// 2: a communicator's lists of comm ranks became runs ("0-3", "5").
+inline constexpr int kJsonReportVersion = 2;
 
 void WriteJsonReport(const Report& report, std::ostream& out);
 

@@ -79,8 +79,8 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
   }
   // Every format is written through here: the one place its text, names from
   // traces included, is made valid UTF-8 and, in the formats a terminal shows
-  // as they are, freed of control characters (HTML and JSON escape them in
-  // their own syntax).
+  // as they are, freed of control characters (HTML shows them as its text
+  // escapes do, JSON escapes them in its own syntax).
   const auto render = [&] {
     std::ostringstream text;
     WriteReport(report, output.format, text);

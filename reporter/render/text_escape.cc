@@ -1,5 +1,7 @@
 #include "reporter/render/text_escape.h"
 
+#include "reporter/base/visible_controls.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -26,9 +28,13 @@ bool AppendMarkupEntity(char c, std::string& out) {
 }  // namespace
 
 std::string HtmlEscape(std::string_view text) {
+  // Control characters are no markup, but a page should not carry them raw
+  // (HTML calls most of them parse errors): shown as the text report shows
+  // them. A line feed is white space there.
+  const std::string shown = ShowControlCharacters(text, LineBreaks::kKeep);
   std::string escaped;
-  escaped.reserve(text.size());
-  for (const char c : text) {
+  escaped.reserve(shown.size());
+  for (const char c : shown) {
     if (AppendMarkupEntity(c, escaped)) continue;
     switch (c) {
       case '"':

@@ -8,7 +8,8 @@
 
 namespace vprof::reporter {
 
-// Text safe inside an HTML element or a double- or single-quoted attribute.
+// Text safe inside an HTML element or a double- or single-quoted attribute,
+// control characters but the line feed shown as \xNN (visible_controls.h).
 std::string HtmlEscape(std::string_view text);
 
 // Text safe inside a GitHub Markdown table cell: the characters that would

@@ -57,15 +57,20 @@ ProcessReport ToProcessReport(const ProcessRecord& record) {
   process.signal = record.signal;
   process.problem = record.problem;
   process.unreadable_packets = record.unreadable_packets;
-  if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_UNOBSERVED) {
-    process.problem =
+  process.missing_packets = record.missing_packets;
+  // A whole file's problem is at most what its capture left out (trace_source.h).
+  const bool whole = record.state == InputState::kWhole;
+  if (whole && record.end_reason == vprof::trace::END_REASON_UNOBSERVED) {
+    AddProblem(
+        process.problem,
         "ended unobserved (a fatal signal, _exit or exec, or trace writes at exit slower than "
-        "vprof's bound, which its stderr then names): records after its last flush are missing";
+        "vprof's bound, which its stderr then names): records after its last flush are missing");
   }
-  if (process.problem.empty() && record.end_reason == vprof::trace::END_REASON_WRITES_STALLED) {
-    process.problem =
-        "its trace's writes stalled as it exited (the file system stopped answering), and vprof "
-        "stopped writing at its bound: records after the last whole write are missing";
+  if (whole && record.end_reason == vprof::trace::END_REASON_WRITES_STALLED) {
+    AddProblem(process.problem,
+               "its trace's writes stalled as it exited (the file system stopped answering), and "
+               "vprof stopped writing at its bound: records after the last whole write are "
+               "missing");
   }
   process.clock_offset_ns = record.clock_offset_ns;
   process.clock_samples = record.clock_samples;
@@ -100,17 +105,16 @@ OpReport ToOpReport(const OpKey& key, const OpStats& stats,
   return op;
 }
 
-std::vector<uint32_t> MissingRanks(const PendingCollective& pending) {
-  std::vector<uint32_t> members;
-  if (pending.sender_receiver) {
-    members = {pending.sender_receiver->first, pending.sender_receiver->second};
-  } else {
-    for (uint32_t rank = 0; rank < pending.comm_size; ++rank) members.push_back(rank);
-  }
+// As runs: a communicator of 2^20 ranks that one trace saw misses a million of them.
+std::vector<RankRange> MissingRanks(const PendingCollective& pending) {
+  if (!pending.sender_receiver) return AbsentRanks(pending.seen_ranks, pending.comm_size);
+  std::vector<uint32_t> pair = {pending.sender_receiver->first, pending.sender_receiver->second};
+  std::sort(pair.begin(), pair.end());
+  pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
   std::vector<uint32_t> missing;
-  std::set_difference(members.begin(), members.end(), pending.seen_ranks.begin(),
+  std::set_difference(pair.begin(), pair.end(), pending.seen_ranks.begin(),
                       pending.seen_ranks.end(), std::back_inserter(missing));
-  return missing;
+  return RankRanges(missing);
 }
 
 // Whether `next` continues the run that `previous` ended: the following seq,

@@ -46,6 +46,7 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   process.set_state(std::string(InputStateName(record.state)));
   process.set_problem(record.problem);
   process.set_unreadable_packets(record.unreadable_packets);
+  process.set_missing_packets(record.missing_packets);
   for (const auto& [comm_id, membership] : record.communicators) {
     vprof::summary::Membership& out = *process.add_communicators();
     out.set_comm_id(comm_id);
@@ -127,6 +128,7 @@ ProcessRecord DecodeProcess(const Process& process, const std::string& directory
   record.state = DecodeState(process.state());
   record.problem = process.problem();
   record.unreadable_packets = process.unreadable_packets();
+  record.missing_packets = process.missing_packets();
   for (const vprof::summary::Membership& in : process.communicators()) {
     record.communicators[in.comm_id()] = {
         in.nranks(),         in.rank(),      in.created_by(),

@@ -69,6 +69,47 @@ std::string MixedSlurmJobs(const std::vector<TraceIdentity>& traces) {
   return text;
 }
 
+// The first kMaxExamples file names of `members`, then how many more.
+std::string FilesOf(const std::vector<const TraceIdentity*>& members) {
+  std::string text;
+  for (size_t i = 0; i < members.size() && i < kMaxExamples; ++i) {
+    text += (i == 0 ? "" : ", ") + FileName(members[i]->path);
+  }
+  if (members.size() > kMaxExamples) {
+    text += " and " + std::to_string(members.size() - kMaxExamples) + " more";
+  }
+  return text;
+}
+
+// Outside Slurm, each torchrun run id is a run: two `torchrun --standalone`
+// runs into one folder share no rendezvous, so no rank of theirs collides.
+// (Inside one Slurm job, steps may well be torchrun runs of their own.)
+std::string MixedTorchrunRuns(const std::vector<TraceIdentity>& traces) {
+  std::map<std::string, std::vector<const TraceIdentity*>> by_run;
+  for (const TraceIdentity& trace : traces) {
+    if (trace.slurm_job.empty() && !trace.torchrun_run.empty()) {
+      by_run[trace.torchrun_run].push_back(&trace);
+    }
+  }
+  if (by_run.size() < 2) return "";
+  std::string text =
+      "traces of " + std::to_string(by_run.size()) + " torchrun runs (TORCHELASTIC_RUN_ID):";
+  size_t named = 0;
+  for (const auto& [run, members] : by_run) {
+    if (named++ == kMaxExamples) {
+      text += " and " + std::to_string(by_run.size() - kMaxExamples) + " more runs;";
+      break;
+    }
+    const int32_t world_size = WorldSizeOf(members);
+    text += " run " + run + " (" +
+            (world_size > 0 ? "world size " + std::to_string(world_size) + ", " : "") +
+            std::to_string(members.size()) + (members.size() == 1 ? " trace: " : " traces: ") +
+            FilesOf(members) + ", started " + StartOf(*members.front()) + ");";
+  }
+  text.pop_back();
+  return text;
+}
+
 // A process that holds its rank itself, not by inheriting it from a traced
 // parent of the same rank.
 bool IsRankProcess(const TraceIdentity& trace,
@@ -135,15 +176,13 @@ std::vector<std::string> MissingRanks(const Groups& groups) {
     const int32_t world_size = WorldSizeOf(members);
     std::set<int32_t> seen;
     for (const TraceIdentity* trace : members) seen.insert(*trace->rank);
-    std::vector<int32_t> missing;
-    for (int32_t rank = 0; rank < world_size; ++rank) {
-      if (!seen.contains(rank)) missing.push_back(rank);
-    }
+    const std::vector<RankRange> missing =
+        AbsentRanks(std::vector<int32_t>(seen.begin(), seen.end()), world_size);
     if (missing.empty()) continue;
-    lines.push_back(Describe(group, world_size) + ": no trace of rank" +
-                    (missing.size() == 1 ? " " : "s ") + RankList(missing) + " (" +
-                    std::to_string(missing.size()) + " of " + std::to_string(world_size) +
-                    " missing)");
+    const uint64_t count = RankCount(missing);
+    lines.push_back(Describe(group, world_size) + ": no trace of rank" + (count == 1 ? " " : "s ") +
+                    RankList(missing) + " (" + std::to_string(count) + " of " +
+                    std::to_string(world_size) + " missing)");
   }
   return lines;
 }
@@ -167,6 +206,7 @@ std::optional<TraceIdentity> ReadTraceIdentity(const std::string& path) {
   for (const auto& variable : header.env()) {
     if (variable.name() == "MASTER_ADDR") master_addr = variable.value();
     if (variable.name() == "MASTER_PORT") master_port = variable.value();
+    if (variable.name() == "TORCHELASTIC_RUN_ID") trace.torchrun_run = variable.value();
   }
   if (!master_addr.empty() || !master_port.empty())
     trace.rendezvous = master_addr + ":" + master_port;
@@ -186,6 +226,7 @@ std::optional<TraceIdentity> ReadTraceIdentity(const std::string& path) {
 RunCheck CheckOneRun(const std::vector<TraceIdentity>& traces) {
   RunCheck check;
   check.mixed_runs = MixedSlurmJobs(traces);
+  if (check.mixed_runs.empty()) check.mixed_runs = MixedTorchrunRuns(traces);
   if (!check.mixed_runs.empty()) return check;
 
   std::map<std::pair<std::string, uint32_t>, int32_t> rank_by_process;  // (host, pid) → rank

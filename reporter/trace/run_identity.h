@@ -4,6 +4,9 @@
 //
 // Two runs are told apart by:
 //  - different Slurm job ids (SlurmInfo.job_id);
+//  - outside Slurm, different torchrun run ids (TORCHELASTIC_RUN_ID from the
+//    header's environment: `torchrun --standalone` makes a new one for every
+//    run, and its random MASTER_PORT makes each run a group of its own below);
 //  - two world sizes in one group, or the same rank held by two rank
 //    processes of one group. A group is the processes that share a Slurm step
 //    and a rendezvous (MASTER_ADDR and MASTER_PORT from the header's
@@ -28,9 +31,10 @@ struct TraceIdentity {
   uint32_t pid = 0;
   uint32_t ppid = 0;
   bool forked_child = false;
-  std::string slurm_job;   // empty outside Slurm
-  std::string slurm_step;  // empty outside Slurm and in a batch script
-  std::string rendezvous;  // "MASTER_ADDR:MASTER_PORT"; empty when neither is set
+  std::string slurm_job;     // empty outside Slurm
+  std::string slurm_step;    // empty outside Slurm and in a batch script
+  std::string rendezvous;    // "MASTER_ADDR:MASTER_PORT"; empty when neither is set
+  std::string torchrun_run;  // TORCHELASTIC_RUN_ID; empty when not set
   std::optional<int32_t> rank;
   std::optional<int32_t> world_size;  // 1..kMostRanks (rank_bounds.h)
   // RunHeader.rank.world_size when above kMostRanks: not believed, and

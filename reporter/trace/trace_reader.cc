@@ -2,15 +2,16 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 
 #include "reporter/base/safe_file.h"
+#include "reporter/base/units.h"
 
 namespace vprof::reporter {
 namespace {
@@ -22,6 +23,20 @@ constexpr uint32_t kPacketTag = (1 << 3) | 2;
 constexpr int kReadBlockBytes = 1 << 14;
 constexpr uint64_t kMaxVarint32Bytes = 5;
 constexpr uint64_t kMaxVarint64Bytes = 10;
+// TracePacket.sequence: field 1, a varint.
+constexpr uint32_t kSequenceTag = (1 << 3) | 0;
+
+// A packet's sequence number, read from its bytes whether or not they parse
+// (vprof writes it first, so this reads one field); 0 when it has none.
+uint64_t SequenceOf(const void* data, int size) {
+  google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data), size);
+  for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
+    uint64_t sequence = 0;
+    if (tag == kSequenceTag) return in.ReadVarint64(&sequence) ? sequence : 0;
+    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) return 0;
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -119,9 +134,10 @@ TraceReader::Frame TraceReader::ReadFrame(PacketParser& parser) {
                                              std::to_string(length) + " bytes, " +
                                              std::to_string(after_header) + " remain");
   }
-  if (length > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
-    return Stop(ReadProblem::kCorrupt,
-                "packet length " + std::to_string(length) + " is over 2 GiB");
+  if (length > kMaxPacketBytes) {
+    return Stop(ReadProblem::kCorrupt, "it declares " + std::to_string(length) + " bytes (" +
+                                           FormatBytes(length) + "; limit " +
+                                           FormatBytes(kMaxPacketBytes) + " a packet)");
   }
   // Parsing a whole buffer, unlike parsing from the stream under a limit,
   // rejects a packet that ends early (a zero tag). Most packets lie whole in
@@ -135,12 +151,29 @@ TraceReader::Frame TraceReader::ReadFrame(PacketParser& parser) {
   if (!in_place && !in.ReadString(&packet_bytes_, packet_bytes)) {
     return Stop(ReadProblem::kUnreadable, "read error inside a packet");
   }
-  const bool parsed = in_place ? parser.Parse(buffered, packet_bytes)
-                               : parser.Parse(packet_bytes_.data(), packet_bytes);
+  const void* bytes = in_place ? buffered : packet_bytes_.data();
+  NoteSequence(bytes, packet_bytes);
+  const bool parsed = parser.Parse(bytes, packet_bytes);
   if (in_place) in.Skip(packet_bytes);
   // The frame's length says where the next packet starts, whatever is wrong
   // inside this one: reading goes on there.
   return parsed ? Frame::kParsed : Frame::kUnparsed;
+}
+
+void TraceReader::NoteSequence(const void* data, int size) {
+  const uint64_t sequence = SequenceOf(data, size);
+  if (sequence == 0) return;
+  if (sequence > last_sequence_ && sequence - last_sequence_ > 1) {
+    if (gaps_.gaps++ == 0) {
+      gaps_.first_before = last_sequence_;
+      gaps_.first_after = sequence;
+      gaps_.first_offset = offset_;
+    }
+    gaps_.missing_packets += sequence - last_sequence_ - 1;
+    gaps_.last_missing = sequence - last_sequence_ - 1;
+    gaps_.last_offset = offset_;
+  }
+  last_sequence_ = sequence;
 }
 
 TraceReader::Frame TraceReader::Stop(ReadProblem problem, std::string detail) {

@@ -15,6 +15,26 @@ class FileInputStream;
 
 namespace vprof::reporter {
 
+// The largest packet a reader takes: vprof writes none over its 1 MiB encode
+// buffer (capture/core/trace_writer.cc), so 64 times that leaves room for other
+// writers, and a hostile length is refused before anything is sized by it.
+inline constexpr uint64_t kMaxPacketBytes = uint64_t{64} << 20;
+
+// Packets missing from a file: TracePacket.sequence counts them from 1 with
+// no gap, so a jump says how many were lost and where.
+struct SequenceGaps {
+  uint64_t missing_packets = 0;
+  uint64_t gaps = 0;
+  // The first gap: the sequence numbers on either side, and the byte offset
+  // of the packet after it.
+  uint64_t first_before = 0;
+  uint64_t first_after = 0;
+  uint64_t first_offset = 0;
+  // The last gap: how many packets, and the offset of the packet after it.
+  uint64_t last_missing = 0;
+  uint64_t last_offset = 0;
+};
+
 // Why reading stopped before the end of the file.
 enum class ReadProblem : uint8_t {
   kNone,        // every byte formed whole packets
@@ -57,6 +77,9 @@ class TraceReader {
   uint64_t unreadable_packets() const { return unreadable_packets_; }
   // Byte offset of the first of them; 0 when there is none.
   uint64_t first_unreadable_offset() const { return first_unreadable_offset_; }
+  // Of the framed packets read so far (parsed or not); packets without a
+  // sequence number (0) are not counted.
+  const SequenceGaps& sequence_gaps() const { return gaps_; }
   ReadProblem problem() const { return problem_; }
   // What went wrong, for people; empty when problem() is kNone.
   const std::string& problem_detail() const { return problem_detail_; }
@@ -65,6 +88,7 @@ class TraceReader {
   enum class Frame : uint8_t { kParsed, kUnparsed, kStopped };
   Frame ReadFrame(PacketParser& parser);
   Frame Stop(ReadProblem problem, std::string detail);
+  void NoteSequence(const void* data, int size);
 
   int fd_ = -1;
   uint64_t file_size_ = 0;
@@ -74,6 +98,8 @@ class TraceReader {
   uint64_t packets_read_ = 0;
   uint64_t unreadable_packets_ = 0;
   uint64_t first_unreadable_offset_ = 0;
+  uint64_t last_sequence_ = 0;
+  SequenceGaps gaps_;
   bool stopped_ = false;
   ReadProblem problem_ = ReadProblem::kNone;
   std::string problem_detail_;

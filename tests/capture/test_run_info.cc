@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "capture/core/run_info.h"
 
@@ -99,4 +101,56 @@ TEST_CASE("secret names in any case and URL passwords in kept values are redacte
   CHECK(out[3].name == "VIME_db_password");
   CHECK(out[3].redacted);
   CHECK(out[3].value.empty());
+}
+
+TEST_CASE(
+    "argv is held to its cap: whole at the cap, the argument past it cut, the rest left out") {
+  const std::string half(vprof::kMaxArgvBytes / 2, 'a');
+  std::vector<std::string> at_cap = {half, half};
+  vprof::HeaderCut cut;
+  vprof::CapArgv(&at_cap, &cut);
+  CHECK(at_cap == std::vector<std::string>{half, half});
+  CHECK_FALSE(cut.any());
+
+  std::vector<std::string> past = {half, half + "b", "c", "d"};
+  vprof::CapArgv(&past, &cut);
+  CHECK(past == std::vector<std::string>{half, half});
+  CHECK(cut.argv_args_cut == 3);
+
+  // A cut falls between characters: "é" is two bytes, and one byte of room is left.
+  std::vector<std::string> character = {std::string(vprof::kMaxArgvBytes - 1, 'a'), "\xc3\xa9"};
+  vprof::HeaderCut cut_character;
+  vprof::CapArgv(&character, &cut_character);
+  CHECK(character.size() == 1);
+  CHECK(cut_character.argv_args_cut == 1);
+}
+
+TEST_CASE("the environment is held to its caps: per value, and names and values in all") {
+  using vprof::EnvEntry;
+  const std::string value_at_cap(vprof::kMaxEnvValueBytes, 'v');
+  std::vector<EnvEntry> values = {{"NCCL_A", value_at_cap}, {"NCCL_B", value_at_cap + "w"}};
+  vprof::HeaderCut cut;
+  vprof::CapEnv(&values, &cut);
+  REQUIRE(values.size() == 2);
+  CHECK(values[0].value == value_at_cap);
+  CHECK(values[1].value == value_at_cap);
+  CHECK(cut.env_values_cut == 1);
+  CHECK(cut.env_vars_left_out == 0);
+
+  // Variables of 8 + 4,088 bytes: 64 of them fill kMaxEnvBytes exactly; a 65th is left out,
+  // and so is every one after it.
+  const std::string value(4088, 'x');
+  std::vector<EnvEntry> many;
+  for (int i = 0; i < 66; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "NCCL_%03d", i);
+    many.push_back({name, value});
+  }
+  static_assert(64 * (8 + 4088) == vprof::kMaxEnvBytes);
+  vprof::HeaderCut cut_many;
+  vprof::CapEnv(&many, &cut_many);
+  CHECK(many.size() == 64);
+  CHECK(many.back().name == "NCCL_063");
+  CHECK(cut_many.env_vars_left_out == 2);
+  CHECK(cut_many.env_values_cut == 0);
 }

@@ -60,3 +60,36 @@ TEST_CASE("option values with secret names are redacted in both spellings, URLs 
                          "--auth-token"};
   CHECK(vprof::RedactArgv(argv) == expected);
 }
+
+TEST_CASE("a URL password holding '/', '#' or '?' is redacted whole") {
+  CHECK(vprof::RedactUrlCredentials("postgres://u:p/w#d?x@host/db") ==
+        "postgres://u:<redacted>@host/db");
+  CHECK(vprof::RedactUrlCredentials("NCCL_X=a,redis://:s/e?c#r@r:6379/0 b") ==
+        "NCCL_X=a,redis://:<redacted>@r:6379/0 b");
+  // The next URL of the same word is not taken for the first one's host.
+  CHECK(vprof::RedactUrlCredentials("http://h:1/x,ssh://git@github.com/r") ==
+        "http://h:1/x,ssh://git@github.com/r");
+}
+
+TEST_CASE("a secret option's value is redacted when it begins with a dash") {
+  CHECK(vprof::RedactArgv({"prog", "--password", "-dashpass", "--lr", "1"}) ==
+        Args{"prog", "--password", "<redacted>", "--lr", "1"});
+  CHECK(vprof::RedactArgv({"prog", "-token", "-", "-v"}) ==
+        Args{"prog", "-token", "<redacted>", "-v"});
+}
+
+TEST_CASE("positional key=value arguments are redacted by their key's last component") {
+  const Args argv = {"train.py",        "wandb.api_key=X1",  "HF_TOKEN=X2",
+                     "db.password=X3",  "+db.secret=X4",     "tokenizer.name=gpt2",
+                     "trainer.lr=3e-4", "print(password=1)", "db/url=mysql://r:X5@h/x"};
+  const Args expected = {"train.py",
+                         "wandb.api_key=<redacted>",
+                         "HF_TOKEN=<redacted>",
+                         "db.password=<redacted>",
+                         "+db.secret=<redacted>",
+                         "tokenizer.name=gpt2",
+                         "trainer.lr=3e-4",
+                         "print(password=1)",
+                         "db/url=mysql://r:<redacted>@h/x"};
+  CHECK(vprof::RedactArgv(argv) == expected);
+}

@@ -1,6 +1,6 @@
-// Control characters in names from a trace reach the text and Markdown reports
-// as visible \xNN escapes: no ESC or C1 byte goes to the terminal, and a line
-// break in a name does not split a table row.
+// Control characters in names from a trace reach the text, Markdown and HTML
+// reports as visible \xNN escapes: no ESC or C1 byte goes to the terminal or
+// the page, and a line break in a name does not split a table row.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -75,4 +75,15 @@ TEST_CASE("a host name with an escape sequence, '|' and a line break keeps the M
   // The cell escapes '|' and turns the line break into a space, so the row
   // is one line that holds the whole name.
   CHECK(Contains(result.out, "| evil\\x1B\\]0;owned\\x07\\|row next\\x9Bhost |"));
+}
+
+TEST_CASE("a host name with an escape sequence reaches the HTML page as the text report shows it") {
+  ScratchDir dir;
+  WriteRunWithHost(dir.path(), kHostileHost);
+  const CliResult result = Run({"report", dir.path(), "--format", "html"});
+  REQUIRE(result.status == 0);
+  // The page's own scripts and styles hold no such bytes either: none at all.
+  CHECK_FALSE(HoldsControlCharacters(result.out));
+  // Its table cell, the line feed kept (white space in HTML), the bar as it is.
+  CHECK(Contains(result.out, "evil\\x1B]0;owned\\x07|row\nnext\\x9Bhost"));
 }

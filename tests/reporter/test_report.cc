@@ -2,6 +2,7 @@
 // ranks, size buckets, bandwidth, lateness, lifecycle, incomplete collectives,
 // send/recv and hosts with different clocks.
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "four_rank_run.h"
 #include "gpu_batch_builder.h"
@@ -172,7 +173,7 @@ TEST_CASE("a missing rank leaves its collectives incomplete") {
   CHECK(reduces.count == 3);
   CHECK(reduces.expected_ranks == 4);
   CHECK(reduces.seen_comm_ranks == std::vector<uint32_t>{0, 1, 2});
-  CHECK(reduces.missing_comm_ranks == std::vector<uint32_t>{3});
+  CHECK(reduces.missing_comm_ranks == std::vector<RankRange>{{3, 3}});
   CHECK(comm.incomplete[1].op == "ncclAllGather");
   CHECK(comm.incomplete[1].first_seq == 4);
 }
@@ -368,4 +369,50 @@ TEST_CASE("a split is counted for the communicator it made, not the one it was g
   CHECK(half.lifecycle[0].calls == 2);
   CHECK(half.lifecycle[0].total_ns == 500 + 501);
   CHECK(half.lifecycle[0].max_ns == 501);
+}
+
+TEST_CASE("an EventBatch missing from the middle of a trace is named, the rest used") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 9, 0);
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, seq, 64, 10 * seq, 10 * seq + 5)});
+  }
+  trace.AddFooter();
+  // Packets: header (1), the interned name (2), three batches (3-5), the Footer (6). The
+  // second batch's bytes go: sequence 3 to 5.
+  const std::vector<uint64_t>& at = trace.packet_offsets();
+  REQUIRE(at.size() == 6);
+  const std::string bytes = trace.bytes().substr(0, at[3]) + trace.bytes().substr(at[4]);
+  std::ofstream(dir.File("node1.9.vtrace"), std::ios::binary) << bytes;
+  const Report report = ReportOf(dir.path());
+  const ProcessReport& process = report.processes[0];
+  CHECK(process.state == InputState::kCorrupt);
+  CHECK_FALSE(report.all_inputs_whole());
+  CHECK(process.missing_packets == 1);
+  CHECK(process.nccl_events == 2);
+  CHECK(process.end_reason == "exit");
+  CHECK(process.problem == "1 packet missing: the sequence goes from 3 to 5 at byte " +
+                               std::to_string(at[3]) + "; the packets around them used");
+}
+
+TEST_CASE("the packets a stalled write lost, before its Footer, are that loss and not a gap") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 9, 0);
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    trace.AddBatch({trace.Event("ncclAllReduce", 0x9, 1, 0, seq, 64, 10 * seq, 10 * seq + 5)});
+  }
+  trace.AddFooter(vprof::trace::END_REASON_WRITES_STALLED);
+  // As the writer leaves it: the last two batches (sequences 4 and 5) never written, the
+  // Footer (6) after the last whole write.
+  const std::vector<uint64_t>& at = trace.packet_offsets();
+  const std::string bytes = trace.bytes().substr(0, at[3]) + trace.bytes().substr(at[5]);
+  std::ofstream(dir.File("node1.9.vtrace"), std::ios::binary) << bytes;
+  const Report report = ReportOf(dir.path());
+  const ProcessReport& process = report.processes[0];
+  CHECK(process.state == InputState::kWhole);
+  CHECK(process.missing_packets == 0);
+  CHECK(process.nccl_events == 1);
+  CHECK(process.problem.find("records after the last whole write are missing") !=
+        std::string::npos);
+  CHECK(process.problem.find("missing:") == std::string::npos);
 }

@@ -33,6 +33,7 @@ struct Process {
   std::string slurm_job = "";
   std::string slurm_step = "";
   std::string master_port = "29500";
+  std::string torchrun_run = "";  // TORCHELASTIC_RUN_ID; not set when empty
   bool forked_child = false;
   uint64_t start_realtime_ns = kTenOClockNs;
 };
@@ -58,6 +59,11 @@ void WriteTrace(const ScratchDir& dir, const Process& process) {
     vprof::trace::EnvVar& variable = *header.add_env();
     variable.set_name(name);
     variable.set_value(value);
+  }
+  if (!process.torchrun_run.empty()) {
+    vprof::trace::EnvVar& variable = *header.add_env();
+    variable.set_name("TORCHELASTIC_RUN_ID");
+    variable.set_value(process.torchrun_run);
   }
   header.set_start_realtime_ns(process.start_realtime_ns);
   vprof::trace::TracePacket footer_packet;
@@ -123,11 +129,41 @@ TEST_CASE("run identity: one rank in two traces of one world is two runs") {
   CHECK(cli.out.empty());
 }
 
+TEST_CASE("run identity: two torchrun --standalone runs into one folder are refused") {
+  ScratchDir dir;
+  // World sizes 2 and 3, each with its run id and its random port, a minute apart.
+  const uint64_t minute_ns = 60'000'000'000;
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    WriteTrace(dir, {.pid = 100 + rank,
+                     .rank = static_cast<int32_t>(rank),
+                     .world_size = 2,
+                     .master_port = "41234",
+                     .torchrun_run = "7f3a9c"});
+  }
+  for (uint32_t rank = 0; rank < 3; ++rank) {
+    WriteTrace(dir, {.pid = 200 + rank,
+                     .rank = static_cast<int32_t>(rank),
+                     .world_size = 3,
+                     .master_port = "45678",
+                     .torchrun_run = "b20e41",
+                     .start_realtime_ns = kTenOClockNs + minute_ns});
+  }
+  const Listing listing = List(dir);
+  CHECK_FALSE(listing.listed);
+  CHECK(listing.status == kExitUsage);
+  CHECK(Contains(listing.err,
+                 "the traces are of more than one run: traces of 2 torchrun runs "
+                 "(TORCHELASTIC_RUN_ID): run 7f3a9c (world size 2, 2 traces: node0.100.vtrace, "
+                 "node0.101.vtrace, started 2026-11-30T10:00:00.000Z); run b20e41 (world size 3, "
+                 "3 traces: node0.200.vtrace, node0.201.vtrace, node0.202.vtrace, started "
+                 "2026-11-30T10:01:00.000Z)"));
+}
+
 TEST_CASE("run identity: children, Slurm steps and worker groups are one run") {
   ScratchDir dir;
   // Ranks 0 and 1; rank 0 forked a worker and exec'd a helper (both inherit
   // RANK=0); a second Slurm step of the same job ran ranks 0 and 1 again;
-  // a second worker group (its own rendezvous) has ranks 0 and 1 too.
+  // a second worker group (its own rendezvous and torchrun run id) has ranks 0 and 1 too.
   WriteTrace(dir, {.pid = 100, .rank = 0, .world_size = 2, .slurm_job = "7", .slurm_step = "0"});
   WriteTrace(dir, {.pid = 101, .rank = 1, .world_size = 2, .slurm_job = "7", .slurm_step = "0"});
   WriteTrace(dir, {.pid = 102,
@@ -140,20 +176,32 @@ TEST_CASE("run identity: children, Slurm steps and worker groups are one run") {
   WriteTrace(
       dir,
       {.pid = 103, .ppid = 100, .rank = 0, .world_size = 2, .slurm_job = "7", .slurm_step = "0"});
-  WriteTrace(dir, {.pid = 200, .rank = 0, .world_size = 2, .slurm_job = "7", .slurm_step = "1"});
-  WriteTrace(dir, {.pid = 201, .rank = 1, .world_size = 2, .slurm_job = "7", .slurm_step = "1"});
+  WriteTrace(dir, {.pid = 200,
+                   .rank = 0,
+                   .world_size = 2,
+                   .slurm_job = "7",
+                   .slurm_step = "1",
+                   .torchrun_run = "first"});
+  WriteTrace(dir, {.pid = 201,
+                   .rank = 1,
+                   .world_size = 2,
+                   .slurm_job = "7",
+                   .slurm_step = "1",
+                   .torchrun_run = "first"});
   WriteTrace(dir, {.pid = 300,
                    .rank = 0,
                    .world_size = 2,
                    .slurm_job = "7",
                    .slurm_step = "1",
-                   .master_port = "29600"});
+                   .master_port = "29600",
+                   .torchrun_run = "second"});
   WriteTrace(dir, {.pid = 301,
                    .rank = 1,
                    .world_size = 2,
                    .slurm_job = "7",
                    .slurm_step = "1",
-                   .master_port = "29600"});
+                   .master_port = "29600",
+                   .torchrun_run = "second"});
   const Listing listing = List(dir);
   CHECK(listing.listed);
   CHECK(listing.status == kExitOk);

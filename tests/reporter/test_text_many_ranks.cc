@@ -413,7 +413,7 @@ TEST_CASE("many communicators: those alike are one section and a line; trouble s
   }
   // Alike but for an incomplete all-reduce: shown in full.
   report.communicators.push_back(CommunicatorOf(0x200, 8, 10'000'000));
-  report.communicators.back().incomplete.push_back({"ncclAllReduce", 5, 5, 1, 8, {0}, {1}});
+  report.communicators.back().incomplete.push_back({"ncclAllReduce", 5, 5, 1, 8, {0}, {{1, 1}}});
   // Another size, another count: groups of their own.
   report.communicators.push_back(CommunicatorOf(0x300, 16, 10'000'000));
   report.communicators.push_back(CommunicatorOf(0x301, 8, 10'000'000));

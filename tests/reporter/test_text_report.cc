@@ -155,8 +155,8 @@ TEST_CASE("large values still fit 100 columns") {
   op.most_often_last_rank = 16383;
   op.most_often_last_times = 12345678;
   comm.ops = {op};
-  std::vector<uint32_t> missing;
-  for (uint32_t rank = 0; rank < 16384; rank += 2) missing.push_back(rank);
+  std::vector<RankRange> missing;
+  for (int64_t rank = 0; rank < 16384; rank += 2) missing.push_back({rank, rank});
   comm.incomplete = {{"ncclAllReduce", 1, 123456789, 123456789, 16384, {1, 3}, missing}};
   report.communicators = {comm};
   report.ranks = {{16383, process.file, 12345678, 12345678, 999'000'000}};

@@ -1,6 +1,8 @@
 // Reading trace files packet by packet, stopping at the right byte when a
 // file is cut or corrupt, and skipping framed packets that do not parse.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "reporter/trace/trace_reader.h"
@@ -183,4 +185,79 @@ TEST_CASE("packets larger than the read buffer, and ones that straddle it, read 
   CHECK(reader.unreadable_packets() == 1);
   CHECK(reader.first_unreadable_offset() == skipped_at);
   CHECK(reader.offset() == trace.bytes().size());
+}
+
+TEST_CASE("packets missing from the sequence are counted, and where the first gap is") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  for (int batch = 0; batch < 6; ++batch) {
+    trace.AddBatch({trace.Event("ncclAllReduce", 7, 1, 0, 1, 4096, 100, 200)});
+  }
+  // Sequences 1 (header), 2 (name), 3-8 (batches); 4 goes, then 6 and 7.
+  const std::vector<uint64_t>& at = trace.packet_offsets();
+  const std::string& all = trace.bytes();
+  const std::string kept =
+      all.substr(0, at[3]) + all.substr(at[4], at[5] - at[4]) + all.substr(at[7]);
+  {
+    std::ofstream file(dir.File("t.vtrace"), std::ios::binary);
+    file << kept;
+  }
+  TraceReader reader(dir.File("t.vtrace"));
+  vprof::trace::TracePacket packet;
+  int read = 0;
+  while (reader.Next(&packet)) ++read;
+  CHECK(read == 5);
+  CHECK(reader.problem() == ReadProblem::kNone);
+  const SequenceGaps& gaps = reader.sequence_gaps();
+  CHECK(gaps.missing_packets == 3);
+  CHECK(gaps.gaps == 2);
+  CHECK(gaps.first_before == 3);
+  CHECK(gaps.first_after == 5);
+  CHECK(gaps.first_offset == at[3]);
+}
+
+TEST_CASE("a packet that declares more than the limit is refused before it is read") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  const uint64_t hostile_at = trace.bytes().size();
+  // Tag, then 1.9e9 as a varint: the file is made that long (sparse), so the
+  // frame does not run past its end.
+  constexpr uint64_t kDeclared = 1'900'000'000;
+  std::string frame = "\x0a";
+  for (uint64_t v = kDeclared; v != 0; v >>= 7) {
+    frame += static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+  }
+  trace.AddRawBytes(frame);
+  trace.WriteTo(dir.File("t.vtrace"));
+  std::filesystem::resize_file(dir.File("t.vtrace"), hostile_at + frame.size() + kDeclared);
+  TraceReader reader(dir.File("t.vtrace"));
+  vprof::trace::TracePacket packet;
+  CHECK(reader.Next(&packet));
+  CHECK(packet.has_run_header());
+  CHECK_FALSE(reader.Next(&packet));
+  CHECK(reader.problem() == ReadProblem::kCorrupt);
+  CHECK(reader.offset() == hostile_at);
+  CHECK(reader.problem_detail() ==
+        "it declares 1900000000 bytes (1.77 GiB; limit 64.0 MiB a packet)");
+}
+
+TEST_CASE("a packet of exactly the limit is read (here it does not parse, and is skipped)") {
+  ScratchDir dir;
+  TraceFileBuilder trace("node1", 42, 0);
+  const uint64_t at_limit = trace.bytes().size();
+  // Tag, then 64 MiB as a varint; the file is made that long (sparse): zeros, no packet.
+  std::string frame = "\x0a";
+  for (uint64_t v = kMaxPacketBytes; v != 0; v >>= 7) {
+    frame += static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+  }
+  trace.AddRawBytes(frame);
+  trace.WriteTo(dir.File("t.vtrace"));
+  std::filesystem::resize_file(dir.File("t.vtrace"), at_limit + frame.size() + kMaxPacketBytes);
+  TraceReader reader(dir.File("t.vtrace"));
+  vprof::trace::TracePacket packet;
+  CHECK(reader.Next(&packet));
+  CHECK_FALSE(reader.Next(&packet));
+  CHECK(reader.problem() == ReadProblem::kNone);
+  CHECK(reader.unreadable_packets() == 1);
+  CHECK(reader.first_unreadable_offset() == at_limit);
 }

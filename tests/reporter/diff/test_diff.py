@@ -20,6 +20,7 @@ Expected changes, by hand:
 import argparse
 import json
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -295,11 +296,11 @@ class DiffTest(unittest.TestCase):
     def test_bad_inputs(self):
         not_json = self.root / "notes.txt"
         not_json.write_text("hello")
-        newer = write_json(self.root / "newer.json", {"report_version": 2})
+        newer = write_json(self.root / "newer.json", {"report_version": 3})
         no_version = write_json(self.root / "list.json", [1, 2])
         missing = self.root / "missing"
         cases = [(missing, "no such file or directory"), (not_json, "not JSON"),
-                 (newer, "report_version 2 is newer than this vprof reads (1)"),
+                 (newer, "report_version 3 is newer than this vprof reads (2)"),
                  (no_version, "not a vprof JSON report")]
         for path, what in cases:
             result = vprof("diff", self.a, path)
@@ -310,6 +311,29 @@ class DiffTest(unittest.TestCase):
             self.assertIn(what, lines[0])
         self.assertEqual(vprof("diff", self.a).returncode, 2)
         self.assertEqual(vprof("diff", self.a, self.b, "--format", "xml").returncode, 2)
+
+    def test_report_too_large_for_the_address_limit_is_refused_before_reading(self):
+        # A 3 GB report (sparse: nothing on disk) under a 2 GiB address-space limit.
+        huge = self.root / "huge.json"
+        with open(huge, "wb") as f:
+            f.truncate(3 * 10**9)
+        limit = 2 << 30
+
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        # A sanitizer's build reserves more address space than that just to start.
+        if subprocess.run([OPTIONS.vprof, "diff"], capture_output=True,
+                          preexec_fn=limited).returncode != 2:
+            self.skipTest("vprof cannot start under a 2 GiB address-space limit (a sanitizer?)")
+        result = subprocess.run([OPTIONS.vprof, "diff", str(self.a), str(huge)], text=True,
+                                capture_output=True, preexec_fn=limited)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        # Nothing of it was read: the refusal comes first (a is a folder, not counted).
+        self.assertEqual(result.stderr,
+                         f"vprof: diff: {huge} (2.79 GiB): JSON reports take about 44.8 GiB of "
+                         "memory to compare, more than this process's address-space limit "
+                         "(ulimit -v) of 2.00 GiB; not read\n")
 
 
 def main():

@@ -13,6 +13,8 @@ TEST_CASE("HtmlEscape turns every markup character into an entity") {
   // An entity in a name stays the name, not the character it stands for.
   CHECK(HtmlEscape("&lt;") == "&amp;lt;");
   CHECK(HtmlEscape("plain µs × text") == "plain µs × text");
+  // Control characters as the text report shows them; a line feed stays.
+  CHECK(HtmlEscape("a\x1b[1m\x07\tb\nc\xc2\x9b<") == "a\\x1B[1m\\x07\\x09b\nc\\x9B&lt;");
 }
 
 TEST_CASE("MarkdownEscape keeps a name inside its table cell and out of formatting") {

@@ -11,7 +11,10 @@ per phase (forward, backward, optimizer) over the timed steps, the most PyTorch'
 allocator held from CUDA inside it (torch.cuda.max_memory_reserved after resetting the peak at
 the phase's start) and the least (memory_reserved at its start); --nvtx-phases also marks each
 phase with an NVTX range of its name; --empty-cache returns the cache to CUDA after every step,
-so that each phase allocates anew (vprof's peaks per phase are compared with these)."""
+so that each phase allocates anew (vprof's peaks per phase are compared with these).
+--spin-ms M injects a slow operator: after each step's forward, one GPU kernel that spins about
+M ms (torch.cuda._sleep, ATen's spin_kernel, calibrated once against CUDA events); the pair with
+and without it is the ground truth of `vprof whatif --faster '*spin_kernel*=off'`."""
 import argparse
 import contextlib
 import statistics
@@ -25,6 +28,18 @@ import torch_profiler_option
 WARMUP = 5
 
 
+def spin_cycles_per_ms():
+    """The GPU clock cycles torch.cuda._sleep spins per millisecond, by CUDA events."""
+    cycles = 10_000_000
+    torch.cuda._sleep(cycles)  # the first launch loads the kernel
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    end.synchronize()
+    return cycles / start.elapsed_time(end)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=30)
@@ -35,6 +50,7 @@ def main():
     ap.add_argument("--phase-memory", action="store_true")
     ap.add_argument("--nvtx-phases", action="store_true")
     ap.add_argument("--empty-cache", action="store_true")
+    ap.add_argument("--spin-ms", type=float, default=0.0)
     ap.add_argument("--title")
     ap.add_argument("--started-file", help="created once the warm-up is done and the timed steps "
                     "begin (a deep-capture trigger waits for it)")
@@ -64,10 +80,14 @@ def main():
         if args.nvtx_phases:
             torch.cuda.nvtx.range_pop()
 
+    spin_cycles = spin_cycles_per_ms() * args.spin_ms if args.spin_ms else 0
+
     def step(stall_ms=0.0):
         with phase("forward"):
             with torch.autocast("cuda", dtype=torch.bfloat16):
                 loss = model(input_ids=tokens, labels=tokens).loss
+            if spin_cycles:
+                torch.cuda._sleep(int(spin_cycles))
         if stall_ms:
             time.sleep(stall_ms / 1e3)
         with phase("backward"):

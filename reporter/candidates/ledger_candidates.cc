@@ -179,6 +179,35 @@ void DetectCompute(const Report& report, std::vector<DetectedCandidate>& out) {
   out.push_back({ChangeKind::kFasterKernels, std::move(candidate)});
 }
 
+// Of the GPU's idle inside a rank's kept steps (the replay's pieces of work),
+// the part that ended when work a CUDA graph launched began: idle that
+// capturing the work in a graph cannot remove, for it is in one already.
+struct IdleBeforeGraphs {
+  int64_t before_graph_ns = 0;
+  int64_t idle_ns = 0;
+};
+
+IdleBeforeGraphs IdleBeforeGraphsOf(const RankStepsReport& rank) {
+  IdleBeforeGraphs idle;
+  std::vector<const ReplayWork*> by_start;
+  for (const RankStepReport& step : rank.steps) {
+    by_start.clear();
+    for (const ReplayWork& work : step.replay) by_start.push_back(&work);
+    std::sort(by_start.begin(), by_start.end(),
+              [](const ReplayWork* a, const ReplayWork* b) { return a->start_ns < b->start_ns; });
+    int64_t busy_until = step.start_ns;
+    for (const ReplayWork* work : by_start) {
+      if (work->start_ns > busy_until) {
+        const int64_t gap = work->start_ns - busy_until;
+        idle.idle_ns += gap;
+        if (work->whole_graph || work->from_graph) idle.before_graph_ns += gap;
+      }
+      busy_until = std::max(busy_until, work->end_ns);
+    }
+  }
+  return idle;
+}
+
 void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
   const Part part = Sum(*steps.ledger, [](const LedgerLine& line) {
@@ -214,7 +243,26 @@ void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
         "examples: the longest idle gap of each rank that gave a ledger (its start and length; "
         "the id and name of the GPU work that ended it)");
   }
-  out.push_back({ChangeKind::kCudaGraphCapture, std::move(candidate)});
+  // Work already replayed from CUDA graphs is not advised into one: where most of the idle
+  // ended as a graph's work began, what is left is the host's time between the replays.
+  const IdleBeforeGraphs graphs = IdleBeforeGraphsOf(main);
+  ChangeKind change = ChangeKind::kCudaGraphCapture;
+  if (graphs.before_graph_ns > 0) {
+    const double share =
+        static_cast<double>(graphs.before_graph_ns) / static_cast<double>(graphs.idle_ns);
+    if (2 * graphs.before_graph_ns >= graphs.idle_ns) {
+      change = ChangeKind::kShortenHostWork;
+      candidate.title = "GPU idle between CUDA-graph replays, waiting for the host";
+    }
+    candidate.evidence.push_back(
+        FormatPercent(share) + " of the GPU's idle in " + RankName(main.rank, main.file) +
+        "'s kept steps ended as work a CUDA graph launched began: that work is in a graph " +
+        (change == ChangeKind::kShortenHostWork
+             ? "already; what is left is the host's time between the replays (its "
+               "synchronizations, its work between launches)"
+             : "already, the rest is before work launched one by one"));
+  }
+  out.push_back({change, std::move(candidate)});
 }
 
 void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reporter/candidates/candidate_detectors.h"
+#include "reporter/candidates/candidate_projections.h"
 
 namespace vprof::reporter {
 namespace {
@@ -13,16 +14,27 @@ bool AnyMeasuredStep(const Report& report) {
                      [](const RankStepsReport& rank) { return !rank.steps.empty(); });
 }
 
+// What fixing a full-step candidate buys, as a share of the step: its
+// projection where the replay gives one, else its time in the ledger.
+double SavingShare(const CandidateReport& candidate) {
+  if (candidate.projected_share) return *candidate.projected_share;
+  return candidate.step_share.value_or(0);
+}
+
+int64_t SavingNs(const CandidateReport& candidate) {
+  return candidate.projected_saving_ns.value_or(candidate.exposed_ns);
+}
+
 // Full-step figures first: only they are gains on the step; actor-window and
 // operator figures are upper bounds that other ranks or overlap may hide.
 // Among full-step figures, compute is the floor the other causes stand on:
-// the waste that reaches kSignificantShare of the step comes first, then
-// compute, then the rest of the waste.
+// the waste whose fix buys kSignificantShare of the step or more comes
+// first, then compute, then the rest of the waste.
 int Tier(const CandidateReport& candidate) {
   switch (candidate.scope) {
     case CandidateScope::kFullStep:
       if (candidate.kind == kComputeKind) return 1;
-      return candidate.step_share.value_or(0) >= kSignificantShare ? 0 : 2;
+      return SavingShare(candidate) >= kSignificantShare ? 0 : 2;
     case CandidateScope::kActorWindow:
       return 3;
     case CandidateScope::kOperator:
@@ -31,9 +43,14 @@ int Tier(const CandidateReport& candidate) {
   return 4;
 }
 
+// Within a tier of waste, by what fixing it buys (the projection where there
+// is one); elsewhere by time.
 bool RanksBefore(const CandidateReport& a, const CandidateReport& b) {
   if (Tier(a) != Tier(b)) return Tier(a) < Tier(b);
-  if (a.exposed_ns != b.exposed_ns) return a.exposed_ns > b.exposed_ns;
+  const bool waste = Tier(a) == 0 || Tier(a) == 2;
+  const int64_t a_ns = waste ? SavingNs(a) : a.exposed_ns;
+  const int64_t b_ns = waste ? SavingNs(b) : b.exposed_ns;
+  if (a_ns != b_ns) return a_ns > b_ns;
   return a.kind < b.kind;
 }
 
@@ -48,7 +65,8 @@ TraceWindows TraceWindowsOf(const Report& report) {
 }
 
 std::vector<CandidateReport> RankCandidates(const Report& report,
-                                            const std::optional<RunContract>& contract) {
+                                            const std::optional<RunContract>& contract,
+                                            const StepReplays* replays) {
   std::vector<DetectedCandidate> detected;
   if (AnyMeasuredStep(report) && report.steps->ledger) {
     DetectLedgerCandidates(report, detected);
@@ -62,6 +80,7 @@ std::vector<CandidateReport> RankCandidates(const Report& report,
   DetectWeightSync(report, detected);
   DetectCommunicatorChurn(report, detected);
   DetectAllocatorChurn(report, detected);
+  if (replays && report.steps) ProjectCandidates(*report.steps, *replays, detected);
 
   std::vector<CandidateReport> candidates;
   for (DetectedCandidate& each : detected) {

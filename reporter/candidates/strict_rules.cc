@@ -98,6 +98,11 @@ constexpr std::array kRules = {
                "gathering metrics later or together moves the same bytes, and no training value "
                "depends on when they are gathered",
                "", nullptr},
+    StrictRule{kShortenHostWork, "shorten_host_work", "S18", kEligible,
+               "less host work between the launches (fewer synchronizations, work moved off the "
+               "loop) launches the same graphs and kernels in the same order; no arithmetic "
+               "changes",
+               "", nullptr},
 };
 
 }  // namespace

@@ -34,6 +34,7 @@ enum class ChangeKind : uint8_t {
   kPrefetchShardedGathers,    // sharded data parallel's gathers and reduce-scatters issued earlier
   kOverlapPipelineTransfers,  // pipeline sends and receives overlapped with compute
   kDeferMetricCollectives,    // metrics gathered later or together, off the step's path
+  kShortenHostWork,           // less host work between launches already replayed from CUDA graphs
 };
 
 struct StrictRule {

@@ -20,6 +20,7 @@
 #include "reporter/report/build.h"
 #include "reporter/summary/summary_commands.h"
 #include "reporter/trace/trace_directory.h"
+#include "reporter/whatif/whatif_command.h"
 
 namespace vprof::reporter {
 namespace {
@@ -38,6 +39,9 @@ constexpr std::string_view kUsage =
     "             [--phase-rules FILE]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
     "  diff A B       compare two runs (trace directories or JSON reports)\n"
+    "  whatif DIR [--faster PATTERN=FACTOR] [--comm-faster F] [--no-straggler]\n"
+    "             [--no-host-gaps] [--rank-faster RANK=F]\n"
+    "                 what a change would save: the measured steps replayed with it\n"
     "  export --format chrome|hta [-o OUT] DIR\n"
     "                 the traces as timelines (Perfetto, chrome://tracing, HTA)\n"
     "  trigger DIR [--seconds S] [--in S]\n"
@@ -210,6 +214,7 @@ std::optional<std::string> CommandUsage(std::string_view command) {
   if (command == "report") return std::string(kReportUsage);
   if (command == "export") return ExportUsage();
   if (command == "diff") return DiffUsage();
+  if (command == "whatif") return WhatifUsage();
   if (command == "run") return RunUsage();
   if (command == "slurm") return SlurmUsage();
   if (command == "trigger") return TriggerUsage();
@@ -246,6 +251,13 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (command == "report") return RunReport(rest, out, err);
   if (command == "export") return RunExportCommand(rest, out, err);
   if (command == "diff") return RunDiffCommand(rest, out, err);
+  if (command == "whatif") {
+    if (AsksForHelp(rest)) {
+      out << WhatifUsage();
+      return kExitOk;
+    }
+    return RunWhatifCommand(rest, out, err);
+  }
   if (command == "trigger") {
     if (AsksForHelp(rest)) {
       out << TriggerUsage();

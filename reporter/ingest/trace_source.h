@@ -63,6 +63,10 @@ class TraceSource final : private PacketParser {
   void KeepStepDetailOfFirst(uint32_t steps) {
     if (steps_) steps_->KeepDetailOfFirst(steps);
   }
+  // Which steps keep their work for the replay (StepTracker::KeepReplayOf).
+  void KeepStepReplayOf(uint32_t first, uint32_t steps, size_t max_works) {
+    if (steps_) steps_->KeepReplayOf(first, steps, max_works);
+  }
 
  private:
   struct InternedName {

@@ -101,6 +101,13 @@ struct CandidateReport {
   std::optional<double> step_share;  // of the median full step; full_step scope only
   uint64_t count = 0;                // kernels, collectives or calls behind it, per step
   int64_t total_ns = 0;              // their time, per step
+  // What fixing it buys: the full step's time saved, per step, by the
+  // replay of the measured steps with the change `projection` names
+  // (reporter/replay/); none with the reason in projection_withheld.
+  std::optional<int64_t> projected_saving_ns;
+  std::optional<double> projected_share;  // of the unchanged replayed step
+  std::string projection;                 // "its kernels 2x faster", "rank 3 running like rank 0"
+  std::string projection_withheld;
   // Of exposed_ns, per step, what vprof's own recording may account for
   // (LaunchCostEstimate, host-bound idle only); 0 where not known.
   int64_t vprof_cost_ns = 0;

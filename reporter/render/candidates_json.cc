@@ -62,6 +62,10 @@ void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.Field(keys::candidate::kCount, c.count);
   json.Field(keys::candidate::kTotalNs, c.total_ns);
   json.Field("vprof_cost_ns", c.vprof_cost_ns);
+  json.Field("projected_saving_ns", c.projected_saving_ns);
+  json.Field("projected_share", c.projected_share);
+  json.Field("projection", c.projection);
+  json.Field("projection_withheld", c.projection_withheld);
   json.Values("evidence", c.evidence);
   json.Array("examples", c.examples,
              [&](const CandidateExample& example) { WriteExample(json, example); });

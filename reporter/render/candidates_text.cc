@@ -6,6 +6,7 @@
 #include "reporter/base/units.h"
 #include "reporter/candidates/audit_links.h"
 #include "reporter/render/candidate_where.h"
+#include "reporter/render/projection_text.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/table_text.h"
 
@@ -25,14 +26,15 @@ void WriteTable(const std::vector<CandidateReport>& candidates, std::ostream& ou
                                      {"scope"},
                                      {"time", true},
                                      {"of step", true},
+                                     {"saves", true},
                                      {"strict"},
-                                     {"rule"},
-                                     {"change"}});
+                                     {"rule"}});
   for (const CandidateReport& c : candidates) {
     table.rows.push_back({std::to_string(c.rank_order), c.kind,
                           std::string(CandidateScopeName(c.scope)), FormatDurationNs(c.exposed_ns),
-                          Percent(c.step_share), std::string(StrictTagName(c.strict)), c.rule_id,
-                          c.change});
+                          Percent(c.step_share),
+                          c.projected_saving_ns ? FormatDurationNs(*c.projected_saving_ns) : "-",
+                          std::string(StrictTagName(c.strict)), c.rule_id});
   }
   TextTableOf(table).Write(out, "  ");
 }
@@ -72,6 +74,9 @@ void WriteDetails(const CandidateReport& c, std::ostream& out) {
   WriteWrapped(out, c.title + " (" + figures + (where.empty() ? "" : "; " + where) + ")",
                std::to_string(c.rank_order) + ". ", "     ");
   for (const std::string& line : c.evidence) WriteWrapped(out, line, "   - ", "     ");
+  if (const std::string projection = ProjectionText(c, true); !projection.empty()) {
+    WriteWrapped(out, projection, "   fixing it: ", "     ");
+  }
   for (const CandidateExample& example : c.examples) WriteExample(example, out);
   WriteWrapped(out, std::string(StrictTagName(c.strict)) + ": " + c.rule, "   strict ", "     ");
   if (c.audit) WriteAudit(*c.audit, out);
@@ -88,11 +93,13 @@ void WriteCandidatesText(const Report& report, std::ostream& out) {
   if (report.steps && !report.steps->window.empty()) heading += ", " + report.steps->window;
   out << '\n' << heading << ":\n";
   std::string how =
-      "Ranked by time. full_step figures first, from the step ledger (each measured step's time "
-      "on the rank that ends it, every nanosecond in one cause, so their shares of the mean step, "
-      "\"of step\", add up to at most the step): the waste of 5% of the step or more, then "
-      "compute, the floor the rest stands on, then smaller waste; then actor_window and operator "
-      "figures (one process or one operator: upper bounds, not step gains). The strict tag comes "
+      "full_step figures first, from the step ledger (each measured step's time on the rank that "
+      "ends it, every nanosecond in one cause, so their shares of the mean step, \"of step\", add "
+      "up to at most the step): the waste whose fix saves 5% of the step or more, then compute, "
+      "the floor the rest stands on, then smaller waste, each by what fixing it saves; then "
+      "actor_window and operator figures (one process or one operator: upper bounds, not step "
+      "gains). \"saves\" is the full step's time saved, projected by replaying the measured steps "
+      "with the change the candidate stands for. The strict tag comes "
       "from the change and the contract only, never from the times.";
   if (report.consistency && !report.consistency->contract_file.empty()) {
     how += " Contract: " + report.consistency->contract_file + ".";
@@ -104,6 +111,9 @@ void WriteCandidatesText(const Report& report, std::ostream& out) {
            "its cause.";
   }
   WriteWrapped(out, how, "  ", "  ");
+  if (report.steps && report.steps->replay) {
+    WriteWrapped(out, "Replay: " + ReplayCheckText(*report.steps->replay) + ".", "  ", "  ");
+  }
   WriteTable(report.candidates, out);
   for (const CandidateReport& c : report.candidates) WriteDetails(c, out);
 }

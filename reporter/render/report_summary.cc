@@ -12,6 +12,7 @@
 #include "reporter/candidates/candidate_detectors.h"
 #include "reporter/render/candidate_where.h"
 #include "reporter/render/launch_cost_text.h"
+#include "reporter/render/projection_text.h"
 #include "reporter/steps/comm_roles.h"
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
@@ -90,6 +91,7 @@ std::string CandidateText(const CandidateReport& c) {
   if (c.step_share) text += " (" + FormatPercent(*c.step_share) + " of the step)";
   text += ", " + std::string(CandidateScopeName(c.scope)) + ", strict " +
           std::string(StrictTagName(c.strict)) + " (" + c.rule_id + " " + c.change + ")";
+  if (c.projected_saving_ns) text += "; fixing it " + ProjectionText(c, false);
   return text;
 }
 
@@ -132,6 +134,45 @@ std::string StragglerText(const Report& report) {
                     chance * static_cast<double>(most->collectives),
                     BinomialUpperTail(most->last_arrivals, most->collectives, chance)) +
          " (host call times), mean lateness " + FormatDurationNs(most->mean_lateness_ns);
+}
+
+// The measured steps hold at least this share of each rank's GPU time over
+// the run, or the Summary says which part of the run it describes.
+constexpr double kStepsHoldRun = 0.5;
+
+// The rank whose measured steps hold the least of its GPU time over the run:
+// their busy time (window less idle) against the process's kernel, replay,
+// copy and memset time (work on streams that overlap counts twice there, so
+// the share is at most this). Empty when every rank's steps hold kStepsHoldRun.
+std::string OutsideStepsText(const Report& report) {
+  const StepsReport& steps = *report.steps;
+  double least = 1;
+  std::string text;
+  for (const RankStepsReport& rank : steps.ranks) {
+    if (rank.steps.empty()) continue;
+    for (const ProcessReport& process : report.processes) {
+      if (process.file != rank.file) continue;
+      const GpuReport& gpu = process.gpu;
+      const int64_t run_ns = gpu.kernels.total_ns + gpu.graph_replays.total_ns +
+                             gpu.memcpy.total_ns + gpu.memset.total_ns;
+      const int64_t inside_ns = rank.total.window_ns - rank.total.idle_ns;
+      if (run_ns <= 0) continue;
+      const double share = static_cast<double>(inside_ns) / static_cast<double>(run_ns);
+      if (share >= least) continue;
+      least = share;
+      text = "the measured steps hold " + FormatPercent(std::max(0.0, share)) + " of " +
+             RankName(rank.rank, rank.file) + "'s GPU time over the run (" +
+             FormatDurationNs(inside_ns) + " of " + FormatDurationNs(run_ns) +
+             "): every figure here describes that part only";
+      if (2 * gpu.graph_replays.total_ns > run_ns - inside_ns) {
+        text += "; most of the rest is CUDA-graph replays recorded whole (" +
+                FormatDurationNs(gpu.graph_replays.total_ns) +
+                "), whose steps the light default cannot see: VPROF_CUPTI_KINDS=all records "
+                "their kernels, or an NVTX range around each step marks them";
+      }
+    }
+  }
+  return least < kStepsHoldRun ? text : "";
 }
 
 // The first line: what bounds the step, where, how much, and the candidate
@@ -406,6 +447,9 @@ ReportSummary SummarizeReport(const Report& report) {
       report.steps ? SpreadOf(report.steps->full_steps) : FullStepSpread{};
   if (report.steps && !report.steps->full_steps.empty() && report.steps->median_step_ns) {
     lines.push_back({"Step", StepText(*report.steps, spread), "full-steps", "Full steps"});
+    if (const std::string outside = OutsideStepsText(report); !outside.empty()) {
+      lines.push_back({"Outside the steps", outside, "gpu-kernels", "Top GPU kernels"});
+    }
   } else if (report.steps) {
     lines.push_back(
         {"Step",
@@ -429,6 +473,10 @@ ReportSummary SummarizeReport(const Report& report) {
   }
   if (report.candidates.empty()) {
     lines.push_back({"Candidates", "none found", "candidates", "Fast-path candidates"});
+  }
+  if (report.steps && report.steps->replay) {
+    lines.push_back(
+        {"Replay", ReplayCheckText(*report.steps->replay), "candidates", "Fast-path candidates"});
   }
   if (report.steps) {
     if (const std::string memory = MemoryText(*report.steps); !memory.empty()) {

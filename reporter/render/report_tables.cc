@@ -12,6 +12,7 @@
 #include "reporter/render/clock_description.h"
 #include "reporter/render/folded_tables.h"
 #include "reporter/render/launch_cost_text.h"
+#include "reporter/render/projection_text.h"
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/timeline_step.h"
@@ -458,6 +459,7 @@ ReportTable CandidatesTable(const Report& report) {
                                 {"scope"},
                                 {"exposed / step", true},
                                 {"of median step", true},
+                                {"fixing it", true},
                                 {"count / step", true},
                                 {"strict"},
                                 {"rule"},
@@ -471,6 +473,7 @@ ReportTable CandidatesTable(const Report& report) {
          {std::string(ScopeWords(candidate.scope))},
          {FormatDurationNs(candidate.exposed_ns)},
          {candidate.step_share ? FormatPercent(*candidate.step_share) : "-"},
+         {ProjectionText(candidate, true).empty() ? "-" : ProjectionText(candidate, true)},
          {std::to_string(candidate.count)},
          {Underscores(StrictTagName(candidate.strict)), StrictTagColour(candidate.strict)},
          {candidate.rule},

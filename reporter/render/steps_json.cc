@@ -344,6 +344,24 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
                                                    : std::optional<int32_t>());
       },
       JsonWriter::Layout::kOneLine);
+  json.Key("replay");
+  if (steps.replay) {
+    const ReplayCheck& replay = *steps.replay;
+    json.BeginObject(JsonWriter::Layout::kOneLine);
+    json.Field("steps", replay.steps);
+    json.Field("measured_ns", replay.measured_ns);
+    json.Field("replayed_ns", replay.replayed_ns);
+    json.Field("error", replay.error);
+    json.Field("assumed_waits", replay.assumed_waits);
+    json.Field("assumed_syncs", replay.assumed_syncs);
+    json.Field("unexplained_starts", replay.unexplained_starts);
+    json.Field("unexplained_ns", replay.unexplained_ns);
+    json.Field("collectives_apart", replay.collectives_apart);
+    json.Field("withheld", replay.withheld);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
   json.Key(keys::steps::kLedger);
   if (steps.ledger) {
     WriteLedger(json, steps, *steps.ledger);

@@ -318,7 +318,13 @@ Report FinishReport(std::string directory, TimeSource time_source,
       report.steps->graph_replays_recorded_whole += process.gpu.graph_replays.count;
     }
   }
-  report.candidates = RankCandidates(report, consistency.contract);
+  if (report.steps && !report.steps->full_steps.empty()) {
+    const StepReplays replays(*report.steps);
+    report.steps->replay = replays.check();
+    report.candidates = RankCandidates(report, consistency.contract, &replays);
+  } else {
+    report.candidates = RankCandidates(report, consistency.contract);
+  }
   return report;
 }
 

@@ -98,10 +98,16 @@ RankStepsReport RankReportOf(const RankSource& source, uint32_t first_measured) 
     step.start_ns += offset;
     step.end_ns += offset;
     for (StepCollective& collective : step.collectives) collective.start_ns += offset;
+    for (ReplayWork& work : step.replay) {
+      work.launch_ns += offset;
+      work.start_ns += offset;
+      work.end_ns += offset;
+    }
     AddSegmentTimes(rank.total, step.times);
   }
   rows = {};
   rank.phase_names = store.phase_names();
+  rank.replay_names = store.replay_names();
   AddStepMemory(source.record->gpu.memory, offset, rank.steps);
   AddSampledDeviceMemory(source.record->gpu.memory, offset, rank);
   AddPhaseMemory(source.record->gpu.memory, offset, phase_spans, rank);

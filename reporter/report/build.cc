@@ -102,6 +102,8 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
   for (const std::string& path : paths) {
     sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
     sources.back()->KeepStepDetailOfFirst(warmup_steps + kDetailedStepsPastWarmup);
+    sources.back()->KeepStepReplayOf(warmup_steps, kReplaySteps,
+                                     ReplayWorksPerProcess(paths.size()));
     sources.back()->Open();
   }
   const size_t reference = ClockReference(sources);

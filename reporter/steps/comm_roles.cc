@@ -36,8 +36,11 @@ bool IsBroadcast(NcclFunction function) {
 }
 
 PhaseClass ClassOf(const RankStepsReport& rank, const StepCollective& collective) {
-  const std::string_view phase =
-      collective.phase < rank.phase_names.size() ? rank.phase_names[collective.phase] : "";
+  // Both arms are string_views: a std::string arm would make the
+  // conditional a temporary copy that dies before the comparisons.
+  const std::string_view phase = collective.phase < rank.phase_names.size()
+                                     ? std::string_view(rank.phase_names[collective.phase])
+                                     : std::string_view();
   if (phase == kWeightSyncPhase) return PhaseClass::kWeightSync;
   if (phase == kForwardPhase) return PhaseClass::kForward;
   if (phase == kBackwardPhase) return PhaseClass::kBackward;

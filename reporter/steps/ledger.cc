@@ -148,6 +148,19 @@ void FillStepLedger(const std::vector<Shortest>& shortest, const RankStepsReport
   }
 }
 
+// The replay's communication pieces get the role of the step's collective
+// they are: the same communicator, seq and kernel start.
+void NameReplayRoles(RankStepReport& step) {
+  if (step.replay.empty()) return;
+  std::map<std::tuple<uint64_t, uint64_t, int64_t>, CommRole> roles;
+  for (const StepCollective& c : step.collectives) roles[{c.comm_id, c.seq, c.start_ns}] = c.role;
+  for (ReplayWork& work : step.replay) {
+    if (work.kind != WorkKind::kComm) continue;
+    const auto found = roles.find({work.comm_id, work.seq, work.start_ns});
+    if (found != roles.end()) work.role = found->second;
+  }
+}
+
 int64_t WaitOf(const std::vector<LedgerItem>& ledger) {
   int64_t wait = 0;
   for (const LedgerItem& item : ledger) {
@@ -355,6 +368,7 @@ void BuildLedgers(StepsReport& steps) {
       for (StepCollective& collective : step.collectives) {
         collective.role = roles.RoleOf(rank, collective);
       }
+      NameReplayRoles(step);
       FillStepLedger(shortest, rank, r, step);
     }
   }

@@ -76,6 +76,8 @@ struct StepResult {
   std::vector<ExposedPiece> exposed_pieces;
   std::vector<std::string_view> phase_table;  // static storage, or a PhaseRulesScope's
   std::optional<uint32_t> number;             // ClosedStep's
+  // Its work, for the replay, where the step is one kept (RankStepReport's).
+  std::vector<ReplayWork> replay;
 };
 
 }  // namespace vprof::reporter

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "reporter/collectives/nccl_function.h"
+#include "reporter/steps/gpu_work.h"
 #include "reporter/steps/ns_by_key.h"
 
 namespace vprof::reporter {
@@ -131,6 +132,39 @@ struct StepCollective {
   bool operator==(const StepCollective&) const = default;
 };
 static_assert(sizeof(StepCollective) <= 64);
+
+// One piece of a step's GPU work as the replay (reporter/replay/) needs it:
+// when the host launched it, when it ran, on which stream, from which host
+// thread, and what it was. Kept for a few measured steps of each rank only
+// (kReplaySteps). 64 bytes.
+struct ReplayWork {
+  int64_t launch_ns = 0;  // on the report's clock
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t comm_id = 0;  // communication: as StepCollective's
+  uint64_t seq = 0;
+  // The kernel's name while the step is analyzed (an interned id), then its
+  // index into RankStepsReport::replay_names.
+  uint64_t name = 0;
+  uint32_t stream = 0;
+  uint32_t tid = 0;  // the host thread that launched it
+  PhaseIndex phase = 0;
+  WorkKind kind = WorkKind::kCompute;
+  NcclFunction function = NcclFunction::kUnknown;
+  CommRole role = CommRole::kUnclassified;  // once the ledgers are built
+  bool optimizer : 1 = false;
+  bool whole_graph : 1 = false;  // a CUDA-graph replay recorded whole
+  bool from_graph : 1 = false;   // a node of a graph launch
+  bool operator==(const ReplayWork& other) const {
+    return launch_ns == other.launch_ns && start_ns == other.start_ns && end_ns == other.end_ns &&
+           comm_id == other.comm_id && seq == other.seq && name == other.name &&
+           stream == other.stream && tid == other.tid && phase == other.phase &&
+           kind == other.kind && function == other.function && role == other.role &&
+           optimizer == other.optimizer && whole_graph == other.whole_graph &&
+           from_graph == other.from_graph;
+  }
+};
+static_assert(sizeof(ReplayWork) <= 64);
 
 // What the ledger puts a nanosecond of a step window in (ledger.h).
 enum class LedgerCause : uint8_t {
@@ -286,6 +320,9 @@ struct RankStepReport {
   // The number the program gave it in its NVTX range's name; none for
   // inferred steps or names without one.
   std::optional<uint32_t> number{};
+  // Its GPU work, launch order, where the step is one the replay keeps
+  // (kReplaySteps); else empty.
+  std::vector<ReplayWork> replay{};
 };
 
 // A stream of one process, by what it ran.
@@ -362,6 +399,8 @@ struct RankStepsReport {
   std::vector<RankStepReport> steps;  // measured steps only, in order
   // What its steps' PhaseIndex values name; [0] is "" (no phase).
   std::vector<std::string> phase_names{std::string()};
+  // The kernel names its steps' replay work names, by ReplayWork::name.
+  std::vector<std::string> replay_names;
   SegmentTimes total;  // summed over the measured steps
   std::vector<StepPhaseReport> phases;
   std::vector<StreamRoleReport> streams;
@@ -462,6 +501,23 @@ struct StepsLedger {
   uint64_t unmatched_collectives = 0;
 };
 
+// How close the replay (reporter/replay/) of the full steps whose work was
+// kept comes to what was measured, and what it had to assume.
+struct ReplayCheck {
+  uint32_t steps = 0;               // full steps replayed
+  int64_t measured_ns = 0;          // their mean duration
+  int64_t replayed_ns = 0;          // their mean replayed as measured
+  double error = 0;                 // mean of |replayed − measured| ÷ measured, over the steps
+  uint64_t assumed_waits = 0;       // stream or event waits assumed from timing
+  uint64_t assumed_syncs = 0;       // host synchronizations assumed from timing
+  uint64_t unexplained_starts = 0;  // starts no edge explains: not replayed
+  int64_t unexplained_ns = 0;
+  uint64_t collectives_apart = 0;  // collective pieces whose members' steps were not all kept
+  // Why projections are not given (the replay is off by more than
+  // kReplayMaxError, or kept no step): "" when they are.
+  std::string withheld;
+};
+
 // One step across ranks.
 struct FullStepReport {
   uint32_t step = 0;                    // index among the steps found (warmup included)
@@ -494,6 +550,7 @@ struct StepsReport {
   std::vector<FullStepReport> full_steps;
   std::optional<int64_t> median_step_ns;
   std::optional<StepsLedger> ledger;  // none without full steps
+  std::optional<ReplayCheck> replay;  // none without full steps
   std::string problem;                // why no steps were found; empty when some were
   // Steps inferred from kernels: the CUDA-graph replays recorded whole in the
   // processes, whose kernels (an optimizer's among them) no inference rule sees.

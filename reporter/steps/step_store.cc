@@ -1,6 +1,7 @@
 #include "reporter/steps/step_store.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 namespace vprof::reporter {
@@ -91,6 +92,8 @@ void StepStore::Add(StepResult step) {
   report.times = std::move(step.times);
   report.buckets = std::move(step.buckets);
   report.number = step.number;
+  report.replay = std::move(step.replay);
+  for (ReplayWork& work : report.replay) work.phase = store_index[work.phase];
   report.compute_by_phase = std::move(step.compute_by_phase);
   report.host_idle_by_phase = std::move(step.host_idle_by_phase);
   report.collectives = std::move(step.collectives);
@@ -114,7 +117,19 @@ std::optional<StepDetail> StepStore::DetailFrom(uint32_t first) const {
   return detail;
 }
 
+size_t ReplayWorksPerProcess(size_t processes) {
+  return std::max(kMinReplayWorks, kReplayWorks / std::max<size_t>(1, processes));
+}
+
 void StepStore::NameSpans(const std::function<std::string(uint64_t iid)>& name_of) {
+  std::map<uint64_t, uint64_t> replay_index;  // by name iid
+  for (StepRow& row : rows_) {
+    for (ReplayWork& work : row.step.replay) {
+      const auto [at, added] = replay_index.try_emplace(work.name, replay_names_.size());
+      if (added) replay_names_.push_back(work.name == 0 ? std::string() : name_of(work.name));
+      work.name = at->second;
+    }
+  }
   const auto name = [&](std::optional<StepSpan>& span) {
     if (!span) return;
     if (span->name_iid != 0) {

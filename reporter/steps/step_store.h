@@ -28,6 +28,15 @@ void AddSegmentTimes(SegmentTimes& into, const SegmentTimes& more);
 // cudaProfilerStart and still leave the measured steps' phases exact.
 constexpr uint32_t kDetailedStepsPastWarmup = 64;
 
+// The replay (reporter/replay/) needs each piece of a step's GPU work: it is
+// kept for the first kReplaySteps steps past the warmup of each process, in
+// all at most kReplayWorks pieces (64 bytes each) shared by the processes,
+// never under kMinReplayWorks each: a step whose work does not fit is not kept.
+inline constexpr uint32_t kReplaySteps = 8;
+inline constexpr size_t kReplayWorks = size_t{1} << 21;
+inline constexpr size_t kMinReplayWorks = size_t{1} << 14;
+size_t ReplayWorksPerProcess(size_t processes);
+
 // One step's row: the report's RankStepReport on the process's own clock,
 // and where its NVTX range (or inferred start) began.
 struct StepRow {
@@ -82,8 +91,10 @@ class StepStore {
   // The detail summed over the steps from `first` on; none when `first` is
   // past the steps kept in detail and steps after it were summed.
   std::optional<StepDetail> DetailFrom(uint32_t first) const;
-  // Names the spans kept (a kernel name per step would be a string per step).
+  // Names the spans kept (a kernel name per step would be a string per step),
+  // and the replay's work: each name once, in replay_names().
   void NameSpans(const std::function<std::string(uint64_t iid)>& name_of);
+  const std::vector<std::string>& replay_names() const { return replay_names_; }
 
  private:
   uint32_t detailed_steps_ = 1 + kDetailedStepsPastWarmup;
@@ -93,6 +104,7 @@ class StepStore {
   std::vector<std::string> phase_names_{std::string()};  // a handful: found by a walk
   PhaseIndex IndexOf(std::string_view phase);
   uint32_t shallow_ = 0;
+  std::vector<std::string> replay_names_;
 };
 
 // What the step analysis keeps of one traced process, filled while its trace

@@ -313,6 +313,7 @@ void StepTracker::Analyze(ClosedStep& step, StepStore& into, KernelTotals& forwa
                                   step.works, context);
   result.phase_table = std::move(phase_table);
   result.number = step.number;
+  result.replay = ReplayOf(step, into);
   result.phases = std::move(phases);
   result.phase_ranges_missing = step.range_start_ns <= dropped_phase_ranges_until_ns_;
   // A process with NVTX phases keeps to them, even in a step whose ranges
@@ -381,6 +382,40 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
     if (!launches.empty()) spans.push_back({phase, false, launches.first, launches.last});
   }
   return spans;
+}
+
+std::vector<ReplayWork> StepTracker::ReplayOf(const ClosedStep& step, const StepStore& into) {
+  const size_t index = into.size();
+  if (index < replay_first_ || index >= replay_first_ + replay_steps_ ||
+      step.works.size() > replay_budget_) {
+    return {};
+  }
+  replay_budget_ -= step.works.size();
+  std::vector<ReplayWork> works;
+  works.reserve(step.works.size());
+  for (size_t i = 0; i < step.works.size(); ++i) {
+    const GpuWork& work = step.works[i];
+    ReplayWork& kept = works.emplace_back();
+    kept.launch_ns = work.launch_ns;
+    kept.start_ns = work.start_ns;
+    kept.end_ns = work.end_ns;
+    kept.comm_id = work.comm_id;
+    kept.seq = work_seq_[i];
+    kept.name = work.name_iid;
+    kept.stream = work.stream;
+    kept.tid = work.tid;
+    kept.phase = work_phase_[i];
+    kept.kind = work.kind;
+    kept.function = work.function;
+    kept.optimizer = work.optimizer;
+    kept.whole_graph = work.whole_graph;
+    kept.from_graph = work.from_graph;
+  }
+  // Launch order: the host's, which the replay follows.
+  std::stable_sort(works.begin(), works.end(), [](const ReplayWork& a, const ReplayWork& b) {
+    return a.launch_ns < b.launch_ns;
+  });
+  return works;
 }
 
 void StepTracker::WorkPhases(const ClosedStep& step, std::vector<std::string_view>& phase_table) {

@@ -59,6 +59,13 @@ class StepTracker {
     result_.nvtx.KeepDetailOfFirst(steps);
     result_.inferred.KeepDetailOfFirst(steps);
   }
+  // Which steps keep their work for the replay: `steps` from index `first`
+  // on, `max_works` pieces in all (step_store.h's kReplaySteps).
+  void KeepReplayOf(uint32_t first, uint32_t steps, size_t max_works) {
+    replay_first_ = first;
+    replay_steps_ = steps;
+    replay_budget_ = max_works;
+  }
 
   // Closes the steps still open; the result is final.
   ProcessSteps Finish();
@@ -202,6 +209,12 @@ class StepTracker {
   // Analyze's, per work of the step being analyzed, kept.
   std::vector<PhaseIndex> work_phase_;
   std::vector<uint64_t> work_seq_;
+  // KeepReplayOf's; what is left of the budget is spent as steps are kept.
+  uint32_t replay_first_ = 0;
+  uint32_t replay_steps_ = 0;
+  size_t replay_budget_ = 0;
+  // The step's work as the replay keeps it, when `into` is to keep it.
+  std::vector<ReplayWork> ReplayOf(const ClosedStep& step, const StepStore& into);
   // The launch of the step being analyzed's first training forward work, when
   // CountForwardOnlyPasses found forward-only passes before it.
   std::optional<int64_t> training_forward_from_ns_;

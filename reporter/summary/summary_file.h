@@ -26,7 +26,7 @@ namespace vprof::reporter {
 // cannot say whether it was made with the defaults.
 // 5: processes carry the kernels of forward-only passes; a version 4 summary
 // would silently count its logprob passes as forward.
-inline constexpr uint32_t kSummaryVersion = 6;
+inline constexpr uint32_t kSummaryVersion = 7;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "reporter/summary/summary_codec.h"
+#include "reporter/summary/summary_replay_codec.h"
 
 namespace vprof::reporter {
 namespace {
@@ -233,6 +234,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
   RankSteps steps;
   steps.set_steps_found(rank.steps_found);
   for (const std::string& phase : rank.phase_names) steps.add_phase_names(phase);
+  for (const std::string& name : rank.replay_names) steps.add_replay_names(name);
   steps.set_late_records(rank.late_records);
   steps.set_unlaunched_records(rank.unlaunched_records);
   steps.set_steps_missing_phase_ranges(rank.steps_missing_phase_ranges);
@@ -263,6 +265,7 @@ RankSteps EncodeRankSteps(const RankStepsReport& rank) {
       out.add_exposed_pieces(piece.from_ns);
       out.add_exposed_pieces(piece.to_ns);
     }
+    EncodeReplayWork(step.replay, *out.mutable_replay());
     for (const BucketReport& bucket : step.buckets) {
       vprof::summary::StepBucket& row = *out.add_buckets();
       row.set_index(bucket.index);
@@ -373,6 +376,7 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     }
     rank.phase_names.assign(steps.phase_names().begin(), steps.phase_names().end());
   }
+  rank.replay_names.assign(steps.replay_names().begin(), steps.replay_names().end());
   rank.steps_found = steps.steps_found();
   rank.late_records = steps.late_records();
   rank.unlaunched_records = steps.unlaunched_records();
@@ -396,6 +400,11 @@ std::string DecodeRankSteps(const RankSteps& steps, uint32_t first_measured,
     out.end_ns = step.end_ns();
     out.times = DecodeTimes(step.times());
     if (std::string problem = DecodeLedgerInputs(step, rank.phase_names.size(), out);
+        !problem.empty()) {
+      return problem;
+    }
+    if (std::string problem = DecodeReplayWork(step.replay(), rank.replay_names.size(),
+                                               rank.phase_names.size(), out.replay);
         !problem.empty()) {
       return problem;
     }

@@ -63,3 +63,18 @@ def temp_dir(name):
 
 def traces(trace_dir):
     return sorted(f for f in os.listdir(trace_dir) if f.endswith(".vtrace"))
+
+
+def traced_sim_job(name, ranks, sim_args, env):
+    """Runs `sim_launch -n ranks sim_train sim_args` under the preload, collectives as kernels on
+    the fake GPU, with `env` added; returns its trace directory. meson's MALLOC_PERTURB_ is
+    taken out: it has glibc fill every block handed out or taken back, milliseconds of host work
+    a step in the stand-ins' allocations that no setting of a test accounts for."""
+    trace_dir = temp_dir(name)
+    cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(ranks),
+           os.path.join(STANDINS, "sim_train"), *sim_args]
+    job_env = base_env(VPROF_OUTPUT_DIR=trace_dir, FAKE_NCCL_KERNELS=1, **env)
+    job_env.pop("MALLOC_PERTURB_", None)
+    traced = run(cmd, preload=[LIBVPROF], env=job_env)
+    check(traced.returncode == 0, f"{name}: the simulated job failed: {traced.stderr}")
+    return trace_dir

@@ -90,6 +90,22 @@ text = subprocess.run([VPROF, "report", trace_dir], capture_output=True, text=Tr
 check(text.returncode == 0, text.stderr)
 check(text.stdout.splitlines()[2].startswith("Summary"), text.stdout[:300])
 check(text.stdout.splitlines()[3].startswith(f"  Verdict: rank {rank} is late"), text.stdout[:400])
+# What fixing it buys: the straggler's projected saving, and `vprof whatif --no-straggler`, the
+# same change asked by hand, gives the same saving; the text answer names the change.
+replay = rep["steps"]["replay"]
+check(replay["steps"] > 0 and not replay["withheld"], f"replay {replay}")
+saving = cand["projected_saving_ns"]
+check(saving is not None and 0 < saving < replay["replayed_ns"], f"{cand}")
+asked = subprocess.run([VPROF, "whatif", trace_dir, "--no-straggler", "--format", "json"],
+                       capture_output=True, text=True, timeout=120)
+check(asked.returncode == 0, asked.stderr)
+answer = json.loads(asked.stdout)
+check(answer["projection"]["saving_ns"] == saving, f"whatif {answer} against {saving}")
+asked = subprocess.run([VPROF, "whatif", trace_dir, "--no-straggler"], capture_output=True,
+                       text=True, timeout=120)
+check(asked.returncode == 0 and asked.stdout.startswith(f"What if: rank {rank} (the straggler)"),
+      asked.stdout + asked.stderr)
+check("saves " in asked.stdout and "critical path: " in asked.stdout, asked.stdout)
 # The HTA export names the steps as PyTorch does, so HTA finds the iterations: the simulator's
 # "train_step N" ranges become ProfilerStep#N on every rank.
 hta_dir = os.path.join(temp_dir("demo-hta"), "hta")

@@ -6,9 +6,8 @@ settings alone, above what the same candidate shows in a control run without any
 stand-in's own synchronizations leave a few hundred µs of idle in every step); and the
 full-step candidates' shares of the step must add up to at most the whole step. Without any
 cause, with long kernels, the job is compute-bound and names no straggler."""
-import os
 
-from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir
+from harness import check, report_json, traced_sim_job
 
 RANKS, STEPS, LAYERS, OPT_KERNELS = 4, 20, 8, 3
 MIB = 1 << 20
@@ -52,10 +51,12 @@ SCENARIOS = {
         {}, {"kind": "straggler", "ns": 10e6 - OPT_KERNELS * OPT_US_DEFAULT * 1e3, "rank": 1,
              "phase": "backward",
              "role": "gradient buckets"}),
+    # One bucket of 256 KiB after the whole backward at 1/16 GB/s: the modelled time, not moving
+    # the bytes on the CPU (host work that shows as host-bound idle), sets how long it takes.
     "exposed buckets": (
-        ["--bucket-layers", str(LAYERS), "--bucket-elems", str(MIB), *QUIET],
-        {"FAKE_NCCL_BUSBW_GBPS": 1},
-        {"kind": "gradient_buckets", "ns": allreduce_ns(4 * MIB, 1), "phase": "backward",
+        ["--bucket-layers", str(LAYERS), "--bucket-elems", str(MIB // 16), *QUIET],
+        {"FAKE_NCCL_BUSBW_GBPS": 1 / 16},
+        {"kind": "gradient_buckets", "ns": allreduce_ns(MIB // 4, 1 / 16), "phase": "backward",
          "role": "gradient buckets"}),
     # Weights of 256 KiB at 1/16 GB/s: the modelled time, not moving and checking the bytes on
     # the CPU, sets how long the broadcast takes.
@@ -105,16 +106,8 @@ SCENARIOS = {
 
 
 def run_scenario(name, options, env):
-    trace_dir = temp_dir("truth")
-    cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS),
-           os.path.join(STANDINS, "sim_train"), "--steps", str(STEPS), *BASE, *options]
-    job_env = base_env(VPROF_OUTPUT_DIR=trace_dir, FAKE_NCCL_KERNELS=1, **env)
-    # meson's MALLOC_PERTURB_ has glibc fill every block it hands out or takes back: milliseconds
-    # of host work a step, in the stand-ins' allocations, that no setting here accounts for.
-    job_env.pop("MALLOC_PERTURB_", None)
-    traced = run(cmd, preload=[LIBVPROF], env=job_env)
-    check(traced.returncode == 0, f"{name}: the simulated job failed: {traced.stderr}")
-    return report_json(trace_dir)
+    return report_json(traced_sim_job(
+        "truth", RANKS, ["--steps", str(STEPS), *BASE, *options], env))
 
 
 def within(measured, expected, name, what):

@@ -45,6 +45,7 @@ LAYERS = [
     "reporter/ingest",
     "reporter/model",
     "reporter/consistency",
+    "reporter/replay",
     "reporter/candidates",
     "reporter/report",
     "reporter/render",
@@ -52,6 +53,7 @@ LAYERS = [
     "reporter/export",
     "reporter/drift",
     "reporter/diff",
+    "reporter/whatif",
     "launch",
     "reporter/cli",
 ]

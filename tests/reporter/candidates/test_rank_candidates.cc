@@ -469,3 +469,48 @@ TEST_CASE("allocation calls that cost a measurable share of the step are allocat
   report.steps->ranks[1].allocation_call_ns = 800 * kUs;
   CHECK_FALSE(Has(RankCandidates(report, std::nullopt), "allocator_churn"));
 }
+
+namespace {
+
+// Rank 1's kept steps as the replay keeps them: GPU work from 20 to 80 ms of
+// each 100 ms step, either a CUDA-graph replay recorded whole or kernels
+// launched one by one, then one kernel launched by itself at 85 to 95 ms.
+// The GPU's idle: 20 ms before the first piece, 5 ms before the last.
+void KeepWork(Report& report, bool graphed) {
+  for (RankStepsReport& rank : report.steps->ranks) {
+    if (rank.rank != 1) continue;
+    for (RankStepReport& step : rank.steps) {
+      ReplayWork work;
+      work.start_ns = step.start_ns + 20 * kMs;
+      work.end_ns = step.start_ns + 80 * kMs;
+      work.whole_graph = graphed;
+      step.replay.push_back(work);
+      work.start_ns = step.start_ns + 85 * kMs;
+      work.end_ns = step.start_ns + 95 * kMs;
+      work.whole_graph = false;
+      step.replay.push_back(work);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("idle before work already in CUDA graphs is not advised into a graph") {
+  Report report = StepsFixture();
+  KeepWork(report, true);
+  const CandidateReport graphed = Find(RankCandidates(report, std::nullopt), "host_idle");
+  CHECK(graphed.change == "shorten_host_work");
+  CHECK(graphed.rule_id == "S18");
+  CHECK(graphed.strict == StrictTag::kEligible);
+  CHECK(graphed.title == "GPU idle between CUDA-graph replays, waiting for the host");
+  // 20 of the 25 ms of idle in each step ended as the graph's replay began.
+  CHECK(AnyEvidence(graphed,
+                    "80.0% of the GPU's idle in rank 1's kept steps ended as work a "
+                    "CUDA graph launched began"));
+
+  Report eager = StepsFixture();
+  KeepWork(eager, false);
+  const CandidateReport launched = Find(RankCandidates(eager, std::nullopt), "host_idle");
+  CHECK(launched.change == "cuda_graph_capture");
+  CHECK_FALSE(AnyEvidence(launched, "CUDA graph launched"));
+}

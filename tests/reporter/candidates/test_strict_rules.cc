@@ -58,6 +58,7 @@ const Expected kExpected[] = {
     {kPrefetchShardedGathers, "prefetch_sharded_gathers", kEligible, kEligible},
     {kOverlapPipelineTransfers, "overlap_pipeline_transfers", kEligible, kEligible},
     {kDeferMetricCollectives, "defer_metric_collectives", kEligible, kEligible},
+    {kShortenHostWork, "shorten_host_work", kEligible, kEligible},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -277,7 +278,9 @@ TEST_CASE("text: the links under each candidate, drift flagged") {
   WriteCandidatesText(Linked(), out);
   const std::string text = out.str();
   INFO(text);
-  CHECK(Contains(text, " Audit: audit.json (vime): under each candidate,"));
+  // The heading's paragraph, its wrapped lines joined again.
+  CHECK(Contains(std::regex_replace(text, std::regex("\n +"), " "),
+                 " Audit: audit.json (vime): under each candidate,"));
   // tp_communication: both collectives, the failure first (figures from FourRankAudit).
   CHECK(Contains(text,
                  "   audit drift (vime):\n"

@@ -157,3 +157,21 @@ TEST_CASE("the summary says why vprof's cost was not measured where the calibrat
   CHECK(Contains(Line(SummarizeReport(report), "vprof's own cost").text,
                  "not measured by this capture"));
 }
+
+TEST_CASE("the summary says which part of the run the steps describe when they hold little") {
+  Report report = SampleReport();
+  // Rank 0's two measured steps are busy 18 ms (20 less 2 idle); rank 1's 17.1 ms.
+  report.processes[0].gpu.kernels.total_ns = 30 * 1'000'000;
+  report.processes[1].gpu.kernels.total_ns = 20 * 1'000'000;
+  CHECK_FALSE(HasLine(SummarizeReport(report), "Outside the steps"));  // 60% and 85.5%
+
+  // 100 ms of rank 0's GPU time in CUDA-graph replays recorded whole, outside every step.
+  report.processes[0].gpu.graph_replays.total_ns = 100 * 1'000'000;
+  const ReportSummary summary = SummarizeReport(report);
+  const SummaryLine& line = Line(summary, "Outside the steps");
+  INFO(line.text);
+  CHECK(
+      line.text.starts_with("the measured steps hold 13.8% of rank 0's GPU time over the run "
+                            "(18.0 ms of 130 ms): every figure here describes that part only; "
+                            "most of the rest is CUDA-graph replays recorded whole (100 ms)"));
+}

@@ -17,7 +17,7 @@ constexpr char kUsage[] =
     "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
     "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n"
     "                 [--tp-elems N] [--shard-elems N] [--launch-gap-us N]\n"
-    "                 [--alloc-per-step N] [--late-start-ms N]\n";
+    "                 [--alloc-per-step N] [--late-start-ms N] [--late-buckets]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -72,6 +72,12 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--graph-opt",
        [&](const char*) {
          o.graph_opt = true;
+         return true;
+       },
+       true},
+      {"--late-buckets",
+       [&](const char*) {
+         o.late_buckets = true;
          return true;
        },
        true},

@@ -52,12 +52,17 @@ struct SimOptions {
   // Milliseconds the slow rank's host sleeps at the start of each step, before forward (a data
   // loader that stalls): every collective of the step finds it late. 0: none.
   uint64_t late_start_ms = 0;
+  // --late-buckets (a flag): every gradient bucket is handed to the all-reduce thread only
+  // after the whole backward, in the same buckets and order (overlap turned off), instead of
+  // as its last layer's gradients are ready.
+  bool late_buckets = false;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };
 
 // Prints the problem and the usage on stderr and returns false for an unknown option or a
-// value out of range (or missing). Options take one value each, except the flag --graph-opt.
+// value out of range (or missing). Options take one value each, except the flags --graph-opt,
+// --late-buckets, --fork-child and --train-in-child.
 bool ParseOptions(int argc, char** argv, SimOptions* options);
 
 }  // namespace sim

@@ -298,9 +298,13 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
           return false;
         }
         if ((done % options.bucket_layers == 0 || done == options.layers) &&
+            !options.late_buckets &&
             !grad_sync->BucketReady((done - 1) / options.bucket_layers, res.compute, error)) {
           return false;
         }
+      }
+      for (int bucket = 0; options.late_buckets && bucket < options.buckets(); ++bucket) {
+        if (!grad_sync->BucketReady(bucket, res.compute, error)) return false;
       }
       if (!grad_sync->Drain(error)) return false;
     }

@@ -1,0 +1,216 @@
+// What fixing each candidate buys: the change it stands for, replayed on the
+// measured steps (reporter/replay/). One table: a candidate kind, the change
+// in words, and the change itself.
+#include "reporter/candidates/candidate_projections.h"
+
+#include <array>
+
+#include "reporter/base/units.h"
+#include "reporter/gpu/kernel_class.h"
+#include "reporter/phases/inferred_phase.h"
+#include "reporter/steps/comm_roles.h"
+
+namespace vprof::reporter {
+namespace {
+
+using Make = std::optional<ReplayChange> (*)(const CandidateReport&, const StepsReport&,
+                                             std::string& why_not);
+
+ReplayChange Faster(std::string description, WorkPredicate applies, double factor) {
+  ReplayChange change;
+  change.description = std::move(description);
+  change.faster.push_back({std::move(applies), factor});
+  return change;
+}
+
+WorkPredicate OfRole(CommRole role) {
+  return
+      [role](const WorkOf& of) { return of.work.kind == WorkKind::kComm && of.work.role == role; };
+}
+
+std::optional<ReplayChange> Straggler(const CandidateReport& candidate, const StepsReport& steps,
+                                      std::string& why_not) {
+  for (uint32_t r = 0; r < steps.ranks.size(); ++r) {
+    if (!candidate.rank || steps.ranks[r].rank != candidate.rank) continue;
+    const std::optional<uint32_t> like = MedianRankBut(steps, r);
+    if (!like) break;
+    ReplayChange change;
+    change.description = "rank " + std::to_string(*candidate.rank) + " running like rank " +
+                         std::to_string(steps.ranks[*like].rank.value_or(-1)) +
+                         " (the median rank): its host gaps and GPU times";
+    change.runs_like.emplace_back(r, *like);
+    return change;
+  }
+  why_not = "no rank to compare the late rank with";
+  return std::nullopt;
+}
+
+std::optional<ReplayChange> Compute(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster(
+      "every compute kernel 2x faster",
+      [](const WorkOf& of) {
+        return of.work.kind == WorkKind::kCompute && of.phase() != kWeightSyncPhase;
+      },
+      2);
+}
+
+// The ranks the ledger names stragglers: a change of host timing leaves
+// theirs as measured, for their lateness is the straggler candidate's.
+std::vector<uint32_t> Stragglers(const StepsReport& steps) {
+  std::vector<uint32_t> ranks;
+  if (!steps.ledger) return ranks;
+  for (const LateRank& late : steps.ledger->late) {
+    if (late.straggler) ranks.push_back(late.index);
+  }
+  return ranks;
+}
+
+ReplayChange BucketsWhenReady(const StepsReport& steps) {
+  ReplayChange change;
+  change.description =
+      "gradient buckets issued as soon as their gradients are ready, in the same buckets and "
+      "order";
+  change.launched_when_ready = OfRole(CommRole::kGradientBuckets);
+  change.host_as_measured = Stragglers(steps);
+  return change;
+}
+
+std::optional<ReplayChange> Buckets(const CandidateReport&, const StepsReport& steps,
+                                    std::string&) {
+  return BucketsWhenReady(steps);
+}
+
+// What regrouping the buckets could buy at most: reductions that start with
+// backward, as buckets of any size would let them.
+ReplayChange RegroupedBuckets(const StepsReport& steps) {
+  ReplayChange change = BucketsWhenReady(steps);
+  change.description =
+      "gradient reductions regrouped to start with backward (an upper bound: the last "
+      "gradients are still computed last)";
+  change.ready_with_backward = true;
+  return change;
+}
+
+template <CommRole kRole>
+std::optional<ReplayChange> RoleFaster(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster("its collectives' transfer 2x faster", OfRole(kRole), 2);
+}
+
+std::optional<ReplayChange> Metrics(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster("the metric collectives taken off the step", OfRole(CommRole::kMetrics), 0);
+}
+
+std::optional<ReplayChange> WeightSync(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster(
+      "weight sync taken off the step's path (its collectives and its phase's GPU work)",
+      [](const WorkOf& of) {
+        return (of.work.kind == WorkKind::kComm && of.work.role == CommRole::kWeightSync) ||
+               of.phase() == kWeightSyncPhase;
+      },
+      0);
+}
+
+std::optional<ReplayChange> HostIdle(const CandidateReport&, const StepsReport& steps,
+                                     std::string&) {
+  ReplayChange change;
+  change.description = std::string(kLaunchPaceChange);
+  change.no_host_gaps = true;
+  change.host_as_measured = Stragglers(steps);
+  return change;
+}
+
+std::optional<ReplayChange> Copies(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster(
+      "the copies taken off the step (pinned and asynchronous, overlapped)",
+      [](const WorkOf& of) { return of.work.kind == WorkKind::kCopy; }, 0);
+}
+
+std::optional<ReplayChange> LaunchBound(const CandidateReport&, const StepsReport&, std::string&) {
+  return Faster(
+      "the short elementwise, reduce and copy kernels fused: half their time",
+      [](const WorkOf& of) {
+        const std::string_view kernel_class = KernelClassOf(of.name());
+        return of.work.kind == WorkKind::kCompute &&
+               (kernel_class == "elementwise" || kernel_class == "reduce" ||
+                kernel_class == "copy");
+      },
+      2);
+}
+
+struct Row {
+  std::string_view kind;
+  Make make;
+};
+
+constexpr std::array kRows = {
+    Row{"straggler", Straggler},
+    Row{"compute", Compute},
+    Row{"gradient_buckets", Buckets},
+    Row{"tp_communication", RoleFaster<CommRole::kTensorParallel>},
+    Row{"sharded_dp_communication", RoleFaster<CommRole::kShardedDataParallel>},
+    Row{"pipeline_communication", RoleFaster<CommRole::kPipeline>},
+    Row{"unclassified_communication", RoleFaster<CommRole::kUnclassified>},
+    Row{"metrics_collectives", Metrics},
+    Row{"weight_sync", WeightSync},
+    Row{"host_idle", HostIdle},
+    Row{"copies", Copies},
+    Row{"launch_bound_kernels", LaunchBound},
+};
+
+// The same buckets issued sooner can buy nothing where they are ready only
+// as backward ends (one bucket after the last layer). Where regrouping would
+// buy more than twice as much, the candidate stands for regrouping (S4, not
+// eligible under strict consistency), with what the same buckets buy as
+// evidence.
+void OfferRegrouping(const StepsReport& steps, const StepReplays& replays,
+                     DetectedCandidate& candidate) {
+  std::string why_not;
+  const std::optional<Projection> regrouped = replays.Project(RegroupedBuckets(steps), why_not);
+  CandidateReport& report = candidate.report;
+  if (!regrouped || regrouped->saving_ns <= 2 * std::max<int64_t>(0, *report.projected_saving_ns)) {
+    return;
+  }
+  report.evidence.push_back("the same buckets issued as soon as their gradients are ready save " +
+                            FormatDurationNs(*report.projected_saving_ns) +
+                            " per step (projected): they are ready only as backward ends");
+  candidate.change = ChangeKind::kOverlapRegroupingReductions;
+  report.projection = RegroupedBuckets(steps).description;
+  report.projected_saving_ns = regrouped->saving_ns;
+  report.projected_share = regrouped->saving_share;
+}
+
+}  // namespace
+
+void ProjectCandidates(const StepsReport& steps, const StepReplays& replays,
+                       std::vector<DetectedCandidate>& candidates) {
+  for (DetectedCandidate& each : candidates) {
+    CandidateReport& candidate = each.report;
+    const Row* row = nullptr;
+    for (const Row& r : kRows) {
+      if (r.kind == candidate.kind) row = &r;
+    }
+    if (!row) {
+      candidate.projection_withheld =
+          "the replay does not hold what this change touches (host API calls outside the steps' "
+          "launches, communicator setup)";
+      continue;
+    }
+    std::string why_not;
+    const std::optional<ReplayChange> change = row->make(candidate, steps, why_not);
+    if (!change) {
+      candidate.projection_withheld = why_not;
+      continue;
+    }
+    candidate.projection = change->description;
+    const std::optional<Projection> projected = replays.Project(*change, why_not);
+    if (!projected) {
+      candidate.projection_withheld = why_not;
+      continue;
+    }
+    candidate.projected_saving_ns = projected->saving_ns;
+    candidate.projected_share = projected->saving_share;
+    if (candidate.kind == "gradient_buckets") OfferRegrouping(steps, replays, each);
+  }
+}
+
+}  // namespace vprof::reporter

@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <string_view>
 
 namespace vprof::reporter {
 namespace {
 
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-constexpr int kNotFound = 127;
 constexpr int kNotExecutable = 126;
 
 volatile sig_atomic_t g_child = 0;
@@ -36,7 +36,7 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   execvpe(argv[0], argv, envp);
   const int error = errno;
   std::fprintf(stderr, "vprof: cannot run '%s': %s\n", argv[0], std::strerror(error));
-  _exit(error == ENOENT ? kNotFound : kNotExecutable);
+  _exit(error == ENOENT ? kCommandNotFound : kNotExecutable);
 }
 
 }  // namespace
@@ -92,6 +92,23 @@ ChildEnd RunChild(const std::vector<std::string>& command,
     sigaction(kForwardedSignals[i], &previous[i], nullptr);
   }
   return end;
+}
+
+bool CanExecute(const std::string& program, const char* path) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  // execvp's default when PATH is unset.
+  std::string_view dirs = path != nullptr ? path : "/bin:/usr/bin";
+  while (true) {
+    const size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    // An empty entry is the current directory.
+    const std::string candidate =
+        (dir.empty() ? std::string(".") : std::string(dir)) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) return false;
+    dirs.remove_prefix(colon + 1);
+  }
 }
 
 }  // namespace vprof::reporter

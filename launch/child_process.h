@@ -21,4 +21,11 @@ struct ChildEnd {
 ChildEnd RunChild(const std::vector<std::string>& command,
                   const std::vector<std::string>& environment);
 
+// Whether `program` names a file this process may execute: as a path when it
+// holds a '/', else found in `path` (a PATH value) as execvp looks.
+bool CanExecute(const std::string& program, const char* path);
+
+// The status a shell gives a command it cannot find.
+inline constexpr int kCommandNotFound = 127;
+
 }  // namespace vprof::reporter

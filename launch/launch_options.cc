@@ -82,8 +82,9 @@ const std::string_view kLaunchOptionsHelp =
     "  --library PATH      the libvprof.so to use (default: $VPROF_LIBRARY, else the one\n"
     "                      beside this vprof: ../capture/ in a build, ../lib/ installed)\n"
     "  --report            after the command, write the report into the folder\n"
-    "                      (report.txt, or report.json with --report-format json)\n"
-    "  --report-format F   text (default) or json\n"
+    "                      (report.txt, .json, .md or .html by --report-format) and\n"
+    "                      print its Summary\n"
+    "  --report-format F   text (default), json, markdown or html\n"
     "  --step-pattern REGEX, --warmup N, --phase-rules FILE\n"
     "                      how the report finds steps and phases (see 'vprof help report')\n"
     "  --force             use a folder that holds another run's manifest.json\n";
@@ -122,10 +123,10 @@ std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& 
         options.output = *value;
       } else if (arg.name() == "--library") {
         options.library = *value;
-      } else if (*value == "text" || *value == "json") {
-        options.json_report = *value == "json";
+      } else if (const std::optional<ReportFormat> format = ReportFormatNamed(*value)) {
+        options.report_format = *format;
       } else {
-        arg.Complain("--report-format must be text or json, not '" + *value + "'");
+        arg.Complain("--report-format must be text, json, markdown or html, not '" + *value + "'");
         return std::nullopt;
       }
     } else {

@@ -10,16 +10,17 @@
 #include <string_view>
 #include <vector>
 
+#include "reporter/render/report_output.h"
 #include "reporter/report/analysis_options.h"
 
 namespace vprof::reporter {
 
 struct LaunchOptions {
-  std::optional<std::string> output;            // --output DIR
-  std::map<std::string, std::string> settings;  // VPROF_* variable → value, from the options
-  std::optional<std::string> library;           // --library PATH
-  bool report = false;                          // --report
-  bool json_report = false;                     // --report-format json
+  std::optional<std::string> output;                 // --output DIR
+  std::map<std::string, std::string> settings;       // VPROF_* variable → value, from the options
+  std::optional<std::string> library;                // --library PATH
+  bool report = false;                               // --report
+  ReportFormat report_format = ReportFormat::kText;  // --report-format
   AnalysisOptions report_analysis;   // --step-pattern, --warmup, --phase-rules (for --report)
   bool force = false;                // --force
   std::vector<std::string> command;  // after "--" (or from the first non-option on)

@@ -1,7 +1,9 @@
 #include "launch/run_command.h"
 
+#include <cstdlib>
 #include <filesystem>
 
+#include "launch/child_process.h"
 #include "launch/launch.h"
 #include "reporter/base/exit_status.h"
 #include "reporter/phases/phase_rules.h"
@@ -16,13 +18,13 @@ constexpr std::string_view kCommand = "run";
 
 // The report of the run's folder, into the folder. Returns the report's exit
 // status (reporter/README.md).
-int ReportFolder(const std::string& folder, bool json, const AnalysisOptions& analysis,
+int ReportFolder(const std::string& folder, ReportFormat format, const AnalysisOptions& analysis,
                  std::ostream& out, std::ostream& err) {
   int status = kExitOk;
   const auto paths = ListTraceFilesOrSay(folder, err, &status);
   if (!paths) return status;
   const PhaseRulesScope phase_rules(analysis.phase_rules);
-  return EmitReportIntoFolder(BuildReport(folder, *paths, {}, analysis.steps), folder, json, out,
+  return EmitReportIntoFolder(BuildReport(folder, *paths, {}, analysis.steps), folder, format, out,
                               err);
 }
 
@@ -45,7 +47,8 @@ std::string RunUsage() {
          "exit status: CMD's own (128+N when a signal N killed it), also with --report,\n"
          "whose own status is recorded in manifest.json (report_exit_status); 2 for usage\n"
          "errors, 1 when CMD could not be profiled (no libvprof.so, a folder that cannot be\n"
-         "made or holds another run's manifest.json).\n"
+         "made or holds another run's manifest.json), 127 when CMD is not found (no folder\n"
+         "is made).\n"
          "SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to CMD.\n";
 }
 
@@ -55,6 +58,11 @@ int RunRunCommand(const std::vector<std::string>& args, std::ostream& out, std::
   if (options->command.empty()) {
     err << "vprof: run: missing the command to profile (see 'vprof help run')\n";
     return kExitUsage;
+  }
+  // A command that cannot start leaves no run folder behind, as a shell would leave nothing.
+  if (!CanExecute(options->command.front(), std::getenv("PATH"))) {
+    err << "vprof: run: command not found: " << options->command.front() << '\n';
+    return kCommandNotFound;
   }
   const std::string run_id = NewRunId(std::chrono::system_clock::now());
   std::optional<Launch> launch =
@@ -68,10 +76,10 @@ int RunRunCommand(const std::vector<std::string>& args, std::ostream& out, std::
   const ChildEnd end = RunLaunch(*launch);
   if (options->report) {
     const int report_status =
-        ReportFolder(folder, options->json_report, options->report_analysis, out, err);
+        ReportFolder(folder, options->report_format, options->report_analysis, out, err);
     launch->manifest.report_exit_status = report_status;
     if (report_status == kExitOk || report_status == kExitInputNotWhole) {
-      launch->manifest.report_file = ReportFileIn(folder, options->json_report);
+      launch->manifest.report_file = ReportFileIn(folder, options->report_format);
     }
   }
   SaveManifest(manifest_path, launch->manifest, kCommand, err);

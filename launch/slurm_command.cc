@@ -130,7 +130,7 @@ int ReportJob(const LaunchOptions& options, std::ostream& out, std::ostream& err
   }
   for (const std::string& warning : merged.warnings) err << "vprof: " << warning << '\n';
   const int status =
-      EmitReportIntoFolder(*merged.report, folder.string(), options.json_report, out, err);
+      EmitReportIntoFolder(*merged.report, folder.string(), options.report_format, out, err);
   if (status == kExitFailure || step_failed) return kExitFailure;
   return merged.traces_missing ? kExitInputNotWhole : status;
 }
@@ -139,7 +139,7 @@ int ReportJob(const LaunchOptions& options, std::ostream& out, std::ostream& err
 
 std::string SlurmUsage() {
   return "usage: srun [srun options] vprof-slurm [options] [--] CMD [ARGS...]\n"
-         "       vprof-slurm --report [--output DIR] [--report-format text|json]\n"
+         "       vprof-slurm --report [--output DIR] [--report-format text|json|markdown|html]\n"
          "(vprof-slurm is 'vprof slurm')\n"
          "\n"
          "In a step, profiles each task like 'vprof run': every task's trace goes to\n"

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "capture/core/vprof_build_info.h"
 #include "launch/run_command.h"
 #include "launch/slurm_command.h"
 #include "launch/trigger_command.h"
@@ -34,7 +35,7 @@ constexpr std::string_view kUsage =
     "  slurm [options] -- CMD ...    (as 'srun vprof-slurm -- CMD' in a Slurm job)\n"
     "  slurm --report [options]\n"
     "                 profile each task of a Slurm step; report the job node by node\n"
-    "  report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
+    "  report DIR [--format text|json|markdown|html] [-o|--output FILE] [--strict]\n"
     "             [--contract FILE] [--audit FILE] [--step-pattern REGEX] [--warmup N]\n"
     "             [--phase-rules FILE]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
@@ -48,16 +49,17 @@ constexpr std::string_view kUsage =
     "                 record GPU activity for S seconds in every process of the run\n"
     "                 writing into DIR (those under VPROF_DEEP=trigger or ON/PERIOD)\n"
     "  help [COMMAND] show this help, or a command's\n"
+    "  --version      vprof's version and build\n"
     "\n"
     "exit status: see each command's help ('vprof help run')\n";
 
 constexpr std::string_view kReportUsage =
-    "usage: vprof report DIR [--format text|json|markdown|html] [--output FILE] [--strict]\n"
+    "usage: vprof report DIR [--format text|json|markdown|html] [-o FILE] [--strict]\n"
     "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
     "                        [--warmup N] [--phase-rules FILE]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime]\n"
     "                    [--step-pattern REGEX] [--warmup N] [--phase-rules FILE] DIR\n"
-    "       vprof report --merge-summaries [--format text|json] [--output FILE] SUMMARY...\n"
+    "       vprof report --merge-summaries [--format text|json] [-o FILE] SUMMARY...\n"
     "\n"
     "Reads every *.vtrace file directly in DIR (one per traced process), matches\n"
     "each collective across ranks and reports, per communicator, op and message\n"
@@ -66,7 +68,8 @@ constexpr std::string_view kReportUsage =
     "\n"
     "  --format FORMAT     text for people (default), json (keys: reporter/README.md),\n"
     "                      markdown, or html (one self-contained page with charts)\n"
-    "  --output FILE       write the report to FILE instead of standard output\n"
+    "  -o, --output FILE   write the report to FILE instead of standard output ('-':\n"
+    "                      standard output)\n"
     "  --contract FILE     hold the run to a run contract (JSON: consistency mode,\n"
     "                      NCCL algorithms, protocols, channels, custom all-reduce,\n"
     "                      fallback axes; format in reporter/README.md)\n"
@@ -235,6 +238,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--version") {
+    out << "vprof " << kVprofVersion << " (build " << kVprofBuildId << ")\n";
+    return kExitOk;
+  }
   if (command == "--help" || command == "-h" || command == "help") {
     if (command == "help" && !rest.empty()) {
       const std::optional<std::string> usage = CommandUsage(rest[0]);

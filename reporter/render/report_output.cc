@@ -19,14 +19,6 @@
 namespace vprof::reporter {
 namespace {
 
-std::optional<ReportFormat> ReportFormatNamed(std::string_view name) {
-  if (name == "text") return ReportFormat::kText;
-  if (name == "json") return ReportFormat::kJson;
-  if (name == "markdown") return ReportFormat::kMarkdown;
-  if (name == "html") return ReportFormat::kHtml;
-  return std::nullopt;
-}
-
 void WriteReport(const Report& report, ReportFormat format, std::ostream& out) {
   switch (format) {
     case ReportFormat::kText:
@@ -42,6 +34,14 @@ void WriteReport(const Report& report, ReportFormat format, std::ostream& out) {
 
 }  // namespace
 
+std::optional<ReportFormat> ReportFormatNamed(std::string_view name) {
+  if (name == "text") return ReportFormat::kText;
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "markdown") return ReportFormat::kMarkdown;
+  if (name == "html") return ReportFormat::kHtml;
+  return std::nullopt;
+}
+
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output) {
   if (args.name() == "--format") {
     const auto format = args.Value();
@@ -54,15 +54,22 @@ OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output) {
     output.format = *parsed;
     return OptionUse::kTaken;
   }
-  if (args.name() == "--output") {
-    output.file = args.Value();
-    return output.file ? OptionUse::kTaken : OptionUse::kBad;
+  if (args.name() == "--output" || args.name() == "-o") {
+    const std::optional<std::string> file = args.Value();
+    if (!file) return OptionUse::kBad;
+    // "-": standard output, as the command writes without the option.
+    output.file = *file == "-" ? std::nullopt : file;
+    return OptionUse::kTaken;
   }
   return OptionUse::kNotMine;
 }
 
-std::string ReportFileIn(const std::string& folder, bool json) {
-  return (std::filesystem::path(folder) / (json ? "report.json" : "report.txt")).string();
+std::string ReportFileIn(const std::string& folder, ReportFormat format) {
+  const char* name = "report.txt";
+  if (format == ReportFormat::kJson) name = "report.json";
+  if (format == ReportFormat::kMarkdown) name = "report.md";
+  if (format == ReportFormat::kHtml) name = "report.html";
+  return (std::filesystem::path(folder) / name).string();
 }
 
 int EmitReport(const Report& report, const ReportOutput& output, std::ostream& out,
@@ -119,12 +126,15 @@ void SayStrictFailure(const Report& report, std::ostream& err) {
          "not to (the report's mismatches marked !)\n";
 }
 
-int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
+int EmitReportIntoFolder(const Report& report, const std::string& folder, ReportFormat format,
                          std::ostream& out, std::ostream& err) {
-  const ReportOutput output{json ? ReportFormat::kJson : ReportFormat::kText,
-                            ReportFileIn(folder, json), true};
+  const ReportOutput output{format, ReportFileIn(folder, format), true};
   const int status = EmitReport(report, output, out, err);
-  if (status != kExitFailure) err << "vprof: report written to " << *output.file << '\n';
+  if (status == kExitFailure) return status;
+  std::ostringstream summary;
+  WriteTextSummary(report, summary);
+  out << ShowControlCharacters(ValidUtf8(summary.view()), LineBreaks::kKeep);
+  err << "vprof: report written to " << *output.file << '\n';
   return status;
 }
 

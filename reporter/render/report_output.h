@@ -22,12 +22,15 @@ struct ReportOutput {
   bool private_file = false;
 };
 
-// Takes --format text|json|markdown|html or --output FILE at the cursor.
+// Takes --format text|json|markdown|html or -o/--output FILE at the cursor.
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
 
-// Where a launcher's --report puts the report: report.txt or report.json in
-// the run's folder.
-std::string ReportFileIn(const std::string& folder, bool json);
+// "text", "json", "markdown" or "html"; none for another name.
+std::optional<ReportFormat> ReportFormatNamed(std::string_view name);
+
+// Where a launcher's --report puts the report: report.txt, report.json,
+// report.md or report.html in the run's folder.
+std::string ReportFileIn(const std::string& folder, ReportFormat format);
 
 // Names every trace that is not whole on `err`, then writes the report.
 // Returns kExitOk, kExitInputNotWhole, or kExitFailure when it cannot write.
@@ -37,9 +40,10 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
 // The line saying a strict run failed (report.strict_failed()), on `err`.
 void SayStrictFailure(const Report& report, std::ostream& err);
 
-// A launcher's --report: EmitReport into ReportFileIn(folder, json), a
-// private file, and a line on `err` saying where it went.
-int EmitReportIntoFolder(const Report& report, const std::string& folder, bool json,
+// A launcher's --report: EmitReport into ReportFileIn(folder, format), a
+// private file; then the report's Summary on `out` and a line on `err`
+// saying where the report went.
+int EmitReportIntoFolder(const Report& report, const std::string& folder, ReportFormat format,
                          std::ostream& out, std::ostream& err);
 
 }  // namespace vprof::reporter

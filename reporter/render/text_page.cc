@@ -398,8 +398,9 @@ void WritePhases(const Report& report, std::ostream& out) {
   WriteInferredPhases(report, out);
 }
 
-// The Summary: each line with the section that backs it.
-void WriteSummary(const Report& report, std::ostream& out) {
+}  // namespace
+
+void WriteTextSummary(const Report& report, std::ostream& out) {
   out << "Summary (→ the section behind each line)\n";
   for (const SummaryLine& line : SummarizeReport(report).lines) {
     WriteWrapped(out, line.label + ": " + line.text + " → " + line.section_title, "  ", "    ");
@@ -407,11 +408,9 @@ void WriteSummary(const Report& report, std::ostream& out) {
   out << '\n';
 }
 
-}  // namespace
-
 void WriteTextReport(const Report& report, std::ostream& out) {
   out << "vprof report: " << report.directory << "\n\n";
-  WriteSummary(report, out);
+  WriteTextSummary(report, out);
   WriteHeader(report, out);
   WriteProcesses(report, out);
   if (report.communicators.empty()) out << "\nNo communicators.\n";

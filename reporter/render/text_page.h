@@ -8,5 +8,7 @@
 namespace vprof::reporter {
 
 void WriteTextReport(const Report& report, std::ostream& out);
+// Its Summary alone: each line with the section that backs it.
+void WriteTextSummary(const Report& report, std::ostream& out);
 
 }  // namespace vprof::reporter

@@ -37,7 +37,7 @@ TEST_CASE("each setting option becomes its VPROF_* variable") {
                                                                 {"VPROF_START_AFTER_S", "1.5"},
                                                                 {"VPROF_STOP_AFTER_S", "9"}});
   CHECK(options->report);
-  CHECK(options->json_report);
+  CHECK(options->report_format == ReportFormat::kJson);
   CHECK(options->command == std::vector<std::string>{"python3", "-c", "1"});
 }
 

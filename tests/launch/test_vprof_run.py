@@ -28,6 +28,20 @@ with open(os.path.join(folder, "report.json")) as f:
 check(written == report_of(folder), "report.json differs from `vprof report` of the folder")
 check(written["all_inputs_whole"], "a trace is not whole")
 check_against_simulator(written, logs, RANKS)
+# The Summary follows the command's output when the job ends, with the Verdict first.
+summary = r.stdout[r.stdout.index("Summary (→ the section behind each line)"):]
+check(summary.splitlines()[1].startswith("  Verdict: "), f"the Summary printed: {summary[:300]}")
+
+# --report-format html: report.html, the same page `vprof report --format html` writes.
+html_folder = os.path.join(work, "html")
+r = vprof(["run", "--report", "--report-format", "html", "--output", html_folder, "--",
+           SIM_LAUNCH, "-n", "2"] + sim_train_args(3, temp_dir("run-html-logs")), env=sim_env())
+check(r.returncode == 0, f"vprof run --report-format html failed: {r.stderr}")
+with open(os.path.join(html_folder, "report.html")) as f:
+    page = f.read()
+check(page.startswith("<!DOCTYPE html>") and "Fast-path candidates" in page, page[:200])
+check(manifest(html_folder)["report_file"] == os.path.join(html_folder, "report.html"),
+      manifest(html_folder)["report_file"])
 
 m = manifest(folder)
 check(m["command"][0] == SIM_LAUNCH and m["command"][-1] == logs, f"command {m['command']}")
@@ -44,6 +58,15 @@ check(m["injection"]["LD_PRELOAD"] == {"found": None, "value": m["library"], "se
 check(m["injection"]["CUDA_INJECTION64_PATH"]["set_by_vprof"], "CUDA_INJECTION64_PATH not set")
 check(m["report_exit_status"] == 0 and m["report_file"] == os.path.join(folder, "report.json"),
       f"report {m['report_exit_status']} {m['report_file']}")
+
+# A command that cannot start: exit 127, as a shell's, and no folder left behind.
+cwd = temp_dir("run-missing")
+r = vprof(["run", "--", "/no/such/command"], cwd=cwd)
+check(r.returncode == 127 and "command not found: /no/such/command" in r.stderr,
+      f"{r.returncode} {r.stderr}")
+r = vprof(["run", "--", "no-such-command-anywhere"], cwd=cwd)
+check(r.returncode == 127 and "command not found" in r.stderr, f"{r.returncode} {r.stderr}")
+check(os.listdir(cwd) == [], f"left behind: {os.listdir(cwd)}")
 
 # Without --output: ./vprof-<UTC time>-<suffix>/, named by the run id.
 cwd = temp_dir("run-cwd")
@@ -71,8 +94,7 @@ check(injection["CUDA_INJECTION64_PATH"] == {"found": "/opt/other/libtool.so",
 # Exit statuses pass through unchanged, --report or not; a death by signal is 128+N.
 for args, want, signal in [(["sh", "-c", "exit 7"], 7, None),
                            (["--report", "sh", "-c", "exit 7"], 7, None),
-                           (["sh", "-c", "kill -KILL $$"], 137, 9),
-                           (["no-such-command-here"], 127, None)]:
+                           (["sh", "-c", "kill -KILL $$"], 137, 9)]:
     out = temp_dir("run-status")
     r = vprof(["run", "--output", out] + args)
     check(r.returncode == want, f"{args}: exit {r.returncode}, expected {want}: {r.stderr}")

@@ -1,9 +1,11 @@
 // The command line end to end: exit status, messages naming the file and
 // byte, and the JSON output read back with an independent parser.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "capture/core/vprof_build_info.h"
 #include "cli_runner.h"
 #include "four_rank_run.h"
 #include "mini_json.h"
@@ -242,4 +244,28 @@ TEST_CASE("--output writes the report to a file") {
   const CliResult unwritable = Run({"report", dir.path(), "--output", dir.File("no/such/dir")});
   CHECK(unwritable.status == kExitFailure);
   CHECK(Contains(unwritable.err, "vprof: cannot write " + dir.File("no/such/dir")));
+}
+
+TEST_CASE("-o is --output; '-' is standard output") {
+  ScratchDir dir;
+  WriteFourRankRun(dir.path());
+  const std::string output = dir.File("short.txt");
+  CHECK(Run({"report", "-o", output, dir.path()}).status == kExitOk);
+  std::ifstream file(output);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  CHECK(Contains(text, "Communicator 0xabc"));
+
+  const CliResult dash = Run({"report", dir.path(), "--output", "-"});
+  CHECK(dash.status == kExitOk);
+  CHECK(Contains(dash.out, "Communicator 0xabc"));
+  CHECK_FALSE(std::filesystem::exists("-"));
+}
+
+TEST_CASE("--version names the version and the build") {
+  const CliResult result = Run({"--version"});
+  CHECK(result.status == kExitOk);
+  CHECK(result.out ==
+        std::string("vprof ") + vprof::kVprofVersion + " (build " + vprof::kVprofBuildId + ")\n");
+  CHECK(std::string(vprof::kVprofVersion).find('.') != std::string::npos);
+  CHECK_FALSE(std::string(vprof::kVprofBuildId).empty());
 }

@@ -10,8 +10,9 @@
 #     Chromium draws it at 1200 x 1100 px (as tests/reporter/render/check_screenshot.py does),
 #     kept under 300 KB. Without Chromium (scripts/bootstrap.sh installs it) the picture is left
 #     as it is, and the script says so.
-# It builds with scripts/build.sh build and writes nothing but README.md and the picture; the job's traces go to a temporary folder.
-#   usage: scripts/readme_sample.sh                       build build/, then regenerate
+# It builds only what the demo runs (scripts/build.sh build --targets ...) and writes nothing but
+# README.md and the picture; the job's traces go to a temporary folder.
+#   usage: scripts/readme_sample.sh                       build build/'s demo targets, then regenerate
 #          scripts/readme_sample.sh --no-build BUILD_DIR  use BUILD_DIR's vprof and stand-ins as they are
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ if [[ "${1:-}" == --no-build ]]; then
   build="${2:?usage: scripts/readme_sample.sh [--no-build BUILD_DIR]}"
 else
   build=build
-  scripts/build.sh build
+  scripts/build.sh build --targets "${DEMO_TARGETS[@]}"
 fi
 build=$(cd "$build" && pwd)
 repo=$PWD

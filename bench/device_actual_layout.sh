@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Requested vs actual, widened (issue 20 item 3), on real PyTorch: bench/workloads/
+# Requested vs actual, widened, on real PyTorch: bench/workloads/
 # nccl_collectives.py under `vprof run -- torchrun --nproc-per-node N` (known all-reduces,
 # broadcasts, all-gathers and reduce-scatters of 262,144 float32 each, then DDP steps), and the
 # consistency section's collective shapes and placement, text and JSON.

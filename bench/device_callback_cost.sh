@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The callback way of recording the light plan's API calls against CUPTI's activity records
-# (issue 19: always-on capture between deep windows), measured with a probe rather than vprof
+# (for always-on capture between deep windows), measured with a probe rather than vprof
 # (device tool, one H200): bench/callback_probe/callback_probe.cc, injected through
 # CUDA_INJECTION64_PATH. Modes: bare (no probe); idle (the selected APIs' callbacks on, no window
 # open: what the callback way costs between windows); record (the callbacks recording every call,

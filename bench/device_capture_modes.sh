@@ -9,9 +9,9 @@
 # capture only); torchprof (torch.profiler, CPU + CUDA activities). The levers of the light
 # default, each a VPROF_CUPTI_KINDS list: gpuwork (kernels, copies, memsets, NCCL links, CUPTI
 # overhead, devices: no API, sync or event records), gpuwork_api (gpuwork and the selected API
-# records: the light default from the sixteenth to the twenty-fourth session; CUDA-graph replays
+# records: the light default without GRAPH_TRACE, so CUDA-graph replays
 # node by node), gpuwork_sync (gpuwork and
-# SYNCHRONIZATION, CUDA_EVENT), oldlight (the fifteenth session's light default: gpuwork, the
+# SYNCHRONIZATION, CUDA_EVENT), oldlight (gpuwork, the
 # selected API records, SYNCHRONIZATION and CUDA_EVENT); between (VPROF_DEEP=trigger with no
 # trigger: always-on capture between deep windows); between_noapi (the same with the gpuwork
 # plan: no API records, which stay on between windows in the light plan); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI

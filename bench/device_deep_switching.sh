@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Deep windows switched as fast as the writer ticks, to find crashes that a switch can cause in
 # the program's own threads (CUPTI 13.0 crashed inside cudaLaunchKernel when the selected API
-# records were switched; bench/RESULTS.md, twenty-sixth session) and at exit. Fresh processes
+# records were switched; bench/RESULTS.md, 2026-12-04 (a36dbc4)) and at exit. Fresh processes
 # of the launch loop under VPROF_FLUSH_MS=10 and VPROF_DEEP=ON/PERIOD, plans interleaved, for
 # SECONDS_TOTAL seconds; every run printed as
 #   <plan> <n> rc=<exit status> windows=<deep windows in its trace> <its launch_loop_ms line>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why two runs drifted, on one GPU (issue 55 items 4 and 5): the DDP training of
+# Why two runs drifted, on one GPU: the DDP training of
 # bench/workloads/fingerprint_check.py (an MLP, world size 1, seed 1234, deterministic
 # algorithms, 6 steps) three times under `vprof run` with VPROF_AUDIT=fingerprint: A and A2 with
 # TF32 matmuls off, B with them on (torch.backends.cuda.matmul.allow_tf32). A one-rank

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The ends of a process under vprof on real PyTorch (twenty-eighth session's capture changes,
-# CPU-tested with the fake CUPTI only): CUPTI's last records written before libcupti's teardown
+# The ends of a process under vprof on real PyTorch: CUPTI's last records written before libcupti's teardown
 # and buffers handed over later counted unread; children forked after CUDA that leave through
 # sys.exit; a capture window that ends before CUDA starts. ROUNDS (3) of each, every run
 # printed as

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Collective fingerprints on one GPU (issue 20): the values equal the reference hash over the
+# Collective fingerprints on one GPU: the values equal the reference hash over the
 # same bytes; two identical training runs agree call by call; a one-ulp weight change and TF32
 # show where they first differ; the cost per all-reduce of 1 MiB and 256 MiB, audit off and on,
 # interleaved. Usage: bench/device_fingerprints.sh LIB VPROF TRACE_DUMP OUT ROUNDS

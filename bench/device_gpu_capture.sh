@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# GPU capture on real PyTorch (device tool, 2 H200s): the workloads of issue 3,
-# each under vprof (LD_PRELOAD) and, separately, under torch.profiler for its
-# GPU counts (tp also bare, to compare output), plus the GPU clock check.
+# GPU capture on real PyTorch (device tool, 2 H200s): the workloads single_gpu.py,
+# ddp_step.py and tp_forward.py, each under vprof (LD_PRELOAD) and, separately, under
+# torch.profiler for its GPU counts (tp also bare, to compare output), plus the GPU clock check.
 # Usage: device_gpu_capture.sh [LIB] [WORKLOAD...] (single ddp tp clock; default all).
 # Leaves summary-gpu.txt and capture.tgz (traces, torch.profiler counts, clock
 # windows) under $OUT; read them with bench/compare_gpu_capture.py and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA-graph lever of issue 19, measured with a probe rather than vprof (device tool, one
+# What recording CUDA-graph replays whole saves, measured with a probe rather than vprof (device tool, one
 # H200): bench/graph_trace/graph_trace_probe.cc, injected through CUDA_INJECTION64_PATH into
 # graph_step.py (an 8-layer MLP's training step captured as one CUDA graph, replayed), enables
 # per-node kernel records (kernel), whole-graph records (graph: CUPTI's GRAPH_TRACE), both, or

@@ -6,7 +6,7 @@
 # rounds of bench/device_capture_modes.sh spread by x1.5 between processes on the H200. Outside
 # the windows CUPTI stays attached, and since 57b038e the plan's selected API records stay on
 # there too (switching them crashed CUPTI): with a library from 57b038e on, this measures the
-# plan's kinds over that state; before it (bench/RESULTS.md, twenty-sixth session, call 1), the
+# plan's kinds over that state; before it (bench/RESULTS.md, 2026-12-04 (a36dbc4), call 1), the
 # whole plan over CUPTI attached with nothing enabled.
 # Fresh processes, plans interleaved within each round; every run printed as
 #   round R <workload> <plan> <inside ns> <outside ns> <stated least ns> <stated most ns>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Llama step's launches under capture against the launch-cost calibration's bare launch
-# (issue 19 item 2): each round runs bench/workloads/llama_step.py bare and under the light
-# default, fresh processes, interleaved, and prints
+# The Llama step's launches under capture against the launch-cost calibration's bare launch:
+# each round runs bench/workloads/llama_step.py bare and under the light default, fresh
+# processes, interleaved, and prints
 #   round R llama_step <bare|light> <ms per step>
 # then, for each light run, bench/launch_api_durations.py's lines (the program's API calls with
 # most time; the mean recorded launch against the calibration's bare launch: an upper bound of

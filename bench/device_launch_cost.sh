@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vprof's stated launch cost against its measured cost, on one GPU (issue 19 item 2). Each
+# vprof's stated launch cost against its measured cost, on one GPU. Each
 # round runs every workload bare and under the light default, fresh processes, interleaved, and
 # prints
 #   round R <workload> <bare|light> <ms>

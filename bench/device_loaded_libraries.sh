@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Roles from loaded libraries on real PyTorch (issue 21 item 6): a Python process whose
+# Roles from loaded libraries on real PyTorch: a Python process whose
 # command line names no role ("python3 -c ...") loads a stand-in extension module from
 # site-packages/vllm/_C.abi3.so, a path given in ROLE_LIB, not on the command line
 # (tests/integration/role_extension.cc, carried as

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device memory on real PyTorch (issue 25): vprof's figures against what the workload's own
+# Device memory on real PyTorch: vprof's figures against what the workload's own
 # allocator says.
 #   train  bench/workloads/llama_step.py --nvtx: the peak of memory held over the measured
 #          steps against torch.cuda.max_memory_reserved

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What recording device memory costs the light default (issue 25): the Llama step
+# What recording device memory costs the light default: the Llama step
 # (bench/workloads/llama_step.py, 20 timed steps, median step) with no profiler, under the
 # light capture without the MEMORY2 kind (VPROF_CUPTI_KINDS listing the rest of the light
 # plan), and under the light default (MEMORY2 included); fresh processes, interleaved, ROUNDS

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU memory by phase on real PyTorch (issue 25): vprof's most and least held per phase against
+# GPU memory by phase on real PyTorch: vprof's most and least held per phase against
 # PyTorch's own per-phase figures (bench/workloads/llama_step.py --phase-memory --empty-cache:
 # the cache goes back to CUDA after every step, so each phase allocates anew).
 #   nvtx      forward, backward and optimizer NVTX ranges, VPROF_CUPTI_KINDS=light,MEMORY2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report a new user reads, on real PyTorch (issue 21): the small Llama training step with one
+# The report a new user reads, on real PyTorch: the small Llama training step with one
 # deliberately slow step, run four ways under `vprof run`, each reported; leaves each text
 # report (its first 60 lines), the JSON summaries and a's HTML page in OUT.
 #   a  python3, NVTX step ranges, step 10 stalled 60 ms on the host (Summary, spread, HTA steps)

@@ -1,6 +1,6 @@
 """How long the program's own CUDA API calls took under capture, against the launch-cost
 calibration's bare launch: an upper bound of what recording added to the launches, beside the
-calibration's lower bound (issue 19 item 2). Reads `vprof export DIR --format chrome`'s JSON
+calibration's lower bound. Reads `vprof export DIR --format chrome`'s JSON
 (argv[1]) and `vprof report DIR --format json` (argv[2]); argv[3], argv[4]: workload and round.
 Prints, per API name, calls and mean duration (the five with most total time), then
   upper R <workload> <mean launch ns> <bare launch ns> <launches per step> <upper ms per step>

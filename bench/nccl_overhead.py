@@ -3,7 +3,7 @@
 
 Runs bench/nccl_call_loop bare and under LD_PRELOAD=libvprof.so, alternating
 (interleaved fresh processes), and prints the medians and their difference
-in ns per call. Target (issue 2): <= 100 ns per call.
+in ns per call. Target: <= 100 ns per call.
 
 Usage: nccl_overhead.py BUILD_DIR [--runs 7] [--calls 200000]
 """

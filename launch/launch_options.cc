@@ -12,7 +12,7 @@ namespace vprof::reporter {
 namespace {
 
 // One option per VPROF_* setting; the ranges are libvprof's
-// (capture/core/settings.cc), which README's settings table documents.
+// (capture/core/settings.cc), which docs/settings.md documents.
 struct SettingOption {
   std::string_view option;
   std::string_view variable;

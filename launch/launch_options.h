@@ -1,5 +1,5 @@
 // The options `vprof run` and `vprof slurm` share: where the run's folder is,
-// the VPROF_* settings each option stands for (README's settings table),
+// the VPROF_* settings each option stands for (docs/settings.md),
 // which libvprof.so to use, and what to do after the command.
 #pragma once
 

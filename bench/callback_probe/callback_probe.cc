@@ -1,7 +1,7 @@
 // A measurement probe, not part of vprof: a CUDA injection library
 // (CUDA_INJECTION64_PATH) that prices the other way of recording the light
-// plan's API calls (issue 19, always-on capture between deep windows). vprof
-// today has CUPTI write activity records of the selected APIs for the whole
+// plan's API calls (for always-on capture between deep windows). vprof
+// has CUPTI write activity records of the selected APIs for the whole
 // run, because switching them with the windows crashed CUPTI; the other way
 // is CUPTI's callback API on the same APIs, enabled once, with a callback
 // that returns at once while no window is open and records the call itself
@@ -20,7 +20,7 @@
 //             milliseconds (default 10) by a thread of the probe's, as deep
 //             windows would switch them, and kernel records: does switching
 //             callbacks while the program launches crash CUPTI, as switching
-//             the same APIs' activity records did (twenty-sixth session)?
+//             the same APIs' activity records did (bench/RESULTS.md, 2026-12-04 (a36dbc4))?
 //             A crash prints "callback_probe_crash", the faulting address,
 //             whether a switch was under way and on which thread, and the
 //             native backtrace, so that it can be told to be CUPTI's.

@@ -2,7 +2,7 @@
 // (CUDA_INJECTION64_PATH) that enables the CUPTI activity kinds PROBE_KINDS
 // names and counts the records CUPTI hands back, so that one workload can be
 // timed with per-node kernel records, whole-graph records (GRAPH_TRACE), both,
-// or none (issue 19: the lever for CUDA-graph replays). At exit it prints one
+// or none (what recording CUDA-graph replays whole saves). At exit it prints one
 // line to stderr: the kinds, whether each enable succeeded, and the records
 // counted per kind. libcupti is opened from PROBE_CUPTI (the program's own).
 #include <cupti.h>

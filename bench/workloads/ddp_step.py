@@ -2,8 +2,8 @@
 step is compute-bound with bucketed all-reduce overlapping backward. Prints,
 on rank 0, the median step time in ms over 30 steps (--steps N) after 10
 warm-up steps.
-NVTX ranges mark each step's forward, backward and optimizer (issue 3,
-workload 2). --torch-profiler wraps the timed steps in torch.profiler (CPU +
+NVTX ranges mark each step's forward, backward and optimizer.
+--torch-profiler wraps the timed steps in torch.profiler (CPU +
 CUDA), for overhead comparisons; --torch-profiler-out PREFIX wraps the whole
 run in torch.profiler (CUDA) and writes its GPU counts to PREFIX.rank<R>.json.
 --no-nvtx leaves the NVTX ranges out (the reporter then finds steps from the

@@ -52,7 +52,7 @@ def exact(out):
     torch.manual_seed(0)
     record("ncclAllReduce", torch.randn(262144, device="cuda"), dist.all_reduce)  # 1 MiB fp32
     record("ncclAllReduce", torch.randn(4099, device="cuda", dtype=torch.bfloat16), dist.all_reduce)
-    # PyTorch broadcasts in place with ncclBcast (seen on the H200, seventeenth session).
+    # PyTorch broadcasts in place with ncclBcast (seen on an H200: bench/RESULTS.md, 2026-12-03 (f67e2b3)).
     record("ncclBcast", torch.randn(1000, device="cuda"), lambda t: dist.broadcast(t, 0))
     json.dump(calls, open(out, "w"))
 

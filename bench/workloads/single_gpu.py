@@ -1,4 +1,4 @@
-"""One-GPU workload for vprof's GPU capture (issue 3, workload 1).
+"""One-GPU workload for vprof's GPU capture.
 
 cuBLAS GEMMs, elementwise kernels, a Triton kernel from torch.compile, a
 CUDA-graph replay and NVTX ranges. With --torch-profiler-out FILE, the whole

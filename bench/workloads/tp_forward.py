@@ -1,4 +1,4 @@
-"""Tensor-parallel-style forward (issue 3, workload 3; torchrun, 2 GPUs).
+"""Tensor-parallel-style forward (torchrun, 2 GPUs).
 
 Each rank holds a column shard of the first weight and a row shard of the
 second, as Megatron's parallel MLP does: the forward all-reduces the partial

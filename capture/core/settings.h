@@ -13,7 +13,7 @@ enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
 // The largest VPROF_BUFFER_KB: each recording thread's ring of each kind is
 // this big and allocated whole, so the old maximum of 1 GiB made a 2-rank run
 // of the stand-ins 2.7 GB per process and 80 times slower; 16 MiB (16 times
-// the default) costs neither (bench/RESULTS.md, sixteenth session).
+// the default) costs neither (bench/RESULTS.md, 2026-12-02 (b5f56da)).
 inline constexpr uint32_t kMaxBufferKib = 16384;
 
 struct Settings {

@@ -12,19 +12,19 @@ namespace {
 // waits on which record) without a callback subscription; the light plan
 // leaves them out: PyTorch's caching allocator records and queries events all
 // the time, and on an H100 these two kinds cost a host-bound Llama step more
-// than every other kind together (bench/RESULTS.md, sixteenth session). Only
+// than every other kind together (bench/RESULTS.md, 2026-12-02 (b5f56da)). Only
 // the stream-wait edges and sync totals need them, and the report says so. MEMCPY2: copies
 // between two GPUs, which CUPTI reports under this kind only, never as MEMCPY.
 // DEVICE: one record per GPU (its UUID), written when the kind is enabled.
 // MEMORY2: device-memory allocations and releases. Not light: on one H200 it
 // took a host-bound Llama step from 19.6 to 27.3 ms (medians of 5 interleaved
-// rounds, bench/RESULTS.md, nineteenth session), although PyTorch's caching
+// rounds, bench/RESULTS.md, 2026-12-03 (6c47385)), although PyTorch's caching
 // allocator calls cudaMalloc only to grow. "light,MEMORY2" asks for it.
 // RUNTIME and DRIVER record every API call; the light plan has its selection
 // instead. GRAPH_TRACE: one record per CUDA-graph replay, and then CUPTI writes
 // none of the graph's nodes (kernels outside graphs are still recorded). On
 // one H200 per-node kernel records cost a graph replay loop x1.053 on the GPU
-// itself, whole replays x1.000 (bench/RESULTS.md, twenty-fourth session), so
+// itself, whole replays x1.000 (bench/RESULTS.md, 2026-12-04 (6e3c8e8)), so
 // the light plan records replays whole; "all" and deep windows record each
 // node.
 struct KnownKind {

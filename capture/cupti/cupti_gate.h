@@ -1,6 +1,6 @@
 // A gate that calls into libcupti pass, which an exit handler closes before
 // libcupti's teardown: a call made during that teardown crashed the process
-// on an H200 (bench/RESULTS.md, twenty-sixth session).
+// on an H200 (bench/RESULTS.md, 2026-12-04 (a36dbc4)).
 //
 // No lock: a caller may be inside a CUPTI callback, or wait on CUPTI, while
 // the handler closes the gate. Sequentially consistent, so that either the

@@ -212,7 +212,7 @@ bool WholeGraphRecordsAccepted(const CapturePlan& plan) {
 // where no other thread can be inside a launch: in InitializeInjection, and in
 // the calibration at the first context's creation. Switched while other
 // threads launch (deep windows did), CUPTI 13.0 crashed in a launch about
-// once in 6,000 switches on an H200 (bench/RESULTS.md, twenty-sixth session).
+// once in 6,000 switches on an H200 (bench/RESULTS.md, 2026-12-04 (a36dbc4)).
 // A refused API record only warns.
 void SetSelectedApisEnabled(bool on, ApiSelection* selection) {
   if (g_plan->api_records != ApiRecords::kSelected) return;

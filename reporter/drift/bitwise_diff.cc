@@ -250,7 +250,7 @@ void SetWindow(const Instance& first, const std::vector<const Instance*>& last_a
   diff->window = std::move(w);
 }
 
-// The alignment profile the observed axes make (README, "Drift audit").
+// The alignment profile the observed axes make (docs/drift-audit.md).
 std::string ProfileOf(const std::set<DriftClass>& axes) {
   if (axes.count(DriftClass::kMetadata)) return "A5";
   switch (axes.size()) {

@@ -30,7 +30,7 @@ started = time.time()
 root, work, logs = temp_dir("slurm-cluster"), temp_dir("slurm-work"), temp_dir("slurm-logs")
 os.chmod(root, 0o700)
 script = os.path.join(work, "job.sh")
-# The README's sbatch example, with the simulated trainer as the program.
+# The sbatch example of docs/slurm-and-launchers.md, with the simulated trainer as the program.
 with open(script, "w") as f:
     f.write(f"""#!/bin/bash
 #SBATCH --nodes=1 --ntasks-per-node={RANKS} --output=job.out

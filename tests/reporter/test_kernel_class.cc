@@ -51,7 +51,7 @@ TEST_CASE("short kernel names drop return type, parameters and deep template arg
   CHECK(ShortKernelName("_Z31ncclDevKernel_AllGather_RING_LLv") ==
         "ncclDevKernel_AllGather_RING_LL");
   CHECK(ShortKernelName("_ZN2at6native6kernelEv") == "at::native::kernel");
-  // As a PyTorch foreach kernel reached CUPTI on an H200 (bench/RESULTS.md, ninth session).
+  // As a PyTorch foreach kernel reached CUPTI on an H200 (bench/RESULTS.md, 2026-12-01 (4b9477f)).
   CHECK(ShortKernelName("_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_"
                         "a911ec4325multi_tensor_apply_kernelINS1_18TensorListMetadataILi2EEENS1_"
                         "24BinaryOpListAlphaFunctorIN3c108BFloat16ELi2ELi2ELi0EEEJSt4plusIfEfEEEvT_"

@@ -303,7 +303,7 @@ TEST_CASE("many ranks: the steps tables fold into least, median and most per fig
 }
 
 TEST_CASE("a mangled kernel name in a rank's notes is demangled and shortened to fit") {
-  // As a PyTorch foreach kernel reached CUPTI on an H200 (bench/RESULTS.md, ninth session).
+  // As a PyTorch foreach kernel reached CUPTI on an H200 (bench/RESULTS.md, 2026-12-01 (4b9477f)).
   const std::string mangled =
       "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_"
       "apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIN3c108BFloat16"

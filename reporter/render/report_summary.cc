@@ -324,7 +324,7 @@ std::string SelfCostText(const Report& report) {
   const std::string failure = CalibrationFailureText(report);
   const std::string unmeasured =
       failure.empty() ? "not measured by this capture (deep windows that hold whole NVTX steps "
-                        "measure it, VPROF_DEEP; README, \"Overhead\")"
+                        "measure it, VPROF_DEEP; docs/capture.md, \"Overhead\")"
                       : "not measured: the calibration at the first CUDA context failed " + failure;
   int64_t cupti_ns = 0;
   for (const ProcessReport& process : report.processes) cupti_ns += process.gpu.cupti_overhead_ns;

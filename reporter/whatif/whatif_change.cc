@@ -131,8 +131,9 @@ std::optional<ReplayChange> WhatifChange(const WhatifQuestion& question, const R
                       "' matches no kernel or copy of the replayed steps (kernel names as in "
                       "'vprof report', \"Top GPU kernels\")");
     }
-    change.faster.push_back({[pattern](const WorkOf& of) {
-                               return IsKernelWork(of.work) && NameMatches(pattern, of.name());
+    // A copy of the pattern: a lambda may not capture a structured binding (clang).
+    change.faster.push_back({[match = pattern](const WorkOf& of) {
+                               return IsKernelWork(of.work) && NameMatches(match, of.name());
                              },
                              factor});
     Describe(change, "kernels matching " + pattern +

@@ -165,7 +165,8 @@ constexpr std::array kRows = {
 void OfferRegrouping(const StepsReport& steps, const StepReplays& replays,
                      DetectedCandidate& candidate) {
   std::string why_not;
-  const std::optional<Projection> regrouped = replays.Project(RegroupedBuckets(steps), why_not);
+  const ReplayChange change = RegroupedBuckets(steps);
+  const std::optional<Projection> regrouped = replays.Project(change, why_not);
   CandidateReport& report = candidate.report;
   if (!regrouped || regrouped->saving_ns <= 2 * std::max<int64_t>(0, *report.projected_saving_ns)) {
     return;
@@ -174,7 +175,7 @@ void OfferRegrouping(const StepsReport& steps, const StepReplays& replays,
                             FormatDurationNs(*report.projected_saving_ns) +
                             " per step (projected): they are ready only as backward ends");
   candidate.change = ChangeKind::kOverlapRegroupingReductions;
-  report.projection = RegroupedBuckets(steps).description;
+  report.projection = change.description;
   report.projected_saving_ns = regrouped->saving_ns;
   report.projected_share = regrouped->saving_share;
 }

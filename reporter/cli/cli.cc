@@ -43,7 +43,7 @@ constexpr std::string_view kUsage =
     "  whatif DIR [--faster PATTERN=FACTOR] [--comm-faster F] [--no-straggler]\n"
     "             [--no-host-gaps] [--rank-faster RANK=F]\n"
     "                 what a change would save: the measured steps replayed with it\n"
-    "  export --format chrome|hta [-o OUT] DIR\n"
+    "  export --format chrome|perfetto|hta [-o OUT] [filters] DIR\n"
     "                 the traces as timelines (Perfetto, chrome://tracing, HTA)\n"
     "  trigger DIR [--seconds S] [--in S]\n"
     "                 record GPU activity for S seconds in every process of the run\n"

@@ -8,9 +8,7 @@
 
 #include "reporter/base/json_writer.h"
 #include "reporter/export/export_event_writer.h"
-#include "reporter/export/export_trace_walker.h"
 #include "reporter/gpu/export_names.h"
-#include "reporter/gpu/memory_events.h"
 
 namespace vprof::reporter {
 namespace {
@@ -19,10 +17,6 @@ namespace {
 // is at most 2^22), numbered in the order they first appear.
 constexpr uint32_t kFirstGpuTrack = 0x40000000;
 constexpr uint32_t kFirstPluginTrack = 0x50000000;
-
-// Flow and async ids must be unique in the whole document, so each carries
-// the process's index above the per-process id and its kind.
-enum class IdKind : uint64_t { kLaunch = 0, kNcclCall = 1, kNvtxRange = 2 };
 
 class ChromeProcessWriter : public TimelineSink {
  public:
@@ -66,7 +60,7 @@ class ChromeProcessWriter : public TimelineSink {
       case vprof::trace::NVTX_KIND_START_END: {
         // May end on another thread and overlap ranges it does not enclose:
         // an async slice of the process, not a slice of one thread.
-        const uint64_t id = Id(IdKind::kNvtxRange, next_nvtx_range_++);
+        const uint64_t id = Id(FlowKind::kNvtxRange, next_nvtx_range_++);
         Event('b', range.name, "nvtx", range.tid, range.start_ns).Hex("id", id);
         NvtxArgs(range);
         Event('e', range.name, "nvtx", range.tid, range.end_ns).Hex("id", id).End();
@@ -90,7 +84,8 @@ class ChromeProcessWriter : public TimelineSink {
     if (api.nccl_call_id) events_.Uint("nccl call id", *api.nccl_call_id);
     events_.EndArgs().End();
     if (api.launches_gpu_work && record.correlation_id() != 0) {
-      Flow('s', "launch", Id(IdKind::kLaunch, record.correlation_id()), record.tid(), api.start_ns);
+      Flow('s', "launch", Id(FlowKind::kLaunch, record.correlation_id()), record.tid(),
+           api.start_ns);
     }
   }
 
@@ -119,7 +114,7 @@ class ChromeProcessWriter : public TimelineSink {
     events_.EndArgs().End();
     EndLaunchFlow(record.correlation_id(), track, kernel.start_ns);
     if (const NcclCallSite* call = kernel.nccl_call) {
-      const uint64_t id = Id(IdKind::kNcclCall, record.correlation_id());
+      const uint64_t id = Id(FlowKind::kNcclCall, record.correlation_id());
       Flow('s', "nccl_call", id, call->tid, call->enter_ns);
       Flow('f', "nccl_call", id, track, kernel.start_ns);
     }
@@ -159,12 +154,6 @@ class ChromeProcessWriter : public TimelineSink {
     EndLaunchFlow(record.correlation_id(), track, replay.start_ns);
   }
 
-  void MemoryOp(const MemoryOpItem& op) override {
-    if (const std::optional<int64_t> delta = DeviceMemoryDelta(op.record)) {
-      memory_[op.record.device()].emplace_back(op.at_ns, *delta);
-    }
-  }
-
   // Samples come in time order: each is drawn as read.
   void DeviceMemorySample(const DeviceMemorySampleItem& sample) override {
     const std::string name = "GPU " + std::to_string(sample.record.device()) + " memory in use";
@@ -176,21 +165,13 @@ class ChromeProcessWriter : public TimelineSink {
         .End();
   }
 
-  // After the walk: per GPU, a counter of the device memory the process holds
-  // from CUDA, as of each allocation and release in time order (CUPTI's
-  // buffers come out of order, so they are kept until the end; a process
-  // makes few).
-  void Finish() {
-    for (auto& [device, changes] : memory_) {
-      std::stable_sort(changes.begin(), changes.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      const std::string name = "GPU " + std::to_string(device) + " memory held";
-      int64_t held = 0;
-      for (const auto& [at_ns, delta] : changes) {
-        held += delta;
-        Event('C', name, "gpu_memory", 0, at_ns).BeginArgs().Int("bytes", held).EndArgs().End();
-      }
-    }
+  void MemoryHeld(const MemoryHeldItem& held) override {
+    const std::string name = "GPU " + std::to_string(held.device) + " memory held";
+    Event('C', name, "gpu_memory", 0, held.at_ns)
+        .BeginArgs()
+        .Int("bytes", held.bytes)
+        .EndArgs()
+        .End();
   }
 
   void PluginColl(const PluginCollItem& coll) override {
@@ -213,10 +194,7 @@ class ChromeProcessWriter : public TimelineSink {
   }
 
  private:
-  uint64_t Id(IdKind kind, uint64_t id) const {
-    return (static_cast<uint64_t>(index_) << 34) | (static_cast<uint64_t>(kind) << 32) |
-           (id & 0xFFFFFFFFu);
-  }
+  uint64_t Id(FlowKind kind, uint64_t id) const { return FlowId(index_, kind, id); }
 
   TraceEventWriter& Event(char phase, std::string_view name, std::string_view category,
                           uint32_t tid, int64_t ts_ns) {
@@ -245,7 +223,8 @@ class ChromeProcessWriter : public TimelineSink {
   }
 
   void EndLaunchFlow(uint32_t correlation_id, uint32_t track, int64_t ts_ns) {
-    if (correlation_id != 0) Flow('f', "launch", Id(IdKind::kLaunch, correlation_id), track, ts_ns);
+    if (correlation_id != 0)
+      Flow('f', "launch", Id(FlowKind::kLaunch, correlation_id), track, ts_ns);
   }
 
   // Ends the event, with what the range's attributes carried as args.
@@ -275,10 +254,7 @@ class ChromeProcessWriter : public TimelineSink {
   uint32_t GpuTrack(uint32_t device, uint32_t stream) {
     const auto [track, added] = gpu_tracks_.try_emplace(
         std::pair(device, stream), kFirstGpuTrack + static_cast<uint32_t>(gpu_tracks_.size()));
-    if (added) {
-      NameTrack(track->second,
-                "stream " + std::to_string(stream) + " (GPU " + std::to_string(device) + ")");
-    }
+    if (added) NameTrack(track->second, GpuTrackName(device, stream));
     return track->second;
   }
 
@@ -286,15 +262,7 @@ class ChromeProcessWriter : public TimelineSink {
     const auto [track, added] = plugin_tracks_.try_emplace(
         context_id, kFirstPluginTrack + static_cast<uint32_t>(plugin_tracks_.size()));
     if (added) {
-      std::string name = "NCCL plugin: ";
-      if (comm == nullptr) {
-        name += "context " + std::to_string(context_id);
-      } else {
-        name += comm->name.empty() ? "comm" : comm->name;
-        name += " " + HexText(comm->comm_hash) + " (rank " + std::to_string(comm->rank) + " of " +
-                std::to_string(comm->nranks) + ")";
-      }
-      NameTrack(track->second, name);
+      NameTrack(track->second, PluginTrackName(context_id, comm));
     }
     return track->second;
   }
@@ -312,13 +280,12 @@ class ChromeProcessWriter : public TimelineSink {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> gpu_tracks_;  // (device, stream) → tid
   std::unordered_map<uint64_t, uint32_t> plugin_tracks_;          // context_id → tid
   uint64_t next_nvtx_range_ = 0;
-  // By device: (time, bytes allocated or, negative, released).
-  std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> memory_;
 };
 
 }  // namespace
 
-void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std::ostream& out) {
+void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std::ostream& out,
+                         ExportTally& tally) {
   out << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"vprof export\", "
          "\"directory\": ";
   WriteJsonString(out, directory);
@@ -335,10 +302,18 @@ void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std
   for (uint32_t index = 0; index < plan.processes.size(); ++index) {
     const ExportProcess& process = plan.processes[index];
     ChromeProcessWriter writer(events, process, index);
-    WalkTrace(process.path, process.shift_ns, writer);
-    writer.Finish();
+    WalkSelected(plan, process, writer, tally);
   }
-  out << "\n]}\n";
+  out << "\n],\n\"vprofExport\": {\"selection\": ";
+  WriteJsonString(out, plan.selection);
+  out << ", \"processes left out\": [";
+  for (size_t i = 0; i < plan.left_out.size(); ++i) {
+    out << (i == 0 ? "" : ", ");
+    WriteJsonString(out, plan.left_out[i]);
+  }
+  out << "], \"records left out\": ";
+  WriteJsonString(out, tally.LeftOut());
+  out << "}}\n";
 }
 
 }  // namespace vprof::reporter

@@ -9,11 +9,15 @@
 #include <ostream>
 #include <string_view>
 
+#include "reporter/export/export_filter.h"
 #include "reporter/export/export_plan.h"
 
 namespace vprof::reporter {
 
-// `directory` is named in the document's metadata.
-void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std::ostream& out);
+// `directory` is named in the document's metadata; what the plan's selection
+// asked for and left out, after the events ("vprofExport"), as counted into
+// `tally`.
+void WriteChromeTimeline(const ExportPlan& plan, std::string_view directory, std::ostream& out,
+                         ExportTally& tally);
 
 }  // namespace vprof::reporter

@@ -1,4 +1,4 @@
-// `vprof export --format chrome|hta [-o OUT] DIR`: a run's traces as timelines
+// `vprof export --format chrome|perfetto|hta [-o OUT] [filters] DIR`: a run's traces as timelines
 // people look at (Perfetto UI, chrome://tracing) or feed to Holistic Trace
 // Analysis. Inputs, messages and exit statuses follow `vprof report`.
 #pragma once

@@ -11,7 +11,7 @@
 
 #include "reporter/base/json_writer.h"
 #include "reporter/export/export_event_writer.h"
-#include "reporter/export/export_trace_walker.h"
+#include "reporter/export/export_filter.h"
 #include "reporter/gpu/export_names.h"
 #include "reporter/steps/step_patterns.h"
 
@@ -268,13 +268,13 @@ void WriteHeader(std::ostream& out, const ExportPlan& plan, int32_t rank, int32_
 }
 
 bool WriteRankFile(const ExportPlan& plan, const ExportProcess& process, int32_t world_size,
-                   const std::string& file, std::ostream& err) {
+                   const std::string& file, ExportTally& tally, std::ostream& err) {
   std::ofstream out(file, std::ios::out | std::ios::trunc);
   if (out) {
     WriteHeader(out, plan, *process.rank, world_size);
     TraceEventWriter events(out);
     HtaRankWriter writer(events, process);
-    WalkTrace(process.path, process.shift_ns, writer);
+    WalkSelected(plan, process, writer, tally);
     out << "\n  ],\n  \"traceName\": ";
     WriteJsonString(out, process.path);
     out << "\n}\n";
@@ -292,7 +292,7 @@ bool WriteRankFile(const ExportPlan& plan, const ExportProcess& process, int32_t
 std::string HtaFileName(int32_t rank) { return "rank-" + std::to_string(rank) + ".json"; }
 
 std::optional<size_t> WriteHtaTraces(const ExportPlan& plan, const std::string& out_dir,
-                                     std::ostream& err) {
+                                     ExportTally& tally, std::ostream& err) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) {
@@ -315,7 +315,7 @@ std::optional<size_t> WriteHtaTraces(const ExportPlan& plan, const std::string& 
     const int32_t world_size =
         process.world_size > 0 ? process.world_size : static_cast<int32_t>(ranks);
     const std::string file = (std::filesystem::path(out_dir) / HtaFileName(*process.rank)).string();
-    if (!WriteRankFile(plan, process, world_size, file, err)) return std::nullopt;
+    if (!WriteRankFile(plan, process, world_size, file, tally, err)) return std::nullopt;
   }
   return written.size();
 }

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "reporter/export/export_filter.h"
 #include "reporter/export/export_plan.h"
 
 namespace vprof::reporter {
@@ -19,8 +20,9 @@ namespace vprof::reporter {
 // wrote. Processes without a rank are left out, as is a second process
 // claiming a rank already written; each is named on `err`. None after saying
 // on `err` what could not be written.
+// What the plan's selection leaves out is counted into `tally`.
 std::optional<size_t> WriteHtaTraces(const ExportPlan& plan, const std::string& out_dir,
-                                     std::ostream& err);
+                                     ExportTally& tally, std::ostream& err);
 
 // rank-<R>.json
 std::string HtaFileName(int32_t rank);

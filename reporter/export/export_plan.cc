@@ -82,6 +82,7 @@ ExportPlan PlanExport(const std::vector<std::string>& paths) {
                  ScanMedianClockOffset(any_aligned ? earliest_aligned_path : earliest_any_path)) {
     plan.origin_unix_ns = plan.origin_ns + *offset;
   }
+  plan.earliest_start_ns = earliest_any - plan.origin_ns;
   for (ExportProcess& process : plan.processes) process.shift_ns -= plan.origin_ns;
 
   std::stable_sort(plan.processes.begin(), plan.processes.end(),

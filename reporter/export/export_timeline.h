@@ -64,10 +64,12 @@ inline std::string GraphReplayName(uint32_t graph_id) {
   return "CUDA graph " + std::to_string(graph_id) + " (recorded whole)";
 }
 
-// A device-memory allocation or release (GpuMemoryOp).
-struct MemoryOpItem {
-  const vprof::trace::GpuMemoryOp& record;
+// The device memory a process holds from CUDA on one GPU, as of an
+// allocation or release (GpuMemoryOp): the sum of every change up to it.
+struct MemoryHeldItem {
+  uint32_t device = 0;
   int64_t at_ns = 0;
+  int64_t bytes = 0;
 };
 
 // A GPU's memory in use as NVML sampled it.
@@ -84,6 +86,13 @@ struct PluginComm {
   uint32_t rank = 0;
 };
 
+// What the timelines call a communicator's track: "NCCL plugin: world 0xabc
+// (rank 0 of 2)", or by its context when it was never announced.
+std::string PluginTrackName(uint64_t context_id, const PluginComm* comm);
+
+// What the timelines call a GPU stream's track: "stream 7 (GPU 0)".
+std::string GpuTrackName(uint32_t device, uint32_t stream);
+
 struct PluginCollItem {
   const vprof::trace::NcclPluginEvent& record;
   const PluginComm* comm = nullptr;  // none when its context was not announced
@@ -94,6 +103,17 @@ struct PluginCollItem {
   int64_t start_ns = 0;
   int64_t stop_ns = 0;  // NCCL enqueued the work (not: the GPU finished it)
 };
+
+// The flows a timeline draws: from a launch to its GPU work, from an NCCL call
+// to its kernels, and the async NVTX ranges of the Chrome format.
+enum class FlowKind : uint64_t { kLaunch = 0, kNcclCall = 1, kNvtxRange = 2 };
+
+// Flow ids are unique in the whole document: the process's index above the
+// per-process id and its kind.
+inline uint64_t FlowId(uint32_t process_index, FlowKind kind, uint64_t id) {
+  return (static_cast<uint64_t>(process_index) << 34) | (static_cast<uint64_t>(kind) << 32) |
+         (id & 0xFFFFFFFFu);
+}
 
 // end − start, or 0 for a record whose end precedes its start.
 inline int64_t ClampedDuration(int64_t start_ns, int64_t end_ns) {
@@ -115,8 +135,9 @@ class TimelineSink {
   virtual void Memset(const MemsetItem& set) = 0;
   virtual void GraphReplay(const GraphReplayItem& replay) = 0;
   virtual void PluginColl(const PluginCollItem& coll) = 0;
-  // Only the Chrome timeline draws memory (counter tracks); other sinks leave it.
-  virtual void MemoryOp(const MemoryOpItem&) {}
+  // Only the Chrome and Perfetto timelines draw memory (counter tracks); other sinks leave it.
+  // Held memory comes after every other record of the process, in time order.
+  virtual void MemoryHeld(const MemoryHeldItem&) {}
   virtual void DeviceMemorySample(const DeviceMemorySampleItem&) {}
 };
 

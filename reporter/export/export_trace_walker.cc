@@ -1,9 +1,13 @@
 #include "reporter/export/export_trace_walker.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "reporter/export/export_event_writer.h"
 #include "reporter/gpu/export_names.h"
+#include "reporter/gpu/memory_events.h"
 #include "reporter/gpu/vprof_kernels.h"
 #include "reporter/trace/trace_names.h"
 #include "reporter/trace/trace_reader.h"
@@ -22,6 +26,7 @@ class TraceWalker {
     for (const auto& kernel : links_.TakeHeld()) {
       WriteKernel(kernel, std::nullopt, nullptr);
     }
+    WriteMemoryHeld();
   }
 
  private:
@@ -99,7 +104,27 @@ class TraceWalker {
       // CUPTI could not time it: nothing to draw.
       if (replay.start_ns() != 0) sink_.GraphReplay({replay, OnTimeline(replay.start_ns())});
     }
-    for (const auto& op : batch.memory()) sink_.MemoryOp({op, OnTimeline(op.timestamp_ns())});
+    for (const auto& op : batch.memory()) {
+      if (const std::optional<int64_t> delta = DeviceMemoryDelta(op)) {
+        memory_changes_.push_back({op.device(), OnTimeline(op.timestamp_ns()), *delta});
+      }
+    }
+  }
+
+  // CUPTI's buffers come out of order, so the changes wait for the end of the
+  // trace (a process makes few) and are summed in time order, per GPU.
+  void WriteMemoryHeld() {
+    std::stable_sort(memory_changes_.begin(), memory_changes_.end(),
+                     [](const MemoryHeldItem& a, const MemoryHeldItem& b) {
+                       return a.device != b.device ? a.device < b.device : a.at_ns < b.at_ns;
+                     });
+    int64_t held = 0;
+    for (size_t i = 0; i < memory_changes_.size(); ++i) {
+      const MemoryHeldItem& change = memory_changes_[i];
+      if (i == 0 || memory_changes_[i - 1].device != change.device) held = 0;
+      held += change.bytes;
+      sink_.MemoryHeld({change.device, change.at_ns, held});
+    }
   }
 
   void WriteKernel(const vprof::trace::GpuKernel& kernel, std::optional<uint64_t> call_id,
@@ -160,9 +185,21 @@ class TraceWalker {
   std::unordered_map<uint64_t, KernelName> kernel_names_;  // by iid
   std::unordered_map<uint64_t, PluginComm> plugin_comms_;  // by context_id
   NcclLaunchLinks links_;
+  std::vector<MemoryHeldItem> memory_changes_;  // bytes: the change, + allocated, - released
 };
 
 }  // namespace
+
+std::string PluginTrackName(uint64_t context_id, const PluginComm* comm) {
+  if (comm == nullptr) return "NCCL plugin: context " + std::to_string(context_id);
+  return "NCCL plugin: " + (comm->name.empty() ? std::string("comm") : comm->name) + " " +
+         HexText(comm->comm_hash) + " (rank " + std::to_string(comm->rank) + " of " +
+         std::to_string(comm->nranks) + ")";
+}
+
+std::string GpuTrackName(uint32_t device, uint32_t stream) {
+  return "stream " + std::to_string(stream) + " (GPU " + std::to_string(device) + ")";
+}
 
 void WalkTrace(const std::string& path, int64_t shift_ns, TimelineSink& sink) {
   TraceWalker(shift_ns, sink).Walk(path);

@@ -16,10 +16,11 @@ using namespace vprof::reporter::testing;
 namespace {}  // namespace
 
 TEST_CASE("export: help") {
-  CHECK(Contains(Run({"help"}).out, "export --format chrome|hta"));
+  CHECK(Contains(Run({"help"}).out, "export --format chrome|perfetto|hta"));
   const CliResult help = Run({"help", "export"});
   CHECK(help.status == kExitOk);
-  CHECK(Contains(help.out, "usage: vprof export --format chrome|hta [-o OUT] DIR"));
+  CHECK(
+      Contains(help.out, "usage: vprof export --format chrome|perfetto|hta [-o OUT] [--ranks R]"));
   CHECK(Contains(Run({"export", "--help"}).out, "rank-<R>.json"));
 }
 
@@ -28,10 +29,10 @@ TEST_CASE("export: usage errors exit 2 and say why") {
   export_run::Write(dir.path());
   const CliResult no_format = Run({"export", dir.path()});
   CHECK(no_format.status == kExitUsage);
-  CHECK(Contains(no_format.err, "vprof: export: missing --format chrome|hta"));
+  CHECK(Contains(no_format.err, "vprof: export: missing --format chrome|perfetto|hta"));
   const CliResult bad_format = Run({"export", "--format=xml", dir.path()});
   CHECK(bad_format.status == kExitUsage);
-  CHECK(Contains(bad_format.err, "--format must be chrome or hta, not 'xml'"));
+  CHECK(Contains(bad_format.err, "--format must be chrome, perfetto or hta, not 'xml'"));
   CHECK(Run({"export", "--format"}).status == kExitUsage);
   CHECK(Run({"export", "--format", "chrome"}).status == kExitUsage);
   CHECK(Run({"export", "--format", "chrome", dir.path(), dir.path()}).status == kExitUsage);

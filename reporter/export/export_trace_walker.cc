@@ -52,12 +52,17 @@ class TraceWalker {
       case vprof::trace::TracePacket::kNcclPluginBatch:
         AddPluginBatch(packet.nccl_plugin_batch());
         break;
+      case vprof::trace::TracePacket::kCommunicator: {
+        const vprof::trace::Communicator& comm = packet.communicator();
+        communicators_[comm.comm_id()] = {comm.nranks(), comm.rank()};
+        break;
+      }
       case vprof::trace::TracePacket::kDeviceMemory:
         for (const auto& sample : packet.device_memory().sample()) {
           sink_.DeviceMemorySample({sample, OnTimeline(sample.time_ns())});
         }
         break;
-      default:  // header, clocks, communicators, footer: the plan has what they say
+      default:  // header, clocks, footer: the plan has what they say
         break;
     }
   }
@@ -71,6 +76,14 @@ class TraceWalker {
                         OnTimeline(event.enter_ns()),
                         OnTimeline(event.exit_ns())};
       call.function = NcclFunctionFromName(call.name);
+      // A call that creates a communicator is recorded before NCCL says its size and the
+      // caller's rank: its Communicator packet, which comes before the call's batch, does.
+      if (call.event.comm_size() == 0) {
+        if (const auto comm = communicators_.find(event.comm_id()); comm != communicators_.end()) {
+          call.event.set_comm_size(comm->second.first);
+          call.event.set_comm_rank(comm->second.second);
+        }
+      }
       sink_.NcclCall(call);
       const bool may_launch = MayLaunchKernels(call.function, event.group_depth());
       for (const auto& kernel : links_.AddCall(call, may_launch)) {
@@ -185,6 +198,7 @@ class TraceWalker {
   std::unordered_map<uint64_t, KernelName> kernel_names_;  // by iid
   std::unordered_map<uint64_t, PluginComm> plugin_comms_;  // by context_id
   NcclLaunchLinks links_;
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> communicators_;  // id → size, rank
   std::vector<MemoryHeldItem> memory_changes_;  // bytes: the change, + allocated, - released
 };
 

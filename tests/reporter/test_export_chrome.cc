@@ -360,3 +360,21 @@ TEST_CASE("chrome: the document is JSON to Python's parser too") {
       "python3 -c 'import json, sys; json.load(open(sys.argv[1]))' " + dir.File("timeline.json");
   CHECK(std::system(check.c_str()) == 0);
 }
+
+TEST_CASE("chrome: a communicator's creation carries its size and rank from its Communicator") {
+  // NCCL says the size only once the call returns: the capture records the call with size 0,
+  // and the communicator, with its size and the caller's rank, in its own packet before it.
+  ScratchDir dir;
+  TraceFileBuilder trace("solo", 7, 2);
+  trace.AddCommunicator(0xABC, 4, 2, "ncclCommInitRank", 100, 900);
+  trace.AddBatch({trace.Event("ncclCommInitRank", 0xABC, 0, 0, 0, 0, 100, 900),
+                  trace.Event("ncclAllReduce", 0xABC, 4, 2, 1, 4096, 1000, 2000)});
+  trace.AddFooter();
+  trace.WriteTo(dir.File("solo.7.vtrace"));
+  const JsonValue document = ExportChrome(dir.path(), dir.File("t.json"), 0);
+  const JsonValue& init = Named(OfPhase(document, "X", "nccl"), "ncclCommInitRank", 0);
+  CHECK(init["args"]["comm size"].number() == 4);
+  CHECK(init["args"]["comm rank"].number() == 2);
+  CHECK(Named(OfPhase(document, "X", "nccl"), "ncclAllReduce", 0)["args"]["comm size"].number() ==
+        4);
+}

@@ -1,6 +1,10 @@
 #include "reporter/cli/cli.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <iostream>
 #include <optional>
 #include <string_view>
 
@@ -11,6 +15,7 @@
 #include "reporter/base/arg_cursor.h"
 #include "reporter/base/protobuf_log.h"
 #include "reporter/candidates/audit_links.h"
+#include "reporter/cli/progress_line.h"
 #include "reporter/consistency/run_contract.h"
 #include "reporter/diff/diff_command.h"
 #include "reporter/drift/alignment_check.h"
@@ -37,7 +42,7 @@ constexpr std::string_view kUsage =
     "                 profile each task of a Slurm step; report the job node by node\n"
     "  report DIR [--format text|json|markdown|html] [-o|--output FILE] [--strict]\n"
     "             [--contract FILE] [--audit FILE] [--step-pattern REGEX] [--warmup N]\n"
-    "             [--phase-rules FILE]\n"
+    "             [--phase-rules FILE] [-q|--quiet]\n"
     "                 summarize the traces (*.vtrace) a run wrote to DIR\n"
     "  diff A B       compare two runs (trace directories or JSON reports)\n"
     "  whatif DIR [--faster PATTERN=FACTOR] [--comm-faster F] [--no-straggler]\n"
@@ -51,12 +56,20 @@ constexpr std::string_view kUsage =
     "  help [COMMAND] show this help, or a command's\n"
     "  --version      vprof's version and build\n"
     "\n"
-    "exit status: see each command's help ('vprof help run')\n";
+    "exit statuses, the same in every command (each command's help says its own):\n"
+    "  0    done; every input was whole\n"
+    "  1    failure: the output could not be written, or (whatif) nothing to project\n"
+    "  2    usage error: a bad option or value, or an input that is not vprof's\n"
+    "  3    written, but some trace was cut, corrupt or skipped (each is named)\n"
+    "  4    report written, but a --strict run differs from what it requested\n"
+    "  126  run, slurm: the command to profile could not be executed\n"
+    "  127  run, slurm: the command to profile was not found\n"
+    "  run and slurm otherwise exit with the command's status (128+N for signal N)\n";
 
 constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json|markdown|html] [-o FILE] [--strict]\n"
     "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
-    "                        [--warmup N] [--phase-rules FILE]\n"
+    "                        [--warmup N] [--phase-rules FILE] [-q|--quiet]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime]\n"
     "                    [--step-pattern REGEX] [--warmup N] [--phase-rules FILE] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [-o FILE] SUMMARY...\n"
@@ -88,6 +101,9 @@ constexpr std::string_view kReportUsage =
     "  --warmup N          leave the first N steps out of every figure (default 1)\n"
     "  --phase-rules FILE  more NVTX name -> phase rules, one 'pattern = phase' a line\n"
     "                      (format in reporter/README.md, \"Phases\"; a bad FILE exits 2)\n"
+    "  -q, --quiet         no progress line (on a terminal, a run that takes over a\n"
+    "                      second to read shows one on standard error: traces read,\n"
+    "                      bytes, time left)\n"
     "\n"
     "Node by node, for jobs too large for one reader: --node-summary writes the\n"
     "summary of the traces one host wrote (NAME, default this host) to OUT (a file,\n"
@@ -107,6 +123,7 @@ struct ReportOptions {
   std::string directory;
   ReportOutput output;
   bool strict = false;
+  bool quiet = false;  // no progress line
   std::optional<std::string> contract_file;
   std::optional<std::string> audit_file;
   AnalysisOptions analysis;  // --step-pattern, --warmup, --phase-rules
@@ -123,6 +140,10 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
     if (use == OptionUse::kTaken) continue;
     if (arg.name() == "--strict") {
       options.strict = true;
+      continue;
+    }
+    if (arg.name() == "--quiet" || arg.name() == "-q") {
+      options.quiet = true;
       continue;
     }
     if (arg.name() == "--contract") {
@@ -146,6 +167,17 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
   }
   if (!CheckAnalysisOptions(arg, options.analysis)) return std::nullopt;
   return options;
+}
+
+// The traces' size: what the progress line counts down.
+uint64_t TotalBytes(const std::vector<std::string>& paths) {
+  uint64_t total = 0;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    const uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) total += size;
+  }
+  return total;
 }
 
 // Whether `args` hold the option `name`, as "--name" or "--name=value".
@@ -187,13 +219,19 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const auto paths = ListTraceFilesOrSay(options->directory, err, &status);
   if (!paths) return status;
   const PhaseRulesScope phase_rules(options->analysis.phase_rules);
-  Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps);
+  // On the terminal this process writes its errors to, never into a file or a pipe.
+  ProgressLine progress(err, &err == &std::cerr && isatty(STDERR_FILENO) && !options->quiet,
+                        TotalBytes(*paths));
+  Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps,
+                              [&progress](const MergeProgress& read) { progress.Reading(read); });
+  progress.Analyzing();
   if (audit) LinkAudit(*audit, report.candidates);
   // Only the HTML page draws a step span by span: a second pass over the traces of the ranks it
   // draws, which the other formats need not pay for.
   if (options->output.format == ReportFormat::kHtml) {
     report.step_timeline = CollectStepTimeline(report, *paths);
   }
+  progress.Erase();
   status = EmitReport(report, options->output, out, err);
   if (status == kExitFailure) return status;
   bool strict_failed = report.strict_failed();

@@ -70,18 +70,24 @@ void Dispatch(const TraceSource& source, uint32_t process, CollectiveMatcher& ma
 }  // namespace
 
 void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
-                 CollectiveMatcher& matcher, CollectiveStats& stats) {
+                 CollectiveMatcher& matcher, CollectiveStats& stats,
+                 const MergeProgressSink& progress) {
   using Entry = std::pair<int64_t, uint32_t>;  // (batch start, process index)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> next_batches;
+  MergeProgress read{0, sources.size(), 0};
   const auto advance = [&](uint32_t process) {
     TraceSource& source = *sources[process];
     if (source.ReadNextBatch()) {
       next_batches.emplace(BatchStart(source.batch(), source.record().clock_offset_ns), process);
+    } else {
+      ++read.files_done;
     }
+    read.bytes_read += source.bytes_read();
   };
   const size_t held_works = HeldWorksPerProcess(sources.size());
   for (const auto& source : sources) source->LimitHeldStepWork(held_works);
   for (uint32_t process = 0; process < sources.size(); ++process) advance(process);
+  if (progress) progress(read);
   while (!next_batches.empty()) {
     const uint32_t process = next_batches.top().second;
     next_batches.pop();
@@ -90,17 +96,23 @@ void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
     const int64_t read_until = next_batches.empty() ? std::numeric_limits<int64_t>::max()
                                                     : next_batches.top().first + kReadAheadNs;
     TraceSource& source = *sources[process];
+    const uint64_t bytes_before = source.bytes_read();
     Dispatch(source, process, matcher, stats);
     size_t calls = source.batch().nccl_size();
+    bool more = false;
     while (source.ReadNextBatch()) {
       const int64_t start = BatchStart(source.batch(), source.record().clock_offset_ns);
       if (start > read_until || calls >= kMostCallsPerVisit) {
         next_batches.emplace(start, process);
+        more = true;
         break;
       }
       Dispatch(source, process, matcher, stats);
       calls += source.batch().nccl_size();
     }
+    read.files_done += more ? 0 : 1;
+    read.bytes_read += source.bytes_read() - bytes_before;
+    if (progress) progress(read);
   }
 }
 

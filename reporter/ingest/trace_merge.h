@@ -4,6 +4,9 @@
 // stays small. Each event goes to the matcher or the teardown totals.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,9 +16,20 @@
 
 namespace vprof::reporter {
 
+// How far the merge has come: files read to their end, and bytes read over
+// all files. What a progress line shows.
+struct MergeProgress {
+  size_t files_done = 0;
+  size_t files = 0;
+  uint64_t bytes_read = 0;
+};
+using MergeProgressSink = std::function<void(const MergeProgress&)>;
+
 // `sources` have had Open() called; their index is the process index. Reads
-// them to the end, leaving each record() final.
+// them to the end, leaving each record() final. `progress`, when given, is
+// told after each visit to a process (many times a second on a large run).
 void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
-                 CollectiveMatcher& matcher, CollectiveStats& stats);
+                 CollectiveMatcher& matcher, CollectiveStats& stats,
+                 const MergeProgressSink& progress = {});
 
 }  // namespace vprof::reporter

@@ -49,6 +49,8 @@ class TraceSource final : private PacketParser {
   bool ReadNextBatch();
 
   const vprof::trace::EventBatch& batch() const { return packet_->event_batch(); }
+  // How far into the file reading has come.
+  uint64_t bytes_read() const { return reader_.offset(); }
   NcclFunction FunctionOf(const vprof::trace::NcclEvent& event) const;
   const ProcessRecord& record() const { return record_; }
   ProcessRecord& record() { return record_; }

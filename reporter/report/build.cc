@@ -97,7 +97,8 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
 }
 
 GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoice clock,
-                                const StepPatterns& step_patterns, uint32_t warmup_steps) {
+                                const StepPatterns& step_patterns, uint32_t warmup_steps,
+                                const MergeProgressSink& progress = {}) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
@@ -120,7 +121,7 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
         });
   }
   CollectiveMatcher matcher(sources.size());
-  MergeTraces(sources, matcher, gathered.stats);
+  MergeTraces(sources, matcher, gathered.stats, progress);
   gathered.pending = matcher.TakePending();
   gathered.cross_rank = cross_rank.totals();
   const auto estimates = clock_check.Estimates();
@@ -168,10 +169,11 @@ ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockCh
 }
 
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
-                   const ConsistencyOptions& consistency, const StepOptions& steps) {
+                   const ConsistencyOptions& consistency, const StepOptions& steps,
+                   const MergeProgressSink& progress) {
   const StepPatterns step_patterns(steps.patterns);
   GatheredTraces gathered =
-      GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns, steps.warmup_steps);
+      GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns, steps.warmup_steps, progress);
   return FinishReport(directory, std::move(gathered.time_source), gathered.records, gathered.stats,
                       gathered.pending, gathered.cross_rank, consistency,
                       [&](const std::vector<ProcessReport>& processes) {

@@ -9,6 +9,7 @@
 #include "reporter/collectives/cross_rank_gpu_time.h"
 #include "reporter/consistency/provenance.h"
 #include "reporter/ingest/process_record.h"
+#include "reporter/ingest/trace_merge.h"
 #include "reporter/model/report.h"
 #include "reporter/steps/step_options.h"
 
@@ -49,8 +50,10 @@ ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockCh
 
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.
-// `steps`: how to find steps (--step-pattern, --warmup).
+// `steps`: how to find steps (--step-pattern, --warmup); `progress`: told how
+// far the reading of the traces has come (trace_merge.h).
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
-                   const ConsistencyOptions& consistency = {}, const StepOptions& steps = {});
+                   const ConsistencyOptions& consistency = {}, const StepOptions& steps = {},
+                   const MergeProgressSink& progress = {});
 
 }  // namespace vprof::reporter

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "capture/core/vprof_build_info.h"
@@ -70,6 +71,25 @@ TEST_CASE("help and usage errors") {
   CHECK(Run({"report", dir.path(), "--format"}).status == kExitUsage);
   CHECK(Run({"report"}).status == kExitUsage);
   CHECK(Run({"report", dir.path(), dir.path()}).status == kExitUsage);
+}
+
+TEST_CASE("vprof help lists every exit status a command's help names") {
+  const std::string help = Run({"help"}).out;
+  const size_t table = help.find("exit statuses");
+  REQUIRE(table != std::string::npos);
+  for (const char* command : {"report", "export", "diff", "whatif", "run", "slurm", "trigger"}) {
+    const std::string text = Run({"help", command}).out;
+    const size_t at = text.find("\nexit status");  // the paragraph, not a mention
+    REQUIRE(at != std::string::npos);
+    // Every number from "exit status" on that can be a status (128+N is a signal's).
+    const std::regex number(R"((\d+)(\+N)?)");
+    for (auto it = std::sregex_iterator(text.begin() + static_cast<long>(at), text.end(), number);
+         it != std::sregex_iterator(); ++it) {
+      if ((*it)[2].matched || std::stoi((*it)[1]) > 127) continue;
+      INFO(command << " names exit status " << (*it)[1]);
+      CHECK(Contains(help.substr(table), "\n  " + (*it)[1].str() + " "));
+    }
+  }
 }
 
 TEST_CASE("DIR that is missing, not a directory or without traces is a usage error") {

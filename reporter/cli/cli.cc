@@ -69,7 +69,8 @@ constexpr std::string_view kUsage =
 constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json|markdown|html] [-o FILE] [--strict]\n"
     "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
-    "                        [--warmup N] [--phase-rules FILE] [-q|--quiet]\n"
+    "                        [--warmup N] [--phase-rules FILE] [--brief]\n"
+    "                        [--sections LIST] [-q|--quiet]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime]\n"
     "                    [--step-pattern REGEX] [--warmup N] [--phase-rules FILE] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [-o FILE] SUMMARY...\n"
@@ -101,6 +102,10 @@ constexpr std::string_view kReportUsage =
     "  --warmup N          leave the first N steps out of every figure (default 1)\n"
     "  --phase-rules FILE  more NVTX name -> phase rules, one 'pattern = phase' a line\n"
     "                      (format in reporter/README.md, \"Phases\"; a bad FILE exits 2)\n"
+    "  --brief             text: the Summary and the candidates only\n"
+    "  --sections LIST     text: only these sections, of summary, run, processes,\n"
+    "                      communicators, ranks, gpu, consistency, phases, steps,\n"
+    "                      candidates (comma-separated)\n"
     "  -q, --quiet         no progress line (on a terminal, a run that takes over a\n"
     "                      second to read shows one on standard error: traces read,\n"
     "                      bytes, time left)\n"
@@ -166,6 +171,7 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
     return std::nullopt;
   }
   if (!CheckAnalysisOptions(arg, options.analysis)) return std::nullopt;
+  if (!CheckOutputOptions(arg, options.output)) return std::nullopt;
   return options;
 }
 

@@ -19,10 +19,10 @@
 namespace vprof::reporter {
 namespace {
 
-void WriteReport(const Report& report, ReportFormat format, std::ostream& out) {
-  switch (format) {
+void WriteReport(const Report& report, const ReportOutput& output, std::ostream& out) {
+  switch (output.format) {
     case ReportFormat::kText:
-      return WriteTextReport(report, out);
+      return WriteTextReport(report, out, output.text_sections);
     case ReportFormat::kJson:
       return WriteJsonReport(report, out);
     case ReportFormat::kMarkdown:
@@ -61,7 +61,33 @@ OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output) {
     output.file = *file == "-" ? std::nullopt : file;
     return OptionUse::kTaken;
   }
+  if (args.name() == "--brief") {
+    output.text_sections = kBriefTextSections;
+    return OptionUse::kTaken;
+  }
+  if (args.name() == "--sections") {
+    const std::optional<std::string> list = args.Value();
+    if (!list) return OptionUse::kBad;
+    std::string error;
+    const std::optional<TextSections> sections = ParseTextSections(*list, error);
+    if (!sections) {
+      args.Complain("--sections: " + error);
+      return OptionUse::kBad;
+    }
+    output.text_sections = *sections;
+    return OptionUse::kTaken;
+  }
   return OptionUse::kNotMine;
+}
+
+bool CheckOutputOptions(const ArgCursor& args, const ReportOutput& output) {
+  if (output.text_sections != kAllTextSections && output.format != ReportFormat::kText) {
+    args.Complain(
+        "--sections and --brief choose the text report's sections; the other "
+        "formats hold every section");
+    return false;
+  }
+  return true;
 }
 
 std::string ReportFileIn(const std::string& folder, ReportFormat format) {
@@ -90,7 +116,7 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
   // escapes do, JSON escapes them in its own syntax).
   const auto render = [&] {
     std::ostringstream text;
-    WriteReport(report, output.format, text);
+    WriteReport(report, output, text);
     std::string valid = ValidUtf8(text.view());
     const bool shown_raw =
         output.format == ReportFormat::kText || output.format == ReportFormat::kMarkdown;

@@ -8,6 +8,7 @@
 
 #include "reporter/base/arg_cursor.h"
 #include "reporter/model/report.h"
+#include "reporter/render/text_sections.h"
 
 namespace vprof::reporter {
 
@@ -20,10 +21,16 @@ struct ReportOutput {
   // and never through a link (reporter/base/safe_file.h). A file the user names is
   // written as named, through a link too (/dev/stdout, say).
   bool private_file = false;
+  TextSections text_sections = kAllTextSections;  // --sections, --brief (text only)
 };
 
-// Takes --format text|json|markdown|html or -o/--output FILE at the cursor.
+// Takes --format text|json|markdown|html, -o/--output FILE, --brief or
+// --sections LIST at the cursor.
 OptionUse TakeOutputOption(ArgCursor& args, ReportOutput& output);
+
+// After the options: false, having said why, when --sections or --brief was
+// given for a format other than text.
+bool CheckOutputOptions(const ArgCursor& args, const ReportOutput& output);
 
 // "text", "json", "markdown" or "html"; none for another name.
 std::optional<ReportFormat> ReportFormatNamed(std::string_view name);

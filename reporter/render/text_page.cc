@@ -408,19 +408,32 @@ void WriteTextSummary(const Report& report, std::ostream& out) {
   out << '\n';
 }
 
-void WriteTextReport(const Report& report, std::ostream& out) {
+void WriteTextReport(const Report& report, std::ostream& out, TextSections sections) {
+  const auto on = [sections](TextSection section) { return (sections & SectionBit(section)) != 0; };
   out << "vprof report: " << report.directory << "\n\n";
-  WriteTextSummary(report, out);
-  WriteHeader(report, out);
-  WriteProcesses(report, out);
-  if (report.communicators.empty()) out << "\nNo communicators.\n";
-  WriteCommunicators(report.communicators, out);
-  WriteRanks(report, out);
-  WriteGpuSection(report, out);
-  WriteConsistencySections(report, out);
-  WritePhases(report, out);
-  WriteStepsText(report, out);
-  WriteCandidatesText(report, out);
+  if (on(TextSection::kSummary)) WriteTextSummary(report, out);
+  if (on(TextSection::kRun)) WriteHeader(report, out);
+  if (on(TextSection::kProcesses)) WriteProcesses(report, out);
+  if (on(TextSection::kCommunicators)) {
+    if (report.communicators.empty()) out << "\nNo communicators.\n";
+    WriteCommunicators(report.communicators, out);
+  }
+  if (on(TextSection::kRanks)) WriteRanks(report, out);
+  if (on(TextSection::kGpu)) WriteGpuSection(report, out);
+  if (on(TextSection::kConsistency)) WriteConsistencySections(report, out);
+  if (on(TextSection::kPhases)) WritePhases(report, out);
+  if (on(TextSection::kSteps)) WriteStepsText(report, out);
+  if (on(TextSection::kCandidates)) WriteCandidatesText(report, out);
+  if (sections != kAllTextSections) {
+    // A reader of part of the report learns where the rest is.
+    out << "\n(sections shown:";
+    for (size_t index = 0; index < kTextSectionCount; ++index) {
+      if (on(static_cast<TextSection>(index))) {
+        out << ' ' << TextSectionName(static_cast<TextSection>(index));
+      }
+    }
+    out << "; every section: without --sections or --brief)\n";
+  }
 }
 
 }  // namespace vprof::reporter

@@ -4,10 +4,13 @@
 #include <ostream>
 
 #include "reporter/model/report.h"
+#include "reporter/render/text_sections.h"
 
 namespace vprof::reporter {
 
-void WriteTextReport(const Report& report, std::ostream& out);
+// `sections`: which of its sections (text_sections.h); every one by default.
+void WriteTextReport(const Report& report, std::ostream& out,
+                     TextSections sections = kAllTextSections);
 // Its Summary alone: each line with the section that backs it.
 void WriteTextSummary(const Report& report, std::ostream& out);
 

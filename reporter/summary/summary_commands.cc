@@ -154,6 +154,7 @@ int RunMergeSummariesCommand(const std::vector<std::string>& args, std::ostream&
     arg.Complain("--merge-summaries needs the summaries: files, or directories of them");
     return kExitUsage;
   }
+  if (!CheckOutputOptions(arg, output)) return kExitUsage;
   const std::optional<std::vector<std::string>> files = ListSummaries(inputs, arg);
   if (!files) return kExitUsage;
 

@@ -92,6 +92,43 @@ TEST_CASE("vprof help lists every exit status a command's help names") {
   }
 }
 
+TEST_CASE("--sections and --brief print only some sections of the text report, and say so") {
+  ScratchDir dir;
+  WriteFourRankRun(dir.path());
+  const std::string whole = Run({"report", dir.path()}).out;
+  // The headings of the four-rank run's text report, each present in the whole report.
+  const std::string summary = "\nSummary (", ranks = "\nRanks (", processes = "\nProcesses";
+  const std::string communicator = "\nCommunicator 0xabc:";
+  for (const std::string& heading : {summary, ranks, processes, communicator}) {
+    INFO(heading);
+    REQUIRE(Contains(whole, heading));
+  }
+  const CliResult part = Run({"report", dir.path(), "--sections", "ranks,processes"});
+  CHECK(part.status == kExitOk);
+  CHECK(Contains(part.out, ranks));
+  CHECK(Contains(part.out, processes));
+  CHECK_FALSE(Contains(part.out, summary));
+  CHECK_FALSE(Contains(part.out, communicator));
+  CHECK(Contains(part.out, "(sections shown: processes ranks; every section: without --sections"));
+  // The ranks section is the whole report's, byte for byte.
+  const size_t from = whole.find(ranks);
+  const std::string ranks_text = whole.substr(from, whole.find("\n\n", from + 1) - from);
+  CHECK(Contains(part.out, ranks_text));
+
+  const CliResult brief = Run({"report", dir.path(), "--brief"});
+  CHECK(Contains(brief.out, summary));
+  CHECK_FALSE(Contains(brief.out, ranks));
+  CHECK(Contains(brief.out, "(sections shown: summary candidates;"));
+  CHECK_FALSE(Contains(whole, "(sections shown"));
+
+  const CliResult bad = Run({"report", dir.path(), "--sections", "ranks,gpus"});
+  CHECK(bad.status == kExitUsage);
+  CHECK(Contains(bad.err, "--sections: 'gpus' is not a section (expected some of summary run"));
+  const CliResult json = Run({"report", dir.path(), "--brief", "--format", "json"});
+  CHECK(json.status == kExitUsage);
+  CHECK(Contains(json.err, "--sections and --brief choose the text report's sections"));
+}
+
 TEST_CASE("DIR that is missing, not a directory or without traces is a usage error") {
   ScratchDir dir;
   const CliResult missing = Run({"report", dir.File("nope")});

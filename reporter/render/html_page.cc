@@ -32,6 +32,7 @@ td.num{text-align:right;white-space:nowrap}
 td.tag{white-space:nowrap}
 .legend{font-size:12px;margin:2px 0}
 .swatch{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 10px}
+input.table-filter{display:block;font-size:12px;margin:4px 0 0;padding:1px 4px;width:220px}
 th[aria-sort=ascending]::after{content:" \25B2"}
 th[aria-sort=descending]::after{content:" \25BC"}
 .timeline-controls{margin:4px 0}

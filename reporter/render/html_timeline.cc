@@ -73,7 +73,8 @@ std::string ScriptSafe(const std::string& json) {
 void WriteHtmlTimeline(const StepTimeline& timeline, std::ostream& out) {
   out << "<section id=\"step-timeline\">\n<h2>Timeline of step " << timeline.number
       << "<span class=\"scope\">scope: actor window</span></h2>\n<p class=\"note\">"
-      << "The step of the Steps timeline, span by span on each drawn rank: NVTX ranges and NCCL "
+      << "The step of \"Step " << timeline.number
+      << " per rank\", span by span on each drawn rank: NVTX ranges and NCCL "
          "calls (host time), GPU kernels, copies and memsets by stream, and the GPU's idle gaps "
          "(GPU time), each rank's window outlined. Wheel or the buttons zoom, dragging pans, a "
          "span's tooltip gives the id `vprof export` shows it with; double-click resets.</p>\n";

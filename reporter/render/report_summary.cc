@@ -318,8 +318,11 @@ std::string CalibrationFailureText(const Report& report) {
 
 std::string SelfCostText(const Report& report) {
   if (report.steps) {
-    if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) return deep;
-    if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) return cost;
+    const std::string deep = DeepCaptureSentence(*report.steps);
+    const std::string cost = LaunchCostSentence(*report.steps);
+    if (!deep.empty() && !cost.empty()) return deep + "; " + cost;
+    if (!deep.empty()) return deep;
+    if (!cost.empty()) return cost;
   }
   const std::string failure = CalibrationFailureText(report);
   const std::string unmeasured =

@@ -100,16 +100,8 @@ std::vector<std::pair<std::string, std::string>> HeaderFacts(const Report& repor
       {"Times", std::string(kTimesMeasured)},
       {"Clock", ClockDescription(report.time_source)},
   };
-  // vprof's own cost, where deep windows measured it: beside the window it
-  // inflates, on the first screen of every format.
-  if (report.steps) {
-    if (std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
-      facts.emplace(facts.begin() + 2, "Deep capture", std::move(deep));
-    }
-    if (std::string cost = LaunchCostSentence(*report.steps); !cost.empty()) {
-      facts.emplace(facts.begin() + 2, "vprof's own cost", std::move(cost));
-    }
-  }
+  // vprof's own cost and the deep windows are the Summary's line "vprof's own
+  // cost", which comes first in the pages these facts head.
   if (auto check = ClockCheckDescription(report.time_source)) {
     facts.emplace_back("Clock check", std::move(*check));
   }
@@ -163,7 +155,8 @@ std::optional<ReportTable> TimelineTable(const StepsReport& steps) {
   if (!step) return std::nullopt;
   ReportTable table{
       .id = "timeline",
-      .title = "Timeline of step " + std::to_string(StepNumber(steps, *step)),
+      // "Timeline of step N" is the HTML's span-by-span view of the same step.
+      .title = "Step " + std::to_string(StepNumber(steps, *step)) + " per rank",
       .scope = "full step",
       .note =
           "the measured step whose full-step duration is nearest the median; start is the "

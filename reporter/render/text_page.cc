@@ -30,10 +30,11 @@ std::string RankText(const std::optional<int32_t>& rank) {
   return rank ? std::to_string(*rank) : "-";
 }
 
-void WriteHeader(const Report& report, std::ostream& out) {
+// `summary_shown`: the Summary, above, already gave vprof's own cost and the deep windows.
+void WriteHeader(const Report& report, bool summary_shown, std::ostream& out) {
   WriteWrapped(out, std::string(kTimesMeasured), "Times: ", "       ");
   // vprof's own cost where deep windows measured it, before any figure it inflates.
-  if (report.steps) {
+  if (report.steps && !summary_shown) {
     if (const std::string deep = DeepCaptureSentence(*report.steps); !deep.empty()) {
       WriteWrapped(out, deep, "Deep capture: ", "              ");
     }
@@ -412,7 +413,7 @@ void WriteTextReport(const Report& report, std::ostream& out, TextSections secti
   const auto on = [sections](TextSection section) { return (sections & SectionBit(section)) != 0; };
   out << "vprof report: " << report.directory << "\n\n";
   if (on(TextSection::kSummary)) WriteTextSummary(report, out);
-  if (on(TextSection::kRun)) WriteHeader(report, out);
+  if (on(TextSection::kRun)) WriteHeader(report, on(TextSection::kSummary), out);
   if (on(TextSection::kProcesses)) WriteProcesses(report, out);
   if (on(TextSection::kCommunicators)) {
     if (report.communicators.empty()) out << "\nNo communicators.\n";

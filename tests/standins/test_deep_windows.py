@@ -112,8 +112,18 @@ for rank in rep["steps"]["ranks"]:
     check(deep["deep_median_step_ns"] and deep["shallow_median_step_ns"],
           f"rank {rank['rank']}: step medians {deep}")
 text = subprocess.run([VPROF, "report", trigger_dir], capture_output=True, text=True, timeout=60)
-check("Deep capture: VPROF_DEEP=trigger: GPU activity only in 1 deep window" in text.stdout,
-      f"the text report does not state the deep capture:\n{text.stdout}")
+words = " ".join(text.stdout.split())
+check("vprof's own cost: VPROF_DEEP=trigger: GPU activity only in 1 deep window" in words,
+      f"the text report's Summary does not state the deep capture:\n{text.stdout}")
+check("Deep capture:" not in text.stdout, "the deep capture stated twice:\n" + text.stdout)
+html = subprocess.run([VPROF, "report", trigger_dir, "--format", "html"], capture_output=True,
+                      text=True, timeout=60).stdout
+check(html.count("GPU activity only in 1 deep window") == 1,
+      f"the HTML states the deep capture {html.count('GPU activity only in 1 deep window')} times")
+run_only = subprocess.run([VPROF, "report", trigger_dir, "--sections", "run"],
+                          capture_output=True, text=True, timeout=60)
+check("Deep capture: VPROF_DEEP=trigger: GPU activity only in 1 deep window" in run_only.stdout,
+      f"without the Summary, the run section does not state the deep capture:\n{run_only.stdout}")
 
 # 2. A duty cycle of 0.15 s every 0.45 s: windows open at the same wall-clock phase of each
 # period, whenever the process started. The optimizer's kernels are replayed as a CUDA graph, and

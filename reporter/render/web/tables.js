@@ -1,6 +1,7 @@
 // Sortable report tables: a click on a column's header sorts the rows by it,
 // a second click reverses. Figures sort by value ("1.2 ms" after "900 µs"),
-// other cells by text; the first row is the header.
+// other cells by text; the first row is the header. A filter box above each
+// keeps the rows that contain what is typed in it (any case).
 (function () {
   "use strict";
   const UNITS = {
@@ -36,8 +37,24 @@
     for (const k of keyed) body.appendChild(k.row);
   }
 
+  function addFilter(table) {
+    const box = document.createElement("input");
+    box.type = "search";
+    box.className = "table-filter";
+    box.placeholder = "filter rows";
+    box.setAttribute("aria-label", "filter the rows of the table below");
+    box.addEventListener("input", () => {
+      const query = box.value.toLowerCase();
+      for (const row of Array.from(table.rows).slice(1)) {
+        row.hidden = query !== "" && !row.textContent.toLowerCase().includes(query);
+      }
+    });
+    table.parentNode.insertBefore(box, table);
+  }
+
   for (const table of document.querySelectorAll("table.sortable")) {
     if (table.rows.length < 3) continue;
+    addFilter(table);
     Array.from(table.rows[0].cells).forEach((header, column) => {
       header.title = "sort by this column";
       header.style.cursor = "pointer";

@@ -185,6 +185,35 @@ async function main() {
       problems.push(`hovering the memcpy: tooltip ${JSON.stringify(tip)}`);
     }
 
+    // Every section has a title of its own.
+    const titles = await page.evaluate(() => Array.from(document.querySelectorAll("h2")).map((h) => h.firstChild.textContent.trim()));
+    const repeated = titles.filter((t, i) => titles.indexOf(t) !== i);
+    if (repeated.length) problems.push(`sections with the same title: ${repeated.join(", ")}`);
+
+    // A table's filter box keeps the rows that hold the text typed (any case), and only those.
+    const filtered = await page.evaluate(() => {
+      const table = Array.from(document.querySelectorAll("table.sortable")).find((t) => t.rows.length >= 4);
+      if (!table) return null;
+      const texts = Array.from(table.rows).slice(1).map((r) => r.textContent);
+      const query = table.rows[1].cells[table.rows[1].cells.length - 1].textContent.trim().slice(0, 6);
+      return { index: Array.from(document.querySelectorAll("table.sortable")).indexOf(table), query,
+               expected: texts.filter((t) => t.toLowerCase().includes(query.toLowerCase())).length,
+               rows: texts.length };
+    });
+    if (!filtered) problems.push("no table to filter");
+    else {
+      const box = (await page.$$("input.table-filter"))[filtered.index];
+      if (!box) problems.push("no filter box before the sortable table " + filtered.index);
+      else {
+        await box.fill(filtered.query.toUpperCase());
+        const shown = await page.evaluate((t) => Array.from(document.querySelectorAll("table.sortable")[t].rows).slice(1).filter((r) => !r.hidden).length, filtered.index);
+        if (shown !== filtered.expected) problems.push(`filter "${filtered.query}": ${shown} rows shown, ${filtered.expected} hold it`);
+        await box.fill("");
+        const all = await page.evaluate((t) => Array.from(document.querySelectorAll("table.sortable")[t].rows).slice(1).filter((r) => !r.hidden).length, filtered.index);
+        if (all !== filtered.rows) problems.push(`an empty filter shows ${all} of ${filtered.rows} rows`);
+      }
+    }
+
     // A table sorts by a clicked numeric column, both ways.
     const sorted = await page.evaluate(() => {
       for (const table of document.querySelectorAll("table.sortable")) {

@@ -83,7 +83,7 @@ TEST_CASE("40 ranks: the Markdown per-rank tables fold to a row per figure") {
   CHECK(segments.find("| window | 10.0 ms (rank 5) | 10.2 ms | 10.4 ms (rank 22) |") !=
         std::string::npos);
   // Start, window and the five segments.
-  CHECK(TableRows(MarkdownSection(markdown, "Timeline of step 3")) == 7);
+  CHECK(TableRows(MarkdownSection(markdown, "Step 3 per rank")) == 7);
   // forward and backward.
   const std::string phases = MarkdownSection(markdown, "Phases");
   INFO(phases);
@@ -170,7 +170,7 @@ TEST_CASE("16 ranks keep a row and a bar per rank") {
   const Report report = ManyRanksReport(16);
   const std::string markdown = MarkdownOf(report);
   CHECK(TableRows(MarkdownSection(markdown, "Where the measured steps")) == 16);
-  CHECK(TableRows(MarkdownSection(markdown, "Timeline of step 3")) == 16);
+  CHECK(TableRows(MarkdownSection(markdown, "Step 3 per rank")) == 16);
   CHECK(TableRows(MarkdownSection(markdown, "Phases")) == 32);
   CHECK(TableRows(MarkdownSection(markdown, "Processes")) == 16);
   CHECK(TableRows(MarkdownSection(markdown, "Top GPU kernels")) == 16);

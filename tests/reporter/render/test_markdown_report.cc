@@ -58,7 +58,7 @@ TEST_CASE("the Markdown tables put each figure in its column") {
   CHECK(HasLine(markdown,
                 "| 0 | 2 | 20.0 ms | 12.0 ms (60.0%) | 4.00 ms (20.0%) | 2.00 ms (10.0%) | 2.00 "
                 "ms (10.0%) | 6.00 ms (30.0%) | rank0.vtrace |"));
-  CHECK(HasLine(markdown, "## Timeline of step 3 (scope: full step)"));
+  CHECK(HasLine(markdown, "## Step 3 per rank (scope: full step)"));
   CHECK(HasLine(markdown, "| 3 | 10.0 ms | 0 | 2.85 ms |"));  // full step 3
   CHECK(HasLine(markdown,
                 "| 0 | forward | nvtx | 2 | 6.00 ms | 3.00 ms | 60.0% | 10.0 ms | rank0.vtrace |"));

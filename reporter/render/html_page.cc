@@ -4,6 +4,7 @@
 
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/chart_ranks.h"
+#include "reporter/render/html_heatmap.h"
 #include "reporter/render/html_timeline.h"
 #include "reporter/render/page_sections.h"
 #include "reporter/render/report_summary.h"
@@ -36,7 +37,7 @@ input.table-filter{display:block;font-size:12px;margin:4px 0 0;padding:1px 4px;w
 th[aria-sort=ascending]::after{content:" \25B2"}
 th[aria-sort=descending]::after{content:" \25BC"}
 .timeline-controls{margin:4px 0}
-#vprof-tooltip{display:none;position:absolute;white-space:pre;font-size:12px;background:#fffde7;border:1px solid #757575;padding:4px 6px;pointer-events:none;max-width:700px;overflow:hidden}
+#vprof-tooltip,#vprof-heatmap-tip{display:none;position:absolute;white-space:pre;font-size:12px;background:#fffde7;border:1px solid #757575;padding:4px 6px;pointer-events:none;max-width:700px;overflow:hidden}
 )";
 
 void WriteHeading(const std::string& title, const std::string& scope, std::ostream& out) {
@@ -105,6 +106,7 @@ void WriteSegmentLegend(std::ostream& out) {
 void DrawChart(const Report& report, SectionChart chart, std::ostream& out) {
   switch (chart) {
     case SectionChart::kNone:
+    case SectionChart::kRankStepHeatmap:  // a section of its own
       return;
     case SectionChart::kStepTimeline: {
       const uint32_t step = *TimelineStep(*report.steps);
@@ -146,7 +148,13 @@ void DrawChart(const Report& report, SectionChart chart, std::ostream& out) {
 // draws the same figures), and the rows or why there are none.
 void WriteSection(const Report& report, const PageSection& section, std::ostream& out) {
   if (!section.table) {
-    WriteHtmlTimeline(*report.step_timeline, out);
+    if (section.chart == SectionChart::kRankStepHeatmap) {
+      WriteHtmlHeatmap(
+          *report.steps,
+          report.step_timeline ? std::optional(report.step_timeline->number) : std::nullopt, out);
+    } else {
+      WriteHtmlTimeline(*report.step_timeline, out);
+    }
     return;
   }
   const ReportTable& table = *section.table;

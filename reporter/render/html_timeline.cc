@@ -53,21 +53,6 @@ void WriteData(const StepTimeline& timeline, std::ostream& out) {
   json.EndObject();
 }
 
-// JSON inside a <script> element: '<' only occurs inside its strings, where
-// \u003c means the same and no "</script" or "<!--" can end the element.
-std::string ScriptSafe(const std::string& json) {
-  std::string safe;
-  safe.reserve(json.size());
-  for (const char c : json) {
-    if (c == '<') {
-      safe += "\\u003c";
-    } else {
-      safe += c;
-    }
-  }
-  return safe;
-}
-
 }  // namespace
 
 void WriteHtmlTimeline(const StepTimeline& timeline, std::ostream& out) {
@@ -93,7 +78,7 @@ void WriteHtmlTimeline(const StepTimeline& timeline, std::ostream& out) {
          "<script type=\"application/json\" id=\"vprof-timeline-data\">";
   std::ostringstream data;
   WriteData(timeline, data);
-  out << ScriptSafe(data.str()) << "</script>\n";
+  out << ScriptSafeJson(data.str()) << "</script>\n";
   out << "<!-- d3 v7 (https://d3js.org), inlined below. Its licence and those of the packages "
          "its bundle holds:\n"
       << kD3Licences << "\n-->\n<script>" << kD3Script << "</script>\n<script>" << kTimelineScript

@@ -20,6 +20,9 @@ void AddSteps(const Report& report, std::vector<PageSection>& sections) {
   if (std::optional<ReportTable> timeline = TimelineTable(*report.steps)) {
     sections.push_back({std::move(timeline), SectionChart::kStepTimeline});
   }
+  if (!report.steps->ranks.empty()) {
+    sections.push_back({std::nullopt, SectionChart::kRankStepHeatmap, true});
+  }
   sections.push_back({StepSegmentsTable(report), SectionChart::kStepSegments});
   if (std::optional<ReportTable> ledger = LedgerTable(*report.steps)) {
     sections.push_back({std::move(ledger)});

@@ -16,15 +16,17 @@ namespace vprof::reporter {
 // table has rows (the chart draws the same figures). Markdown draws nothing.
 enum class SectionChart : uint8_t {
   kNone,
-  kStepTimeline,  // the timeline step's strip per rank
-  kStepSegments,  // each rank's measured steps split into segments
-  kPhases,        // each rank's phase bars
-  kCollectives,   // each op's mean and max arrival skew
+  kStepTimeline,     // the timeline step's strip per rank
+  kStepSegments,     // each rank's measured steps split into segments
+  kPhases,           // each rank's phase bars
+  kCollectives,      // each op's mean and max arrival skew
+  kRankStepHeatmap,  // a section of its own, with no table: every rank's every step
 };
 
 struct PageSection {
-  // None for the interactive timeline of one step (html_timeline.h), which
-  // is all chart: the HTML page writes it where the list has it.
+  // None for the interactive timeline of one step (html_timeline.h) and the
+  // rank × step view (html_heatmap.h, chart kRankStepHeatmap), which are all
+  // chart: the HTML page writes them where the list has them.
   std::optional<ReportTable> table;
   SectionChart chart = SectionChart::kNone;
   // A section only the HTML page writes: the Steps section of a report

@@ -79,4 +79,17 @@ std::string MarkdownEscape(std::string_view text) {
   return escaped;
 }
 
+std::string ScriptSafeJson(std::string_view json) {
+  std::string safe;
+  safe.reserve(json.size());
+  for (const char c : json) {
+    if (c == '<') {
+      safe += "\\u003c";
+    } else {
+      safe += c;
+    }
+  }
+  return safe;
+}
+
 }  // namespace vprof::reporter

@@ -17,4 +17,8 @@ std::string HtmlEscape(std::string_view text);
 // breaks become spaces (a table row is one line).
 std::string MarkdownEscape(std::string_view text);
 
+// JSON safe inside a <script> element: '<' only occurs inside its strings,
+// where \u003c means the same and no "</script" or "<!--" can end the element.
+std::string ScriptSafeJson(std::string_view json);
+
 }  // namespace vprof::reporter

@@ -12,5 +12,6 @@ extern const std::string_view kD3Script;        // d3.min.js
 extern const std::string_view kD3Licences;      // for an HTML comment: no "--"
 extern const std::string_view kTimelineScript;  // timeline.js: the interactive step timeline
 extern const std::string_view kTablesScript;    // tables.js: sortable tables
+extern const std::string_view kHeatmapScript;   // heatmap.js: the rank × step view
 
 }  // namespace vprof::reporter

@@ -5,7 +5,7 @@
 
 From WEB_DIR (reporter/render/web): node_modules/d3/dist/d3.min.js and the
 licences of d3 and of the packages its bundle holds (internmap, delaunator,
-robust-predicates), and the report's own timeline.js and tables.js. Each text
+robust-predicates), and the report's own timeline.js, tables.js and heatmap.js. Each text
 becomes a raw string literal; one whose text holds the literal's closing
 delimiter, or a licence that cannot sit in an HTML comment, is an error.
 """
@@ -52,7 +52,8 @@ def main():
         literal("kD3Script", read(d3), d3),
         literal("kD3Licences", "\n\n".join(licences), "the licences"),
     ]
-    for name, file in (("kTimelineScript", "timeline.js"), ("kTablesScript", "tables.js")):
+    for name, file in (("kTimelineScript", "timeline.js"), ("kTablesScript", "tables.js"),
+                       ("kHeatmapScript", "heatmap.js")):
         path = os.path.join(web, file)
         parts.append(literal(name, read(path), path))
     parts.append("\n}  // namespace vprof::reporter\n")

@@ -110,6 +110,8 @@ async function main() {
   const page_file = path.join(scratch, "report.html");
   execFileSync(traceWriter, [scratch]);
   execFileSync(vprof, ["report", scratch, "--format", "html", "--warmup", "1", "--output", page_file]);
+  // The same steps from the JSON report, another writer: what the rank × step view must show.
+  const reported = JSON.parse(execFileSync(vprof, ["report", scratch, "--format", "json", "--warmup", "1"], { maxBuffer: 1 << 28 }));
   fs.mkdirSync(outDir, { recursive: true });
 
   const browser = await playwright.chromium.launch({ executablePath: chromium, args: ["--no-sandbox"] });
@@ -183,6 +185,57 @@ async function main() {
     });
     if (!tip.shown || !tip.text.includes("export id: correlation:7") || !tip.text.includes("memcpy")) {
       problems.push(`hovering the memcpy: tooltip ${JSON.stringify(tip)}`);
+    }
+
+    // The rank × step view: a cell per rank and measured step, each the JSON report's window,
+    // its lateness the step's start after the earliest rank's; the longest window the darkest.
+    const earliest = {};
+    for (const rank of reported.steps.ranks) {
+      for (const step of rank.steps) earliest[step.step] = Math.min(earliest[step.step] ?? Infinity, step.start_ns);
+    }
+    const grid = await page.evaluate(() => window.vprofHeatmap.size());
+    const measured = Object.keys(earliest).length;
+    if (grid.ranks !== reported.steps.ranks.length || grid.steps !== measured) {
+      problems.push(`rank × step view ${JSON.stringify(grid)}, the report has ${reported.steps.ranks.length} ranks and ${measured} steps`);
+    }
+    const columns = Object.keys(earliest).map(Number).sort((a, b) => a - b);
+    let latest = null, first = null;  // the cells of the most and the least lateness
+    for (const [r, rank] of reported.steps.ranks.entries()) {
+      for (const step of rank.steps) {
+        const s = columns.indexOf(step.step);
+        const lateness = step.start_ns - earliest[step.step];
+        if (!latest || lateness > latest.lateness) latest = { r, s, lateness };
+        if (!first || lateness < first.lateness) first = { r, s, lateness };
+        const cell = await page.evaluate(([r, s]) => window.vprofHeatmap.cell(r, s), [r, s]);
+        if (cell.window !== step.times.window_ns || cell.lateness !== lateness) {
+          problems.push(`cell (${r}, ${s}): ${JSON.stringify(cell)}, the report: window ${step.times.window_ns}, lateness ${lateness}`);
+        }
+      }
+    }
+    // Coloured by lateness: the latest cell the darkest colour, the earliest the lightest.
+    if (!latest || latest.lateness === first.lateness) problems.push("the fixture's ranks begin their steps together: no lateness to draw");
+    else {
+      await page.$eval("#vprof-heatmap", (canvas) => canvas.scrollIntoView());
+      await page.click('.heatmap-controls button[data-metric="lateness"]');
+      const pixelOf = async (cell) => {
+        const centre = await page.evaluate(([r, s]) => window.vprofHeatmap.cellCentre(r, s), [cell.r, cell.s]);
+        const rgb = await page.evaluate(([x, y]) => {
+          const canvas = document.getElementById("vprof-heatmap");
+          const box = canvas.getBoundingClientRect();
+          return Array.from(canvas.getContext("2d").getImageData(Math.floor(x - box.left), Math.floor(y - box.top), 1, 1).data.slice(0, 3));
+        }, [centre.x, centre.y]);
+        return { centre, rgb: rgb.join(",") };
+      };
+      const dark = await pixelOf(latest), light = await pixelOf(first);
+      if (dark.rgb !== "8,48,107") problems.push(`the latest cell is ${dark.rgb}, not the darkest colour 8,48,107`);
+      if (light.rgb !== "247,251,255") problems.push(`the earliest cell is ${light.rgb}, not the lightest 247,251,255`);
+      await page.mouse.click(dark.centre.x, dark.centre.y);
+      const said = await page.evaluate(() => document.getElementById("vprof-heatmap-detail").textContent);
+      const rankName = reported.steps.ranks[latest.r].rank;
+      const step = await page.evaluate(([r, s]) => window.vprofHeatmap.cell(r, s).step, [latest.r, latest.s]);
+      if (!said.startsWith(`rank ${rankName}, step ${step}: window `) || !said.includes(` after the earliest rank`)) {
+        problems.push(`a click on the latest cell says "${said}"`);
+      }
     }
 
     // Every section has a title of its own.

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import zlib
 
-WINDOW = (1200, 2000)
+WINDOW = (1200, 2600)
 TOLERANCE_PX = 2
 TAG_MIN_PIXELS = 100  # a table cell is far larger
 

@@ -75,14 +75,18 @@ TEST_CASE("the HTML header names the directory, clock and measurement window, es
 
 TEST_CASE("the HTML page is self-contained: inline scripts only, no fetched resource") {
   const std::string html = HtmlOf(SampleReport());
-  // Without a timeline, one script: the sortable tables'.
-  size_t scripts = 0;
+  // Without a timeline, two scripts, the rank × step view's and the sortable tables', and the
+  // view's data (JSON, not run).
+  size_t scripts = 0, data = 0;
   for (size_t at = html.find("<script"); at != std::string::npos;
        at = html.find("<script", at + 1)) {
-    CHECK(html.compare(at, 8, "<script>") == 0);
-    ++scripts;
+    const bool json =
+        html.compare(at, 56, "<script type=\"application/json\" id=\"vprof-heatmap-data\">") == 0;
+    CHECK((html.compare(at, 8, "<script>") == 0 || json));
+    ++(json ? data : scripts);
   }
-  CHECK(scripts == 1);
+  CHECK(scripts == 2);
+  CHECK(data == 1);
   CHECK(html.find("src=") == std::string::npos);
   // Links go to the page's own sections only, and each to one that is there.
   for (size_t at = html.find("href=\""); at != std::string::npos;

@@ -256,12 +256,15 @@ std::string LedgerText(const StepsReport& steps) {
     text += std::string(first ? " " : ", ") + std::string(LedgerCauseName(cause)) + " " +
             FormatPercent(share);
     first = false;
-    std::string parts;
-    size_t shown = 0, lines = 0;
+    size_t lines = 0;
     for (const LedgerLine& line : ledger.lines) lines += line.cause == cause;
     if (lines < 2 && cause != LedgerCause::kWaitForRank) continue;
+    // The cause's parts by the one thing each names (the phase of compute, the role of a
+    // transfer, the rank waited for), summed: lines that differ in another (the phase of a
+    // wait) are one part here. The three largest.
+    std::vector<std::pair<std::string, double>> parts;
     for (const LedgerLine& line : ledger.lines) {
-      if (line.cause != cause || shown == 3) continue;
+      if (line.cause != cause) continue;
       std::string what = line.phase;
       if (cause == LedgerCause::kTransfer) what = std::string(CommRoleName(line.role));
       if (cause == LedgerCause::kWaitForRank && line.late) {
@@ -269,9 +272,21 @@ std::string LedgerText(const StepsReport& steps) {
         what = "for " + RankName(late.rank, late.file);
       }
       if (what.empty()) what = "no phase";
-      parts += (shown++ == 0 ? "" : ", ") + what + " " + FormatPercent(line.share);
+      const auto part = std::find_if(parts.begin(), parts.end(),
+                                     [&](const auto& seen) { return seen.first == what; });
+      if (part == parts.end()) {
+        parts.emplace_back(std::move(what), line.share);
+      } else {
+        part->second += line.share;
+      }
     }
-    if (!parts.empty()) text += " (" + parts + ")";
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string shown;
+    for (size_t i = 0; i < parts.size() && i < 3; ++i) {
+      shown += (i == 0 ? "" : ", ") + parts[i].first + " " + FormatPercent(parts[i].second);
+    }
+    if (!shown.empty()) text += " (" + shown + ")";
   }
   return text;
 }

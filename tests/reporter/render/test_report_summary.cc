@@ -175,3 +175,33 @@ TEST_CASE("the summary says which part of the run the steps describe when they h
                             "(18.0 ms of 130 ms): every figure here describes that part only; "
                             "most of the rest is CUDA-graph replays recorded whole (100 ms)"));
 }
+
+TEST_CASE("where the step goes: a cause's parts that name the same thing are one part") {
+  // Waits for rank 3 in two phases and at two roles, a wait for rank 0, and transfers of one
+  // role in two phases: each named once, summed, the largest first.
+  Report report = SampleReport();
+  REQUIRE(report.steps);
+  StepsReport& steps = *report.steps;
+  REQUIRE(steps.ranks.size() >= 2);
+  steps.ranks[1].rank = 3;
+  StepsLedger ledger;
+  ledger.steps = 4;
+  ledger.mean_step_ns = 1000;
+  ledger.ledger_steps.assign(steps.ranks.size(), 0);
+  ledger.ledger_steps[0] = 4;
+  const auto wait = [](uint32_t late, std::string phase, CommRole role, double share) {
+    LedgerLine line{LedgerCause::kWaitForRank, role, std::move(phase), late, 0, share};
+    return line;
+  };
+  LedgerLine transfer_bwd{
+      LedgerCause::kTransfer, CommRole::kGradientBuckets, "backward", {}, 0, 0.10};
+  LedgerLine transfer_opt{
+      LedgerCause::kTransfer, CommRole::kGradientBuckets, "optimizer", {}, 0, 0.05};
+  ledger.lines = {wait(1, "backward", CommRole::kGradientBuckets, 0.20), transfer_bwd,
+                  wait(0, "forward", CommRole::kGradientBuckets, 0.08), transfer_opt,
+                  wait(1, "optimizer", CommRole::kWeightSync, 0.07)};
+  steps.ledger = ledger;
+  const std::string text = Line(SummarizeReport(report), "Where the step goes").text;
+  CHECK(Contains(text, "waiting for a late rank 35.0% (for rank 3 27.0%, for rank 0 8.0%)"));
+  CHECK(Contains(text, "transfer 15.0% (gradient buckets 15.0%)"));
+}

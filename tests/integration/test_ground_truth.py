@@ -7,6 +7,8 @@ stand-in's own synchronizations leave a few hundred µs of idle in every step); 
 full-step candidates' shares of the step must add up to at most the whole step. Without any
 cause, with long kernels, the job is compute-bound and names no straggler."""
 
+import time
+
 from harness import check, report_json, traced_sim_job
 
 RANKS, STEPS, LAYERS, OPT_KERNELS = 4, 20, 8, 3
@@ -110,10 +112,11 @@ def run_scenario(name, options, env):
         "truth", RANKS, ["--steps", str(STEPS), *BASE, *options], env))
 
 
-def within(measured, expected, name, what):
-    check(abs(measured - expected) <= 0.10 * expected,
-          f"{name}: {what} {measured / 1e6:.3f} ms per step above the control run's, injected "
-          f"{expected / 1e6:.3f} ms")
+def within(measured, expected, name, what, misses):
+    """A time off by more than 10% is a miss, said in `misses`."""
+    if abs(measured - expected) > 0.10 * expected:
+        misses.append(f"{name}: {what} {measured / 1e6:.3f} ms per step above the control run's, "
+                      f"injected {expected / 1e6:.3f} ms")
 
 
 def figures(report):
@@ -124,6 +127,25 @@ def figures(report):
     return found
 
 
+def busy_share(seconds=0.5):
+    """The share of every CPU's time spent busy (not idle or waiting on I/O) over `seconds`."""
+    def times():
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # all, idle + iowait
+    total0, idle0 = times()
+    time.sleep(seconds)
+    total1, idle1 = times()
+    return 1 - (idle1 - idle0) / max(1, total1 - total0)
+
+
+# Run alone (meson's is_parallel), the test may still start while a test before it winds down
+# (its files written back, its children ending): wait, up to 20 s, for the machine to be quiet.
+waited = time.monotonic()
+while busy_share() > 0.25 and time.monotonic() - waited < 20:
+    pass
+print(f"waited {time.monotonic() - waited:.1f} s for a quiet machine")
+
 # The control, three times, each kind's median: one run's own host work on a loaded machine
 # (a stall moving a bucket's data) can take a millisecond more than another's, and the
 # difference would be counted against the injected cause.
@@ -131,7 +153,10 @@ controls = [figures(run_scenario("control", QUIET, {})) for _ in range(3)]
 control = {kind: sorted(run.get(kind, 0) for run in controls)[1]
            for kind in set().union(*controls)}
 print(f"control: {control} (the median of {controls})")
-for name, (options, env, want) in SCENARIOS.items():
+def check_scenario(name, options, env, want):
+    """Runs the scenario; every check on what the report names must hold, and its times are
+    returned as misses (the stand-ins' times move with the machine's load)."""
+    misses = []
     report = run_scenario(name, options, env)
     candidates = report["candidates"]
     check(candidates, f"{name}: no candidates")
@@ -140,7 +165,7 @@ for name, (options, env, want) in SCENARIOS.items():
     check(first["kind"] == want["kind"], f"{name}: first candidate {kinds}")
     # The compute-bound run has kernels ten times the control's: nothing to subtract.
     baseline = 0 if name == "nothing" else control.get(first["kind"], 0)
-    within(first["exposed_ns"] - baseline, want["ns"], name, first["kind"])
+    within(first["exposed_ns"] - baseline, want["ns"], name, first["kind"], misses)
     if "rank" in want:
         check(first["rank"] == want["rank"], f"{name}: {first['kind']} on rank {first['rank']}")
     if "phase" in want:
@@ -151,7 +176,7 @@ for name, (options, env, want) in SCENARIOS.items():
     for kind, ns in want.get("also", {}).items():
         other = [c for c in candidates if c["kind"] == kind]
         check(other, f"{name}: no {kind} candidate in {kinds}")
-        within(other[0]["exposed_ns"] - control.get(kind, 0), ns, name, kind)
+        within(other[0]["exposed_ns"] - control.get(kind, 0), ns, name, kind, misses)
     shares = sum(c["step_share"] or 0 for c in candidates if c["scope"] == "full_step")
     check(shares <= 1.0, f"{name}: full-step shares add up to {shares:.3f}")
     # The verdict, the Summary's first line, names the same cause and rank.
@@ -170,6 +195,17 @@ for name, (options, env, want) in SCENARIOS.items():
         check(churn and churn[0]["count"] in (7, 8), f"{name}: {kinds}")
         # Its calls: the 12 ms of cudaMalloc, and the cudaFree calls, each synchronizing the
         # device first, which is idle by then.
-        within(churn[0]["exposed_ns"], 12e6, name, "allocator_churn")
+        within(churn[0]["exposed_ns"], 12e6, name, "allocator_churn", misses)
     print(f"{name}: {kinds[:3]}")
+    return misses
+
+
+# A scenario whose times miss is run once more: a cause vprof measures wrong misses twice, a
+# stall of the machine during one run does not.
+for name, (options, env, want) in SCENARIOS.items():
+    misses = check_scenario(name, options, env, want)
+    if misses:
+        print(f"{name}: run again after {misses}")
+        misses = check_scenario(name, options, env, want)
+    check(not misses, "; ".join(misses))
 print("ok")

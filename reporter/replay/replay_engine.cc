@@ -156,12 +156,26 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
 // group's completion. Node ids: 3 × piece + 0/1/2, then 3 × pieces + group.
 enum Part : uint32_t { kLaunch = 0, kStart = 1, kEnd = 2 };
 
+// What the time before a node is called on the critical path. kWork is the
+// piece's own work, named by WorkWhat only if the path passes it: naming
+// every node as it was timed made most of a large run's replay allocations.
+enum class Between : uint8_t {
+  kNothing,  // nothing worth naming
+  kHostAfterSync,
+  kHostBetweenLaunches,
+  kHostBeforeFirst,
+  kLaunchLatency,
+  kGpuLatency,
+  kWork,
+};
+
 // What a node's time came from, for the critical path: the node before it and
-// what the time between is called ("" for nothing worth naming).
+// what the time between is called.
 struct Cause {
   uint32_t from = kNone;
   int64_t from_ns = 0;  // where the time between begins
-  std::string what;
+  Between what = Between::kNothing;
+  uint32_t piece = kNone;  // kWork: whose work
 };
 
 std::string WorkWhat(const WorkOf& of) {
@@ -170,6 +184,28 @@ std::string WorkWhat(const WorkOf& of) {
   if (work.kind == WorkKind::kComm) return "transfer of " + std::string(CommRoleName(work.role));
   const std::string& phase = of.phase();
   return phase.empty() ? "compute" : "compute in " + phase;
+}
+
+std::string BetweenText(const Cause& cause, const ReplayGraph& graph, const StepsReport& steps) {
+  switch (cause.what) {
+    case Between::kNothing:
+      return "";
+    case Between::kHostAfterSync:
+      return "host after synchronizations";
+    case Between::kHostBetweenLaunches:
+      return "host between launches";
+    case Between::kHostBeforeFirst:
+      return "host before the first launch";
+    case Between::kLaunchLatency:
+      return "launch latency";
+    case Between::kGpuLatency:
+      return "GPU latency";
+    case Between::kWork: {
+      const ReplayOp& op = graph.ops[cause.piece];
+      return WorkWhat({*op.work, steps.ranks[op.rank]});
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -203,39 +239,57 @@ std::optional<ReplayOutcome> Replay(const ReplayGraph& graph, const StepsReport&
   const Changed& c = *changed;
   const auto pieces = static_cast<uint32_t>(graph.ops.size());
   const uint32_t nodes = 3 * pieces + static_cast<uint32_t>(graph.groups.size());
-  std::vector<std::vector<uint32_t>> next(nodes);
+  // The edges in one array, each node's after the one before's (a vector per node was
+  // millions of allocations a replay on a large run): counted first, then placed.
+  std::vector<uint32_t> first_next(nodes + 1, 0);
+  std::vector<uint32_t> next;
   std::vector<uint32_t> waiting(nodes, 0);
+  bool placing = false;
+  std::vector<uint32_t> placed;  // per node, its edges placed so far
   const auto edge = [&](uint32_t from, uint32_t to) {
-    next[from].push_back(to);
-    ++waiting[to];
-  };
-  for (uint32_t i = 0; i < pieces; ++i) {
-    const ReplayOp& op = graph.ops[i];
-    const uint32_t synced_on = c.synced_on[i];
-    const uint32_t waited_for = c.waited_for[i];
-    if (!c.when_ready[i]) {
-      if (op.launch_before != kNone) edge(3 * op.launch_before + kLaunch, 3 * i + kLaunch);
-      if (synced_on != kNone) edge(3 * synced_on + kEnd, 3 * i + kLaunch);
-    }
-    edge(3 * i + kLaunch, 3 * i + kStart);
-    if (op.stream_before != kNone) edge(3 * op.stream_before + kEnd, 3 * i + kStart);
-    if (waited_for != kNone) edge(3 * waited_for + kEnd, 3 * i + kStart);
-    if (op.group == kNone) {
-      edge(3 * i + kStart, 3 * i + kEnd);
+    if (placing) {
+      next[first_next[from] + placed[from]++] = to;
     } else {
-      edge(3 * i + kStart, 3 * pieces + op.group);
-      edge(3 * pieces + op.group, 3 * i + kEnd);
+      ++first_next[from + 1];
+      ++waiting[to];
     }
-  }
+  };
+  const auto add_edges = [&] {
+    for (uint32_t i = 0; i < pieces; ++i) {
+      const ReplayOp& op = graph.ops[i];
+      const uint32_t synced_on = c.synced_on[i];
+      const uint32_t waited_for = c.waited_for[i];
+      if (!c.when_ready[i]) {
+        if (op.launch_before != kNone) edge(3 * op.launch_before + kLaunch, 3 * i + kLaunch);
+        if (synced_on != kNone) edge(3 * synced_on + kEnd, 3 * i + kLaunch);
+      }
+      edge(3 * i + kLaunch, 3 * i + kStart);
+      if (op.stream_before != kNone) edge(3 * op.stream_before + kEnd, 3 * i + kStart);
+      if (waited_for != kNone) edge(3 * waited_for + kEnd, 3 * i + kStart);
+      if (op.group == kNone) {
+        edge(3 * i + kStart, 3 * i + kEnd);
+      } else {
+        edge(3 * i + kStart, 3 * pieces + op.group);
+        edge(3 * pieces + op.group, 3 * i + kEnd);
+      }
+    }
+  };
+  add_edges();
+  for (uint32_t node = 0; node < nodes; ++node) first_next[node + 1] += first_next[node];
+  next.resize(first_next[nodes]);
+  placed.assign(nodes, 0);
+  placing = true;
+  add_edges();
 
   std::vector<int64_t> at(nodes, INT64_MIN);
   std::vector<Cause> cause(nodes);
   // `from`: the node the time came from (kNone: the rank's step start, `rank`'s).
-  const auto later = [&](uint32_t node, int64_t time, uint32_t from, std::string what,
-                         uint32_t rank = 0) {
+  const auto later = [&](uint32_t node, int64_t time, uint32_t from, Between what,
+                         uint32_t rank_or_piece = 0) {
     if (time > at[node]) {
       at[node] = time;
-      cause[node] = {from, from == kNone ? graph.ranks[rank].start_ns : at[from], std::move(what)};
+      cause[node] = {from, from == kNone ? graph.ranks[rank_or_piece].start_ns : at[from], what,
+                     what == Between::kWork ? rank_or_piece : kNone};
     }
   };
   std::deque<uint32_t> ready;
@@ -250,78 +304,81 @@ std::optional<ReplayOutcome> Replay(const ReplayGraph& graph, const StepsReport&
     if (node < 3 * pieces) {
       const uint32_t i = node / 3;
       const ReplayOp& op = graph.ops[i];
-      const WorkOf of{*op.work, steps.ranks[op.rank]};
       const uint32_t synced_on = c.synced_on[i];
       const uint32_t waited_for = c.waited_for[i];
       switch (node % 3) {
         case kLaunch:
           if (c.when_ready[i]) {
-            later(node, graph.ranks[op.rank].start_ns, kNone, "", op.rank);
+            later(node, graph.ranks[op.rank].start_ns, kNone, Between::kNothing, op.rank);
           } else if (synced_on != kNone) {
             const int64_t released =
                 std::max(op.launch_before == kNone ? graph.ranks[op.rank].start_ns
                                                    : at[3 * op.launch_before + kLaunch],
                          at[3 * synced_on + kEnd]);
-            later(node, released + c.after_sync[i], 3 * synced_on + kEnd,
-                  "host after synchronizations");
+            later(node, released + c.after_sync[i], 3 * synced_on + kEnd, Between::kHostAfterSync);
           } else if (op.launch_before != kNone) {
             later(node, at[3 * op.launch_before + kLaunch] + c.host_gap[i],
-                  3 * op.launch_before + kLaunch, "host between launches");
+                  3 * op.launch_before + kLaunch, Between::kHostBetweenLaunches);
           } else {
             later(node, graph.ranks[op.rank].start_ns + c.host_gap[i], kNone,
-                  "host before the first launch", op.rank);
+                  Between::kHostBeforeFirst, op.rank);
           }
           break;
         case kStart: {
           // Its latency is after whichever of these it waited for (replay_graph.h).
           later(node, std::max(at[3 * i + kLaunch], graph.ranks[op.rank].start_ns) + c.latency[i],
-                3 * i + kLaunch, "launch latency");
+                3 * i + kLaunch, Between::kLaunchLatency);
           if (op.stream_before != kNone) {
             later(node, at[3 * op.stream_before + kEnd] + c.latency[i], 3 * op.stream_before + kEnd,
-                  "GPU latency");
+                  Between::kGpuLatency);
           }
           if (waited_for != kNone) {
             later(node, at[3 * waited_for + kEnd] + c.latency[i], 3 * waited_for + kEnd,
-                  "GPU latency");
+                  Between::kGpuLatency);
           }
           break;
         }
         case kEnd:
           if (op.group == kNone) {
-            later(node, at[3 * i + kStart] + c.duration[i], 3 * i + kStart, WorkWhat(of));
+            later(node, at[3 * i + kStart] + c.duration[i], 3 * i + kStart, Between::kWork, i);
           } else {
             later(node,
                   std::max(at[3 * i + kStart], at[3 * pieces + op.group] - op.before_last_end_ns),
-                  3 * pieces + op.group, "");
+                  3 * pieces + op.group, Between::kNothing);
           }
           break;
       }
     } else {
       const uint32_t g = node - 3 * pieces;
       for (const uint32_t member : graph.groups[g].members) {
-        const ReplayOp& op = graph.ops[member];
-        later(node, at[3 * member + kStart] + c.transfer[g], 3 * member + kStart,
-              WorkWhat({*op.work, steps.ranks[op.rank]}));
+        later(node, at[3 * member + kStart] + c.transfer[g], 3 * member + kStart, Between::kWork,
+              member);
       }
     }
-    for (const uint32_t to : next[node]) {
-      if (--waiting[to] == 0) ready.push_back(to);
+    for (uint32_t e = first_next[node]; e < first_next[node + 1]; ++e) {
+      if (--waiting[next[e]] == 0) ready.push_back(next[e]);
     }
   }
   if (done != nodes) return std::nullopt;  // a cycle: the assumed edges contradict each other
 
+  // Each rank's piece that ends last (the first of equals), in one pass: a pass per rank
+  // over every rank's pieces was most of a 1,024-rank report's time.
+  std::vector<uint32_t> last_of_rank(graph.ranks.size(), kNone);
+  for (uint32_t i = 0; i < pieces; ++i) {
+    uint32_t& last = last_of_rank[graph.ops[i].rank];
+    if (last == kNone || at[3 * i + kEnd] > at[3 * last + kEnd]) last = i;
+  }
   ReplayOutcome outcome;
   int64_t end = INT64_MIN;
   uint32_t last_node = kNone;
   std::string last_what;
   for (uint32_t r = 0; r < graph.ranks.size(); ++r) {
-    for (uint32_t i = 0; i < pieces; ++i) {
-      if (graph.ops[i].rank == r && at[3 * i + kEnd] > end) {
-        end = at[3 * i + kEnd];
-        last_node = 3 * i + kEnd;
-        last_what.clear();
-        outcome.critical_rank = r;
-      }
+    const uint32_t i = last_of_rank[r];
+    if (i != kNone && at[3 * i + kEnd] > end) {
+      end = at[3 * i + kEnd];
+      last_node = 3 * i + kEnd;
+      last_what.clear();
+      outcome.critical_rank = r;
     }
     const ReplayRank& rank = graph.ranks[r];
     if (rank.last_launch == kNone) continue;
@@ -348,7 +405,9 @@ std::optional<ReplayOutcome> Replay(const ReplayGraph& graph, const StepsReport&
   if (!last_what.empty()) path[last_what] += end - at[last_node];
   for (uint32_t node = last_node; node != kNone; node = cause[node].from) {
     const Cause& why = cause[node];
-    if (!why.what.empty() && at[node] > why.from_ns) path[why.what] += at[node] - why.from_ns;
+    if (why.what != Between::kNothing && at[node] > why.from_ns) {
+      path[BetweenText(why, graph, steps)] += at[node] - why.from_ns;
+    }
   }
   outcome.critical_path.assign(path.begin(), path.end());
   std::stable_sort(outcome.critical_path.begin(), outcome.critical_path.end(),

@@ -6,6 +6,17 @@
 
 namespace vprof::reporter {
 
+std::vector<std::string_view> CommaSeparated(std::string_view value) {
+  std::vector<std::string_view> items;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = value.find(',', begin);
+    items.push_back(value.substr(begin, comma - begin));
+    if (comma == std::string_view::npos) return items;
+    begin = comma + 1;
+  }
+}
+
 bool ArgCursor::Next() {
   if (next_ >= args_.size()) return false;
   name_ = args_[next_++];

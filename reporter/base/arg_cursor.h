@@ -12,6 +12,10 @@
 
 namespace vprof::reporter {
 
+// The items of an option's comma-separated value ("0-7,12"), empty ones kept
+// (the option's parser says what it expected of them).
+std::vector<std::string_view> CommaSeparated(std::string_view value);
+
 // What a command's option taker made of the argument at the cursor: not its
 // option, taken, or its option with a bad value (already said on `err`).
 enum class OptionUse { kNotMine, kTaken, kBad };

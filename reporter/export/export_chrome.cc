@@ -156,7 +156,7 @@ class ChromeProcessWriter : public TimelineSink {
 
   // Samples come in time order: each is drawn as read.
   void DeviceMemorySample(const DeviceMemorySampleItem& sample) override {
-    const std::string name = "GPU " + std::to_string(sample.record.device()) + " memory in use";
+    const std::string name = MemoryInUseName(sample.record.device());
     Event('C', name, "gpu_memory", 0, sample.at_ns)
         .BeginArgs()
         .Uint("bytes", sample.record.used_bytes())
@@ -166,7 +166,7 @@ class ChromeProcessWriter : public TimelineSink {
   }
 
   void MemoryHeld(const MemoryHeldItem& held) override {
-    const std::string name = "GPU " + std::to_string(held.device) + " memory held";
+    const std::string name = MemoryHeldName(held.device);
     Event('C', name, "gpu_memory", 0, held.at_ns)
         .BeginArgs()
         .Int("bytes", held.bytes)

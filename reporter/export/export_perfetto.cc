@@ -184,24 +184,22 @@ class PerfettoProcessWriter : public TimelineSink {
   }
 
   void MemoryHeld(const MemoryHeldItem& held) override {
-    counters_.push_back({CounterTrack("GPU " + std::to_string(held.device) + " memory held"),
-                         held.at_ns, held.bytes});
+    counters_.push_back({CounterTrack(MemoryHeldName(held.device)), held.at_ns, held.bytes});
   }
 
   void DeviceMemorySample(const DeviceMemorySampleItem& sample) override {
-    counters_.push_back(
-        {CounterTrack("GPU " + std::to_string(sample.record.device()) + " memory in use"),
-         sample.at_ns, static_cast<int64_t>(sample.record.used_bytes())});
+    counters_.push_back({CounterTrack(MemoryInUseName(sample.record.device())), sample.at_ns,
+                         static_cast<int64_t>(sample.record.used_bytes())});
   }
 
   // After the walk: the tracks, then every track's slices nested, then the
   // counters.
-  void Finish(const ExportProcess& process, uint32_t index) {
+  void Finish(const ExportProcess& process) {
     pf::TrackDescriptor descriptor;
     descriptor.set_uuid(process_uuid_);
     // OS pids repeat across hosts: the process's place in the export is its
     // pid here, and its name says the host and OS pid.
-    descriptor.mutable_process()->set_pid(static_cast<int32_t>(index + 1));
+    descriptor.mutable_process()->set_pid(static_cast<int32_t>(index_ + 1));
     descriptor.mutable_process()->set_process_name(DisplayName(process));
     packets_.Descriptor(descriptor);
     for (auto& [tid, uuid] : thread_tracks_) {
@@ -255,9 +253,6 @@ class PerfettoProcessWriter : public TimelineSink {
   // A value of few distinct strings ("RING", "float32"): interned.
   void Label(std::string_view name, std::string_view value) {
     Annotation(name).set_string_value_iid(packets_.AnnotationString(value));
-  }
-  void Text(std::string_view name, std::string_view value) {
-    Annotation(name).set_string_value(std::string(value));
   }
   // HexText: the ids people compare with the other exports and the report. The
   // few there are (communicators, streams) are interned.
@@ -411,7 +406,7 @@ void WritePerfettoTrace(const ExportPlan& plan, std::string_view directory, std:
     const ExportProcess& process = plan.processes[index];
     PerfettoProcessWriter writer(packets, plan, index);
     WalkSelected(plan, process, writer, tally);
-    writer.Finish(process, index);
+    writer.Finish(process);
   }
   // What the export is, and what it left out, on a track of its own at the origin.
   pf::TrackDescriptor track;

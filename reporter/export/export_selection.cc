@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "reporter/base/arg_cursor.h"
 #include "reporter/base/units.h"
 #include "reporter/export/export_filter.h"
 #include "reporter/report/build.h"
@@ -30,17 +31,6 @@ std::optional<RankRange> Range(std::string_view text) {
       dash == std::string_view::npos ? first : SmallNumber(text.substr(dash + 1));
   if (!first || !last || *last < *first) return std::nullopt;
   return RankRange{*first, *last};
-}
-
-std::vector<std::string_view> SplitCommas(std::string_view text) {
-  std::vector<std::string_view> parts;
-  size_t begin = 0;
-  while (true) {
-    const size_t comma = text.find(',', begin);
-    parts.push_back(text.substr(begin, comma - begin));
-    if (comma == std::string_view::npos) return parts;
-    begin = comma + 1;
-  }
 }
 
 // "1.5 s", "250 ms": a time of the selection as people read it.
@@ -159,9 +149,8 @@ std::string ExportSelection::Description() const {
 }
 
 std::optional<std::vector<RankRange>> ParseRankRanges(std::string_view text, std::string& error) {
-  std::vector<int64_t> ranks;
   std::vector<RankRange> ranges;
-  for (const std::string_view part : SplitCommas(text)) {
+  for (const std::string_view part : CommaSeparated(text)) {
     const std::optional<RankRange> range = Range(part);
     if (!range) {
       error =
@@ -226,7 +215,7 @@ std::optional<int64_t> ParseTimelineTime(std::string_view text, std::string& err
 
 std::optional<uint32_t> ParseExportKinds(std::string_view text, std::string& error) {
   uint32_t kinds = 0;
-  for (const std::string_view part : SplitCommas(text)) {
+  for (const std::string_view part : CommaSeparated(text)) {
     bool known = false;
     for (size_t index = 0; index < kExportKindCount; ++index) {
       const auto kind = static_cast<ExportKind>(index);

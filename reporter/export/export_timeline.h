@@ -93,6 +93,11 @@ std::string PluginTrackName(uint64_t context_id, const PluginComm* comm);
 // What the timelines call a GPU stream's track: "stream 7 (GPU 0)".
 std::string GpuTrackName(uint32_t device, uint32_t stream);
 
+// What the timelines call a GPU's memory counters: "GPU 0 memory held" (what
+// the process holds from CUDA), "GPU 0 memory in use" (NVML's, the device's).
+std::string MemoryHeldName(uint32_t device);
+std::string MemoryInUseName(uint32_t device);
+
 struct PluginCollItem {
   const vprof::trace::NcclPluginEvent& record;
   const PluginComm* comm = nullptr;  // none when its context was not announced

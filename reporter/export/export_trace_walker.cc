@@ -215,6 +215,14 @@ std::string GpuTrackName(uint32_t device, uint32_t stream) {
   return "stream " + std::to_string(stream) + " (GPU " + std::to_string(device) + ")";
 }
 
+std::string MemoryHeldName(uint32_t device) {
+  return "GPU " + std::to_string(device) + " memory held";
+}
+
+std::string MemoryInUseName(uint32_t device) {
+  return "GPU " + std::to_string(device) + " memory in use";
+}
+
 void WalkTrace(const std::string& path, int64_t shift_ns, TimelineSink& sink) {
   TraceWalker(shift_ns, sink).Walk(path);
 }

@@ -32,6 +32,9 @@ void AppendLengthDelimited(std::string& out, uint32_t field, std::string_view by
 }  // namespace
 
 PerfettoPackets::PerfettoPackets(std::ostream& out) : out_(out) {
+  pf::TrackEvent end;
+  end.set_type(pf::TrackEvent::TYPE_SLICE_END);
+  slice_end_ = end.SerializeAsString();
   for (auto& strings : strings_) strings.emplace_back();  // iids count from 1
   sequences_[kMainSequence] = {};
 }
@@ -117,23 +120,29 @@ uint32_t PerfettoPackets::OpenTrackSequence(uint64_t track_uuid, uint64_t start_
   return id;
 }
 
-void PerfettoPackets::SequenceEvent(uint32_t sequence, uint64_t timestamp_ns,
-                                    std::string_view event) {
+pf::TracePacket PerfettoPackets::SequencePacket(uint32_t sequence, uint64_t timestamp_ns) {
   Sequence& state = sequences_.at(sequence);
   pf::TracePacket packet;
   packet.set_trusted_packet_sequence_id(sequence);
   packet.set_sequence_flags(kNeedsIncrementalState);  // its time and track are the sequence's
   packet.set_timestamp(timestamp_ns - state.last_ns);
   state.last_ns = timestamp_ns;
+  return packet;
+}
+
+void PerfettoPackets::SequenceEvent(uint32_t sequence, uint64_t timestamp_ns,
+                                    std::string_view event) {
+  pf::TracePacket packet = SequencePacket(sequence, timestamp_ns);
+  Sequence& state = sequences_.at(sequence);
   parsed_.ParseFromArray(event.data(), static_cast<int>(event.size()));
   AddInterned(state, parsed_, packet);
   Write(state, packet, event);
 }
 
 void PerfettoPackets::SequenceEnd(uint32_t sequence, uint64_t timestamp_ns) {
-  pf::TrackEvent end;
-  end.set_type(pf::TrackEvent::TYPE_SLICE_END);
-  SequenceEvent(sequence, timestamp_ns, end.SerializeAsString());
+  // The end names nothing interned: no parse, no lookups (half the packets are ends).
+  pf::TracePacket packet = SequencePacket(sequence, timestamp_ns);
+  Write(sequences_.at(sequence), packet, slice_end_);
 }
 
 void PerfettoPackets::Write(Sequence& sequence, pf::TracePacket& packet,

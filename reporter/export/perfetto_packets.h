@@ -61,6 +61,8 @@ class PerfettoPackets {
   };
 
   uint64_t Intern(Table table, std::string_view name);
+  // A packet of `sequence` at `timestamp_ns`: the change since its previous one.
+  vprof::perfetto::TracePacket SequencePacket(uint32_t sequence, uint64_t timestamp_ns);
   // Adds to `packet` the interned entries `event` refers to that `sequence`
   // has not carried; whether it refers to any.
   bool AddInterned(Sequence& sequence, const vprof::perfetto::TrackEvent& event,
@@ -80,6 +82,7 @@ class PerfettoPackets {
   uint32_t next_sequence_ = 2;
   std::unordered_map<uint32_t, Sequence> sequences_;  // open ones; 1 always
   vprof::perfetto::TrackEvent parsed_;                // reused
+  std::string slice_end_;                             // a TYPE_SLICE_END TrackEvent, serialized
   std::string packet_bytes_, framed_;                 // reused
 };
 

@@ -1,5 +1,7 @@
 #include "reporter/render/text_sections.h"
 
+#include "reporter/base/arg_cursor.h"
+
 namespace vprof::reporter {
 namespace {
 
@@ -15,10 +17,7 @@ std::string_view TextSectionName(TextSection section) {
 
 std::optional<TextSections> ParseTextSections(std::string_view text, std::string& error) {
   TextSections sections = 0;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    const size_t comma = std::min(text.find(',', begin), text.size());
-    const std::string_view name = text.substr(begin, comma - begin);
+  for (const std::string_view name : CommaSeparated(text)) {
     size_t index = 0;
     while (index < kNames.size() && kNames[index] != name) ++index;
     if (index == kNames.size()) {
@@ -28,7 +27,6 @@ std::optional<TextSections> ParseTextSections(std::string_view text, std::string
       return std::nullopt;
     }
     sections |= 1u << index;
-    begin = comma + 1;
   }
   return sections;
 }

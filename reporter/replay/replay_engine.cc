@@ -239,47 +239,39 @@ std::optional<ReplayOutcome> Replay(const ReplayGraph& graph, const StepsReport&
   const Changed& c = *changed;
   const auto pieces = static_cast<uint32_t>(graph.ops.size());
   const uint32_t nodes = 3 * pieces + static_cast<uint32_t>(graph.groups.size());
-  // The edges in one array, each node's after the one before's (a vector per node was
-  // millions of allocations a replay on a large run): counted first, then placed.
-  std::vector<uint32_t> first_next(nodes + 1, 0);
-  std::vector<uint32_t> next;
-  std::vector<uint32_t> waiting(nodes, 0);
-  bool placing = false;
-  std::vector<uint32_t> placed;  // per node, its edges placed so far
-  const auto edge = [&](uint32_t from, uint32_t to) {
-    if (placing) {
-      next[first_next[from] + placed[from]++] = to;
+  // The edges, then each node's in one array after the node before's (a vector per node was
+  // millions of allocations a replay on a large run), in the order they were made.
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // from, to
+  edges.reserve(6 * static_cast<size_t>(pieces));
+  const auto edge = [&](uint32_t from, uint32_t to) { edges.emplace_back(from, to); };
+  for (uint32_t i = 0; i < pieces; ++i) {
+    const ReplayOp& op = graph.ops[i];
+    const uint32_t synced_on = c.synced_on[i];
+    const uint32_t waited_for = c.waited_for[i];
+    if (!c.when_ready[i]) {
+      if (op.launch_before != kNone) edge(3 * op.launch_before + kLaunch, 3 * i + kLaunch);
+      if (synced_on != kNone) edge(3 * synced_on + kEnd, 3 * i + kLaunch);
+    }
+    edge(3 * i + kLaunch, 3 * i + kStart);
+    if (op.stream_before != kNone) edge(3 * op.stream_before + kEnd, 3 * i + kStart);
+    if (waited_for != kNone) edge(3 * waited_for + kEnd, 3 * i + kStart);
+    if (op.group == kNone) {
+      edge(3 * i + kStart, 3 * i + kEnd);
     } else {
-      ++first_next[from + 1];
-      ++waiting[to];
+      edge(3 * i + kStart, 3 * pieces + op.group);
+      edge(3 * pieces + op.group, 3 * i + kEnd);
     }
-  };
-  const auto add_edges = [&] {
-    for (uint32_t i = 0; i < pieces; ++i) {
-      const ReplayOp& op = graph.ops[i];
-      const uint32_t synced_on = c.synced_on[i];
-      const uint32_t waited_for = c.waited_for[i];
-      if (!c.when_ready[i]) {
-        if (op.launch_before != kNone) edge(3 * op.launch_before + kLaunch, 3 * i + kLaunch);
-        if (synced_on != kNone) edge(3 * synced_on + kEnd, 3 * i + kLaunch);
-      }
-      edge(3 * i + kLaunch, 3 * i + kStart);
-      if (op.stream_before != kNone) edge(3 * op.stream_before + kEnd, 3 * i + kStart);
-      if (waited_for != kNone) edge(3 * waited_for + kEnd, 3 * i + kStart);
-      if (op.group == kNone) {
-        edge(3 * i + kStart, 3 * i + kEnd);
-      } else {
-        edge(3 * i + kStart, 3 * pieces + op.group);
-        edge(3 * pieces + op.group, 3 * i + kEnd);
-      }
-    }
-  };
-  add_edges();
+  }
+  std::vector<uint32_t> first_next(nodes + 1, 0);
+  std::vector<uint32_t> waiting(nodes, 0);
+  for (const auto& [from, to] : edges) {
+    ++first_next[from + 1];
+    ++waiting[to];
+  }
   for (uint32_t node = 0; node < nodes; ++node) first_next[node + 1] += first_next[node];
-  next.resize(first_next[nodes]);
-  placed.assign(nodes, 0);
-  placing = true;
-  add_edges();
+  std::vector<uint32_t> next(edges.size());
+  std::vector<uint32_t> filled(first_next.begin(), first_next.end() - 1);
+  for (const auto& [from, to] : edges) next[filled[from]++] = to;
 
   std::vector<int64_t> at(nodes, INT64_MIN);
   std::vector<Cause> cause(nodes);

@@ -226,8 +226,8 @@ int RunReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!paths) return status;
   const PhaseRulesScope phase_rules(options->analysis.phase_rules);
   // On the terminal this process writes its errors to, never into a file or a pipe.
-  ProgressLine progress(err, &err == &std::cerr && isatty(STDERR_FILENO) && !options->quiet,
-                        TotalBytes(*paths));
+  const bool show_progress = &err == &std::cerr && isatty(STDERR_FILENO) && !options->quiet;
+  ProgressLine progress(err, show_progress, show_progress ? TotalBytes(*paths) : 0);
   Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps,
                               [&progress](const MergeProgress& read) { progress.Reading(read); });
   progress.Analyzing();

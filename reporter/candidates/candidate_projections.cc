@@ -121,7 +121,7 @@ std::optional<ReplayChange> HostIdle(const CandidateReport&, const StepsReport& 
 
 std::optional<ReplayChange> Copies(const CandidateReport&, const StepsReport&, std::string&) {
   return Faster(
-      "the copies taken off the step (pinned and asynchronous, overlapped)",
+      "the copies taken off the step (overlapped with compute)",
       [](const WorkOf& of) { return of.work.kind == WorkKind::kCopy; }, 0);
 }
 

@@ -126,7 +126,40 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
                                "; overlap unknown, not a step gain");
   candidate.evidence.push_back(std::to_string(process.gpu.memcpy.count) + " memcpy moving " +
                                FormatBytes(process.gpu.memcpy.bytes));
-  out.push_back({ChangeKind::kAsyncPinnedCopies, std::move(candidate)});
+  const ChangeKind change = CopiesChange(process.gpu);
+  if (process.gpu.memcpy.total_ns > 0) {
+    candidate.evidence.push_back(
+        CopyKindsEvidence(RankName(process.rank, process.file), process.gpu, change));
+  }
+  out.push_back({change, std::move(candidate)});
+}
+
+// Pinning is advised only where it is not in place: where copies from or into pageable host
+// memory hold at least half the copy time (memsets count as not pageable). Copies already
+// pinned, within or between devices, and memsets can only be taken off the step by overlapping
+// them with compute.
+ChangeKind CopiesChange(const GpuReport& gpu) {
+  const int64_t copy_ns = gpu.memcpy.total_ns + gpu.memset.total_ns;
+  return 2 * gpu.pageable_copies.total_ns >= copy_ns && gpu.pageable_copies.total_ns > 0
+             ? ChangeKind::kAsyncPinnedCopies
+             : ChangeKind::kOverlapCopies;
+}
+
+// "rank 1's memcpy time: 80.0% from or into pageable host memory, 10.0% pinned, 10.0% within or
+// between devices: ...".
+std::string CopyKindsEvidence(const std::string& rank, const GpuReport& gpu, ChangeKind change) {
+  const auto share = [&](int64_t ns) {
+    return FormatPercent(static_cast<double>(ns) / static_cast<double>(gpu.memcpy.total_ns));
+  };
+  const int64_t device_ns =
+      gpu.memcpy.total_ns - gpu.pageable_copies.total_ns - gpu.pinned_copies.total_ns;
+  return rank + "'s memcpy time: " + share(gpu.pageable_copies.total_ns) +
+         " from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) + " pinned, " +
+         share(device_ns) + " within or between devices: " +
+         (change == ChangeKind::kAsyncPinnedCopies
+              ? "pinned host memory would let the copies run asynchronously, off the step"
+              : "pinning is in place or does not apply; what is left is overlapping them with "
+                "compute");
 }
 
 }  // namespace vprof::reporter

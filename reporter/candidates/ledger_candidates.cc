@@ -274,15 +274,21 @@ void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
       FromPart(steps, part, "copies", "Copies with neither compute nor communication",
                "of copies with the GPU otherwise idle");
   const RankStepsReport& main = MainLedgerRank(steps);
+  ChangeKind change = ChangeKind::kAsyncPinnedCopies;
   for (const ProcessReport& process : report.processes) {
     if (process.file != main.file) continue;
     const GpuReport& gpu = process.gpu;
-    candidate.evidence.push_back(
-        RankName(process.rank, process.file) + ": " + std::to_string(gpu.memcpy.count) +
-        " memcpy (" + FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
-        ") and " + std::to_string(gpu.memset.count) + " memset over the trace");
+    const std::string rank = RankName(process.rank, process.file);
+    candidate.evidence.push_back(rank + ": " + std::to_string(gpu.memcpy.count) + " memcpy (" +
+                                 FormatBytes(gpu.memcpy.bytes) + ", " +
+                                 FormatDurationNs(gpu.memcpy.total_ns) + ") and " +
+                                 std::to_string(gpu.memset.count) + " memset over the trace");
+    change = CopiesChange(gpu);
+    if (gpu.memcpy.total_ns > 0) {
+      candidate.evidence.push_back(CopyKindsEvidence(rank, gpu, change));
+    }
   }
-  out.push_back({ChangeKind::kAsyncPinnedCopies, std::move(candidate)});
+  out.push_back({change, std::move(candidate)});
 }
 
 // What each role's candidate is: kind, title, change.

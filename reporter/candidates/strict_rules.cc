@@ -103,6 +103,10 @@ constexpr std::array kRules = {
                "loop) launches the same graphs and kernels in the same order; no arithmetic "
                "changes",
                "", nullptr},
+    StrictRule{kOverlapCopies, "overlap_copies", "S19", kEligible,
+               "copies issued on a side stream, earlier, overlapped with compute, move the same "
+               "bytes; no arithmetic changes",
+               "", nullptr},
 };
 
 }  // namespace

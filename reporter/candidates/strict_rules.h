@@ -35,6 +35,7 @@ enum class ChangeKind : uint8_t {
   kOverlapPipelineTransfers,  // pipeline sends and receives overlapped with compute
   kDeferMetricCollectives,    // metrics gathered later or together, off the step's path
   kShortenHostWork,           // less host work between launches already replayed from CUDA graphs
+  kOverlapCopies,             // copies already pinned (or between devices) overlapped with compute
 };
 
 struct StrictRule {

@@ -119,6 +119,11 @@ struct GpuRecord {
   // GPUs; device-to-device copies on one GPU are DTOD): data moved between
   // GPUs outside NCCL. Count, bytes, time.
   ActivityTotals peer_copies;
+  // Memcpy records from or into pageable host memory (either side), and those from or into
+  // pinned host memory with no pageable side: what pinning could still change, and what is
+  // pinned already. Count, bytes, time.
+  ActivityTotals pageable_copies;
+  ActivityTotals pinned_copies;
   // vprof's own kernels (the collective fingerprints, capture/audit/; the launch-cost
   // calibration's are left out, and counted in its own figures): not the
   // program's, so in no other figure of the report.

@@ -139,9 +139,11 @@ struct GpuReport {
   uint64_t batches = 0;
   ActivityTotals kernels;
   ActivityTotals memcpy;
-  ActivityTotals peer_copies;    // of memcpy, those between two GPUs (PtoP)
-  ActivityTotals vprof_kernels;  // vprof's own (collective fingerprints), in no other figure
-  ActivityTotals graph_replays;  // recorded whole: their nodes are in no kernel or copy figure
+  ActivityTotals peer_copies;      // of memcpy, those between two GPUs (PtoP)
+  ActivityTotals pageable_copies;  // of memcpy, those from or into pageable host memory
+  ActivityTotals pinned_copies;    // of memcpy, those from or into pinned host memory only
+  ActivityTotals vprof_kernels;    // vprof's own (collective fingerprints), in no other figure
+  ActivityTotals graph_replays;    // recorded whole: their nodes are in no kernel or copy figure
   ActivityTotals memset;
   ActivityTotals syncs;
   uint64_t api_calls = 0;

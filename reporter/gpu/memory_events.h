@@ -108,5 +108,9 @@ MemoryCall MemoryCallOf(std::string_view api_name);
 // CUpti_ActivityMemcpyKind's host-to-device and device-to-host values.
 inline constexpr uint32_t kHostToDeviceCopyKind = 1;
 inline constexpr uint32_t kDeviceToHostCopyKind = 2;
+// CUpti_ActivityMemoryKind's host memory: pageable (the driver stages the copy through a
+// pinned buffer of its own, and the host waits) and pinned (page-locked: DMA, asynchronous).
+inline constexpr uint32_t kPageableMemoryKind = 1;
+inline constexpr uint32_t kPinnedMemoryKind = 2;
 
 }  // namespace vprof::reporter

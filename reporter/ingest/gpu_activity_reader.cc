@@ -86,6 +86,11 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   for (const CopyRow& copy : batch.memcpys) {
     record_.memcpy.Add(copy.bytes, copy.duration_ns);
     if (IsPeerCopy(copy)) record_.peer_copies.Add(copy.bytes, copy.duration_ns);
+    if (copy.src_kind == kPageableMemoryKind || copy.dst_kind == kPageableMemoryKind) {
+      record_.pageable_copies.Add(copy.bytes, copy.duration_ns);
+    } else if (copy.src_kind == kPinnedMemoryKind || copy.dst_kind == kPinnedMemoryKind) {
+      record_.pinned_copies.Add(copy.bytes, copy.duration_ns);
+    }
     const bool to_host = copy.copy_kind == kDeviceToHostCopyKind;
     if ((to_host || copy.copy_kind == kHostToDeviceCopyKind) && copy.bytes >= kLargeTransferBytes) {
       record_.memory.AddTransfer({static_cast<int64_t>(copy.start_ns),

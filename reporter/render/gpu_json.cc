@@ -109,6 +109,8 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     WriteTotals(json, "kernels", gpu.kernels, false);
     WriteTotals(json, "memcpy", gpu.memcpy, true);
     WriteTotals(json, "peer_copies", gpu.peer_copies, true);
+    WriteTotals(json, "pageable_copies", gpu.pageable_copies, true);
+    WriteTotals(json, "pinned_copies", gpu.pinned_copies, true);
     if (gpu.vprof_kernels.count) WriteTotals(json, "vprof_kernels", gpu.vprof_kernels, false);
     if (gpu.graph_replays.count) WriteTotals(json, "graph_replays", gpu.graph_replays, false);
     WriteTotals(json, "memset", gpu.memset, true);

@@ -60,10 +60,17 @@ std::string ApiCallsText(const GpuReport& gpu) {
 
 // "(peer 2, 1.0 MiB, 3.0 ms)": the copies between two GPUs among the memcpys;
 // nothing when there were none.
-std::string PeerCopiesText(const ActivityTotals& peer) {
-  if (peer.count == 0) return "";
-  return " (peer " + std::to_string(peer.count) + ", " + FormatBytes(peer.bytes) + ", " +
-         FormatDurationNs(peer.total_ns) + ")";
+// " (pageable 3, 12 MiB, 4.1 ms; peer 2, ...)": the copies of each kind there were.
+std::string CopyKindsText(const GpuReport& gpu) {
+  std::string text;
+  for (const auto& [name, totals] :
+       {std::pair{"pageable", &gpu.pageable_copies}, std::pair{"pinned", &gpu.pinned_copies},
+        std::pair{"peer", &gpu.peer_copies}}) {
+    if (totals->count == 0) continue;
+    text += (text.empty() ? " (" : "; ") + std::string(name) + " " + std::to_string(totals->count) +
+            ", " + FormatBytes(totals->bytes) + ", " + FormatDurationNs(totals->total_ns);
+  }
+  return text.empty() ? text : text + ")";
 }
 
 // "syncs 3, 1.2 ms", or that the capture plan did not record them.
@@ -94,9 +101,9 @@ void WriteTotals(const GpuReport& gpu, std::ostream& out) {
                    FormatDurationNs(gpu.kernels.total_ns) + GraphReplaysText(gpu.graph_replays) +
                    "; memcpy " + std::to_string(gpu.memcpy.count) + ", " +
                    FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
-                   PeerCopiesText(gpu.peer_copies) + "; memset " +
-                   std::to_string(gpu.memset.count) + ", " + FormatBytes(gpu.memset.bytes) + "; " +
-                   SyncsText(gpu) + "; " + ApiCallsText(gpu) + "; CUPTI dropped records " +
+                   CopyKindsText(gpu) + "; memset " + std::to_string(gpu.memset.count) + ", " +
+                   FormatBytes(gpu.memset.bytes) + "; " + SyncsText(gpu) + "; " +
+                   ApiCallsText(gpu) + "; CUPTI dropped records " +
                    std::to_string(gpu.dropped_records) + ", overhead " +
                    FormatDurationNs(gpu.cupti_overhead_ns) + VprofKernelsText(gpu.vprof_kernels),
                "    ", "      ");

@@ -172,6 +172,8 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.kernels = record.kernels;
   report.memcpy = record.memcpy;
   report.peer_copies = record.peer_copies;
+  report.pageable_copies = record.pageable_copies;
+  report.pinned_copies = record.pinned_copies;
   report.vprof_kernels = record.vprof_kernels;
   report.graph_replays = record.graph_replays;
   report.memset = record.memset;

@@ -114,6 +114,8 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   totals.set_nccl_graph_kernels(record.nccl_graph_kernels);
   EncodeNamedTotals(record.ipc_calls, *totals.mutable_ipc_calls());
   EncodeActivity(record.peer_copies, totals.mutable_peer_copies());
+  EncodeActivity(record.pageable_copies, totals.mutable_pageable_copies());
+  EncodeActivity(record.pinned_copies, totals.mutable_pinned_copies());
   EncodeActivity(record.vprof_kernels, totals.mutable_vprof_kernels());
   // Written only when recorded, so that a summary of traces without them is the same bytes.
   if (record.graph_replays.count)
@@ -151,6 +153,8 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.nccl_graph_kernels = totals.nccl_graph_kernels();
   record.ipc_calls = DecodeNamedTotals(totals.ipc_calls());
   record.peer_copies = DecodeActivity(totals.peer_copies());
+  record.pageable_copies = DecodeActivity(totals.pageable_copies());
+  record.pinned_copies = DecodeActivity(totals.pinned_copies());
   record.vprof_kernels = DecodeActivity(totals.vprof_kernels());
   record.graph_replays = DecodeActivity(totals.graph_replays());
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};

@@ -201,6 +201,8 @@ constexpr FieldTable<ApiRow> kApiFields = ByNumber<ApiRow>({
 namespace memcpy_field = fields::GpuMemcpy;
 constexpr FieldTable<CopyRow> kMemcpyFields = ByNumber<CopyRow>({
     Field(memcpy_field::kCopyKind, &CopyRow::copy_kind),
+    Field(memcpy_field::kSrcKind, &CopyRow::src_kind),
+    Field(memcpy_field::kDstKind, &CopyRow::dst_kind),
     Field(memcpy_field::kBytes, &CopyRow::bytes),
     Field(memcpy_field::kStartNs, &CopyRow::start_ns),
     Field(memcpy_field::kDurationNs, &CopyRow::duration_ns),

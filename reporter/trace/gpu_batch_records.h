@@ -45,8 +45,11 @@ struct CopyRow {
   uint32_t stream = 0;
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;
-  // Memcpy only: CUpti_ActivityMemcpyKind, and MEMCPY2's devices when given.
+  // Memcpy only: CUpti_ActivityMemcpyKind, the CUpti_ActivityMemoryKind of each side, and
+  // MEMCPY2's devices when given.
   uint32_t copy_kind = 0;
+  uint32_t src_kind = 0;
+  uint32_t dst_kind = 0;
   uint32_t src_device = 0;
   uint32_t dst_device = 0;
   bool has_src_device = false;

@@ -4,8 +4,10 @@ For each, the report's first candidate must be that cause, on the rank and in th
 was injected, with a time within 10% of the amount injected, computed here from the simulator's
 settings alone, above what the same candidate shows in a control run without any cause (the
 stand-in's own synchronizations leave a few hundred µs of idle in every step); and the
-full-step candidates' shares of the step must add up to at most the whole step. Without any
-cause, with long kernels, the job is compute-bound and names no straggler."""
+full-step candidates' shares of the step must add up to at most the whole step. Where the
+change the candidate proposes depends on what is in place already (copies pinned or not), it
+must be the one that applies. Without any cause, with long kernels, the job is compute-bound and
+names no straggler."""
 
 import time
 
@@ -74,10 +76,19 @@ SCENARIOS = {
         ["--fwd-us", "50", "--bwd-us", "50", "--launch-gap-us", "2000", "--bucket-layers",
          str(LAYERS), *QUIET], {},
         {"kind": "host_idle", "ns": 2 * LAYERS * 1950e3, "phase": ("forward", "backward")}),
+    # Copies at 1 GB/s, slow enough that moving the bytes on the CPU never takes longer. Pinning
+    # is advised only for copies from pageable memory: a copy between devices, or one from
+    # memory already pinned, can only be overlapped.
     "peer copies": (
-        # 1 GB/s, slow enough that moving the bytes on the CPU never takes longer.
         ["--peer-copy-bytes", str(4 * MIB), *QUIET], {"FAKE_CUDA_COPY_GBPS": 1},
-        {"kind": "copies", "ns": 4 * MIB / 1}),
+        {"kind": "copies", "ns": 4 * MIB / 1, "change": "overlap_copies"}),
+    "pageable input copies": (
+        ["--input-bytes", str(4 * MIB), *QUIET], {"FAKE_CUDA_COPY_GBPS": 1},
+        {"kind": "copies", "ns": 4 * MIB / 1,
+         "change": "async_pinned_copies"}),
+    "pinned input copies": (
+        ["--input-bytes", str(4 * MIB), "--pinned-input", *QUIET], {"FAKE_CUDA_COPY_GBPS": 1},
+        {"kind": "copies", "ns": 4 * MIB / 1, "change": "overlap_copies"}),
     "allocator churn": (
         # Four cudaMalloc calls of 3 ms each at the start of forward (freed at the step's end,
         # the GPU done): the GPU idles meanwhile, but for the last step's optimizer kernels.
@@ -175,6 +186,8 @@ def check_scenario(name, options, env, want):
         check(first["phase"] in phases, f"{name}: {first['kind']} in phase {first['phase']!r}")
     if "role" in want:
         check(first["role"] == want["role"], f"{name}: {first['kind']} role {first['role']!r}")
+    if "change" in want:
+        check(first["change"] == want["change"], f"{name}: {first['kind']} change {first['change']!r}")
     for kind, ns in want.get("also", {}).items():
         other = [c for c in candidates if c["kind"] == kind]
         check(other, f"{name}: no {kind} candidate in {kinds}")

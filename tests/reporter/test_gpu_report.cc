@@ -482,11 +482,28 @@ TEST_CASE("communicator members: comm rank, global rank, host and the GPU UUID o
 
 namespace {
 
-vprof::trace::GpuMemcpy Copy(uint32_t copy_kind, uint64_t bytes, uint64_t duration_ns) {
+// Each figure of `totals` against the one expected, as read and as the JSON writes it.
+void CheckTotals(const ActivityTotals& totals, uint64_t count, uint64_t bytes, int64_t ns) {
+  CHECK(totals.count == count);
+  CHECK(totals.bytes == bytes);
+  CHECK(totals.total_ns == ns);
+}
+void CheckTotals(const JsonValue& totals, uint64_t count, uint64_t bytes, int64_t ns) {
+  CHECK(totals["count"].number() == static_cast<double>(count));
+  CHECK(totals["bytes"].number() == static_cast<double>(bytes));
+  CHECK(totals["total_ns"].number() == static_cast<double>(ns));
+}
+
+// A copy of kind `copy_kind`, from memory of kind `src_kind` into `dst_kind` where given
+// (CUPTI's enums: 1 pageable, 2 pinned, 3 device).
+vprof::trace::GpuMemcpy Copy(uint32_t copy_kind, uint64_t bytes, uint64_t duration_ns,
+                             uint32_t src_kind = 0, uint32_t dst_kind = 0) {
   vprof::trace::GpuMemcpy copy;
   copy.set_copy_kind(copy_kind);
   copy.set_bytes(bytes);
   copy.set_duration_ns(duration_ns);
+  copy.set_src_kind(src_kind);
+  copy.set_dst_kind(dst_kind);
   return copy;
 }
 
@@ -525,22 +542,16 @@ TEST_CASE("copies between GPUs (PtoP) are counted apart from other copies") {
   const Report report = ReportOf(dir.path());
   const GpuReport& gpu = report.processes.at(0).gpu;
   // Peer: 2 copies, 3 MiB + 1 MiB = 4,194,304 B, 2500 + 1500 = 4000 ns.
-  CHECK(gpu.peer_copies.count == 2);
-  CHECK(gpu.peer_copies.bytes == 4194304);
-  CHECK(gpu.peer_copies.total_ns == 4000);
+  CheckTotals(gpu.peer_copies, 2, 4194304, 4000);
   // All copies: 5, 4,194,304 + 512 + 2048 + 1024 = 4,197,888 B, 4000 + 700 + 200 + 300 = 5200 ns.
-  CHECK(gpu.memcpy.count == 5);
-  CHECK(gpu.memcpy.bytes == 4197888);
-  CHECK(gpu.memcpy.total_ns == 5200);
+  CheckTotals(gpu.memcpy, 5, 4197888, 5200);
 
   const std::string text = TextOf(report);
   INFO(text);
   CHECK(Contains(Unwrapped(text), "; memcpy 5, 4.00 MiB, 5.20 µs (peer 2, 4.00 MiB, 4.00 µs);"));
   const JsonValue json = JsonOf(report);
   const JsonValue& peer = json["processes"][0]["gpu"]["peer_copies"];
-  CHECK(peer["count"].number() == 2);
-  CHECK(peer["bytes"].number() == 4194304);
-  CHECK(peer["total_ns"].number() == 4000);
+  CheckTotals(peer, 2, 4194304, 4000);
 
   // Data moved between GPUs outside NCCL: the process takes part in communication, so the
   // coverage check lists it.
@@ -549,6 +560,46 @@ TEST_CASE("copies between GPUs (PtoP) are counted apart from other copies") {
   REQUIRE(strict.coverage);
   REQUIRE(strict.coverage->processes.size() == 1);
   CHECK(strict.coverage->processes[0].file == "node1.400.vtrace");
+}
+
+TEST_CASE("copies from or into pageable and pinned host memory are counted apart") {
+  ScratchDir dir, summaries;
+  TraceFileBuilder trace("node1", 400, 0);
+  AddGpuCaptureStatus(trace, vprof::trace::GPU_CAPTURE_ACTIVE);
+  vprof::trace::GpuBatch batch;
+  *batch.add_memcpy() = Copy(1, 1 << 20, 1000, 1, 3);  // pageable -> device
+  *batch.add_memcpy() = Copy(2, 2048, 200, 3, 2);      // device -> pinned
+  *batch.add_memcpy() = Copy(9, 100, 50, 2, 1);        // pinned -> pageable: pageable
+  *batch.add_memcpy() = Copy(8, 4096, 300, 3, 3);      // device -> device: neither
+  AddGpuBatch(trace, batch);
+  trace.AddFooter();
+  trace.WriteTo(dir.path() + "/node1.400.vtrace");
+
+  const Report report = ReportOf(dir.path());
+  const GpuReport& gpu = report.processes.at(0).gpu;
+  // Pageable: 1 MiB + 100 B = 1,048,676 B in 1000 + 50 ns; pinned: 2048 B in 200 ns.
+  CheckTotals(gpu.pageable_copies, 2, 1048676, 1050);
+  CheckTotals(gpu.pinned_copies, 1, 2048, 200);
+  CHECK(gpu.memcpy.count == 4);
+  CHECK(gpu.peer_copies.count == 0);
+  const std::string text = Unwrapped(TextOf(report));
+  INFO(text);
+  CHECK(Contains(text,
+                 "; memcpy 4, 1.01 MiB, 1.55 µs (pageable 2, 1.00 MiB, 1.05 µs; pinned 1, "
+                 "2.00 KiB, 200 ns);"));
+
+  // The same figures through a node summary.
+  const std::string summary = summaries.File("node1.vsummary");
+  REQUIRE(Run({"report", "--node-summary", summary, "--host", "node1", "--clock", "monotonic",
+               dir.path()})
+              .status == kExitOk);
+  const CliResult merged = Run({"report", "--merge-summaries", summary, "--format", "json"});
+  REQUIRE(merged.status == kExitOk);
+  const JsonValue json = JsonValue::Parse(merged.out);
+  const JsonValue& pageable = json["processes"][0]["gpu"]["pageable_copies"];
+  CheckTotals(pageable, 2, 1048676, 1050);
+  const JsonValue& pinned = json["processes"][0]["gpu"]["pinned_copies"];
+  CheckTotals(pinned, 1, 2048, 200);
 }
 
 TEST_CASE("a node summary carries each member's device and the GPUs of each process") {

@@ -208,4 +208,52 @@ TEST_CASE("fake CUPTI records the fake runtime's kernels, correlations and waits
   CHECK(dropped == 5);
   REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
   CHECK(dropped == 0);  // reset when read, as in CUPTI
+
+  // Copies within one device carry their direction (cudaMemcpyDefault resolved by where the
+  // pointers lie) and the kind of memory on each side: the device's (cudaMalloc's), pinned
+  // (cudaMallocHost's, from anywhere inside it) or pageable host memory.
+  g_give_no_buffer = false;
+  g_completed.clear();
+  std::vector<char> pageable(4096, 'p');
+  void* device_memory = nullptr;
+  void* pinned_memory = nullptr;
+  REQUIRE(cudaMalloc(&device_memory, 4096) == cudaSuccess);
+  REQUIRE(cudaMallocHost(&pinned_memory, 4096) == cudaSuccess);
+  char* device = static_cast<char*>(device_memory);
+  char* pinned = static_cast<char*>(pinned_memory);
+  REQUIRE(cudaMemcpyAsync(device, pageable.data(), 4096, cudaMemcpyHostToDevice, comm) ==
+          cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(pinned + 16, device, 64, cudaMemcpyDefault, comm) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(device + 2048, device, 1024, cudaMemcpyDefault, comm) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(pageable.data(), pinned, 128, cudaMemcpyHostToHost, comm) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(pinned[16] == 'p');
+  REQUIRE(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) == CUPTI_SUCCESS);
+  const auto copies = RecordsOfKind<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
+  REQUIRE(copies.size() == 4);
+  struct Expected {
+    uint8_t copy_kind, src_kind, dst_kind;
+    uint64_t bytes;
+  };
+  const Expected expected[] = {
+      {CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 4096},
+      {CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+       CUPTI_ACTIVITY_MEMORY_KIND_PINNED, 64},
+      {CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 1024},
+      {CUPTI_ACTIVITY_MEMCPY_KIND_HTOH, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+       CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, 128},
+  };
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("copy " << i);
+    CHECK(copies[i].copyKind == expected[i].copy_kind);
+    CHECK(copies[i].srcKind == expected[i].src_kind);
+    CHECK(copies[i].dstKind == expected[i].dst_kind);
+    CHECK(copies[i].bytes == expected[i].bytes);
+  }
+  // Only what cudaMallocHost gave is freed by cudaFreeHost.
+  CHECK(cudaFreeHost(pageable.data()) == cudaErrorInvalidValue);
+  CHECK(cudaFreeHost(pinned_memory) == cudaSuccess);
+  CHECK(cudaFree(device_memory) == cudaSuccess);
 }

@@ -354,6 +354,9 @@ TEST_CASE("copies with the GPU otherwise idle, with the copy totals of the ledge
   GpuReport& gpu = report.processes[1].gpu;
   gpu.memcpy = {10, 1 << 20, 8 * kMs};
   gpu.memset = {2, 0, 2 * kMs};
+  // Of the 10 ms of copies and memsets, 5 ms from pageable memory: pinning them is the change.
+  gpu.pageable_copies = {6, 1 << 19, 5 * kMs};
+  gpu.pinned_copies = {2, 1 << 18, 2 * kMs};
   const std::vector<CandidateReport> candidates = RankCandidates(report, std::nullopt);
   const CandidateReport& copies = Find(candidates, "copies");
   // (4 + 6) / 2 = 5 ms of 100: 5%.
@@ -361,11 +364,29 @@ TEST_CASE("copies with the GPU otherwise idle, with the copy totals of the ledge
   CHECK(copies.exposed_ns == 5 * kMs);
   CHECK(*copies.step_share == Approx(0.05));
   CHECK(copies.change == "async_pinned_copies");
+  CHECK(copies.rule_id == "S11");
   CHECK(copies.strict == StrictTag::kEligible);
   CHECK(AnyEvidence(copies, "rank 1: 10 memcpy (1.00 MiB, 8.00 ms) and 2 memset"));
+  // 5, 2 and 1 of 8 ms of memcpy.
+  CHECK(AnyEvidence(copies,
+                    "rank 1's memcpy time: 62.5% from or into pageable host memory, 25.0% pinned, "
+                    "12.5% within or between devices: pinned host memory would let the copies "
+                    "run asynchronously"));
   // 5% of the step: before compute.
   CHECK(copies.rank_order == 3);
   CHECK(Find(candidates, "compute").rank_order == 4);
+
+  // Under half from pageable memory: pinning is not what is left to do.
+  gpu.pageable_copies = {5, 1 << 19, 4 * kMs};
+  gpu.pinned_copies = {3, 1 << 18, 3 * kMs};
+  const std::vector<CandidateReport> again = RankCandidates(report, std::nullopt);
+  const CandidateReport& pinned = Find(again, "copies");
+  CHECK(pinned.change == "overlap_copies");
+  CHECK(pinned.rule_id == "S19");
+  CHECK(pinned.strict == StrictTag::kEligible);
+  CHECK(AnyEvidence(pinned,
+                    "rank 1's memcpy time: 50.0% from or into pageable host memory, 37.5% pinned, "
+                    "12.5% within or between devices: pinning is in place or does not apply"));
 }
 
 namespace {

@@ -59,6 +59,7 @@ const Expected kExpected[] = {
     {kOverlapPipelineTransfers, "overlap_pipeline_transfers", kEligible, kEligible},
     {kDeferMetricCollectives, "defer_metric_collectives", kEligible, kEligible},
     {kShortenHostWork, "shorten_host_work", kEligible, kEligible},
+    {kOverlapCopies, "overlap_copies", kEligible, kEligible},
 };
 
 }  // namespace

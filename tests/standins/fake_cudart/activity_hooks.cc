@@ -35,10 +35,12 @@ void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32
   sink->kernel(name, stream_id, correlation_id, graph_id, graph_node_id, start_ns, end_ns);
 }
 
-void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+void ReportMemcpy(uint64_t bytes, int direction, bool src_pinned, bool dst_pinned,
+                  uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
                   uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
   if (const FakeActivitySink* sink = Sink()) {
-    sink->memcpy(bytes, stream_id, correlation_id, graph_id, graph_node_id, start_ns, end_ns);
+    sink->memcpy(bytes, direction, src_pinned, dst_pinned, stream_id, correlation_id, graph_id,
+                 graph_node_id, start_ns, end_ns);
   }
 }
 

@@ -25,7 +25,10 @@ struct FakeActivitySink {
   // launch's correlation id; graph_id and graph_node_id are 0 outside graphs.
   void (*kernel)(const char* name, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
                  uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
-  void (*memcpy)(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+  // A copy within one device: `direction` a cudaMemcpyKind (never cudaMemcpyDefault), and
+  // whether the host memory copied from (src) or into (dst) is pinned; false for device memory.
+  void (*memcpy)(uint64_t bytes, int direction, bool src_pinned, bool dst_pinned,
+                 uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
                  uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
   // A copy between two devices (cudaMemcpyPeer*).
   void (*peer_memcpy)(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
@@ -65,7 +68,8 @@ void ReportCalled(uint32_t cbid);
 // graph_id, graph_node_id: 0 outside a graph's replay.
 void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32_t correlation_id,
                   uint32_t graph_id, uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
-void ReportMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
+void ReportMemcpy(uint64_t bytes, int direction, bool src_pinned, bool dst_pinned,
+                  uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
                   uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns);
 void ReportPeerMemcpy(uint64_t bytes, uint32_t src_device, uint32_t dst_device, uint32_t stream_id,
                       uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id,

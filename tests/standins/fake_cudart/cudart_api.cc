@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
-#include <unordered_map>
 
 #include "activity_hooks.h"
 #include "fake_cudart.h"
@@ -26,24 +26,33 @@ constexpr int kDefaultDeviceCount = 8;
 
 thread_local int t_current_device = 0;
 
-// The size of each live cudaMalloc allocation, for the release's record, and
-// what they hold together (the fake NVML's figure).
+// The size of each live allocation of one kind (cudaMalloc's, cudaMallocHost's), for the
+// release's record, which memory a copy touches and what they hold together (the fake NVML's
+// figure, of cudaMalloc's).
 class AllocationSizeTable {
  public:
   void Add(const void* address, size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    sizes_[address] = bytes;
+    sizes_[Address(address)] = bytes;
     held_ += bytes;
   }
-  // The allocation's size, forgotten; 0 for an address cudaMalloc did not give.
+  // The allocation's size, forgotten; 0 for an address this table did not give.
   size_t Take(const void* address) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = sizes_.find(address);
+    const auto found = sizes_.find(Address(address));
     if (found == sizes_.end()) return 0;
     const size_t bytes = found->second;
     sizes_.erase(found);
     held_ -= bytes;
     return bytes;
+  }
+  // Whether `address` lies inside a live allocation.
+  bool Holds(const void* address) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto after = sizes_.upper_bound(Address(address));
+    if (after == sizes_.begin()) return false;
+    --after;
+    return Address(address) < after->first + after->second;
   }
   uint64_t Held() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -51,15 +60,41 @@ class AllocationSizeTable {
   }
 
  private:
+  static uintptr_t Address(const void* address) { return reinterpret_cast<uintptr_t>(address); }
+
   std::mutex mutex_;
-  std::unordered_map<const void*, size_t> sizes_;
+  std::map<uintptr_t, size_t> sizes_;
   uint64_t held_ = 0;
 };
 
+// Both outlive exit-time frees.
 AllocationSizeTable& AllocationSizes() {
-  static AllocationSizeTable* table = new AllocationSizeTable();  // outlives exit-time frees
+  static AllocationSizeTable* table = new AllocationSizeTable();
   return *table;
 }
+AllocationSizeTable& PinnedAllocations() {
+  static AllocationSizeTable* table = new AllocationSizeTable();
+  return *table;
+}
+
+// The copy `kind` names, with cudaMemcpyDefault resolved by where the pointers lie (memory
+// cudaMalloc gave is the device's), and whether each host side is pinned (cudaMallocHost's).
+fake_cudart::CopyOp DirectedCopy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyDefault) {
+    const bool from_device = AllocationSizes().Holds(src);
+    const bool to_device = AllocationSizes().Holds(dst);
+    kind = from_device ? (to_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                       : (to_device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+  }
+  const bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost;
+  const bool to_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost;
+  fake_cudart::CopyOp copy{dst, src, count};
+  copy.direction = kind;
+  copy.src_pinned = from_host && PinnedAllocations().Holds(src);
+  copy.dst_pinned = to_host && PinnedAllocations().Holds(dst);
+  return copy;
+}
+
 thread_local cudaError_t t_last_error = cudaSuccess;
 
 // A failing call also becomes the calling thread's last error, as in the real runtime.
@@ -240,10 +275,34 @@ cudaError_t cudaFree(void* dev_ptr) {
   return cudaSuccess;
 }
 
+// Page-locked host memory: plain host memory here, remembered so that a copy from or into it is
+// reported as pinned, as CUPTI reports it.
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
+  fake_cudart::InitializeOnce();
+  if (ptr == nullptr) return Fail(cudaErrorInvalidValue);
+  *ptr = nullptr;
+  if (size == 0) return cudaSuccess;
+  *ptr = std::malloc(size);
+  if (*ptr == nullptr) return Fail(cudaErrorMemoryAllocation);
+  PinnedAllocations().Add(*ptr, size);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  Runtime::Get().SynchronizeDevice();
+  if (ptr != nullptr && PinnedAllocations().Take(ptr) == 0) return Fail(cudaErrorInvalidValue);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   if (!IsCopyKind(kind)) return Fail(cudaErrorInvalidMemcpyDirection);
   if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
-  if (const cudaError_t error = Enqueue(nullptr, fake_cudart::CopyOp{dst, src, count})) {
+  if (const cudaError_t error = Enqueue(nullptr, DirectedCopy(dst, src, count, kind))) {
     return error;
   }
   return fake_cudart::SynchronizeStream(nullptr);
@@ -253,7 +312,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
                             cudaStream_t stream) {
   if (!IsCopyKind(kind)) return Fail(cudaErrorInvalidMemcpyDirection);
   if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
-  return Enqueue(stream, fake_cudart::CopyOp{dst, src, count});
+  return Enqueue(stream, DirectedCopy(dst, src, count, kind));
 }
 
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
@@ -263,7 +322,10 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
     return Fail(cudaErrorInvalidDevice);
   }
   if (count > 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
-  return Enqueue(stream, fake_cudart::CopyOp{dst, src, count, src_device, dst_device});
+  fake_cudart::CopyOp copy{dst, src, count};
+  copy.src_device = src_device;
+  copy.dst_device = dst_device;
+  return Enqueue(stream, copy);
 }
 
 cudaError_t cudaMemsetAsync(void* dev_ptr, int value, size_t count, cudaStream_t stream) {

@@ -91,8 +91,8 @@ Span Run(const CopyOp& o, const Placement& at) {
     ReportPeerMemcpy(o.bytes, o.src_device, o.dst_device, at.stream_id, at.correlation_id,
                      at.graph_id, at.node_id, start_ns, end_ns);
   } else {
-    ReportMemcpy(o.bytes, at.stream_id, at.correlation_id, at.graph_id, at.node_id, start_ns,
-                 end_ns);
+    ReportMemcpy(o.bytes, o.direction, o.src_pinned, o.dst_pinned, at.stream_id, at.correlation_id,
+                 at.graph_id, at.node_id, start_ns, end_ns);
   }
   return {start_ns, end_ns};
 }

@@ -33,6 +33,11 @@ struct CopyOp {
   // cudaMemcpyPeer*: the two devices; -1 for a copy within one device.
   int src_device = -1;
   int dst_device = -1;
+  // Within one device: which way (cudaMemcpyDefault resolved), and whether the host memory
+  // copied from or into is pinned (cudaMallocHost's).
+  cudaMemcpyKind direction = cudaMemcpyDefault;
+  bool src_pinned = false;
+  bool dst_pinned = false;
 };
 struct FillOp {
   void* dst;

@@ -1,6 +1,7 @@
 #include "activity_recorder.h"
 
 #include <dlfcn.h>
+#include <driver_types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,15 +216,28 @@ void OnKernel(const char* name, uint32_t stream_id, uint32_t correlation_id, uin
   Write(record);
 }
 
-void OnMemcpy(uint64_t bytes, uint32_t stream_id, uint32_t correlation_id, uint32_t graph_id,
-              uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
+// The memory kind CUPTI gives a side of a copy: the device's, or pinned or pageable host memory.
+uint8_t MemoryKind(bool on_host, bool pinned) {
+  if (!on_host) return CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  return pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+}
+
+void OnMemcpy(uint64_t bytes, int direction, bool src_pinned, bool dst_pinned, uint32_t stream_id,
+              uint32_t correlation_id, uint32_t graph_id, uint64_t graph_node_id, uint64_t start_ns,
+              uint64_t end_ns) {
   if (!NodeTraced(correlation_id)) return;
   if (!Enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
-  // "Device" memory is host memory in the stand-in, and the runtime does not keep the
-  // direction: the copy is reported as of unknown kind.
+  // The direction and memory kinds as the fake runtime knows them ("device" memory is host
+  // memory in the stand-in, but cudaMalloc gave it).
+  const bool from_host = direction == cudaMemcpyHostToDevice || direction == cudaMemcpyHostToHost;
+  const bool to_host = direction == cudaMemcpyDeviceToHost || direction == cudaMemcpyHostToHost;
   CUpti_ActivityMemcpy6 record{};
   record.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  record.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
+  record.copyKind =
+      from_host ? (to_host ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOH : CUPTI_ACTIVITY_MEMCPY_KIND_HTOD)
+                : (to_host ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOH : CUPTI_ACTIVITY_MEMCPY_KIND_DTOD);
+  record.srcKind = MemoryKind(from_host, src_pinned);
+  record.dstKind = MemoryKind(to_host, dst_pinned);
   record.bytes = bytes;
   const int64_t offset = ClientOffset();
   record.start = start_ns + offset;

@@ -17,7 +17,8 @@ constexpr char kUsage[] =
     "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
     "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n"
     "                 [--tp-elems N] [--shard-elems N] [--launch-gap-us N]\n"
-    "                 [--alloc-per-step N] [--late-start-ms N] [--late-buckets]\n";
+    "                 [--alloc-per-step N] [--late-start-ms N] [--late-buckets]\n"
+    "                 [--input-bytes N] [--pinned-input]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -64,6 +65,7 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--launch-gap-us", [&](const char* v) { return ParseInteger(v, 0, &o.launch_gap_us); }},
       {"--alloc-per-step", [&](const char* v) { return ParseInteger(v, 0, &o.alloc_per_step); }},
       {"--late-start-ms", [&](const char* v) { return ParseInteger(v, 0, &o.late_start_ms); }},
+      {"--input-bytes", [&](const char* v) { return ParseInteger(v, 0, &o.input_bytes); }},
       {"--log-dir",
        [&](const char* v) {
          o.log_dir = v;
@@ -72,6 +74,12 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--graph-opt",
        [&](const char*) {
          o.graph_opt = true;
+         return true;
+       },
+       true},
+      {"--pinned-input",
+       [&](const char*) {
+         o.pinned_input = true;
          return true;
        },
        true},

@@ -56,13 +56,19 @@ struct SimOptions {
   // after the whole backward, in the same buckets and order (overlap turned off), instead of
   // as its last layer's gradients are ready.
   bool late_buckets = false;
+  // Bytes each rank copies from the host to the device at the start of each step, before
+  // forward (the batch's upload, cudaMemcpyAsync on the compute stream): from pageable memory,
+  // or with --pinned-input (a flag) from pinned memory (cudaMallocHost), as a data loader with
+  // pin_memory gives it. 0: none.
+  size_t input_bytes = 0;
+  bool pinned_input = false;
 
   int buckets() const { return (layers + bucket_layers - 1) / bucket_layers; }
 };
 
 // Prints the problem and the usage on stderr and returns false for an unknown option or a
 // value out of range (or missing). Options take one value each, except the flags --graph-opt,
-// --late-buckets, --fork-child and --train-in-child.
+// --late-buckets, --pinned-input, --fork-child and --train-in-child.
 bool ParseOptions(int argc, char** argv, SimOptions* options);
 
 }  // namespace sim

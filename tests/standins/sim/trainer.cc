@@ -34,6 +34,11 @@ struct Resources {
   float* tp_recv = nullptr;
   float* shard_send = nullptr;  // shard_elems, and shard_elems per rank; or none
   float* shard_recv = nullptr;
+  // input_bytes each, or none: the batch on the host (pageable, or cudaMallocHost's) and on the
+  // device.
+  char* input_host = nullptr;
+  bool input_pinned = false;
+  char* input_device = nullptr;
   ~Resources() {
     cudaFree(metrics_send);
     cudaFree(metrics_recv);
@@ -44,6 +49,12 @@ struct Resources {
     cudaFree(tp_recv);
     cudaFree(shard_send);
     cudaFree(shard_recv);
+    cudaFree(input_device);
+    if (input_pinned) {
+      cudaFreeHost(input_host);
+    } else {
+      delete[] input_host;
+    }
     if (opt_exec != nullptr) cudaGraphExecDestroy(opt_exec);
     if (opt_graph != nullptr) cudaGraphDestroy(opt_graph);
     if (capture != nullptr) cudaStreamDestroy(capture);
@@ -203,6 +214,28 @@ bool CopyToNextDevice(const SimOptions& options, const Resources& res, std::stri
                "cudaMemcpyPeerAsync", error);
 }
 
+bool AllocateInput(const SimOptions& options, Resources* res, std::string* error) {
+  if (options.input_bytes == 0) return true;
+  if (options.pinned_input) {
+    if (!Check(cudaMallocHost(reinterpret_cast<void**>(&res->input_host), options.input_bytes),
+               "cudaMallocHost", error)) {
+      return false;
+    }
+    res->input_pinned = true;
+  } else {
+    res->input_host = new char[options.input_bytes]();
+  }
+  return Allocate(&res->input_device, options.input_bytes, error);
+}
+
+// The step's batch to the device, on the compute stream before forward's kernels.
+bool UploadInput(const SimOptions& options, const Resources& res, std::string* error) {
+  if (options.input_bytes == 0) return true;
+  return Check(cudaMemcpyAsync(res.input_device, res.input_host, options.input_bytes,
+                               cudaMemcpyHostToDevice, res.compute),
+               "cudaMemcpyAsync", error);
+}
+
 // --graph-opt: captures the optimizer's kernels once into a CUDA graph and instantiates it, the
 // way PyTorch's CUDA-graph users capture on a side stream and then replay the graph every step.
 // Capturing runs nothing; the kernels run at each replay.
@@ -256,6 +289,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       (options.shard_elems > 0 &&
        (!Allocate(&res.shard_send, options.shard_elems, error) ||
         !Allocate(&res.shard_recv, options.shard_elems * comms.nranks, error))) ||
+      !AllocateInput(options, &res, error) ||
       // No graph of no kernels: with --opt-kernels 0 there is nothing to replay.
       (options.graph_opt && options.opt_kernels > 0 && !CaptureOptimizer(options, &res, error))) {
     return false;
@@ -279,7 +313,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
     }
     {
       const NvtxRange forward("forward");
-      if (!Allocate(options, &blocks, error)) return false;
+      if (!Allocate(options, &blocks, error) || !UploadInput(options, res, error)) return false;
       for (int layer = 0; layer < options.layers; ++layer) {
         if (!GatherShards(options, comms, res, log, error)) return false;
         HostGap(options);

@@ -1,5 +1,6 @@
 // The simulated training loop of one rank. Each step:
-//   forward:  `layers` kernels on the compute stream;
+//   forward:  with `input_bytes`, the batch's copy to the device (from pageable or, with
+//             `pinned_input`, pinned memory), then `layers` kernels on the compute stream;
 //   backward: `layers` kernels in reverse; after every `bucket_layers` of them the bucket's
 //             gradients are handed to the GradientSync communication thread;
 //   then:     wait for the step's buckets, all-gather 1024 floats of metrics on the world

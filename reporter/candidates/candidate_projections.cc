@@ -13,7 +13,7 @@
 namespace vprof::reporter {
 namespace {
 
-using Make = std::optional<ReplayChange> (*)(const CandidateReport&, const StepsReport&,
+using Make = std::optional<ReplayChange> (*)(const DetectedCandidate&, const StepsReport&,
                                              std::string& why_not);
 
 ReplayChange Faster(std::string description, WorkPredicate applies, double factor) {
@@ -28,8 +28,9 @@ WorkPredicate OfRole(CommRole role) {
       [role](const WorkOf& of) { return of.work.kind == WorkKind::kComm && of.work.role == role; };
 }
 
-std::optional<ReplayChange> Straggler(const CandidateReport& candidate, const StepsReport& steps,
+std::optional<ReplayChange> Straggler(const DetectedCandidate& detected, const StepsReport& steps,
                                       std::string& why_not) {
+  const CandidateReport& candidate = detected.report;
   for (uint32_t r = 0; r < steps.ranks.size(); ++r) {
     if (!candidate.rank || steps.ranks[r].rank != candidate.rank) continue;
     const std::optional<uint32_t> like = MedianRankBut(steps, r);
@@ -45,7 +46,7 @@ std::optional<ReplayChange> Straggler(const CandidateReport& candidate, const St
   return std::nullopt;
 }
 
-std::optional<ReplayChange> Compute(const CandidateReport&, const StepsReport&, std::string&) {
+std::optional<ReplayChange> Compute(const DetectedCandidate&, const StepsReport&, std::string&) {
   return Faster(
       "every compute kernel 2x faster",
       [](const WorkOf& of) {
@@ -75,11 +76,6 @@ ReplayChange BucketsWhenReady(const StepsReport& steps) {
   return change;
 }
 
-std::optional<ReplayChange> Buckets(const CandidateReport&, const StepsReport& steps,
-                                    std::string&) {
-  return BucketsWhenReady(steps);
-}
-
 // What regrouping the buckets could buy at most: reductions that start with
 // backward, as buckets of any size would let them.
 ReplayChange RegroupedBuckets(const StepsReport& steps) {
@@ -91,16 +87,34 @@ ReplayChange RegroupedBuckets(const StepsReport& steps) {
   return change;
 }
 
-template <CommRole kRole>
-std::optional<ReplayChange> RoleFaster(const CandidateReport&, const StepsReport&, std::string&) {
-  return Faster("its collectives' transfer 2x faster", OfRole(kRole), 2);
+ReplayChange TransferFaster(CommRole role) {
+  return Faster("its collectives' transfer 2x faster", OfRole(role), 2);
 }
 
-std::optional<ReplayChange> Metrics(const CandidateReport&, const StepsReport&, std::string&) {
+template <CommRole kRole>
+std::optional<ReplayChange> RoleFaster(const DetectedCandidate&, const StepsReport&, std::string&) {
+  return TransferFaster(kRole);
+}
+
+// The change the gradient-bucket candidate stands for (ledger_candidates.cc): the same buckets
+// issued when ready, or, where that overlap is in place, regrouped or a faster transfer.
+std::optional<ReplayChange> Buckets(const DetectedCandidate& detected, const StepsReport& steps,
+                                    std::string&) {
+  switch (detected.change) {
+    case ChangeKind::kOverlapRegroupingReductions:
+      return RegroupedBuckets(steps);
+    case ChangeKind::kNcclAlgorithmChange:
+      return TransferFaster(CommRole::kGradientBuckets);
+    default:
+      return BucketsWhenReady(steps);
+  }
+}
+
+std::optional<ReplayChange> Metrics(const DetectedCandidate&, const StepsReport&, std::string&) {
   return Faster("the metric collectives taken off the step", OfRole(CommRole::kMetrics), 0);
 }
 
-std::optional<ReplayChange> WeightSync(const CandidateReport&, const StepsReport&, std::string&) {
+std::optional<ReplayChange> WeightSync(const DetectedCandidate&, const StepsReport&, std::string&) {
   return Faster(
       "weight sync taken off the step's path (its collectives and its phase's GPU work)",
       [](const WorkOf& of) {
@@ -110,7 +124,7 @@ std::optional<ReplayChange> WeightSync(const CandidateReport&, const StepsReport
       0);
 }
 
-std::optional<ReplayChange> HostIdle(const CandidateReport&, const StepsReport& steps,
+std::optional<ReplayChange> HostIdle(const DetectedCandidate&, const StepsReport& steps,
                                      std::string&) {
   ReplayChange change;
   change.description = std::string(kLaunchPaceChange);
@@ -119,13 +133,14 @@ std::optional<ReplayChange> HostIdle(const CandidateReport&, const StepsReport& 
   return change;
 }
 
-std::optional<ReplayChange> Copies(const CandidateReport&, const StepsReport&, std::string&) {
+std::optional<ReplayChange> Copies(const DetectedCandidate&, const StepsReport&, std::string&) {
   return Faster(
       "the copies taken off the step (overlapped with compute)",
       [](const WorkOf& of) { return of.work.kind == WorkKind::kCopy; }, 0);
 }
 
-std::optional<ReplayChange> LaunchBound(const CandidateReport&, const StepsReport&, std::string&) {
+std::optional<ReplayChange> LaunchBound(const DetectedCandidate&, const StepsReport&,
+                                        std::string&) {
   return Faster(
       "the short elementwise, reduce and copy kernels fused: half their time",
       [](const WorkOf& of) {
@@ -197,7 +212,7 @@ void ProjectCandidates(const StepsReport& steps, const StepReplays& replays,
       continue;
     }
     std::string why_not;
-    const std::optional<ReplayChange> change = row->make(candidate, steps, why_not);
+    const std::optional<ReplayChange> change = row->make(each, steps, why_not);
     if (!change) {
       candidate.projection_withheld = why_not;
       continue;
@@ -210,7 +225,7 @@ void ProjectCandidates(const StepsReport& steps, const StepReplays& replays,
     }
     candidate.projected_saving_ns = projected->saving_ns;
     candidate.projected_share = projected->saving_share;
-    if (candidate.kind == "gradient_buckets") OfferRegrouping(steps, replays, each);
+    if (each.change == ChangeKind::kOverlapSameBuckets) OfferRegrouping(steps, replays, each);
   }
 }
 

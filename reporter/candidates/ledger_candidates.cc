@@ -329,6 +329,54 @@ void AddStragglerShare(const StepsReport& steps, CommRole role, CandidateReport&
       " per step, is the late ranks' (the straggler candidate, where one is named)");
 }
 
+// Where the gradient buckets' overlap with backward is in place already, issuing them earlier
+// (S5) is not what is left to do. It is in place when the buckets before each step's last ran
+// hidden behind compute for at least half of what could hide them: their own time, or
+// backward's compute where that is shorter (all-reduces longer than backward queue up behind
+// each other). What stays exposed is then the last bucket, which the end of backward makes
+// ready (a smaller last bucket regroups the gradients: S4), or, where the exposed time is
+// spread over the buckets, all-reduces that outlast the compute they run under (a faster
+// transfer: S7).
+ChangeKind GradientBucketsChange(const RankStepsReport& main, CandidateReport& candidate) {
+  int64_t earlier_gpu_ns = 0, earlier_hidden_ns = 0, last_exposed_ns = 0, exposed_ns = 0;
+  int64_t backward_ns = 0;
+  for (const RankStepReport& step : main.steps) {
+    for (const BucketReport& bucket : step.buckets) {
+      exposed_ns += bucket.exposed_ns;
+      if (&bucket == &step.buckets.back()) {
+        last_exposed_ns += bucket.exposed_ns;
+      } else {
+        earlier_gpu_ns += bucket.gpu_ns;
+        earlier_hidden_ns += bucket.gpu_ns - bucket.exposed_ns;
+      }
+    }
+    if (step.buckets.size() < 2) continue;
+    int64_t step_backward_ns = 0;
+    for (const PhaseTime& phase : step.compute_by_phase) {
+      if (main.phase_names[phase.phase] == kBackwardPhase) step_backward_ns += phase.ns;
+    }
+    // Without a backward phase, the step's compute.
+    backward_ns += step_backward_ns > 0 ? step_backward_ns : step.times.compute_ns;
+  }
+  const int64_t could_hide_ns = std::min(earlier_gpu_ns, backward_ns);
+  if (could_hide_ns <= 0 || 2 * earlier_hidden_ns < could_hide_ns || exposed_ns <= 0) {
+    return ChangeKind::kOverlapSameBuckets;
+  }
+  const bool last = 2 * last_exposed_ns >= exposed_ns;
+  candidate.evidence.push_back(
+      "overlap in place on " + RankName(main.rank, main.file) + ": the buckets before each " +
+      "step's last ran " +
+      FormatPercent(static_cast<double>(earlier_hidden_ns) / static_cast<double>(earlier_gpu_ns)) +
+      " hidden behind compute; the last bucket holds " +
+      FormatPercent(static_cast<double>(last_exposed_ns) / static_cast<double>(exposed_ns)) +
+      " of the buckets' exposed time" +
+      (last ? ": it is ready only when backward ends, so a smaller last bucket leaves less after "
+              "it"
+            : ": the all-reduces outlast the compute they run under, so a faster transfer is "
+              "what is left"));
+  return last ? ChangeKind::kOverlapRegroupingReductions : ChangeKind::kNcclAlgorithmChange;
+}
+
 void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
   for (const RoleCandidate& each : kRoleCandidates) {
@@ -360,7 +408,10 @@ void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
       candidate.evidence.push_back(line);
     }
     candidate.examples = CollectiveExamples(steps, each.role);
-    out.push_back({each.change, std::move(candidate)});
+    const ChangeKind change = each.role == CommRole::kGradientBuckets
+                                  ? GradientBucketsChange(main, candidate)
+                                  : each.change;
+    out.push_back({change, std::move(candidate)});
   }
 }
 

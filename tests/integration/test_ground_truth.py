@@ -5,8 +5,8 @@ was injected, with a time within 10% of the amount injected, computed here from 
 settings alone, above what the same candidate shows in a control run without any cause (the
 stand-in's own synchronizations leave a few hundred µs of idle in every step); and the
 full-step candidates' shares of the step must add up to at most the whole step. Where the
-change the candidate proposes depends on what is in place already (copies pinned or not), it
-must be the one that applies. Without any cause, with long kernels, the job is compute-bound and
+change the candidate proposes depends on what is in place already (copies pinned or not,
+gradient buckets overlapped with backward or not), it must be the one that applies. Without any cause, with long kernels, the job is compute-bound and
 names no straggler."""
 
 import time
@@ -61,9 +61,26 @@ SCENARIOS = {
         ["--bucket-layers", str(LAYERS), "--bucket-elems", str(MIB // 16), *QUIET],
         {"FAKE_NCCL_BUSBW_GBPS": 1 / 16},
         {"kind": "gradient_buckets", "ns": allreduce_ns(MIB // 4, 1 / 16), "phase": "backward",
-         "role": "gradient buckets"}),
+         "role": "gradient buckets", "change": "overlap_regrouping_reductions"}),
     # Weights of 256 KiB at 1/16 GB/s: the modelled time, not moving and checking the bytes on
     # the CPU, sets how long the broadcast takes.
+    # Four buckets of 512 KiB, each handed to the all-reduce thread as its two layers' backward
+    # ends, at 1/8 GB/s: 6.3 ms each. Under 16 ms of backward per bucket they hide but for the
+    # last, which backward's end makes ready: overlap is in place, and what is left is a
+    # smaller last bucket (regrouping), not issuing the same buckets earlier.
+    "overlapped buckets": (
+        ["--bucket-layers", "2", "--bucket-elems", str(MIB // 8), "--bwd-us", "8000", *QUIET],
+        {"FAKE_NCCL_BUSBW_GBPS": 1 / 8},
+        {"kind": "gradient_buckets", "ns": allreduce_ns(MIB // 2, 1 / 8), "phase": "backward",
+         "role": "gradient buckets", "change": "overlap_regrouping_reductions"}),
+    # The same buckets under 0.6 ms of backward per layer: the all-reduces queue up behind each
+    # other from the first bucket's start, 1.2 ms into backward, and all but the 3.6 ms of
+    # backward after it is exposed. Overlap is in place; what is left is a faster transfer.
+    "all-reduces outlast backward": (
+        ["--bucket-layers", "2", "--bucket-elems", str(MIB // 8), "--bwd-us", "600", *QUIET],
+        {"FAKE_NCCL_BUSBW_GBPS": 1 / 8},
+        {"kind": "gradient_buckets", "ns": 4 * allreduce_ns(MIB // 2, 1 / 8) - 6 * 600e3,
+         "phase": "backward", "role": "gradient buckets", "change": "nccl_algorithm_change"}),
     "weight sync": (
         ["--slow-rank", "-1", "--sync-every", "1", "--sync-elems", str(MIB // 16)],
         {"FAKE_NCCL_BUSBW_GBPS": 1 / 16},

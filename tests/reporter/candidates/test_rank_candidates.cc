@@ -271,6 +271,68 @@ TEST_CASE("gradient-bucket communication is a candidate of its own") {
   CHECK(Find(candidates, "compute").rank_order == 4);
 }
 
+namespace {
+
+// Gradient buckets of every step of rank 1, each {its GPU time, of it exposed} in issue order
+// (the exposed part at the kernel's end), and the candidate they make.
+CandidateReport BucketsCandidate(const std::vector<std::pair<int64_t, int64_t>>& buckets) {
+  Report report = StepsFixture();
+  RankStepsReport& rank1 = report.steps->ranks[1];
+  for (RankStepReport& step : rank1.steps) {
+    for (const auto& [gpu_ns, exposed_ns] : buckets) {
+      StepCollective bucket;
+      bucket.comm_id = kBucketComm;
+      bucket.seq = step.step * 10 + static_cast<uint64_t>(step.buckets.size()) + 1;
+      bucket.duration_ns = gpu_ns;
+      bucket.exposed_ns = exposed_ns;
+      bucket.first_piece = static_cast<uint32_t>(step.exposed_pieces.size());
+      bucket.pieces = exposed_ns > 0 ? 1 : 0;
+      bucket.phase = kBackward;
+      bucket.function = NcclFunction::kAllReduce;
+      bucket.in_backward = true;
+      step.collectives.push_back(bucket);
+      if (exposed_ns > 0) step.exposed_pieces.push_back({gpu_ns - exposed_ns, gpu_ns});
+      step.buckets.push_back({static_cast<uint32_t>(step.buckets.size()), NcclFunction::kAllReduce,
+                              kBucketComm, 1 << 20, 0, gpu_ns, exposed_ns});
+    }
+  }
+  rank1.bucket_plan_stable = true;
+  BuildLedgers(*report.steps);
+  const std::vector<CandidateReport> candidates = RankCandidates(report, std::nullopt);
+  return Find(candidates, "gradient_buckets");
+}
+
+}  // namespace
+
+TEST_CASE("gradient buckets already overlapped with backward are not advised to overlap") {
+  // Issued after backward: nothing hidden, so issuing the same buckets earlier is the change.
+  const CandidateReport late = BucketsCandidate({{4 * kMs, 4 * kMs}, {4 * kMs, 4 * kMs}});
+  CHECK(late.change == "overlap_same_buckets");
+  CHECK_FALSE(AnyEvidence(late, "overlap in place"));
+
+  // The earlier buckets 7.6 of 8 ms hidden (95%); the last holds 3 of the 3.4 ms exposed
+  // (88.2%): a smaller last bucket, which regroups the gradients (not eligible under strict).
+  const CandidateReport last =
+      BucketsCandidate({{4 * kMs, 0}, {4 * kMs, 400 * kUs}, {4 * kMs, 3 * kMs}});
+  CHECK(last.change == "overlap_regrouping_reductions");
+  CHECK(last.rule_id == "S4");
+  CHECK(last.strict == StrictTag::kNotEligible);
+  CHECK(AnyEvidence(last,
+                    "overlap in place on rank 1: the buckets before each step's last ran 95.0% "
+                    "hidden behind compute; the last bucket holds 88.2% of the buckets' exposed "
+                    "time: it is ready only when backward ends"));
+
+  // Half of the earlier buckets' 8 ms hidden, the last holding 3 of 7 ms exposed (42.9%): the
+  // all-reduces outlast the compute under them, and a faster transfer is what is left.
+  const CandidateReport spread =
+      BucketsCandidate({{4 * kMs, 1 * kMs}, {4 * kMs, 3 * kMs}, {4 * kMs, 3 * kMs}});
+  CHECK(spread.change == "nccl_algorithm_change");
+  CHECK(spread.rule_id == "S7");
+  CHECK(AnyEvidence(spread,
+                    "ran 50.0% hidden behind compute; the last bucket holds 42.9% of the "
+                    "buckets' exposed time: the all-reduces outlast the compute"));
+}
+
 TEST_CASE("ranks with steps but no full steps fall back to one rank's window") {
   Report report = StepsFixture();
   report.steps->full_steps.clear();

@@ -13,41 +13,69 @@
 namespace vprof::reporter {
 namespace {
 
-constexpr size_t kLabelChars = 34;  // what fits kChartLabelPx at the chart's font size
+// At the chart's font size (12 px sans-serif), about this many pixels a character; a label
+// column wider than kChartMaxLabelPx elides its labels in the middle.
+constexpr int kLabelCharPx = 7;
+constexpr int kLabelPaddingPx = 8;
 
 std::string RankLabel(const std::optional<int32_t>& rank, const std::string& file) {
   return rank ? "rank " + std::to_string(*rank) : file;
 }
 
-void OpenSvg(std::ostream& out, int rows, std::string_view label) {
-  const int width = kChartLabelPx + kChartBarPx + kChartValuePx;
-  const int height = rows * kChartRowPx + 8;
+// One chart being written: its label column as wide as its longest label needs, between
+// kChartLabelPx and kChartMaxLabelPx.
+struct Chart {
+  std::ostream& out;
+  int label_px = kChartLabelPx;
+
+  size_t LabelChars() const {
+    return static_cast<size_t>((label_px - kLabelPaddingPx) / kLabelCharPx);
+  }
+};
+
+Chart OpenSvg(std::ostream& out, const std::vector<std::string>& labels, std::string_view label) {
+  size_t longest = 0;
+  for (const std::string& each : labels) longest = std::max(longest, DisplayWidth(each));
+  Chart chart{out};
+  chart.label_px = std::clamp(static_cast<int>(longest) * kLabelCharPx + kLabelPaddingPx,
+                              kChartLabelPx, kChartMaxLabelPx);
+  const int width = chart.label_px + kChartBarPx + kChartValuePx;
+  const int height = static_cast<int>(labels.size()) * kChartRowPx + 8;
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << ' ' << height
       << "\" shape-rendering=\"crispEdges\" font-family=\"sans-serif\" font-size=\"12\" "
          "role=\"img\" aria-label=\""
       << HtmlEscape(label) << "\">\n";
+  return chart;
 }
 
-// Bars of row `row` start at kChartLabelPx + x and are centred in the row.
+// Bars of row `row` start at the label column's width + x and are centred in the row.
 int BarTop(int row) { return row * kChartRowPx + (kChartRowPx - kChartBarHeightPx) / 2; }
 
-void Rect(std::ostream& out, int x, int y, int width, int height, std::string_view colour,
+void Rect(const Chart& chart, int x, int y, int width, int height, std::string_view colour,
           const std::string& title) {
   if (width <= 0) return;
-  out << "<rect x=\"" << kChartLabelPx + x << "\" y=\"" << y << "\" width=\"" << width
-      << "\" height=\"" << height << "\" fill=\"" << colour << "\"><title>" << HtmlEscape(title)
-      << "</title></rect>\n";
+  chart.out << "<rect x=\"" << chart.label_px + x << "\" y=\"" << y << "\" width=\"" << width
+            << "\" height=\"" << height << "\" fill=\"" << colour << "\"><title>"
+            << HtmlEscape(title) << "</title></rect>\n";
 }
 
-void RowLabel(std::ostream& out, int row, const std::string& label) {
-  out << "<text x=\"4\" y=\"" << BarTop(row) + kChartBarHeightPx - 3 << "\">"
-      << HtmlEscape(ElideMiddle(label, kLabelChars)) << "</text>\n";
+void RowLabel(const Chart& chart, int row, const std::string& label) {
+  chart.out << "<text x=\"4\" y=\"" << BarTop(row) + kChartBarHeightPx - 3 << "\">"
+            << HtmlEscape(ElideMiddle(label, chart.LabelChars())) << "</text>\n";
 }
 
-void RowValue(std::ostream& out, int row, const std::string& value) {
-  out << "<text x=\"" << kChartLabelPx + kChartBarPx + 8 << "\" y=\""
-      << BarTop(row) + kChartBarHeightPx - 3 << "\">" << HtmlEscape(value) << "</text>\n";
+void RowValue(const Chart& chart, int row, const std::string& value) {
+  chart.out << "<text x=\"" << chart.label_px + kChartBarPx + 8 << "\" y=\""
+            << BarTop(row) + kChartBarHeightPx - 3 << "\">" << HtmlEscape(value) << "</text>\n";
+}
+
+std::vector<std::string> RankLabels(const StepsReport& steps, const std::vector<size_t>& shown) {
+  std::vector<std::string> labels;
+  for (const size_t index : shown) {
+    labels.push_back(RankLabel(steps.ranks[index].rank, steps.ranks[index].file));
+  }
+  return labels;
 }
 
 // The parts of a window that add up to it, in kSegmentStyles order.
@@ -66,7 +94,7 @@ const SegmentStyle& OverlappedStyle() {
 
 // `times` as stacked segments after `offset_ns`, on a scale where `domain_ns`
 // fills the bar, with overlapped comm thin under the bar from the offset.
-void SegmentRow(std::ostream& out, int row, const SegmentTimes& times, int64_t offset_ns,
+void SegmentRow(const Chart& chart, int row, const SegmentTimes& times, int64_t offset_ns,
                 int64_t domain_ns) {
   const std::vector<const SegmentStyle*> styles = WindowStyles();
   std::vector<double> values = {static_cast<double>(offset_ns)};
@@ -74,11 +102,12 @@ void SegmentRow(std::ostream& out, int row, const SegmentTimes& times, int64_t o
   const std::vector<PixelSpan> spans =
       StackSpans(values, static_cast<double>(domain_ns), kChartBarPx);
   for (size_t i = 0; i < styles.size(); ++i) {
-    Rect(out, spans[i + 1].x, BarTop(row), spans[i + 1].width, kChartBarHeightPx, styles[i]->colour,
+    Rect(chart, spans[i + 1].x, BarTop(row), spans[i + 1].width, kChartBarHeightPx,
+         styles[i]->colour,
          std::string(styles[i]->name) + " " + FormatDurationNs(times.*styles[i]->ns));
   }
   const SegmentStyle& overlapped = OverlappedStyle();
-  Rect(out, spans[0].width, BarTop(row) + kChartBarHeightPx + 1,
+  Rect(chart, spans[0].width, BarTop(row) + kChartBarHeightPx + 1,
        PixelWidth(static_cast<double>(times.*overlapped.ns), static_cast<double>(domain_ns),
                   kChartBarPx),
        kChartThinBarHeightPx, overlapped.colour,
@@ -97,14 +126,15 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector
     }
   }
   if (shown.empty()) return;
-  OpenSvg(out, static_cast<int>(shown.size()), "timeline of step " + std::to_string(step));
+  const Chart chart =
+      OpenSvg(out, RankLabels(steps, shown), "timeline of step " + std::to_string(step));
   int row = 0;
   for (const size_t index : shown) {
     const RankStepsReport& rank = steps.ranks[index];
     const RankStepReport* own = RankStep(rank, step);
-    RowLabel(out, row, RankLabel(rank.rank, rank.file));
-    SegmentRow(out, row, own->times, own->start_ns - earliest, latest - earliest);
-    RowValue(out, row,
+    RowLabel(chart, row, RankLabel(rank.rank, rank.file));
+    SegmentRow(chart, row, own->times, own->start_ns - earliest, latest - earliest);
+    RowValue(chart, row,
              "+" + FormatDurationNs(own->start_ns - earliest) + ", window " +
                  FormatDurationNs(own->times.window_ns));
     ++row;
@@ -115,13 +145,13 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector
 void WriteSegmentBarsSvg(const StepsReport& steps, const std::vector<size_t>& shown,
                          std::ostream& out) {
   if (shown.empty()) return;
-  OpenSvg(out, static_cast<int>(shown.size()), "measured steps per rank");
+  const Chart chart = OpenSvg(out, RankLabels(steps, shown), "measured steps per rank");
   int row = 0;
   for (const size_t index : shown) {
     const RankStepsReport& rank = steps.ranks[index];
-    RowLabel(out, row, RankLabel(rank.rank, rank.file));
-    SegmentRow(out, row, rank.total, 0, rank.total.window_ns);
-    RowValue(out, row,
+    RowLabel(chart, row, RankLabel(rank.rank, rank.file));
+    SegmentRow(chart, row, rank.total, 0, rank.total.window_ns);
+    RowValue(chart, row,
              "window " + FormatDurationNs(rank.total.window_ns) + " over " +
                  std::to_string(rank.steps.size()) + " steps");
     ++row;
@@ -145,7 +175,10 @@ void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
                        const std::vector<size_t>& shown, std::ostream& out) {
   if (shown.empty()) return;
   const std::vector<std::string> names = PhaseNames(phases);
-  OpenSvg(out, static_cast<int>(shown.size()), "NVTX phases per rank");
+  std::vector<std::string> labels;
+  for (const size_t index : shown)
+    labels.push_back(RankLabel(phases[index].rank, phases[index].file));
+  const Chart chart = OpenSvg(out, labels, "NVTX phases per rank");
   int row = 0;
   for (const size_t index : shown) {
     const ProcessPhasesReport& process = phases[index];
@@ -169,11 +202,12 @@ void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
     const int64_t domain = std::max(process.span_ns, phase_total);
     const std::vector<PixelSpan> spans =
         StackSpans(values, static_cast<double>(domain), kChartBarPx);
-    RowLabel(out, row, RankLabel(process.rank, process.file));
+    RowLabel(chart, row, labels[row]);
     for (size_t i = 0; i < spans.size(); ++i) {
-      Rect(out, spans[i].x, BarTop(row), spans[i].width, kChartBarHeightPx, colours[i], titles[i]);
+      Rect(chart, spans[i].x, BarTop(row), spans[i].width, kChartBarHeightPx, colours[i],
+           titles[i]);
     }
-    RowValue(out, row,
+    RowValue(chart, row,
              phase_total > process.span_ns
                  ? "phases nest: their sum " + FormatDurationNs(phase_total)
                  : "span " + FormatDurationNs(process.span_ns));
@@ -183,31 +217,31 @@ void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
 }
 
 void WriteSkewSvg(const std::vector<CommunicatorReport>& communicators, std::ostream& out) {
-  int rows = 0;
+  std::vector<std::string> labels;
   int64_t domain = 0;
   for (const CommunicatorReport& comm : communicators) {
     for (const OpReport& op : comm.ops) {
-      ++rows;
+      labels.push_back(FormatHexId(comm.comm_id) + " " + op.op + " " + op.bucket.Label());
       domain = std::max(domain, op.max_arrival_skew_ns);
     }
   }
-  if (rows == 0) return;
-  OpenSvg(out, rows, "collective arrival skew");
+  if (labels.empty()) return;
+  const Chart chart = OpenSvg(out, labels, "collective arrival skew");
   int row = 0;
   for (const CommunicatorReport& comm : communicators) {
     for (const OpReport& op : comm.ops) {
-      RowLabel(out, row, FormatHexId(comm.comm_id) + " " + op.op + " " + op.bucket.Label());
+      RowLabel(chart, row, labels[static_cast<size_t>(row)]);
       const std::string mean = "mean " + FormatDurationNs(op.mean_arrival_skew_ns);
       const std::string max = "max " + FormatDurationNs(op.max_arrival_skew_ns);
-      Rect(out, 0, BarTop(row),
+      Rect(chart, 0, BarTop(row),
            PixelWidth(static_cast<double>(op.max_arrival_skew_ns), static_cast<double>(domain),
                       kChartBarPx),
            kChartBarHeightPx, kSkewMaxColour, max);
-      Rect(out, 0, BarTop(row),
+      Rect(chart, 0, BarTop(row),
            PixelWidth(static_cast<double>(op.mean_arrival_skew_ns), static_cast<double>(domain),
                       kChartBarPx),
            kChartBarHeightPx, kSkewMeanColour, mean);
-      RowValue(out, row, mean + " / " + max + ", " + std::to_string(op.count) + " calls");
+      RowValue(chart, row, mean + " / " + max + ", " + std::to_string(op.count) + " calls");
       ++row;
     }
   }

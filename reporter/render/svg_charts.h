@@ -13,9 +13,10 @@
 
 namespace vprof::reporter {
 
-inline constexpr int kChartLabelPx = 220;  // row labels
-inline constexpr int kChartBarPx = 600;    // the width a bar's whole domain fills
-inline constexpr int kChartValuePx = 300;  // figures after the bar
+inline constexpr int kChartLabelPx = 220;     // row labels, at least ...
+inline constexpr int kChartMaxLabelPx = 440;  // ... and at most, as wide as the longest needs
+inline constexpr int kChartBarPx = 600;       // the width a bar's whole domain fills
+inline constexpr int kChartValuePx = 300;     // figures after the bar
 inline constexpr int kChartRowPx = 28;
 inline constexpr int kChartBarHeightPx = 16;
 inline constexpr int kChartThinBarHeightPx = 5;  // overlapped comm, under its rank's bar

@@ -202,12 +202,17 @@ TEST_CASE("the HTML charts put each rectangle where the values say") {
   CHECK(Has(timeline, {kX, 6, 360, "#2e7d32"}));
 
   // Skew, 80 µs = 600 px: all-reduce max 600, mean 20 µs = 150; all-gather
-  // max 40 µs = 300, mean 10 µs = 75.
-  const std::vector<Rect> skew = Rects(Section(html, "collectives"));
-  CHECK(skew == std::vector<Rect>{{kX, 6, 600, "#ce93d8"},
-                                  {kX, 6, 150, "#6a1b9a"},
-                                  {kX, 34, 300, "#ce93d8"},
-                                  {kX, 34, 75, "#6a1b9a"}});
+  // max 40 µs = 300, mean 10 µs = 75. The label column is as wide as its longest label,
+  // whole, needs at 7 px a character and 8 of padding: 31 characters, 225 px.
+  const std::string longest = "0xabc ncclAllReduce [1MiB,2MiB)";
+  const int skew_x = static_cast<int>(longest.size()) * 7 + 8;
+  const std::string collectives = Section(html, "collectives");
+  CHECK(collectives.find(">" + longest + "</text>") != std::string::npos);
+  const std::vector<Rect> skew = Rects(collectives);
+  CHECK(skew == std::vector<Rect>{{skew_x, 6, 600, "#ce93d8"},
+                                  {skew_x, 6, 150, "#6a1b9a"},
+                                  {skew_x, 34, 300, "#ce93d8"},
+                                  {skew_x, 34, 75, "#6a1b9a"}});
 }
 
 TEST_CASE("every HTML section says its scope") {

@@ -14,6 +14,10 @@ constexpr uint32_t kMaxTrackedDepth = 64;
 void Add(PhaseTotals& totals, const PhaseTotals& more) {
   totals.count += more.count;
   totals.total_ns += more.total_ns;
+  if (more.longest_ns > totals.longest_ns) {
+    totals.longest_ns = more.longest_ns;
+    totals.depth = more.depth;
+  }
 }
 
 }  // namespace
@@ -63,15 +67,16 @@ void NvtxPhaseReader::AddRange(uint32_t tid, const vprof::trace::NvtxRange& rang
   ++record_.ranges;
 
   const KeyIndex key = KeyOf(range.name_iid());
-  const PhaseTotals own{1, range.end_ns() >= range.start_ns()
-                               ? static_cast<int64_t>(range.end_ns() - range.start_ns())
-                               : 0};
+  const int64_t length_ns = range.end_ns() >= range.start_ns()
+                                ? static_cast<int64_t>(range.end_ns() - range.start_ns())
+                                : 0;
   const uint32_t depth = range.depth();
   // Start/end ranges carry no nesting; each counts.
   if (range.kind() != vprof::trace::NVTX_KIND_PUSH_POP || depth >= kMaxTrackedDepth) {
-    Add(totals_[key], own);
+    Add(totals_[key], {1, length_ns, length_ns, 0});
     return;
   }
+  const PhaseTotals own{1, length_ns, length_ns, depth};
 
   // Everything deeper than this range ended inside it: its children, folded.
   OpenLevels& open = open_parents_[{tid, domain}];

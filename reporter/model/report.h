@@ -201,6 +201,8 @@ struct PhaseReport {
   int64_t total_ns = 0;
   int64_t mean_ns = 0;
   std::optional<double> span_share;  // total / the process's span; none when the span is 0
+  // NVTX push/pop nesting depth of its longest range (0: outermost; inferred phases 0).
+  uint32_t depth = 0;
 };
 
 // A process's NVTX ranges as phases (phase_rules.h), or, for a process with

@@ -20,6 +20,11 @@ struct PhaseKey {
 struct PhaseTotals {
   uint64_t count = 0;
   int64_t total_ns = 0;
+  // The longest range counted, and its push/pop nesting depth on its thread (0: outermost;
+  // start/end ranges carry none and count as 0): where the phase sits among the others, so
+  // that a chart stacks only phases of one depth (backward inside train_step is not after it).
+  int64_t longest_ns = 0;
+  uint32_t depth = 0;
 };
 
 struct NvtxPhaseRecord {

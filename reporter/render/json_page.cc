@@ -236,6 +236,7 @@ void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
     json.Field(keys::phase::kTotalNs, phase.total_ns);
     json.Field(keys::phase::kMeanNs, phase.mean_ns);
     json.Field(keys::phase::kSpanShare, phase.span_share);
+    json.Field("depth", phase.depth);
   });
   json.EndObject();
 }

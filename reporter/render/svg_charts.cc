@@ -171,47 +171,81 @@ std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phas
   return names;
 }
 
+namespace {
+
+// The distinct depths of a process's matched phases, shallowest first: a row each.
+std::vector<uint32_t> PhaseDepths(const ProcessPhasesReport& process) {
+  std::vector<uint32_t> depths;
+  for (const PhaseReport& phase : process.phases) {
+    if (!phase.unmatched) depths.push_back(phase.depth);
+  }
+  std::sort(depths.begin(), depths.end());
+  depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
+  if (depths.empty()) depths.push_back(0);
+  return depths;
+}
+
+}  // namespace
+
 void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
                        const std::vector<size_t>& shown, std::ostream& out) {
   if (shown.empty()) return;
   const std::vector<std::string> names = PhaseNames(phases);
+  // A row per process and depth: phases nested in others (backward inside train_step) on a
+  // row of their own under the process's, so that no bar stacks a phase after the one it is in.
   std::vector<std::string> labels;
-  for (const size_t index : shown)
-    labels.push_back(RankLabel(phases[index].rank, phases[index].file));
+  for (const size_t index : shown) {
+    const std::string rank = RankLabel(phases[index].rank, phases[index].file);
+    const size_t depths = PhaseDepths(phases[index]).size();
+    labels.push_back(rank);
+    for (size_t lane = 1; lane < depths; ++lane) {
+      labels.push_back(rank + (depths > 2 ? ", nested " + std::to_string(lane) : ", nested"));
+    }
+  }
   const Chart chart = OpenSvg(out, labels, "NVTX phases per rank");
   int row = 0;
   for (const size_t index : shown) {
     const ProcessPhasesReport& process = phases[index];
-    std::vector<double> values;
-    std::vector<std::string_view> colours;
-    std::vector<std::string> titles;
-    int64_t phase_total = 0;
+    const std::vector<uint32_t> depths = PhaseDepths(process);
+    // One scale for the process's rows: its span, or a longer row's sum.
+    std::vector<int64_t> lane_totals(depths.size(), 0);
     for (const PhaseReport& phase : process.phases) {
       if (phase.unmatched) continue;
-      const size_t index = std::find(names.begin(), names.end(), phase.name) - names.begin();
-      values.push_back(static_cast<double>(phase.total_ns));
-      colours.push_back(kPhaseColours[index % kPhaseColours.size()]);
-      titles.push_back(phase.name + " " + FormatDurationNs(phase.total_ns));
-      phase_total += phase.total_ns;
+      const size_t lane = std::find(depths.begin(), depths.end(), phase.depth) - depths.begin();
+      lane_totals[lane] += phase.total_ns;
     }
-    if (process.span_ns > phase_total) {
-      values.push_back(static_cast<double>(process.span_ns - phase_total));
-      colours.push_back(kOutsidePhasesColour);
-      titles.push_back("outside phases " + FormatDurationNs(process.span_ns - phase_total));
+    const int64_t domain =
+        std::max(process.span_ns, *std::max_element(lane_totals.begin(), lane_totals.end()));
+    for (size_t lane = 0; lane < depths.size(); ++lane) {
+      std::vector<double> values;
+      std::vector<std::string_view> colours;
+      std::vector<std::string> titles;
+      for (const PhaseReport& phase : process.phases) {
+        if (phase.unmatched || phase.depth != depths[lane]) continue;
+        const size_t colour = std::find(names.begin(), names.end(), phase.name) - names.begin();
+        values.push_back(static_cast<double>(phase.total_ns));
+        colours.push_back(kPhaseColours[colour % kPhaseColours.size()]);
+        titles.push_back(phase.name + " " + FormatDurationNs(phase.total_ns));
+      }
+      const int64_t total = lane_totals[lane];
+      if (lane == 0 && process.span_ns > total) {
+        values.push_back(static_cast<double>(process.span_ns - total));
+        colours.push_back(kOutsidePhasesColour);
+        titles.push_back("outside phases " + FormatDurationNs(process.span_ns - total));
+      }
+      const std::vector<PixelSpan> spans =
+          StackSpans(values, static_cast<double>(domain), kChartBarPx);
+      RowLabel(chart, row, labels[static_cast<size_t>(row)]);
+      for (size_t i = 0; i < spans.size(); ++i) {
+        Rect(chart, spans[i].x, BarTop(row), spans[i].width, kChartBarHeightPx, colours[i],
+             titles[i]);
+      }
+      RowValue(chart, row,
+               total > process.span_ns ? "phases overlap: their sum " + FormatDurationNs(total)
+               : lane == 0             ? "span " + FormatDurationNs(process.span_ns)
+                                       : "inside the row above: " + FormatDurationNs(total));
+      ++row;
     }
-    const int64_t domain = std::max(process.span_ns, phase_total);
-    const std::vector<PixelSpan> spans =
-        StackSpans(values, static_cast<double>(domain), kChartBarPx);
-    RowLabel(chart, row, labels[row]);
-    for (size_t i = 0; i < spans.size(); ++i) {
-      Rect(chart, spans[i].x, BarTop(row), spans[i].width, kChartBarHeightPx, colours[i],
-           titles[i]);
-    }
-    RowValue(chart, row,
-             phase_total > process.span_ns
-                 ? "phases nest: their sum " + FormatDurationNs(phase_total)
-                 : "span " + FormatDurationNs(process.span_ns));
-    ++row;
   }
   out << "</svg>\n";
 }

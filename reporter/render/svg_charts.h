@@ -40,9 +40,11 @@ void WriteSegmentBarsSvg(const StepsReport& steps, const std::vector<size_t>& sh
 // The matched NVTX phases in first-seen order, which is their colour order.
 std::vector<std::string> PhaseNames(const std::vector<ProcessPhasesReport>& phases);
 
-// Per process, its NVTX span as one full-width bar with each matched phase's
-// total stacked in it and the rest of the span in grey. Phases nest: where
-// their totals exceed the span, the bar stands for their sum instead.
+// Per process, its NVTX span as one full-width bar with each outermost matched
+// phase's total stacked in it and the rest of the span in grey; phases nested
+// in others (by the depth of their longest range) on a row per depth under it,
+// on the same scale. Where a row's totals exceed the span (ranges that overlap
+// without nesting), the scale is their sum instead.
 void WritePhaseBarsSvg(const std::vector<ProcessPhasesReport>& phases,
                        const std::vector<size_t>& shown, std::ostream& out);
 

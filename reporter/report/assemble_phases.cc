@@ -19,6 +19,7 @@ PhaseReport ToPhaseReport(const PhaseKey& key, const PhaseTotals& totals, int64_
   phase.count = totals.count;
   phase.total_ns = totals.total_ns;
   phase.mean_ns = MeanNs(totals.total_ns, totals.count);
+  phase.depth = totals.depth;
   if (span_ns > 0) {
     phase.span_share = static_cast<double>(totals.total_ns) / static_cast<double>(span_ns);
   }

@@ -17,6 +17,8 @@ vprof::summary::NvtxPhaseTotals EncodeNvtxPhases(const NvtxPhaseRecord& record) 
     row.set_unmatched(key.unmatched);
     row.set_count(phase_totals.count);
     row.set_total_ns(phase_totals.total_ns);
+    row.set_longest_ns(phase_totals.longest_ns);
+    row.set_depth(phase_totals.depth);
   }
   return totals;
 }
@@ -29,7 +31,8 @@ NvtxPhaseRecord DecodeNvtxPhases(const vprof::summary::NvtxPhaseTotals& totals) 
   record.nccl_ranges = totals.nccl_ranges();
   record.dropped = totals.dropped();
   for (const auto& row : totals.phases()) {
-    record.phases[{row.name(), row.unmatched()}] = {row.count(), row.total_ns()};
+    record.phases[{row.name(), row.unmatched()}] = {row.count(), row.total_ns(), row.longest_ns(),
+                                                    row.depth()};
   }
   return record;
 }

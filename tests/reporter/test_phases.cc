@@ -181,6 +181,13 @@ TEST_CASE("phases: two ranks' NVTX ranges as phases") {
   CHECK(zero.phases[5].name == "my_custom");
   CHECK(zero.phases[5].unmatched);
   CHECK(zero.phases[5].total_ns == 500 * kUs);
+  // Where each sits: the step outermost, forward (its longest range, 300 µs at depth 1, holds
+  // the one at depth 2), backward and optimizer inside it, train_wait outermost.
+  CHECK(zero.phases[0].depth == 0);
+  CHECK(zero.phases[1].depth == 1);
+  CHECK(zero.phases[2].depth == 1);
+  CHECK(zero.phases[3].depth == 0);
+  CHECK(zero.phases[4].depth == 1);
 
   const ProcessPhasesReport& one = report.phases[1];
   CHECK(one.rank == 1);
@@ -188,6 +195,7 @@ TEST_CASE("phases: two ranks' NVTX ranges as phases") {
   REQUIRE(one.phases.size() == 6);
   CHECK(one.phases[3].name == "logprob");
   CHECK(one.phases[3].total_ns == 400 * kUs);
+  CHECK(one.phases[3].depth == 0);  // a start/end range carries no nesting
   CHECK(one.phases[5].name == "forwarded");
   CHECK(one.phases[5].unmatched);
 
@@ -222,6 +230,7 @@ TEST_CASE("phases: two ranks' NVTX ranges as phases") {
   CHECK(forward["total_ns"].number() == 5e5);
   CHECK(forward["mean_ns"].number() == 2.5e5);
   CHECK(forward["span_share"].number() == Approx(1.0 / 6.0));
+  CHECK(forward["depth"].number() == 1);
   CHECK(phases[1]["phases"][5]["phase"].string() == "forwarded");
   CHECK(phases[1]["phases"][5]["unmatched"].boolean());
 }

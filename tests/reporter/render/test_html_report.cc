@@ -215,6 +215,37 @@ TEST_CASE("the HTML charts put each rectangle where the values say") {
                                   {skew_x, 34, 75, "#6a1b9a"}});
 }
 
+TEST_CASE("the HTML phases chart puts nested phases on a row of their own") {
+  Report report = SampleReport();
+  // Rank 0: a step of 8 of its 10 ms, forward (3 ms) and backward (5 ms) inside it. Rank 1
+  // keeps its two outermost phases on one row.
+  const auto phase = [](const std::string& name, int64_t total_ns, uint32_t depth) {
+    PhaseReport made;
+    made.name = name;
+    made.source = "nvtx";
+    made.count = 1;
+    made.total_ns = made.mean_ns = total_ns;
+    made.depth = depth;
+    return made;
+  };
+  constexpr int64_t kMs = 1'000'000;
+  report.phases[0].phases = {phase("step", 8 * kMs, 0), phase("forward", 3 * kMs, 1),
+                             phase("backward", 5 * kMs, 1)};
+  const std::string section = Section(HtmlOf(report), "phases");
+  const std::vector<Rect> phases = Rects(section);
+  // Row 0 (y 6): step 8 ms = 480 px, the 2 ms outside phases 120. Row 1 (y 34), rank 0's
+  // nested phases on the same scale: forward 180 px, backward 300 after it. Row 2: rank 1.
+  // The colours follow first-seen order: step, forward, backward.
+  CHECK(phases.size() == 7);
+  CHECK(Has(phases, {kX, 6, 480, "#00897b"}));
+  CHECK(Has(phases, {kX + 480, 6, 120, "#e0e0e0"}));
+  CHECK(Has(phases, {kX, 34, 180, "#8d6e63"}));
+  CHECK(Has(phases, {kX + 180, 34, 300, "#3949ab"}));
+  CHECK(Has(phases, {kX, 62, 300, "#8d6e63"}));
+  CHECK(section.find(">rank 0, nested</text>") != std::string::npos);
+  CHECK(section.find("inside the row above: 8.00 ms") != std::string::npos);
+}
+
 TEST_CASE("every HTML section says its scope") {
   const std::string html = HtmlOf(SampleReport());
   CHECK(Section(html, "timeline").find("scope: full step") != std::string::npos);

@@ -2,7 +2,8 @@
 MLP's forward, backward and a capturable Adam step captured once into a graph, then replayed
 (the shape of a rollout engine's decode loop: many small kernels per replay, no Python per
 kernel). Prints the median time of one replay over 7 blocks of --replays replays.
---torch-profiler wraps the timed replays in torch.profiler (CPU + CUDA activities)."""
+--torch-profiler, --torch-profiler-out F and --measured: the timed replays inside torch.profiler,
+or counted by it, or marked for vprof's counts (torch_profiler_option.py)."""
 import argparse
 import statistics
 import time
@@ -17,7 +18,7 @@ LAYERS, WIDTH, BATCH, BLOCKS = 8, 1024, 256, 7
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--replays", type=int, default=200)
-    ap.add_argument("--torch-profiler", action="store_true")
+    torch_profiler_option.add_arguments(ap)
     args = ap.parse_args()
     torch.manual_seed(0)
     layers = []
@@ -57,7 +58,7 @@ def main():
 
     for _ in range(20):
         graph.replay()
-    ms = torch_profiler_option.run(args.torch_profiler, timed)
+    ms = torch_profiler_option.run_with(args, timed)
     print(f"graph_step_ms {ms:.3f}")
 
 

@@ -1,8 +1,9 @@
 """A small Llama training step as users write it: a transformers LlamaForCausalLM built from a
 config with random weights (6 layers, hidden 1024), bf16 autocast, fused AdamW, batch 4 x 512
 tokens. Prints the median step time over --steps timed steps (after 5 warm-up steps), each step
-synchronised and timed with host clocks. --torch-profiler wraps the timed steps in
-torch.profiler (CPU + CUDA activities). --nvtx marks each timed step with an NVTX range
+synchronised and timed with host clocks. --torch-profiler, --torch-profiler-out F and --measured:
+the timed steps inside torch.profiler, or counted by it, or marked for vprof's counts
+(torch_profiler_option.py). --nvtx marks each timed step with an NVTX range
 "train_step" (what vprof's step analysis and its deep-capture cost estimate read). --slow-step N
 --slow-ms M makes timed step N (from 0) deliberately slow: the host stalls M ms between forward
 and backward, as a data loader or a checkpoint write would. --title T renames the process after
@@ -12,6 +13,8 @@ allocator held from CUDA inside it (torch.cuda.max_memory_reserved after resetti
 the phase's start) and the least (memory_reserved at its start); --nvtx-phases also marks each
 phase with an NVTX range of its name; --empty-cache returns the cache to CUDA after every step,
 so that each phase allocates anew (vprof's peaks per phase are compared with these).
+--compile MODE runs the model through torch.compile in that mode (reduce-overhead replays it
+from CUDA graphs).
 --spin-ms M injects a slow operator: after each step's forward, one GPU kernel that spins about
 M ms (torch.cuda._sleep, ATen's spin_kernel, calibrated once against CUDA events); the pair with
 and without it is the ground truth of `vprof whatif --faster '*spin_kernel*=off'`."""
@@ -43,7 +46,7 @@ def spin_cycles_per_ms():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--torch-profiler", action="store_true")
+    torch_profiler_option.add_arguments(ap)
     ap.add_argument("--nvtx", action="store_true")
     ap.add_argument("--slow-step", type=int, default=-1)
     ap.add_argument("--slow-ms", type=float, default=0.0)
@@ -51,6 +54,8 @@ def main():
     ap.add_argument("--nvtx-phases", action="store_true")
     ap.add_argument("--empty-cache", action="store_true")
     ap.add_argument("--spin-ms", type=float, default=0.0)
+    ap.add_argument("--compile", metavar="MODE",
+                    help="torch.compile the model in this mode (reduce-overhead: CUDA graphs)")
     ap.add_argument("--title")
     ap.add_argument("--started-file", help="created once the warm-up is done and the timed steps "
                     "begin (a deep-capture trigger waits for it)")
@@ -61,6 +66,8 @@ def main():
                          max_position_embeddings=1024)
     model = LlamaForCausalLM(config).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    if args.compile:
+        model = torch.compile(model, mode=args.compile)
     tokens = torch.randint(0, config.vocab_size, (4, 512), device="cuda")
 
     phase_peak = {}  # phase: (most reserved, least reserved) over the timed steps
@@ -120,7 +127,7 @@ def main():
     if args.started_file:
         open(args.started_file, "w").close()
     measuring[0] = args.phase_memory
-    ms = torch_profiler_option.run(args.torch_profiler, timed)
+    ms = torch_profiler_option.run_with(args, timed)
     print(f"llama_step_ms {ms:.2f}")
     # What PyTorch's caching allocator held from CUDA at most: vprof's peak of
     # device memory held is compared with it (bench/device_memory.sh).

@@ -1,5 +1,27 @@
-"""The workloads' --torch-profiler option: runs the timed part inside torch.profiler (CPU + CUDA
-activities, as a user of it would) or bare."""
+"""The workloads' profiler options, for the timed part:
+  --torch-profiler        inside torch.profiler (CPU + CUDA activities, as a user of it would);
+  --torch-profiler-out F  inside torch.profiler (CUDA activities) and an NVTX range "measured",
+                          with the count and time of the GPU activities it saw, by kind, written
+                          to F (profiler_counts.run_profiled);
+  --measured              inside the NVTX range "measured" alone, so that a vprof run's records
+                          can be cut to the window a --torch-profiler-out run counted;
+or bare."""
+
+
+def add_arguments(parser):
+    parser.add_argument("--torch-profiler", action="store_true")
+    parser.add_argument("--torch-profiler-out")
+    parser.add_argument("--measured", action="store_true")
+
+
+def run_with(args, timed):
+    """Runs `timed` as the options in `args` (add_arguments's) say; returns what it returns."""
+    if args.torch_profiler_out or args.measured:
+        from profiler_counts import measured, run_profiled
+        if args.torch_profiler_out:
+            return run_profiled(timed, args.torch_profiler_out)
+        return measured(timed)
+    return run(args.torch_profiler, timed)
 
 
 def run(profiled, timed):

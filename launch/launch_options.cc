@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "capture/core/deep_schedule.h"
 #include "capture/core/settings.h"
+#include "common/deep_schedule.h"
 #include "reporter/base/arg_cursor.h"
 
 namespace vprof::reporter {

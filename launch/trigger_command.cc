@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "capture/core/deep_schedule.h"
+#include "common/deep_schedule.h"
 #include "reporter/base/arg_cursor.h"
 #include "reporter/base/exit_status.h"
 #include "reporter/base/safe_file.h"

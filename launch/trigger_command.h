@@ -1,6 +1,6 @@
 // `vprof trigger DIR [--seconds S] [--in S]`: opens a deep window in every
 // process writing into the run folder DIR whose VPROF_DEEP is trigger or a
-// duty cycle, by writing DIR/vprof.trigger (capture/core/deep_schedule.h). The
+// duty cycle, by writing DIR/vprof.trigger (common/deep_schedule.h). The
 // window starts at one wall-clock instant for all of them, so that every rank
 // of a job records the same steps in depth.
 #pragma once

@@ -8,7 +8,7 @@
 #include "capture/core/loader_calls.h"
 #include "capture/core/proto_encoder.h"
 #include "capture/core/trace_writer.h"
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "capture/core/proto_encoder.h"
-#include "capture/core/secret_text.h"
 #include "capture/core/trace_writer.h"
-#include "capture/core/utf8_repair.h"
+#include "common/secret_text.h"
+#include "common/utf8_repair.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {

@@ -19,7 +19,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 namespace vprof {
 

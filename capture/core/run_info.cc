@@ -14,9 +14,9 @@
 
 #include "capture/core/clock.h"
 #include "capture/core/loader_calls.h"
-#include "capture/core/secret_text.h"
 #include "capture/core/symbol_resolver.h"
-#include "capture/core/utf8_repair.h"
+#include "common/secret_text.h"
+#include "common/utf8_repair.h"
 
 extern char** environ;
 

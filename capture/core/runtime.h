@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "capture/core/deep_schedule.h"
 #include "capture/core/nccl_record.h"
+#include "common/deep_schedule.h"
 
 namespace vprof {
 

@@ -13,8 +13,8 @@
 
 #include "capture/core/clock.h"
 #include "capture/core/thread_buffers.h"
-#include "capture/core/utf8_repair.h"
 #include "capture/core/vprof_build_info.h"
+#include "common/utf8_repair.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {

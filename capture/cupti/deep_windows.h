@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "capture/core/deep_schedule.h"
+#include "common/deep_schedule.h"
 
 namespace vprof {
 

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "capture/core/clock.h"
-#include "capture/core/deep_schedule.h"
 #include "capture/core/load_order.h"
 #include "capture/core/log.h"
 #include "capture/core/runtime.h"
@@ -25,6 +24,7 @@
 #include "capture/cupti/device_memory_sampler.h"
 #include "capture/cupti/launch_cost.h"
 #include "capture/cupti/recorded_spans.h"
+#include "common/deep_schedule.h"
 #include "vprof_trace_fields.h"
 
 namespace vprof {

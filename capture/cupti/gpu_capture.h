@@ -24,7 +24,7 @@
 #include <string>
 
 #include "capture/core/capture_source.h"
-#include "capture/core/deep_schedule.h"
+#include "common/deep_schedule.h"
 
 namespace vprof {
 

@@ -11,8 +11,8 @@
 #include "capture/core/injection_status.h"
 #include "capture/core/log.h"
 #include "capture/core/runtime.h"
-#include "capture/core/utf8_repair.h"
 #include "capture/nccl_plugin/nccl_plugin_pool.h"
+#include "common/utf8_repair.h"
 
 namespace vprof {
 namespace {

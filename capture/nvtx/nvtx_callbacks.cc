@@ -12,9 +12,9 @@
 #include "capture/core/injection_status.h"
 #include "capture/core/runtime.h"
 #include "capture/core/thread_buffers.h"
-#include "capture/core/utf8_repair.h"
 #include "capture/nvtx/nvtx_handles.h"
 #include "capture/nvtx/nvtx_open_ranges.h"
+#include "common/utf8_repair.h"
 
 namespace vprof {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 namespace vprof::reporter {
 namespace {

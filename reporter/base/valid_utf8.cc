@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 namespace vprof::reporter {
 

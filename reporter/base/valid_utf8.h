@@ -2,7 +2,7 @@
 // OS as bytes (schema/vprof_trace.proto), which may not be UTF-8, and a report
 // a browser, a terminal or a JSON parser refuses is no report. Each maximal
 // ill-formed subsequence becomes U+FFFD, as the capture side repairs
-// (capture/core/utf8_repair.h, the one implementation both use).
+// (common/utf8_repair.h, the one implementation both use).
 #pragma once
 
 #include <string>

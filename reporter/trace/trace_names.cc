@@ -1,6 +1,6 @@
 #include "reporter/trace/trace_names.h"
 
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 namespace vprof::reporter {
 

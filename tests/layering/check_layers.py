@@ -35,6 +35,9 @@ import tempfile
 # reporter's stages, and reporter/cli (which dispatches `vprof run` and
 # `vprof slurm` to it) above launch/.
 LAYERS = [
+    # Rules both sides apply alike (UTF-8 repair, secret redaction, the deep-capture schedule):
+    # owned by neither, it includes nothing else of the tree.
+    "common",
     "schema",
     "reporter/base",
     "reporter/trace",
@@ -57,7 +60,7 @@ LAYERS = [
     "launch",
     "reporter/cli",
 ]
-# The capture side, on its own: it includes schema and itself, nothing else.
+# The capture side, on its own: it includes schema, common and itself, nothing else.
 # Inside it, three layers: the core (lowest); the sources beside one another;
 # the top (capture/ itself: the sources' table, the lifecycle, the exported
 # entry points and NCCL wrappers), which may include them all.
@@ -78,9 +81,6 @@ SOURCE_INCLUDES = {
 # Capture files the reporter and launch/ compile too (capture/core/meson.build's
 # shared_text_sources), settings' bounds, and the build's version.
 SHARED_WITH_CAPTURE = {
-    "capture/core/deep_schedule.h",
-    "capture/core/secret_text.h",
-    "capture/core/utf8_repair.h",
     "capture/core/settings.h",
     "capture/core/vprof_build_info.h",
 }
@@ -156,8 +156,10 @@ def judge(including_folder, included_folder, included):
     """Why the include is not allowed; None when it is."""
     if included_folder is None or included_folder == including_folder:
         return None
+    if including_folder == "common":
+        return f"common includes nothing else of the tree ({included_folder})"
     if including_folder in CAPTURE:
-        if included_folder == "schema":
+        if included_folder in ("schema", "common"):
             return None
         if included_folder in CAPTURE:
             return judge_capture(including_folder, included_folder)
@@ -207,7 +209,7 @@ def self_test():
         "schema/vprof_trace.proto": "",
         "reporter/base/units.h": "",
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
-        "reporter/base/valid_utf8.cc": '#include "capture/core/utf8_repair.h"\n',
+        "reporter/base/valid_utf8.cc": '#include "common/utf8_repair.h"\n',
         "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
         "reporter/render/text_page.cc":
             '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
@@ -219,10 +221,12 @@ def self_test():
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
         "reporter/render/text_page.h": "",
-        "capture/core/utf8_repair.h": "",
+        "common/utf8_repair.h": "",
+        "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n',
         "capture/core/log.h": "",
         "capture/core/trace_writer.cc":
-            '#include "capture/core/log.h"\n#include "vprof_trace_fields.h"\n',
+            '#include "capture/core/log.h"\n#include "vprof_trace_fields.h"\n'
+            '#include "common/utf8_repair.h"\n',
         "capture/nccl/nccl_calls.h": "",
         "capture/audit/collective_audit.h":
             '#include "capture/nccl/nccl_calls.h"\n#include "capture/core/log.h"\n',
@@ -249,6 +253,7 @@ def self_test():
         "capture/core/settings.cc": '#include "settings.h"\n',
         "capture/core/settings.h": "",
         "capture/stray/stray.cc": "",
+        "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n#include "capture/core/log.h"\n',
         "reporter/stray.cc": "",
     }
     expected = [
@@ -265,6 +270,8 @@ def self_test():
         'capture/nvtx/nvtx_callbacks.cc:1: #include "../core/log.h": write it from the top of '
         'the tree: "capture/core/log.h"',
         "capture/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
+        'common/utf8_repair.cc:2: #include "capture/core/log.h": common includes nothing else '
+        "of the tree (capture/core)",
         'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
         "side (capture/core); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
         'reporter/base/units.cc:2: #include "reporter/render/text_page.h": reporter/base may '

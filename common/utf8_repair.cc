@@ -1,4 +1,4 @@
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 #include <cstring>
 

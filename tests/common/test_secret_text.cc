@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/core/secret_text.h"
+#include "common/secret_text.h"
 
 using Args = std::vector<std::string>;
 

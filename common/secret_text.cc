@@ -1,4 +1,4 @@
-#include "capture/core/secret_text.h"
+#include "common/secret_text.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "capture/core/deep_schedule.h"
+#include "common/deep_schedule.h"
 
 #include <charconv>
 #include <cmath>

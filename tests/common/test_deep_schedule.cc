@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "capture/core/deep_schedule.h"
+#include "common/deep_schedule.h"
 
 using vprof::DeepSchedule;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "capture/core/utf8_repair.h"
+#include "common/utf8_repair.h"
 
 using vprof::FitUtf8;
 using vprof::Utf8CopyCut;

@@ -55,8 +55,8 @@ void DetectOperatorCommunication(const Report& report, std::vector<DetectedCandi
 void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& out);
 // The change a copies candidate proposes from its process's copy totals: async_pinned_copies
 // where copies from or into pageable host memory hold at least half the copy time (memsets
-// included), else overlap_copies (pinned already, within or between devices); and the evidence
-// line that says which, with each kind's share of the memcpy time.
+// included), else overlap_copies (pinned already, device memory, memsets); and the evidence
+// line that says which, with each kind's share of the copy and memset time.
 ChangeKind CopiesChange(const GpuReport& gpu);
 std::string CopyKindsEvidence(const std::string& rank, const GpuReport& gpu, ChangeKind change);
 // Many short elementwise/reduce/copy kernels (operator scope).

@@ -127,7 +127,7 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
   candidate.evidence.push_back(std::to_string(process.gpu.memcpy.count) + " memcpy moving " +
                                FormatBytes(process.gpu.memcpy.bytes));
   const ChangeKind change = CopiesChange(process.gpu);
-  if (process.gpu.memcpy.total_ns > 0) {
+  if (process.gpu.memcpy.total_ns + process.gpu.memset.total_ns > 0) {
     candidate.evidence.push_back(
         CopyKindsEvidence(RankName(process.rank, process.file), process.gpu, change));
   }
@@ -139,23 +139,30 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
 // pinned, within or between devices, and memsets can only be taken off the step by overlapping
 // them with compute.
 ChangeKind CopiesChange(const GpuReport& gpu) {
-  const int64_t copy_ns = gpu.memcpy.total_ns + gpu.memset.total_ns;
-  return 2 * gpu.pageable_copies.total_ns >= copy_ns && gpu.pageable_copies.total_ns > 0
-             ? ChangeKind::kAsyncPinnedCopies
-             : ChangeKind::kOverlapCopies;
+  // In doubles: figures read from a file may be as large as int64 holds.
+  const double copy_ns =
+      static_cast<double>(gpu.memcpy.total_ns) + static_cast<double>(gpu.memset.total_ns);
+  const double pageable_ns = static_cast<double>(gpu.pageable_copies.total_ns);
+  return pageable_ns > 0 && 2 * pageable_ns >= copy_ns ? ChangeKind::kAsyncPinnedCopies
+                                                       : ChangeKind::kOverlapCopies;
 }
 
-// "rank 1's memcpy time: 80.0% from or into pageable host memory, 10.0% pinned, 10.0% within or
-// between devices: ...".
+// "rank 1's copy and memset time: 80.0% copies from or into pageable host memory, 10.0% from or
+// into pinned memory, 5.0% other copies (device memory, or of another kind), 5.0% memsets:
+// ...", each share of the time the choice weighed.
 std::string CopyKindsEvidence(const std::string& rank, const GpuReport& gpu, ChangeKind change) {
+  const double whole =
+      static_cast<double>(gpu.memcpy.total_ns) + static_cast<double>(gpu.memset.total_ns);
   const auto share = [&](int64_t ns) {
-    return FormatPercent(static_cast<double>(ns) / static_cast<double>(gpu.memcpy.total_ns));
+    return FormatPercent(whole > 0 ? static_cast<double>(ns) / whole : 0);
   };
-  const int64_t device_ns =
+  const int64_t other_ns =
       gpu.memcpy.total_ns - gpu.pageable_copies.total_ns - gpu.pinned_copies.total_ns;
-  return rank + "'s memcpy time: " + share(gpu.pageable_copies.total_ns) +
-         " from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) + " pinned, " +
-         share(device_ns) + " within or between devices: " +
+  return rank + "'s copy and memset time: " + share(gpu.pageable_copies.total_ns) +
+         " copies from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) +
+         " from or into pinned memory, " + share(other_ns) +
+         " other copies (device memory, or of another kind), " + share(gpu.memset.total_ns) +
+         " memsets: " +
          (change == ChangeKind::kAsyncPinnedCopies
               ? "pinned host memory would let the copies run asynchronously, off the step"
               : "pinning is in place or does not apply; what is left is overlapping them with "

@@ -284,7 +284,7 @@ void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
                                  FormatDurationNs(gpu.memcpy.total_ns) + ") and " +
                                  std::to_string(gpu.memset.count) + " memset over the trace");
     change = CopiesChange(gpu);
-    if (gpu.memcpy.total_ns > 0) {
+    if (gpu.memcpy.total_ns + gpu.memset.total_ns > 0) {
       candidate.evidence.push_back(CopyKindsEvidence(rank, gpu, change));
     }
   }
@@ -337,20 +337,33 @@ void AddStragglerShare(const StepsReport& steps, CommRole role, CandidateReport&
 // ready (a smaller last bucket regroups the gradients: S4), or, where the exposed time is
 // spread over the buckets, all-reduces that outlast the compute they run under (a faster
 // transfer: S7).
-ChangeKind GradientBucketsChange(const RankStepsReport& main, CandidateReport& candidate) {
+ChangeKind GradientBucketsChange(const StepsReport& steps, const RankStepsReport& main,
+                                 CandidateReport& candidate) {
+  // A step's reductions of backward are all in its buckets; the gradients' are those on
+  // communicators the ledger gave the role (tensor-parallel and sharded reductions are not).
+  std::vector<uint64_t> gradient_comms;
+  for (const CommRoleEvidence& evidence : steps.ledger->roles) {
+    if (evidence.role == CommRole::kGradientBuckets) gradient_comms.push_back(evidence.comm_id);
+  }
+  const auto gradient = [&](const BucketReport& bucket) {
+    return std::find(gradient_comms.begin(), gradient_comms.end(), bucket.comm_id) !=
+           gradient_comms.end();
+  };
   int64_t earlier_gpu_ns = 0, earlier_hidden_ns = 0, last_exposed_ns = 0, exposed_ns = 0;
   int64_t backward_ns = 0;
   for (const RankStepReport& step : main.steps) {
+    const BucketReport* last = nullptr;
     for (const BucketReport& bucket : step.buckets) {
-      exposed_ns += bucket.exposed_ns;
-      if (&bucket == &step.buckets.back()) {
-        last_exposed_ns += bucket.exposed_ns;
-      } else {
-        earlier_gpu_ns += bucket.gpu_ns;
-        earlier_hidden_ns += bucket.gpu_ns - bucket.exposed_ns;
+      if (!gradient(bucket)) continue;
+      if (last) {
+        earlier_gpu_ns += last->gpu_ns;
+        earlier_hidden_ns += std::clamp<int64_t>(last->gpu_ns - last->exposed_ns, 0, last->gpu_ns);
       }
+      last = &bucket;
+      exposed_ns += std::max<int64_t>(bucket.exposed_ns, 0);
     }
-    if (step.buckets.size() < 2) continue;
+    if (!last) continue;
+    last_exposed_ns += std::max<int64_t>(last->exposed_ns, 0);
     int64_t step_backward_ns = 0;
     for (const PhaseTime& phase : step.compute_by_phase) {
       if (main.phase_names[phase.phase] == kBackwardPhase) step_backward_ns += phase.ns;
@@ -358,18 +371,21 @@ ChangeKind GradientBucketsChange(const RankStepsReport& main, CandidateReport& c
     // Without a backward phase, the step's compute.
     backward_ns += step_backward_ns > 0 ? step_backward_ns : step.times.compute_ns;
   }
-  const int64_t could_hide_ns = std::min(earlier_gpu_ns, backward_ns);
-  if (could_hide_ns <= 0 || 2 * earlier_hidden_ns < could_hide_ns || exposed_ns <= 0) {
+  // Shares, not doubled sums: figures read from a file may be as large as int64 holds.
+  const double could_hide = static_cast<double>(std::min(earlier_gpu_ns, backward_ns));
+  if (could_hide <= 0 || exposed_ns <= 0 ||
+      static_cast<double>(earlier_hidden_ns) < could_hide / 2) {
     return ChangeKind::kOverlapSameBuckets;
   }
-  const bool last = 2 * last_exposed_ns >= exposed_ns;
+  const double last_share = static_cast<double>(last_exposed_ns) / static_cast<double>(exposed_ns);
+  const bool last = last_share >= 0.5;
   candidate.evidence.push_back(
       "overlap in place on " + RankName(main.rank, main.file) + ": the buckets before each " +
-      "step's last ran " +
-      FormatPercent(static_cast<double>(earlier_hidden_ns) / static_cast<double>(earlier_gpu_ns)) +
-      " hidden behind compute; the last bucket holds " +
-      FormatPercent(static_cast<double>(last_exposed_ns) / static_cast<double>(exposed_ns)) +
-      " of the buckets' exposed time" +
+      "step's last ran hidden behind compute for " +
+      FormatPercent(std::min(1.0, static_cast<double>(earlier_hidden_ns) / could_hide)) +
+      " of what could hide them (their own time or backward's compute, whichever is "
+      "shorter); the last bucket holds " +
+      FormatPercent(last_share) + " of the buckets' exposed time" +
       (last ? ": it is ready only when backward ends, so a smaller last bucket leaves less after "
               "it"
             : ": the all-reduces outlast the compute they run under, so a faster transfer is "
@@ -409,7 +425,7 @@ void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
     }
     candidate.examples = CollectiveExamples(steps, each.role);
     const ChangeKind change = each.role == CommRole::kGradientBuckets
-                                  ? GradientBucketsChange(main, candidate)
+                                  ? GradientBucketsChange(steps, main, candidate)
                                   : each.change;
     out.push_back({change, std::move(candidate)});
   }

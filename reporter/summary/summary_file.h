@@ -26,7 +26,10 @@ namespace vprof::reporter {
 // cannot say whether it was made with the defaults.
 // 5: processes carry the kernels of forward-only passes; a version 4 summary
 // would silently count its logprob passes as forward.
-inline constexpr uint32_t kSummaryVersion = 7;
+// 8: GPU totals carry the copies from or into pageable and pinned host memory, and phases
+// their nesting depth; a version 7 summary would silently advise overlapping copies that
+// pinning would take off the step.
+inline constexpr uint32_t kSummaryVersion = 8;
 inline constexpr std::string_view kSummaryExtension = ".vsummary";
 
 // Every *.vsummary directly in `directory`, sorted; empty when there are none

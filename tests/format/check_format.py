@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-SOURCE_DIRS = ["capture", "reporter", "launch", "tests", "bench", "schema"]
+SOURCE_DIRS = ["common", "capture", "reporter", "launch", "tests", "bench", "schema"]
 SUFFIXES = (".cc", ".h", ".cu")
 VERSION = 14
 SKIPPED = 77

@@ -4,6 +4,9 @@
 // figures, full-step candidates before narrower scopes, and the
 // actor-window and operator fallbacks without full steps.
 #include <catch2/catch.hpp>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 #include "candidate_fixture.h"
 #include "reporter/candidates/rank_candidates.h"
@@ -274,14 +277,21 @@ TEST_CASE("gradient-bucket communication is a candidate of its own") {
 namespace {
 
 // Gradient buckets of every step of rank 1, each {its GPU time, of it exposed} in issue order
-// (the exposed part at the kernel's end), and the candidate they make.
-CandidateReport BucketsCandidate(const std::vector<std::pair<int64_t, int64_t>>& buckets) {
+// (the exposed part at the kernel's end), and the candidate they make. With `tp_last`, a
+// tensor-parallel reduction of that time, all exposed, after them in backward (on the fixture's
+// TP communicator, which reduces in forward): a reduction of backward, not a gradient bucket.
+CandidateReport BucketsCandidate(const std::vector<std::pair<int64_t, int64_t>>& buckets,
+                                 std::optional<int64_t> tp_last = std::nullopt) {
   Report report = StepsFixture();
   RankStepsReport& rank1 = report.steps->ranks[1];
   for (RankStepReport& step : rank1.steps) {
-    for (const auto& [gpu_ns, exposed_ns] : buckets) {
+    std::vector<std::tuple<uint64_t, int64_t, int64_t>> reductions;
+    for (const auto& [gpu_ns, exposed_ns] : buckets)
+      reductions.emplace_back(kBucketComm, gpu_ns, exposed_ns);
+    if (tp_last) reductions.emplace_back(kTpComm, *tp_last, *tp_last);
+    for (const auto& [comm_id, gpu_ns, exposed_ns] : reductions) {
       StepCollective bucket;
-      bucket.comm_id = kBucketComm;
+      bucket.comm_id = comm_id;
       bucket.seq = step.step * 10 + static_cast<uint64_t>(step.buckets.size()) + 1;
       bucket.duration_ns = gpu_ns;
       bucket.exposed_ns = exposed_ns;
@@ -293,7 +303,7 @@ CandidateReport BucketsCandidate(const std::vector<std::pair<int64_t, int64_t>>&
       step.collectives.push_back(bucket);
       if (exposed_ns > 0) step.exposed_pieces.push_back({gpu_ns - exposed_ns, gpu_ns});
       step.buckets.push_back({static_cast<uint32_t>(step.buckets.size()), NcclFunction::kAllReduce,
-                              kBucketComm, 1 << 20, 0, gpu_ns, exposed_ns});
+                              comm_id, 1 << 20, 0, gpu_ns, exposed_ns});
     }
   }
   rank1.bucket_plan_stable = true;
@@ -318,9 +328,19 @@ TEST_CASE("gradient buckets already overlapped with backward are not advised to 
   CHECK(last.rule_id == "S4");
   CHECK(last.strict == StrictTag::kNotEligible);
   CHECK(AnyEvidence(last,
-                    "overlap in place on rank 1: the buckets before each step's last ran 95.0% "
-                    "hidden behind compute; the last bucket holds 88.2% of the buckets' exposed "
-                    "time: it is ready only when backward ends"));
+                    "overlap in place on rank 1: the buckets before each step's last ran hidden "
+                    "behind compute for 95.0% of what could hide them (their own time or "
+                    "backward's compute, whichever is shorter); the last bucket holds 88.2% of "
+                    "the buckets' exposed time: it is ready only when backward ends"));
+
+  // A tensor-parallel reduction after the last bucket, in backward, is no bucket: counted, its
+  // 4 ms exposed would be the last bucket's (54.1% of 7.4 ms) and the earlier buckets 71.7%
+  // hidden.
+  const CandidateReport with_tp =
+      BucketsCandidate({{4 * kMs, 0}, {4 * kMs, 400 * kUs}, {4 * kMs, 3 * kMs}}, 4 * kMs);
+  CHECK(with_tp.change == "overlap_regrouping_reductions");
+  CHECK(AnyEvidence(with_tp, "for 95.0% of what could hide them"));
+  CHECK(AnyEvidence(with_tp, "the last bucket holds 88.2% of the buckets' exposed time"));
 
   // Half of the earlier buckets' 8 ms hidden, the last holding 3 of 7 ms exposed (42.9%): the
   // all-reduces outlast the compute under them, and a faster transfer is what is left.
@@ -329,8 +349,9 @@ TEST_CASE("gradient buckets already overlapped with backward are not advised to 
   CHECK(spread.change == "nccl_algorithm_change");
   CHECK(spread.rule_id == "S7");
   CHECK(AnyEvidence(spread,
-                    "ran 50.0% hidden behind compute; the last bucket holds 42.9% of the "
-                    "buckets' exposed time: the all-reduces outlast the compute"));
+                    "behind compute for 50.0% of what could hide them (their own time or "
+                    "backward's compute, whichever is shorter); the last bucket holds 42.9% of "
+                    "the buckets' exposed time: the all-reduces outlast"));
 }
 
 TEST_CASE("ranks with steps but no full steps fall back to one rank's window") {
@@ -429,10 +450,11 @@ TEST_CASE("copies with the GPU otherwise idle, with the copy totals of the ledge
   CHECK(copies.rule_id == "S11");
   CHECK(copies.strict == StrictTag::kEligible);
   CHECK(AnyEvidence(copies, "rank 1: 10 memcpy (1.00 MiB, 8.00 ms) and 2 memset"));
-  // 5, 2 and 1 of 8 ms of memcpy.
+  // Of the 10 ms of copies and memsets: 5 pageable, 2 pinned, the other 1 of memcpy, 2 memset.
   CHECK(AnyEvidence(copies,
-                    "rank 1's memcpy time: 62.5% from or into pageable host memory, 25.0% pinned, "
-                    "12.5% within or between devices: pinned host memory would let the copies "
+                    "rank 1's copy and memset time: 50.0% copies from or into pageable host "
+                    "memory, 20.0% from or into pinned memory, 10.0% other copies (device memory, "
+                    "or of another kind), 20.0% memsets: pinned host memory would let the copies "
                     "run asynchronously"));
   // 5% of the step: before compute.
   CHECK(copies.rank_order == 3);
@@ -447,8 +469,9 @@ TEST_CASE("copies with the GPU otherwise idle, with the copy totals of the ledge
   CHECK(pinned.rule_id == "S19");
   CHECK(pinned.strict == StrictTag::kEligible);
   CHECK(AnyEvidence(pinned,
-                    "rank 1's memcpy time: 50.0% from or into pageable host memory, 37.5% pinned, "
-                    "12.5% within or between devices: pinning is in place or does not apply"));
+                    "rank 1's copy and memset time: 40.0% copies from or into pageable host "
+                    "memory, 30.0% from or into pinned memory, 10.0% other copies (device memory, "
+                    "or of another kind), 20.0% memsets: pinning is in place or does not apply"));
 }
 
 namespace {

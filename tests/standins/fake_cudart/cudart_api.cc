@@ -276,8 +276,9 @@ cudaError_t cudaFree(void* dev_ptr) {
 }
 
 // Page-locked host memory: plain host memory here, remembered so that a copy from or into it is
-// reported as pinned, as CUPTI reports it.
-cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
+// reported as pinned, as CUPTI reports it. One helper for both entry points, so that neither
+// calls the other (an interposer would see a call the program did not make).
+static cudaError_t AllocatePinned(void** ptr, size_t size) {
   fake_cudart::InitializeOnce();
   if (ptr == nullptr) return Fail(cudaErrorInvalidValue);
   *ptr = nullptr;
@@ -288,9 +289,11 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
+  return AllocatePinned(ptr, size);
 }
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) { return AllocatePinned(ptr, size); }
 
 cudaError_t cudaFreeHost(void* ptr) {
   Runtime::Get().SynchronizeDevice();

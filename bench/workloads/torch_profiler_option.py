@@ -17,7 +17,10 @@ def add_arguments(parser):
 def run_with(args, timed):
     """Runs `timed` as the options in `args` (add_arguments's) say; returns what it returns."""
     if args.torch_profiler_out or args.measured:
+        import torch
         from profiler_counts import measured, run_profiled
+        # Work queued before the window would start on the GPU inside it: wait for it first.
+        torch.cuda.synchronize()
         if args.torch_profiler_out:
             return run_profiled(timed, args.torch_profiler_out)
         return measured(timed)

@@ -53,12 +53,12 @@ void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>
 // Without steps: NCCL kernel time and copies per process (operator scope).
 void DetectOperatorCommunication(const Report& report, std::vector<DetectedCandidate>& out);
 void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& out);
-// The change a copies candidate proposes from its process's copy totals: async_pinned_copies
-// where copies from or into pageable host memory hold at least half the copy time (memsets
-// included), else overlap_copies (pinned already, device memory, memsets); and the evidence
-// line that says which, with each kind's share of the copy and memset time.
-ChangeKind CopiesChange(const GpuReport& gpu);
-std::string CopyKindsEvidence(const std::string& rank, const GpuReport& gpu, ChangeKind change);
+// The change a copies candidate proposes from the copy totals of its process (`rank`):
+// async_pinned_copies where copies from or into pageable host memory hold at least half the
+// copy time (memsets included), else overlap_copies (pinned already, device memory, memsets).
+// Adds to `candidate` the evidence line that says which, with each kind's share of the copy
+// and memset time (none without any).
+ChangeKind CopiesChange(const std::string& rank, const GpuReport& gpu, CandidateReport& candidate);
 // Many short elementwise/reduce/copy kernels (operator scope).
 void DetectLaunchBoundKernels(const Report& report, std::vector<DetectedCandidate>& out);
 // Without a step ledger: the weight-sync NVTX phase (actor window), or CUDA

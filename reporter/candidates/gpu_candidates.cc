@@ -126,47 +126,40 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
                                "; overlap unknown, not a step gain");
   candidate.evidence.push_back(std::to_string(process.gpu.memcpy.count) + " memcpy moving " +
                                FormatBytes(process.gpu.memcpy.bytes));
-  const ChangeKind change = CopiesChange(process.gpu);
-  if (process.gpu.memcpy.total_ns + process.gpu.memset.total_ns > 0) {
-    candidate.evidence.push_back(
-        CopyKindsEvidence(RankName(process.rank, process.file), process.gpu, change));
-  }
+  const ChangeKind change =
+      CopiesChange(RankName(process.rank, process.file), process.gpu, candidate);
   out.push_back({change, std::move(candidate)});
 }
 
 // Pinning is advised only where it is not in place: where copies from or into pageable host
 // memory hold at least half the copy time (memsets count as not pageable). Copies already
 // pinned, within or between devices, and memsets can only be taken off the step by overlapping
-// them with compute.
-ChangeKind CopiesChange(const GpuReport& gpu) {
+// them with compute. The evidence: "rank 1's copy and memset time: 80.0% copies from or into
+// pageable host memory, 10.0% from or into pinned memory, 5.0% other copies (device memory, or
+// of another kind), 5.0% memsets: ...", each share of the time the choice weighed.
+ChangeKind CopiesChange(const std::string& rank, const GpuReport& gpu, CandidateReport& candidate) {
   // In doubles: figures read from a file may be as large as int64 holds.
-  const double copy_ns =
-      static_cast<double>(gpu.memcpy.total_ns) + static_cast<double>(gpu.memset.total_ns);
-  const double pageable_ns = static_cast<double>(gpu.pageable_copies.total_ns);
-  return pageable_ns > 0 && 2 * pageable_ns >= copy_ns ? ChangeKind::kAsyncPinnedCopies
-                                                       : ChangeKind::kOverlapCopies;
-}
-
-// "rank 1's copy and memset time: 80.0% copies from or into pageable host memory, 10.0% from or
-// into pinned memory, 5.0% other copies (device memory, or of another kind), 5.0% memsets:
-// ...", each share of the time the choice weighed.
-std::string CopyKindsEvidence(const std::string& rank, const GpuReport& gpu, ChangeKind change) {
   const double whole =
       static_cast<double>(gpu.memcpy.total_ns) + static_cast<double>(gpu.memset.total_ns);
-  const auto share = [&](int64_t ns) {
-    return FormatPercent(whole > 0 ? static_cast<double>(ns) / whole : 0);
-  };
+  const double pageable_ns = static_cast<double>(gpu.pageable_copies.total_ns);
+  const ChangeKind change = pageable_ns > 0 && 2 * pageable_ns >= whole
+                                ? ChangeKind::kAsyncPinnedCopies
+                                : ChangeKind::kOverlapCopies;
+  if (whole <= 0) return change;
+  const auto share = [&](int64_t ns) { return FormatPercent(static_cast<double>(ns) / whole); };
   const int64_t other_ns =
       gpu.memcpy.total_ns - gpu.pageable_copies.total_ns - gpu.pinned_copies.total_ns;
-  return rank + "'s copy and memset time: " + share(gpu.pageable_copies.total_ns) +
-         " copies from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) +
-         " from or into pinned memory, " + share(other_ns) +
-         " other copies (device memory, or of another kind), " + share(gpu.memset.total_ns) +
-         " memsets: " +
-         (change == ChangeKind::kAsyncPinnedCopies
-              ? "pinned host memory would let the copies run asynchronously, off the step"
-              : "pinning is in place or does not apply; what is left is overlapping them with "
-                "compute");
+  candidate.evidence.push_back(
+      rank + "'s copy and memset time: " + share(gpu.pageable_copies.total_ns) +
+      " copies from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) +
+      " from or into pinned memory, " + share(other_ns) +
+      " other copies (device memory, or of another kind), " + share(gpu.memset.total_ns) +
+      " memsets: " +
+      (change == ChangeKind::kAsyncPinnedCopies
+           ? "pinned host memory would let the copies run asynchronously, off the step"
+           : "pinning is in place or does not apply; what is left is overlapping them with "
+             "compute"));
+  return change;
 }
 
 }  // namespace vprof::reporter

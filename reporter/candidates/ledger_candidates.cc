@@ -283,10 +283,7 @@ void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
                                  FormatBytes(gpu.memcpy.bytes) + ", " +
                                  FormatDurationNs(gpu.memcpy.total_ns) + ") and " +
                                  std::to_string(gpu.memset.count) + " memset over the trace");
-    change = CopiesChange(gpu);
-    if (gpu.memcpy.total_ns + gpu.memset.total_ns > 0) {
-      candidate.evidence.push_back(CopyKindsEvidence(rank, gpu, change));
-    }
+    change = CopiesChange(rank, gpu, candidate);
   }
   out.push_back({change, std::move(candidate)});
 }

@@ -126,13 +126,13 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector
     }
   }
   if (shown.empty()) return;
-  const Chart chart =
-      OpenSvg(out, RankLabels(steps, shown), "timeline of step " + std::to_string(step));
+  const std::vector<std::string> labels = RankLabels(steps, shown);
+  const Chart chart = OpenSvg(out, labels, "timeline of step " + std::to_string(step));
   int row = 0;
   for (const size_t index : shown) {
     const RankStepsReport& rank = steps.ranks[index];
     const RankStepReport* own = RankStep(rank, step);
-    RowLabel(chart, row, RankLabel(rank.rank, rank.file));
+    RowLabel(chart, row, labels[static_cast<size_t>(row)]);
     SegmentRow(chart, row, own->times, own->start_ns - earliest, latest - earliest);
     RowValue(chart, row,
              "+" + FormatDurationNs(own->start_ns - earliest) + ", window " +
@@ -145,11 +145,12 @@ void WriteTimelineSvg(const StepsReport& steps, uint32_t step, const std::vector
 void WriteSegmentBarsSvg(const StepsReport& steps, const std::vector<size_t>& shown,
                          std::ostream& out) {
   if (shown.empty()) return;
-  const Chart chart = OpenSvg(out, RankLabels(steps, shown), "measured steps per rank");
+  const std::vector<std::string> labels = RankLabels(steps, shown);
+  const Chart chart = OpenSvg(out, labels, "measured steps per rank");
   int row = 0;
   for (const size_t index : shown) {
     const RankStepsReport& rank = steps.ranks[index];
-    RowLabel(chart, row, RankLabel(rank.rank, rank.file));
+    RowLabel(chart, row, labels[static_cast<size_t>(row)]);
     SegmentRow(chart, row, rank.total, 0, rank.total.window_ns);
     RowValue(chart, row,
              "window " + FormatDurationNs(rank.total.window_ns) + " over " +

@@ -146,7 +146,7 @@ constexpr SourceDrain kDrains[] = {
 
 // The Footer's order: the wrappers' calls first, always.
 constexpr const SourceCount* kCounts[] = {&kNcclCallCount, &kCuptiCount, &kNvtxRangeCount,
-                                          &kNcclPluginCount};
+                                          &kNcclPluginCount, &kGraphNodesCount};
 static_assert(std::size(kCounts) <= TraceWriter::kMaxCounts);
 
 // Makes the CUDA driver call InitializeInjection at cuInit and every NVTX

@@ -120,7 +120,7 @@ class TraceWriter {
   // communicator created after the trace began).
   void NoteRecorded() { noted_recorded_ = true; }
   // The most KindCounts a table may have: the Footer's room is sized for them.
-  static constexpr size_t kMaxCounts = 4;
+  static constexpr size_t kMaxCounts = 5;
   const Settings& settings() const { return settings_; }
 
   // The file, once created ("" before).

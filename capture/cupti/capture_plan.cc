@@ -1,5 +1,6 @@
 #include "capture/cupti/capture_plan.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace vprof {
@@ -101,6 +102,11 @@ bool RecordsApiCalls(CUpti_ActivityKind kind) {
 void RecordGraphNodes(CapturePlan* plan) {
   std::erase_if(plan->kinds,
                 [](const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; });
+}
+
+bool RecordsGraphsWhole(const CapturePlan& plan) {
+  return std::ranges::any_of(
+      plan.kinds, [](const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; });
 }
 
 void RecordEveryApi(CapturePlan* plan) {

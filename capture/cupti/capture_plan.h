@@ -40,6 +40,8 @@ CapturePlan PlanCapture(std::string_view setting, std::string* error);
 // Drops GRAPH_TRACE from a plan, so that a graph's nodes get kernel, copy and
 // memset records of their own: what deep windows record.
 void RecordGraphNodes(CapturePlan* plan);
+// Whether a plan records each graph replay whole (holds GRAPH_TRACE).
+bool RecordsGraphsWhole(const CapturePlan& plan);
 // Whether a kind records API calls: RUNTIME and DRIVER.
 bool RecordsApiCalls(CUpti_ActivityKind kind);
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #include "capture/cupti/cupti_gate.h"
 #include "capture/cupti/cupti_library.h"
 #include "capture/cupti/device_memory_sampler.h"
+#include "capture/cupti/graph_nodes.h"
 #include "capture/cupti/launch_cost.h"
 #include "capture/cupti/recorded_spans.h"
 #include "common/deep_schedule.h"
@@ -283,13 +285,59 @@ void MeasureLaunchCostIn(CUcontext ctx) {
   ++g_status->generation;
 }
 
+// The driver's graph functions, looked up at the first graph's instantiation
+// (the callback's thread; later ones read them once g_graph_driver_state says
+// so). Never looked up again after a failure.
+enum class GraphDriverState : uint8_t { kUnknown, kFound, kMissing };
+std::atomic<GraphDriverState> g_graph_driver_state{GraphDriverState::kUnknown};
+LoadFirst<std::mutex> g_graph_driver_lock VPROF_LOAD_FIRST;  // the lookup only
+LoadFirst<GraphDriver> g_graph_driver VPROF_LOAD_FIRST;
+
+bool GraphDriverFound() {
+  GraphDriverState state = g_graph_driver_state.load(std::memory_order_acquire);
+  if (state == GraphDriverState::kUnknown) {
+    std::lock_guard<std::mutex> lock(*g_graph_driver_lock);
+    state = g_graph_driver_state.load(std::memory_order_relaxed);
+    if (state == GraphDriverState::kUnknown) {
+      std::string error;
+      state = FindGraphDriver(&*g_graph_driver, &error) ? GraphDriverState::kFound
+                                                        : GraphDriverState::kMissing;
+      if (!error.empty()) LogDebug("CUDA graphs' node lists not read: {}", error);
+      g_graph_driver_state.store(state, std::memory_order_release);
+    }
+  }
+  return state == GraphDriverState::kFound;
+}
+
+// CUPTI's GRAPHEXEC_CREATED, on the thread instantiating the graph: its node
+// list, read once, queued for the writer. Nothing escapes into CUPTI.
+void NoteGraphInstantiated(const CUpti_ResourceData* resource) {
+  const auto* graph = static_cast<const CUpti_GraphData*>(resource->resourceDescriptor);
+  if (graph == nullptr || graph->graph == nullptr || !GraphDriverFound()) return;
+  try {
+    GraphNodeList list = ReadGraphNodes(*g_graph_driver, graph->graph);
+    if (g_cupti->cuptiGetGraphId) g_cupti->cuptiGetGraphId(graph->graph, &list.graph_id);
+    if (g_cupti->cuptiGetGraphExecId && graph->graphExec != nullptr) {
+      g_cupti->cuptiGetGraphExecId(graph->graphExec, &list.graph_exec_id);
+    }
+    QueueGraphNodeList(std::move(list));
+  } catch (const std::bad_alloc&) {
+    CountUnqueuedGraphNodeList();
+  }
+}
+
 // The subscription claims CUPTI, so that a second tool is told, and vprof
-// learns when it is the second. Its one enabled callback is the creation of
-// a context.
+// learns when it is the second. Its callbacks: the creation of a context,
+// and, where replays are recorded whole, the instantiation of a graph.
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                          const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
   if (!g_gpu_capture_active.load(std::memory_order_acquire)) return;
+  if (id == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+    NoteGraphInstantiated(static_cast<const CUpti_ResourceData*>(data));
+    return;
+  }
+  if (id != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) return;
   if (g_launch_cost_taken.exchange(true)) return;
   MeasureLaunchCostIn(static_cast<const CUpti_ResourceData*>(data)->context);
 }
@@ -414,6 +462,11 @@ void Start(const std::string& kind_list, const DeepSchedule& deep) {
   } else if (r == CUPTI_SUCCESS && !WholeGraphRecordsAccepted(plan)) {
     LogDebug("libcupti refused GRAPH_TRACE: CUDA-graph replays recorded node by node");
     RecordGraphNodes(&plan);
+  } else if (RecordsGraphsWhole(plan) &&
+             g_cupti->cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                          CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) != CUPTI_SUCCESS) {
+    // Replays are still recorded whole; the reporter then cannot tell their steps.
+    LogDebug("no graph instantiation callback: CUDA graphs' node lists not read");
   }
   *g_plan = plan;
   // Under a deep schedule the kinds NeverSwitchedOff are on from here.
@@ -629,6 +682,20 @@ void RequestGpuFlush(bool forced) {
 }
 
 const SourceCount kCuptiCount{"cupti", false};
+const SourceCount kGraphNodesCount{"cuda_graph_nodes", false};
+
+namespace {
+
+bool WriteGraphNodeLists(TraceWriter& w) {
+  const std::vector<GraphNodeList> lists = TakeGraphNodeLists();
+  const uint64_t dropped = DroppedGraphNodeLists();
+  if (lists.empty() && dropped == 0) return true;
+  if (!EncodeGraphNodeLists(w, lists)) return false;
+  w.Count(kGraphNodesCount, lists.size(), dropped);
+  return true;
+}
+
+}  // namespace
 
 bool DrainGpuActivity(TraceWriter& w) {
   if (g_gpu_capture_active.load(std::memory_order_acquire)) RetryHwTrace();
@@ -639,6 +706,9 @@ bool DrainGpuActivity(TraceWriter& w) {
     spans = *g_spans;
   }
   for (;;) {
+    // Graphs instantiated so far, ahead of the buffer that may hold their
+    // replays. Not in a forked child: the queue's lock may be a copy held.
+    if (!g_forked_child.load() && !WriteGraphNodeLists(w)) return false;
     FilledBuffer b;
     ReadRecords read;
     {

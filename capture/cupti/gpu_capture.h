@@ -81,5 +81,7 @@ void RequestGpuFlush(bool forced);
 bool DrainGpuActivity(TraceWriter& writer);
 // The Footer's "cupti" KindCount: activity records written, and dropped.
 extern const SourceCount kCuptiCount;
+// CUDA graphs' node lists (graph_nodes.h): written, and dropped with a full queue.
+extern const SourceCount kGraphNodesCount;
 
 }  // namespace vprof

@@ -49,6 +49,9 @@ inline constexpr std::string_view kForwardPhase = "forward";
 inline constexpr std::string_view kBackwardPhase = "backward";
 inline constexpr std::string_view kLogprobPhase = "logprob";  // as phase_rules.cc names it
 inline constexpr std::string_view kComputePhase = "compute";
+// A CUDA-graph replay recorded whole: forward, backward and optimizer alike,
+// its nodes' times unknown.
+inline constexpr std::string_view kGraphReplayPhase = "cuda graph replay";
 inline constexpr std::string_view kIdlePhase = "idle";
 // The rule of the idle row: the GPU span less the time any GPU work ran.
 inline constexpr std::string_view kIdleRule = "gpu_idle";

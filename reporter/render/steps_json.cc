@@ -327,6 +327,7 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Field("steps_found", steps.steps_found);
   json.Field("warmup_steps", steps.warmup_steps);
   json.Field("before_profiler_start_excluded", steps.before_profiler_start_excluded);
+  json.Field("before_graph_replays_excluded", steps.before_graph_replays_excluded);
   json.Field("first_step_number", steps.first_number);
   json.Field("program_step_numbers", steps.program_numbers);
   json.Field("first_measured", steps.first_measured);

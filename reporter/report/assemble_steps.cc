@@ -22,8 +22,28 @@ struct RankSource {
   const ProcessRecord* record;
   const ProcessReport* process;
   StepStore* steps;
-  uint32_t skipped = 0;  // steps before cudaProfilerStart
+  uint32_t skipped = 0;  // steps before cudaProfilerStart or the first graph replay's step
+  bool before_profiler_start = false;
+  bool before_graph_replays = false;
 };
+
+// How many of the steps found start before `at` (none without it).
+uint32_t StepsBefore(const StepStore& found, std::optional<int64_t> at) {
+  uint32_t before = 0;
+  while (at && before < found.size() && found.rows()[before].range_start_ns < *at) ++before;
+  return before;
+}
+
+// The eager steps before a process's first step inside a CUDA-graph replay:
+// the graph's warm-up iterations and its capture, left out as the steps
+// before cudaProfilerStart are, when the replays' steps are at least as many.
+// A program that replays a graph for a few steps among more eager ones keeps
+// them all.
+uint32_t ExcludedBeforeGraphReplays(const StepStore& found,
+                                    std::optional<int64_t> first_graph_step_ns) {
+  const uint32_t eager = StepsBefore(found, first_graph_step_ns);
+  return found.size() - eager >= eager ? eager : 0;
+}
 
 std::string RoleOf(const StreamRoleReport& stream, const StepStreamUse& use) {
   const uint64_t compute = use.compute_kernels + use.graph_replays;
@@ -207,10 +227,13 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
       }
       continue;
     }
-    RankSource source{&records[i], &processes[i], &found, 0};
-    while (steps.profiler_start_ns && source.skipped < found.size() &&
-           found.rows()[source.skipped].range_start_ns < *steps.profiler_start_ns) {
-      ++source.skipped;
+    RankSource source{&records[i], &processes[i], &found};
+    source.skipped = StepsBefore(found, steps.profiler_start_ns);
+    source.before_profiler_start = source.skipped > 0;
+    if (&found == &steps.inferred) {
+      const uint32_t eager = ExcludedBeforeGraphReplays(found, steps.first_graph_step_ns);
+      source.before_graph_replays = eager > source.skipped;
+      source.skipped = std::max(source.skipped, eager);
     }
     sources.push_back(source);
   }
@@ -249,8 +272,11 @@ std::optional<StepsReport> BuildStepsReport(std::vector<ProcessRecord>& records,
   });
 
   uint32_t skipped = 0;
-  for (const RankSource& source : sources) skipped = std::max(skipped, source.skipped);
-  report.before_profiler_start_excluded = skipped > 0;
+  for (const RankSource& source : sources) {
+    skipped = std::max(skipped, source.skipped);
+    report.before_profiler_start_excluded |= source.before_profiler_start;
+    report.before_graph_replays_excluded |= source.before_graph_replays;
+  }
   report.first_measured = skipped + options.warmup_steps;
   for (const RankSource& source : sources) {
     report.ranks.push_back(RankReportOf(source, report.first_measured));

@@ -21,18 +21,28 @@ std::string IndexRange(uint32_t first, uint32_t last) {
 // "steps 2-20 of 20 (step 1, warmup, left out)", in the steps' numbers
 // (`number` of index 0).
 std::string WindowText(uint32_t first, uint32_t last, uint32_t found, uint32_t skipped,
-                       uint32_t warmup, uint32_t number) {
+                       std::string_view skipped_why, uint32_t warmup, uint32_t number) {
   const auto steps = [&](uint32_t from, uint32_t to) {
     return (from == to ? "step " : "steps ") + IndexRange(from + number, to + number);
   };
   std::string text = steps(first, last) + " of " + std::to_string(found);
   std::vector<std::string> left_out;
-  if (skipped > 0) left_out.push_back(steps(0, skipped - 1) + ", before cudaProfilerStart");
+  if (skipped > 0) left_out.push_back(steps(0, skipped - 1) + ", " + std::string(skipped_why));
   if (warmup > 0) left_out.push_back(steps(skipped, skipped + warmup - 1) + ", warmup");
   if (left_out.empty()) return text + " (none left out)";
   text += " (";
   for (size_t i = 0; i < left_out.size(); ++i) text += (i == 0 ? "" : "; ") + left_out[i];
   return text + ", left out)";
+}
+
+// Why the first steps before the warmup were left out.
+std::string SkippedWhy(const StepsReport& report) {
+  constexpr std::string_view kProfilerStart = "before cudaProfilerStart";
+  constexpr std::string_view kGraphReplays = "eager, before the first CUDA-graph replay's step";
+  if (report.before_profiler_start_excluded && report.before_graph_replays_excluded) {
+    return std::string(kProfilerStart) + " or " + std::string(kGraphReplays.substr(7));
+  }
+  return std::string(report.before_graph_replays_excluded ? kGraphReplays : kProfilerStart);
 }
 
 // The program's numbers where every measured step of every rank has one and
@@ -61,6 +71,7 @@ int64_t Median(std::vector<int64_t> values) {
 
 void CompleteFullSteps(StepsReport& report) {
   const uint32_t skipped = report.first_measured - report.warmup_steps;
+  const std::string skipped_why = SkippedWhy(report);
   uint32_t found = 0;
   uint32_t fewest = UINT32_MAX;
   size_t full_steps = SIZE_MAX;
@@ -76,7 +87,7 @@ void CompleteFullSteps(StepsReport& report) {
   if (full_steps == 0) {
     report.problem = "a rank has only " + std::to_string(fewest) + " steps, and the first " +
                      std::to_string(report.first_measured) + " are left out (warmup" +
-                     (skipped > 0 ? ", steps before cudaProfilerStart" : "") +
+                     (skipped > 0 ? ", steps " + skipped_why : "") +
                      "); lower --warmup or trace more steps";
     report.window = "no measured steps";
     BuildLedgers(report);
@@ -84,7 +95,7 @@ void CompleteFullSteps(StepsReport& report) {
   }
   report.last_measured = report.first_measured + static_cast<uint32_t>(full_steps) - 1;
   report.window = WindowText(report.first_measured, report.last_measured, found, skipped,
-                             report.warmup_steps, report.first_number);
+                             skipped_why, report.warmup_steps, report.first_number);
 
   std::vector<int64_t> durations;
   for (size_t i = 0; i < full_steps; ++i) {

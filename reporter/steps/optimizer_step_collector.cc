@@ -12,6 +12,17 @@ void OptimizerStepCollector::AddWork(const GpuWork& work) {
 }
 
 void OptimizerStepCollector::TakeInOrder(const GpuWork& work) {
+  // A CUDA-graph replay recorded whole whose graph runs the optimizer: the
+  // step ends with it (its nodes are not recorded, so nothing of the step can
+  // follow inside it), and a burst before it ended a step of its own. Graphs
+  // replayed back to back are a step each.
+  if (work.optimizer && work.whole_graph) {
+    if (in_burst_) CloseStep();
+    open_.push_back(work);
+    burst_end_ = open_.size();
+    CloseStep();
+    return;
+  }
   open_.push_back(work);
   if (work.optimizer) {
     in_burst_ = true;
@@ -23,7 +34,12 @@ void OptimizerStepCollector::TakeInOrder(const GpuWork& work) {
     if (open_.size() > kMaxOpenWork) open_.erase(open_.begin());
     return;
   }
-  if (work.kind != WorkKind::kCopy && ++since_optimizer_ > kBurstInterruptions) CloseStep();
+  // A replay recorded whole after the burst is many kernels at once (the
+  // next step's forward graph, as torch.compile's CUDA graphs replay it).
+  if (work.whole_graph ||
+      (work.kind != WorkKind::kCopy && ++since_optimizer_ > kBurstInterruptions)) {
+    CloseStep();
+  }
 }
 
 void OptimizerStepCollector::CloseStep() {

@@ -7,6 +7,11 @@
 // launched after the previous step's last optimizer kernel up to its own. Its
 // window runs from the previous step's window end (the first step: its first
 // work's start) to the end of its last GPU work, so steps tile the timeline.
+// A CUDA-graph replay recorded whole whose graph's node list holds optimizer
+// kernels ends a step by itself: replays of a whole training step, back to
+// back, are a step each. Any other whole replay after a burst ends the burst
+// at once: it is many kernels, not one (torch.compile's forward and backward
+// graphs around an eager optimizer).
 //
 // Streaming: records arrive in completion order, so a reorder buffer of
 // kReorderWindow records hands them on by correlation id. Only the open step's

@@ -536,6 +536,9 @@ struct StepsReport {
   uint32_t steps_found = 0;
   uint32_t warmup_steps = 0;                    // excluded from every figure, the first ones
   bool before_profiler_start_excluded = false;  // steps before cudaProfilerStart dropped
+  // Eager steps before a rank's first step inside a CUDA-graph replay dropped
+  // (ExcludedBeforeGraphReplays).
+  bool before_graph_replays_excluded = false;
   // Step indexes (among the steps found, from 0) of the measured steps.
   uint32_t first_measured = 0;
   uint32_t last_measured = 0;

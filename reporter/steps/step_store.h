@@ -119,6 +119,9 @@ struct ProcessSteps {
   bool any_kernels = false;          // the process has GPU kernel or whole graph replay records
   bool max_connections_one = false;  // CUDA_DEVICE_MAX_CONNECTIONS=1 in its RunHeader environment
   std::optional<int64_t> profiler_start_ns;  // the first cudaProfilerStart call's start
+  // The start of the first inferred step that a CUDA-graph replay recorded
+  // whole ended: before it, a graph's eager warm-up and capture.
+  std::optional<int64_t> first_graph_step_ns;
   // Under a deep schedule (RunHeader's Settings.deep_capture other than
   // "always"), the stores hold only the steps a deep window held whole (the
   // others are counted as shallow). NVTX steps' durations (range start to

@@ -41,6 +41,9 @@ StepTracker::StepTracker(NameLookup name_of, const StepPatterns& patterns)
       // they are dropped), so ranges they let go of are needed by no NVTX
       // step read so far; one whose range is read later may lose phases.
       inferred_([this](ClosedStep& step) {
+        if (!result_.first_graph_step_ns && !step.works.empty() && step.works.back().whole_graph) {
+          result_.first_graph_step_ns = step.range_start_ns;
+        }
         if (InDeepWindow(step, result_.inferred)) {
           Analyze(step, result_.inferred, forward_only_inferred_);
         }
@@ -118,6 +121,17 @@ void StepTracker::AddNvtxBatch(const vprof::trace::NvtxBatch& batch) {
 // As in GpuActivityReader: correlations first, then the API calls, then the
 // work that refers to both.
 void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
+  // A graph's node list comes before the records of its replays.
+  for (const vprof::trace::GpuGraphNodes& graph : batch.others.graph_nodes()) {
+    bool optimizer = false;
+    for (const vprof::trace::GraphKernelNodes& kernel : graph.kernel()) {
+      optimizer = optimizer || KernelNamed(kernel.name_iid()).optimizer;
+    }
+    if (!optimizer) continue;
+    // A replay names its graph by one of the two ids (CUPTI's documentation does not say which).
+    graphs_running_optimizer_.insert(graph.graph_id());
+    graphs_running_optimizer_.insert(graph.graph_exec_id());
+  }
   for (const ExternalRow& external : batch.externals) {
     if (external.external_id != 0) {
       call_of_correlation_.Put(external.correlation_id, external.external_id);
@@ -169,7 +183,8 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
   };
   for (const CopyRow& copy : batch.memcpys) add_copy(copy);
   for (const CopyRow& set : batch.memsets) add_copy(set);
-  // Its nodes are unknown: the replay is compute work, one per launch.
+  // The replay is compute work, one per launch; a graph whose node list
+  // holds optimizer kernels ends a step with each replay.
   for (const GraphReplayRow& replay : batch.graph_replays) {
     if (!replay.timed()) continue;
     // A replay ran kernels, though none is recorded.
@@ -180,6 +195,7 @@ void StepTracker::AddGpuBatch(const GpuBatchRecords& batch) {
     work.stream = replay.stream;
     work.correlation_id = replay.correlation_id;
     work.whole_graph = true;
+    work.optimizer = replay.graph_id != 0 && graphs_running_optimizer_.contains(replay.graph_id);
     AddWork(work, false);
   }
 }
@@ -358,10 +374,15 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
   Launches forward;
   Launches logprob;
   Launches optimizer;
+  Launches graph_replays;
   const auto training_compute = [](const GpuWork& work) {
-    return work.kind == WorkKind::kCompute && !work.optimizer;
+    return work.kind == WorkKind::kCompute && !work.optimizer && !work.whole_graph;
   };
   for (const GpuWork& work : step.works) {
+    if (work.whole_graph) {
+      graph_replays.Add(work.launch_ns);
+      continue;
+    }
     if (work.kind == WorkKind::kCompute && work.optimizer) optimizer.Add(work.launch_ns);
     if (training_compute(work) && work.tid != *main_tid_) backward.Add(work.launch_ns);
   }
@@ -375,6 +396,7 @@ std::vector<PhaseSpan> StepTracker::InferredPhaseSpans(const ClosedStep& step) c
   }
   std::vector<PhaseSpan> spans;  // in name order
   const std::pair<std::string_view, Launches> inferred[] = {{kBackwardPhase, backward},
+                                                            {kGraphReplayPhase, graph_replays},
                                                             {kForwardPhase, forward},
                                                             {kLogprobPhase, logprob},
                                                             {kOptimizerPhase, optimizer}};
@@ -444,7 +466,7 @@ void StepTracker::WorkPhases(const ClosedStep& step, std::vector<std::string_vie
   }
   if (!main_tid_) return;
   const auto training_compute = [](const GpuWork& work) {
-    return work.kind == WorkKind::kCompute && !work.optimizer;
+    return work.kind == WorkKind::kCompute && !work.optimizer && !work.whole_graph;
   };
   int64_t last_backward = INT64_MIN;
   for (const GpuWork& work : step.works) {
@@ -455,7 +477,9 @@ void StepTracker::WorkPhases(const ClosedStep& step, std::vector<std::string_vie
   for (size_t i = 0; i < step.works.size(); ++i) {
     const GpuWork& work = step.works[i];
     if (work.kind == WorkKind::kCopy) continue;
-    if (work.optimizer) {
+    if (work.whole_graph) {
+      work_phase_[i] = index_of(kGraphReplayPhase);
+    } else if (work.optimizer) {
       work_phase_[i] = index_of(kOptimizerPhase);
     } else if (last_backward == INT64_MIN) {
       continue;  // no backward to tell forward from

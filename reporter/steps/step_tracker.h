@@ -15,6 +15,7 @@
 #include <memory_resource>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "reporter/base/in_flight_table.h"
@@ -172,6 +173,9 @@ class StepTracker {
   IidTable<ApiInfo> apis_by_iid_;
   IidTable<RangeKind> range_kinds_by_iid_;
   std::map<uint64_t, bool> nccl_domain_;  // by domain iid
+  // CUDA graphs whose node lists (GpuGraphNodes) hold optimizer kernels, by
+  // graph id and by executable graph id.
+  std::unordered_set<uint32_t> graphs_running_optimizer_;
   struct Launch {
     int64_t start_ns = 0;
     uint32_t tid = 0;

@@ -192,6 +192,7 @@ NodeSteps EncodeNodeSteps(const StepsReport& report) {
   steps.set_steps_found(report.steps_found);
   steps.set_warmup_steps(report.warmup_steps);
   steps.set_before_profiler_start_excluded(report.before_profiler_start_excluded);
+  steps.set_before_graph_replays_excluded(report.before_graph_replays_excluded);
   steps.set_first_measured(report.first_measured);
   steps.set_last_measured(report.last_measured);
   steps.set_window(report.window);
@@ -220,6 +221,7 @@ std::string DecodeNodeSteps(const NodeSteps& steps, StepsReport& report) {
   report.steps_found = steps.steps_found();
   report.warmup_steps = steps.warmup_steps();
   report.before_profiler_start_excluded = steps.before_profiler_start_excluded();
+  report.before_graph_replays_excluded = steps.before_graph_replays_excluded();
   report.first_measured = steps.first_measured();
   report.last_measured = steps.last_measured();
   report.window = steps.window();

@@ -102,6 +102,7 @@ StepsMerge MergeSteps(const std::vector<SummarySteps>& summaries,
   merged.pattern = first.pattern;
   merged.warmup_steps = first.warmup_steps;
   merged.before_profiler_start_excluded = first.before_profiler_start_excluded;
+  merged.before_graph_replays_excluded = first.before_graph_replays_excluded;
   merged.first_measured = first.first_measured;
   const bool agree = std::all_of(kept.begin(), kept.end(), [&](const NodeSteps* node) {
     return node->header.first_measured == first.first_measured &&

@@ -322,6 +322,7 @@ bool AppendGpuBatch(const uint8_t* begin, const uint8_t* end, const uint8_t* rea
       case f::kOverhead:
       case f::kDevice:
       case f::kMemory:
+      case f::kGraphNodes:
         others.append(reinterpret_cast<const char*>(field.start),
                       static_cast<size_t>(field.payload_end - field.start));
         return true;

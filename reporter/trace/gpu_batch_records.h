@@ -81,8 +81,9 @@ struct GpuBatchRecords {
   std::vector<ExternalRow> externals;
   std::vector<GraphReplayRow> graph_replays;
   uint64_t dropped = 0;
-  // Syncs, event records, CUPTI overhead, devices and memory operations: a
-  // few per batch, parsed by protobuf. Only those fields of it are set.
+  // Syncs, event records, CUPTI overhead, devices, memory operations and
+  // graphs' node lists: a few per batch, parsed by protobuf. Only those
+  // fields of it are set.
   vprof::trace::GpuBatch others;
 };
 

@@ -34,7 +34,8 @@ TEST_CASE("the footer counts the sources in the trace format's order") {
     // Only the wrappers' calls are counted in every trace.
     CHECK(count->always == (kinds.size() == 1));
   }
-  CHECK(kinds == std::vector<std::string>{"nccl", "cupti", "nvtx", "nccl_plugin"});
+  CHECK(kinds ==
+        std::vector<std::string>{"nccl", "cupti", "nvtx", "nccl_plugin", "cuda_graph_nodes"});
   CHECK(kinds.size() <= vprof::TraceWriter::kMaxCounts);
 }
 

@@ -2,7 +2,10 @@
 optimizer kernels are captured once into a CUDA graph and replayed every step (sim_train
 --graph-opt). The light default records each replay whole (CUPTI GRAPH_TRACE) and none of its
 nodes; VPROF_CUPTI_KINDS=all records each node; the report counts replays apart from kernels,
-treats each as compute work in its step, and both captures agree on what both record."""
+treats each as compute work in its step, and both captures agree on what both record. Then a
+whole training step captured as one graph and replayed back to back, without NVTX ranges
+(sim_train --graph-step): the light default finds each replay's step from the graph's node list,
+read once as the graph was instantiated."""
 import os
 import sys
 
@@ -15,22 +18,22 @@ SIM = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "
        "--opt-us", str(OPT_US), "--fwd-us", "1000", "--bwd-us", "1000", "--graph-opt"]
 
 
-def rank_of(kinds, **extra_env):
+def rank_of(kinds, sim=SIM, **extra_env):
     trace_dir = temp_dir("graph-capture")
     env = base_env(VPROF_OUTPUT_DIR=trace_dir, VPROF_GPU=1, VPROF_FLUSH_MS=10, **extra_env)
     if kinds:
         env["VPROF_CUPTI_KINDS"] = kinds
-    traced = run(SIM, preload=[LIBVPROF], env=env)
+    traced = run(sim, preload=[LIBVPROF], env=env)
     check(traced.returncode == 0, f"{kinds or 'light'} run failed: {traced.stderr}")
     check("vprof" not in traced.stderr, f"vprof printed something: {traced.stderr}")
     rep = report_json(trace_dir)
     ranks = [p for p in rep["processes"] if p["is_rank"]]
     check(len(ranks) == 1, f"{len(ranks)} ranks")
-    return ranks[0], rep["steps"]["ranks"][0]
+    return ranks[0], rep["steps"]["ranks"][0], rep
 
 
-light, light_steps = rank_of("")
-full, full_steps = rank_of("all")
+light, light_steps, _ = rank_of("")
+full, full_steps, _ = rank_of("all")
 
 check(light["gpu"]["capture"]["mode"] == "light" and full["gpu"]["capture"]["mode"] == "all",
       f"modes {light['gpu']['capture']['mode']}, {full['gpu']['capture']['mode']}")
@@ -59,7 +62,8 @@ check(opt and opt[0]["count"] == STEPS * OPT_KERNELS, f"all: optimizer kernels {
 # In the steps: the replay is compute work on its stream, counted once per step, and the number
 # of launches is the same whichever way the graph was recorded.
 measured = len(light_steps["steps"])
-check(measured >= 1, f"light: no measured step: {light_steps}")
+check(measured >= 1 and measured == len(full_steps["steps"]),
+      f"measured steps: light {measured}, all {len(full_steps['steps'])}")
 streams = [s for s in light_steps["streams"] if s.get("graph_replays")]
 check(len(streams) == 1 and streams[0]["graph_replays"] == measured
       and streams[0]["role"] == "compute", f"light: streams {light_steps['streams']}")
@@ -73,10 +77,52 @@ for name, steps in (("light", light_steps), ("all", full_steps)):
               f"{name}: step compute {step['times']['compute_ns']} ns")
 # A libcupti that predates whole-graph records refuses GRAPH_TRACE: the light default then records
 # each node, silently, and the rest of the capture runs as before.
-old, _ = rank_of("", FAKE_CUPTI_NO_GRAPH_TRACE="1")
+old, _, _ = rank_of("", FAKE_CUPTI_NO_GRAPH_TRACE="1")
 gpu = old["gpu"]
 check(gpu["capture"]["state"] == "active" and gpu["capture"]["mode"] == "light",
       f"without GRAPH_TRACE: capture {gpu['capture']}")
 check(gpu["kernels"]["count"] == STEPS * (2 * LAYERS + OPT_KERNELS) and "graph_replays" not in gpu,
       f"without GRAPH_TRACE: {gpu['kernels']['count']} kernels, replays {gpu.get('graph_replays')}")
-print(f"ok: {STEPS} graph replays recorded whole by the light default, node by node by 'all'")
+
+# A whole step as one graph, replayed back to back after 2 eager warm-up steps: 10 forward and 10
+# backward kernels, then the fused optimizer's, with no NVTX range. Each replay is one step, found
+# from the optimizer kernels in the graph's node list; the light default leaves the eager steps
+# out (the replays are the steady state) and its Summary describes the replays' steps, not a
+# sliver of the run. 'all' records the nodes and finds every step from its kernels.
+G_STEPS, G_LAYERS, G_US, G_EAGER = 6, 10, 500, 2
+GRAPH_STEP = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "sim_train"),
+              "--steps", str(G_STEPS), "--layers", str(G_LAYERS), "--fwd-us", str(G_US),
+              "--bwd-us", str(G_US), "--opt-kernels", str(OPT_KERNELS), "--opt-us", str(G_US),
+              "--graph-step"]
+node_ns = (2 * G_LAYERS + OPT_KERNELS) * G_US * 1000
+for kinds in ("", "all"):
+    name = kinds or "light"
+    _, steps, rep = rank_of(kinds, sim=GRAPH_STEP)
+    summary = rep["steps"]
+    check(summary["source"] == "inferred_optimizer_kernels"
+          and summary["steps_found"] == G_EAGER + G_STEPS,
+          f"{name} graph steps: source {summary['source']}, {summary['steps_found']} found")
+    check(summary["before_graph_replays_excluded"] == (not kinds),
+          f"{name}: eager steps left out {summary['before_graph_replays_excluded']}: "
+          f"{summary['window']}")
+    # The eager steps, when left out, come before the warmup step.
+    first = (G_EAGER if not kinds else 0) + 1
+    check(summary["first_measured"] == first and len(steps["steps"]) == G_EAGER + G_STEPS - first,
+          f"{name}: measured from {summary['first_measured']}: {summary['window']}")
+    # Each step holds one replay whole: its nodes' time at least (a loaded machine stretches the
+    # stand-in's kernels), never two replays' worth.
+    for step in steps["steps"]:
+        compute = step["times"]["compute_ns"]
+        check(node_ns <= compute < 2 * node_ns, f"{name} graph step compute {compute} ns")
+    labels = [line["label"] for line in rep["summary"]["lines"]]
+    check("Outside the steps" not in labels, f"{name}: the Summary describes part of the run")
+    if not kinds:
+        check(summary.get("graph_replays_recorded_whole") == G_STEPS,
+              f"light: {summary.get('graph_replays_recorded_whole')} replays recorded whole")
+        check(all(step["launches"] == 1 for step in steps["steps"]),
+              f"light: launches {[step['launches'] for step in steps['steps']]}")
+        top = rep["steps"]["ledger"]["lines"][0]
+        check(top["cause"] == "compute" and top["phase"] == "cuda graph replay",
+              f"light: first ledger line {top}")
+print(f"ok: {STEPS} graph replays recorded whole by the light default, node by node by 'all'; "
+      f"{G_STEPS} steps found inside whole-step graphs from their node lists")

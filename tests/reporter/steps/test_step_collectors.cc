@@ -107,6 +107,66 @@ TEST_CASE("optimizer-burst steps hold one step and the reorder window") {
   CHECK(closed[10].works.size() == 22);
 }
 
+TEST_CASE("a whole-graph replay running the optimizer ends a step by itself") {
+  std::vector<ClosedStep> closed;
+  OptimizerStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
+  // Two eager warm-up steps (20 kernels, then 2 optimizer kernels), then 6 replays of a graph
+  // holding a whole step, back to back, then one replay of a graph without the optimizer and
+  // 3 eager kernels after it.
+  uint32_t correlation = 0;
+  auto add = [&](bool optimizer, bool whole_graph, int64_t ns) {
+    ++correlation;
+    GpuWork work =
+        Work(correlation, correlation * 100, correlation * 100, correlation * 100 + ns, optimizer);
+    work.whole_graph = whole_graph;
+    collector.AddWork(work);
+  };
+  for (int step = 0; step < 2; ++step) {
+    for (int k = 0; k < 22; ++k) add(k >= 20, false, 10);
+  }
+  // The warm-up's second burst closes at the first replay, which is a step of its own.
+  for (int replay = 0; replay < 6; ++replay) add(true, true, 90);
+  add(false, true, 90);
+  for (int k = 0; k < 3; ++k) add(false, false, 10);
+  collector.Finish();
+  // 2 warm-up steps and 6 replays; the trailing work ends in no burst, so in no step.
+  REQUIRE(closed.size() == 8);
+  CHECK(closed[0].works.size() == 22);
+  CHECK(closed[1].works.size() == 22);
+  for (size_t i = 2; i < 8; ++i) {
+    INFO("step " << i);
+    REQUIRE(closed[i].works.size() == 1);
+    CHECK(closed[i].works[0].whole_graph);
+    // Steps tile the timeline: each replay's window starts where the previous step's ended.
+    CHECK(closed[i].window_start_ns == closed[i - 1].window_end_ns);
+    CHECK(closed[i].window_end_ns == closed[i].works[0].end_ns);
+  }
+}
+
+TEST_CASE("a whole-graph replay after an optimizer burst ends the burst at once") {
+  std::vector<ClosedStep> closed;
+  OptimizerStepCollector collector([&](ClosedStep& step) { closed.push_back(std::move(step)); });
+  // 5 steps as torch.compile's CUDA graphs run them: a forward replay, a backward replay, then
+  // an eager optimizer of 4 kernels; fewer works between bursts than kBurstInterruptions.
+  uint32_t correlation = 0;
+  for (int step = 0; step < 5; ++step) {
+    for (int j = 0; j < 6; ++j) {
+      ++correlation;
+      GpuWork work =
+          Work(correlation, correlation * 100, correlation * 100, correlation * 100 + 50, j >= 2);
+      work.whole_graph = j < 2;
+      collector.AddWork(work);
+    }
+  }
+  collector.Finish();
+  REQUIRE(closed.size() == 5);
+  for (const ClosedStep& step : closed) {
+    REQUIRE(step.works.size() == 6);
+    CHECK((step.works[0].whole_graph && step.works[1].whole_graph));
+    CHECK(step.works.back().optimizer);
+  }
+}
+
 TEST_CASE("many processes share one held-work budget") {
   // The budget is 4 x 2^18 = 2^20 = 1,048,576 works for the whole report.
   CHECK(HeldWorksPerProcess(1) == 262144);     // alone: the per-process maximum, 2^18

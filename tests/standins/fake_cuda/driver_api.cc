@@ -8,15 +8,22 @@
 // memory is host memory, as in the fake runtime. A module image that is not
 // a fatbin, an unknown function, a bad launch configuration or an unknown
 // stream fail with the driver's codes. A stream is capturing between the fake runtime's
-// cudaStreamBeginCapture and cudaStreamEndCapture.
+// cudaStreamBeginCapture and cudaStreamEndCapture. The graph functions of
+// capture/cupti/graph_driver_functions.def read the fake runtime's graphs: a node is a kernel
+// (named as its records name it) or, for a copy or fill, a memcpy node.
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <thread>
+#include <vector>
 
+#include "activity_hooks.h"
 #include "capture/audit/fingerprint_hash.h"
 #include "fake_cudart.h"
 
@@ -34,6 +41,24 @@ char g_contexts[64];
 
 CUresult Status(cudaError_t e) {
   return e == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+// A graph node handed out by cuGraphGetNodes: its kernel's name, null for a copy or fill. A
+// kernel node's CUfunction is the node's own handle. Kept for the process's life (a graph's
+// nodes are read once, at its instantiation).
+struct GraphNode {
+  const char* name;
+};
+std::mutex g_nodes_lock;
+std::deque<GraphNode> g_nodes;
+
+// The node behind a handle cuGraphGetNodes gave, or null.
+const GraphNode* FindNode(const void* handle) {
+  const std::lock_guard<std::mutex> lock(g_nodes_lock);
+  for (const GraphNode& node : g_nodes) {
+    if (&node == handle) return &node;
+  }
+  return nullptr;
 }
 
 void* Allocate(size_t bytes) { return std::aligned_alloc(256, (bytes + 255) / 256 * 256); }
@@ -239,6 +264,52 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
   return Status(fake_cudart::EnqueueKernel(
       reinterpret_cast<cudaStream_t>(hStream), "vprof_fingerprint",
       [=] { RunFingerprint(data, bytes, reinterpret_cast<uint64_t*>(slot), tag); }));
+}
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  if (hGraph == nullptr || numNodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const size_t count = fakeCudartGraphNodeNames(hGraph, nullptr, 0);
+  if (nodes == nullptr) {
+    *numNodes = count;
+    return CUDA_SUCCESS;
+  }
+  std::vector<const char*> names(count);
+  fakeCudartGraphNodeNames(hGraph, names.data(), names.size());
+  const size_t given = std::min(*numNodes, count);
+  const std::lock_guard<std::mutex> lock(g_nodes_lock);
+  for (size_t i = 0; i < given; ++i) {
+    nodes[i] = reinterpret_cast<CUgraphNode>(&g_nodes.emplace_back(GraphNode{names[i]}));
+  }
+  *numNodes = given;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
+  const GraphNode* node = FindNode(hNode);
+  if (node == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *type = node->name != nullptr ? CU_GRAPH_NODE_TYPE_KERNEL : CU_GRAPH_NODE_TYPE_MEMCPY;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  const GraphNode* node = FindNode(hNode);
+  if (node == nullptr || node->name == nullptr || nodeParams == nullptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *nodeParams = CUDA_KERNEL_NODE_PARAMS{};
+  nodeParams->func = reinterpret_cast<CUfunction>(hNode);
+  nodeParams->gridDimX = nodeParams->gridDimY = nodeParams->gridDimZ = 1;
+  nodeParams->blockDimX = nodeParams->blockDimY = nodeParams->blockDimZ = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
+  const GraphNode* node = FindNode(hfunc);
+  if (node == nullptr || node->name == nullptr || name == nullptr) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *name = node->name;
+  return CUDA_SUCCESS;
 }
 
 }  // extern "C"

@@ -28,11 +28,23 @@ void ReportKernel(const void* func, const char* name, uint32_t stream_id, uint32
                   uint32_t graph_id, uint64_t graph_node_id, uint64_t start_ns, uint64_t end_ns) {
   const FakeActivitySink* sink = Sink();
   if (sink == nullptr) return;
+  sink->kernel(KernelRecordName(func, name), stream_id, correlation_id, graph_id, graph_node_id,
+               start_ns, end_ns);
+}
+
+const char* KernelRecordName(const void* func, const char* name) {
   // The kernel's symbol, as CUPTI reports a kernel by its (mangled) symbol name. dli_sname
   // points into the library's string table, valid while the library stays loaded.
   Dl_info info{};
   if (name == nullptr && func != nullptr && dladdr(func, &info) != 0) name = info.dli_sname;
-  sink->kernel(name, stream_id, correlation_id, graph_id, graph_node_id, start_ns, end_ns);
+  return name;
+}
+
+void ReportGraphInstantiated(const void* graph, uint32_t graph_id, const void* graph_exec,
+                             uint32_t graph_exec_id) {
+  if (const FakeActivitySink* sink = Sink()) {
+    sink->graph_instantiated(graph, graph_id, graph_exec, graph_exec_id);
+  }
 }
 
 void ReportMemcpy(uint64_t bytes, int direction, bool src_pinned, bool dst_pinned,

@@ -52,11 +52,20 @@ struct FakeActivitySink {
   // correlation id.
   void (*graph_replay)(uint32_t graph_id, uint32_t stream_id, uint32_t correlation_id,
                        uint64_t start_ns, uint64_t end_ns);
+  // On the thread calling cudaGraphInstantiate, once the executable graph exists: the graph's
+  // and the executable graph's handles and ids, for CUPTI's GRAPHEXEC_CREATED callback.
+  void (*graph_instantiated)(const void* graph, uint32_t graph_id, const void* graph_exec,
+                             uint32_t graph_exec_id);
 };
 
 // Exported by the fake libcudart.so.13 (the one symbol beyond the CUDA API): the fake CUPTI
 // finds it with dlsym and registers its sink, which must live until the process exits.
 void fakeCudartSetActivitySink(const FakeActivitySink* sink);
+
+// For the fake libcuda's cuGraphGetNodes and node queries: the name of each node of `graph`, in
+// capture order, as its kernel records would name it; null for a copy or fill. Fills at most
+// `capacity` names and returns the graph's node count; 0 for an unknown graph.
+size_t fakeCudartGraphNodeNames(const void* graph, const char** names, size_t capacity);
 
 }  // extern "C"
 
@@ -84,5 +93,9 @@ void ReportStreamWait(uint32_t event_id, uint64_t sync_id, uint32_t stream_id,
 void ReportMemory(uint32_t cbid, bool released, uint64_t address, uint64_t bytes, uint32_t device,
                   uint64_t called_ns);
 void ReportContextCreated();
+void ReportGraphInstantiated(const void* graph, uint32_t graph_id, const void* graph_exec,
+                             uint32_t graph_exec_id);
+// The name a kernel's records carry: `name`, or func's symbol.
+const char* KernelRecordName(const void* func, const char* name);
 
 }  // namespace fake_cudart

@@ -390,8 +390,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* graph_exec, cudaGraph_t graph,
   }
   const auto source = Runtime::Get().FindGraph(graph);
   if (!source) return Fail(cudaErrorInvalidValue);
-  *graph_exec = Runtime::Get().AddGraphExec(
-      std::make_shared<fake_cudart::GraphExec>(source->id(), source->Nodes()));
+  auto exec = std::make_shared<fake_cudart::GraphExec>(source->id(), source->Nodes());
+  const uint32_t exec_id = exec->id();
+  *graph_exec = Runtime::Get().AddGraphExec(std::move(exec));
+  fake_cudart::ReportGraphInstantiated(graph, source->id(), *graph_exec, exec_id);
   return cudaSuccess;
 }
 

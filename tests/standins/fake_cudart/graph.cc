@@ -2,6 +2,10 @@
 
 #include <atomic>
 #include <utility>
+#include <variant>
+
+#include "activity_hooks.h"
+#include "runtime.h"
 
 namespace fake_cudart {
 namespace {
@@ -9,6 +13,7 @@ namespace {
 // Process-wide, like CUPTI's graph and node ids; 0 means "not in a graph" in records.
 std::atomic<uint32_t> g_last_graph_id{0};
 std::atomic<uint64_t> g_last_node_id{0};
+std::atomic<uint32_t> g_last_exec_id{0};
 
 }  // namespace
 
@@ -25,6 +30,9 @@ std::vector<GraphNode> Graph::Nodes() {
   return nodes_;
 }
 
+GraphExec::GraphExec(uint32_t graph_id, std::vector<GraphNode> nodes)
+    : graph_id_(graph_id), id_(g_last_exec_id.fetch_add(1) + 1), nodes_(std::move(nodes)) {}
+
 std::shared_ptr<EventRecord> GraphExec::NextLaunch(std::shared_ptr<EventRecord>* previous) {
   // A latch, not an event's recording: ids 0 name no event.
   auto launch = std::make_shared<EventRecord>(0, 0);
@@ -34,3 +42,16 @@ std::shared_ptr<EventRecord> GraphExec::NextLaunch(std::shared_ptr<EventRecord>*
 }
 
 }  // namespace fake_cudart
+
+extern "C" __attribute__((visibility("default"))) size_t fakeCudartGraphNodeNames(
+    const void* graph, const char** names, size_t capacity) {
+  const auto found = fake_cudart::Runtime::Get().FindGraph(
+      reinterpret_cast<cudaGraph_t>(const_cast<void*>(graph)));
+  if (!found) return 0;
+  const std::vector<fake_cudart::GraphNode> nodes = found->Nodes();
+  for (size_t i = 0; i < nodes.size() && i < capacity; ++i) {
+    const auto* kernel = std::get_if<fake_cudart::KernelOp>(&nodes[i].op);
+    names[i] = kernel ? fake_cudart::KernelRecordName(kernel->func, kernel->name) : nullptr;
+  }
+  return nodes.size();
+}

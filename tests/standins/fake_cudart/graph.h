@@ -42,10 +42,11 @@ class Graph {
 // afterwards, as in CUDA. Records of its replays carry the graph's id.
 class GraphExec {
  public:
-  GraphExec(uint32_t graph_id, std::vector<GraphNode> nodes)
-      : graph_id_(graph_id), nodes_(std::move(nodes)) {}
+  // Gives the executable graph the next executable graph id (from 1, unique in the process).
+  GraphExec(uint32_t graph_id, std::vector<GraphNode> nodes);
 
   uint32_t graph_id() const { return graph_id_; }
+  uint32_t id() const { return id_; }
   const std::vector<GraphNode>& nodes() const { return nodes_; }
 
   // A new launch: returns its completion latch and sets *previous to the previous launch's (null
@@ -57,6 +58,7 @@ class GraphExec {
 
  private:
   const uint32_t graph_id_;
+  const uint32_t id_;
   const std::vector<GraphNode> nodes_;
   std::mutex mutex_;
   std::shared_ptr<EventRecord> last_launch_;

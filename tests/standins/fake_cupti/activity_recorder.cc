@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "activity_hooks.h"
@@ -59,6 +60,11 @@ bool AnotherThreadQueued() {
 std::atomic<CUpti_CallbackFunc> g_subscriber_callback{nullptr};
 std::atomic<void*> g_subscriber_userdata{nullptr};
 std::atomic<bool> g_context_created_enabled{false};
+std::atomic<bool> g_graph_exec_created_enabled{false};
+// Graph and executable graph handles to their ids, as instantiated.
+std::mutex g_graph_ids_lock;
+std::unordered_map<const void*, uint32_t> g_graph_ids;
+std::unordered_map<const void*, uint32_t> g_graph_exec_ids;
 char g_context;  // the handle of the fake's one context; only ever compared
 
 // What recording a kernel costs on a real GPU, played by spinning that long, in nanoseconds (0,
@@ -364,9 +370,33 @@ void OnContextCreated() {
            CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
 
-const FakeActivitySink kSink = {OnQueued,         OnCalled,      OnKernel,     OnMemcpy,
-                                OnPeerMemcpy,     OnEventRecord, OnStreamWait, OnMemory,
-                                OnContextCreated, OnGraphReplay};
+// As CUPTI: the ids of the graphs and executable graphs it saw instantiated, for
+// cuptiGetGraphId and cuptiGetGraphExecId; then the GRAPHEXEC_CREATED callback, if enabled.
+void OnGraphInstantiated(const void* graph, uint32_t graph_id, const void* graph_exec,
+                         uint32_t graph_exec_id) {
+  {
+    const std::lock_guard<std::mutex> lock(g_graph_ids_lock);
+    g_graph_ids[graph] = graph_id;
+    g_graph_exec_ids[graph_exec] = graph_exec_id;
+  }
+  const CUpti_CallbackFunc callback = g_subscriber_callback.load(std::memory_order_acquire);
+  if (callback == nullptr || !g_graph_exec_created_enabled.load(std::memory_order_acquire)) {
+    return;
+  }
+  CUpti_GraphData graph_data{};
+  graph_data.graph = reinterpret_cast<CUgraph>(const_cast<void*>(graph));
+  graph_data.graphExec = reinterpret_cast<CUgraphExec>(const_cast<void*>(graph_exec));
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(&g_context);
+  data.resourceDescriptor = &graph_data;
+  const std::lock_guard<std::recursive_mutex> lock(g_callback_lock);
+  callback(g_subscriber_userdata.load(std::memory_order_acquire), CUPTI_CB_DOMAIN_RESOURCE,
+           CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, &data);
+}
+
+const FakeActivitySink kSink = {OnQueued,         OnCalled,      OnKernel,           OnMemcpy,
+                                OnPeerMemcpy,     OnEventRecord, OnStreamWait,       OnMemory,
+                                OnContextCreated, OnGraphReplay, OnGraphInstantiated};
 
 void RegisterSink() {
   void* cudart = dlopen("libcudart.so.13", RTLD_LAZY | RTLD_NOLOAD);
@@ -499,6 +529,20 @@ void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata) {
 
 void EnableContextCreatedCallback(bool enable) {
   g_context_created_enabled.store(enable, std::memory_order_release);
+}
+
+void EnableGraphExecCreatedCallback(bool enable) {
+  g_graph_exec_created_enabled.store(enable, std::memory_order_release);
+}
+
+CUptiResult GraphId(const void* handle, bool exec, uint32_t* id) {
+  if (handle == nullptr || id == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  const std::lock_guard<std::mutex> lock(g_graph_ids_lock);
+  const auto& ids = exec ? g_graph_exec_ids : g_graph_ids;
+  const auto found = ids.find(handle);
+  if (found == ids.end()) return CUPTI_ERROR_INVALID_PARAMETER;
+  *id = found->second;
+  return CUPTI_SUCCESS;
 }
 
 void SetTimestampCallback(CUpti_TimestampCallbackFunc callback) {

@@ -38,6 +38,11 @@ const char* CallbackName(CUpti_CallbackDomain domain, uint32_t cbid);
 // the fake runtime reports once, as CUDA initialises.
 void SetSubscriberCallback(CUpti_CallbackFunc callback, void* userdata);
 void EnableContextCreatedCallback(bool enable);
+// The second callback the fake issues, at each cudaGraphInstantiate: CUPTI_CBID_RESOURCE_
+// GRAPHEXEC_CREATED, with the graph and the executable graph in a CUpti_GraphData.
+void EnableGraphExecCreatedCallback(bool enable);
+// cuptiGetGraphId (exec false) and cuptiGetGraphExecId (exec true) of an instantiated graph.
+CUptiResult GraphId(const void* handle, bool exec, uint32_t* id);
 
 // A launch's runtime record (when recorded), handed over to the client at once: what a teardown
 // that flushes hands over (cupti_api.cc, FAKE_CUPTI_TEARDOWN_DELIVERS).

@@ -134,18 +134,32 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_Ca
   return CUPTI_SUCCESS;
 }
 
-// The creation of a context is the one callback the fake issues; asking for another is refused
-// as CUPTI refuses what it does not know.
+// The creation of a context and the instantiation of a graph are the callbacks the fake issues;
+// asking for another is refused as CUPTI refuses what it does not know.
 CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                          CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (subscriber != reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber)) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-    return CUPTI_ERROR_NOT_SUPPORTED;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    fake_cupti::EnableContextCreatedCallback(enable != 0);
+    return CUPTI_SUCCESS;
   }
-  fake_cupti::EnableContextCreatedCallback(enable != 0);
-  return CUPTI_SUCCESS;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+    fake_cupti::EnableGraphExecCreatedCallback(enable != 0);
+    return CUPTI_SUCCESS;
+  }
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphId(CUgraph graph, uint32_t* pId) {
+  RequireAlive("cuptiGetGraphId");
+  return fake_cupti::GraphId(graph, false, pId);
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t* pId) {
+  RequireAlive("cuptiGetGraphExecId");
+  return fake_cupti::GraphId(graphExec, true, pId);
 }
 
 // FAKE_CUPTI_NO_GRAPH_TRACE=1 plays a libcupti older than whole-graph records, which refuses the

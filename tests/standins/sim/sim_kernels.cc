@@ -6,6 +6,7 @@ extern "C" {
 __attribute__((visibility("default"), noipa)) void sim_fwd_kernel(uint64_t) {}
 __attribute__((visibility("default"), noipa)) void sim_bwd_kernel(uint64_t) {}
 __attribute__((visibility("default"), noipa)) void sim_opt_kernel(uint64_t) {}
+__attribute__((visibility("default"), noipa)) void sim_multi_tensor_apply_kernel(uint64_t) {}
 }
 
 namespace sim {

@@ -11,6 +11,9 @@ extern "C" {
 void sim_fwd_kernel(uint64_t duration_ns);
 void sim_bwd_kernel(uint64_t duration_ns);
 void sim_opt_kernel(uint64_t duration_ns);
+// Named as torch.optim's fused and foreach kernels are (multi_tensor_apply_kernel<...>), so that
+// the reporter classes it as an optimizer kernel.
+void sim_multi_tensor_apply_kernel(uint64_t duration_ns);
 }
 
 namespace sim {

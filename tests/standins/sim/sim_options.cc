@@ -18,7 +18,7 @@ constexpr char kUsage[] =
     "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n"
     "                 [--tp-elems N] [--shard-elems N] [--launch-gap-us N]\n"
     "                 [--alloc-per-step N] [--late-start-ms N] [--late-buckets]\n"
-    "                 [--input-bytes N] [--pinned-input]\n";
+    "                 [--input-bytes N] [--pinned-input] [--graph-step]\n";
 
 // Parses a whole decimal integer of at least `minimum` that fits T.
 template <typename T>
@@ -74,6 +74,12 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--graph-opt",
        [&](const char*) {
          o.graph_opt = true;
+         return true;
+       },
+       true},
+      {"--graph-step",
+       [&](const char*) {
+         o.graph_step = true;
          return true;
        },
        true},

@@ -27,6 +27,10 @@ struct SimOptions {
   // on a stream of their own and the graph is replayed on the compute stream each step
   // (cudaGraphLaunch), instead of the kernels being launched one by one.
   bool graph_opt = false;
+  // Two eager steps, then one whole step (forward, backward, a fused optimizer) captured into a
+  // CUDA graph and replayed --steps times, without NVTX ranges or collectives (trainer.cc,
+  // RunGraphSteps).
+  bool graph_step = false;
   // Milliseconds each rank waits before its first CUDA call: a program whose imports outlast
   // VPROF_STOP_AFTER_S starts CUDA after vprof's capture window has ended.
   uint64_t cuda_after_ms = 0;

@@ -258,6 +258,55 @@ bool CaptureOptimizer(const SimOptions& options, Resources* res, std::string* er
                error);
 }
 
+// One step's kernels of --graph-step, queued on `stream` (run, or captured into a graph).
+bool LaunchWholeStep(const SimOptions& options, cudaStream_t stream, std::string* error) {
+  bool launched = true;
+  for (int layer = 0; layer < options.layers && launched; ++layer) {
+    launched = Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, stream), "forward", error);
+  }
+  for (int layer = 0; layer < options.layers && launched; ++layer) {
+    launched = Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, stream), "backward", error);
+  }
+  for (int k = 0; k < options.opt_kernels && launched; ++k) {
+    launched = Check(LaunchKernel(sim_multi_tensor_apply_kernel, options.opt_us, stream),
+                     "optimizer", error);
+  }
+  return launched;
+}
+
+// Eager steps before the capture, as PyTorch's recipe warms a graph's work up.
+constexpr int kEagerWarmupSteps = 2;
+
+// --graph-step: kEagerWarmupSteps eager steps (forward's and backward's kernels, then
+// --opt-kernels kernels of a fused optimizer), then one step captured into a CUDA graph and
+// replayed --steps times back to back, then synchronized: a training step run as one graph
+// (torch.cuda.make_graphed_callables, or torch.compile's reduce-overhead mode around the whole
+// step). No NVTX range and no collective: only the graph's node list says where the replays'
+// steps are.
+bool RunGraphSteps(const SimOptions& options, Resources* res, std::string* error) {
+  for (int step = 0; step < kEagerWarmupSteps; ++step) {
+    if (!LaunchWholeStep(options, res->compute, error)) return false;
+  }
+  if (!Check(cudaStreamBeginCapture(res->compute, cudaStreamCaptureModeGlobal),
+             "cudaStreamBeginCapture", error)) {
+    return false;
+  }
+  const bool launched = LaunchWholeStep(options, res->compute, error);
+  // Ended also after a failed launch, so the stream is not left capturing.
+  const cudaError_t ended = cudaStreamEndCapture(res->compute, &res->opt_graph);
+  if (!launched || !Check(ended, "cudaStreamEndCapture", error) ||
+      !Check(cudaGraphInstantiate(&res->opt_exec, res->opt_graph, 0), "cudaGraphInstantiate",
+             error)) {
+    return false;
+  }
+  for (int step = 1; step <= options.steps; ++step) {
+    if (!Check(cudaGraphLaunch(res->opt_exec, res->compute), "cudaGraphLaunch", error)) {
+      return false;
+    }
+  }
+  return Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", error);
+}
+
 bool RunOptimizer(const SimOptions& options, const Resources& res, std::string* error) {
   const NvtxRange optimizer("optimizer");
   if (res.opt_exec != nullptr) {
@@ -294,6 +343,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       (options.graph_opt && options.opt_kernels > 0 && !CaptureOptimizer(options, &res, error))) {
     return false;
   }
+  if (options.graph_step) return RunGraphSteps(options, &res, error);
   if (options.tp_elems > 0) std::fill_n(res.tp_send, options.tp_elems, 1.0f);
   if (options.shard_elems > 0) {
     std::fill_n(res.shard_send, options.shard_elems, static_cast<float>(comms.rank));

@@ -167,8 +167,9 @@ std::string OutsideStepsText(const Report& report) {
       if (2 * gpu.graph_replays.total_ns > run_ns - inside_ns) {
         text += "; most of the rest is CUDA-graph replays recorded whole (" +
                 FormatDurationNs(gpu.graph_replays.total_ns) +
-                "), whose steps the light default cannot see: VPROF_CUPTI_KINDS=all records "
-                "their kernels, or an NVTX range around each step marks them";
+                "), in the steps left out or in replays that end no step (their graphs hold no "
+                "optimizer kernel): an NVTX range around each step marks the steps wherever "
+                "they run, and VPROF_CUPTI_KINDS=all records the replays' kernels";
       }
     }
   }

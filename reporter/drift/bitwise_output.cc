@@ -54,8 +54,6 @@ std::string Shape(const std::array<uint32_t, 3>& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
-bool Recorded(const std::array<uint32_t, 3>& d) { return d[0] != 0; }
-
 // "12 kernels of 5 kinds", and the graph replays recorded whole.
 std::string Launched(const LaunchWindow& w) {
   std::string s = std::to_string(w.kernels) + (w.kernels == 1 ? " kernel" : " kernels") + " of " +
@@ -69,7 +67,7 @@ std::string Launched(const LaunchWindow& w) {
 void WriteDiffering(const char* label, char run, const DifferingKernel& k, std::ostream& out) {
   const KernelLaunches& l = k.launches;
   out << "    " << label << ": " << ShortKernelName(l.name);
-  if (Recorded(l.grid)) out << " (grid " << Shape(l.grid) << ", block " << Shape(l.block) << ")";
+  out << " (grid " << Shape(l.grid) << ", block " << Shape(l.block) << ")";
   out << ": " << l.count << (l.count == 1 ? " launch in " : " launches in ") << run << ", "
       << k.count_other << " in " << (run == 'A' ? 'B' : 'A') << "\n";
 }
@@ -94,10 +92,6 @@ void WriteWhyText(const WhyDrifted& why, std::ostream& out) {
 
 void WriteShape(JsonWriter& w, std::string_view key, const std::array<uint32_t, 3>& d) {
   w.Key(key);
-  if (!Recorded(d)) {
-    w.Null();
-    return;
-  }
   w.BeginArray(JsonWriter::Layout::kOneLine);
   for (uint32_t v : d) w.Uint(v);
   w.EndArray();

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "reporter/gpu/vprof_kernels.h"
+#include "reporter/trace/kernel_dimension.h"
 #include "reporter/trace/trace_reader.h"
 #include "vprof_trace.pb.h"
 
@@ -58,9 +59,11 @@ LaunchWindow ReadLaunchWindow(const std::string& path, uint64_t after_ns, uint64
     for (const pb::GpuKernel& k : p.gpu_batch().kernel()) {
       const auto call = calls.find(k.correlation_id());
       if (call == calls.end() || IsVprofKernel(names[k.name_iid()])) continue;
-      const Key key{k.name_iid(),
-                    {k.grid_x(), k.grid_y(), k.grid_z()},
-                    {k.block_x(), k.block_y(), k.block_z()}};
+      const Key key{
+          k.name_iid(),
+          {KernelDimension(k.grid_x()), KernelDimension(k.grid_y()), KernelDimension(k.grid_z())},
+          {KernelDimension(k.block_x()), KernelDimension(k.block_y()),
+           KernelDimension(k.block_z())}};
       const auto [at, added] = index.emplace(key, w.launches.size());
       if (added) {
         w.launches.push_back(

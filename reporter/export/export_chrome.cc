@@ -9,6 +9,7 @@
 #include "reporter/base/json_writer.h"
 #include "reporter/export/export_event_writer.h"
 #include "reporter/gpu/export_names.h"
+#include "reporter/trace/kernel_dimension.h"
 
 namespace vprof::reporter {
 namespace {
@@ -100,10 +101,10 @@ class ChromeProcessWriter : public TimelineSink {
         .Uint("correlation", record.correlation_id())
         .Uint("device", record.device())
         .Uint("stream", record.stream())
-        .Dims("grid", Dimension(record.grid_x()), Dimension(record.grid_y()),
-              Dimension(record.grid_z()))
-        .Dims("block", Dimension(record.block_x()), Dimension(record.block_y()),
-              Dimension(record.block_z()));
+        .Dims("grid", KernelDimension(record.grid_x()), KernelDimension(record.grid_y()),
+              KernelDimension(record.grid_z()))
+        .Dims("block", KernelDimension(record.block_x()), KernelDimension(record.block_y()),
+              KernelDimension(record.block_z()));
     if (record.graph_id() != 0) events_.Uint("graph id", record.graph_id());
     if (kernel.nccl_call_id) events_.Uint("nccl call id", *kernel.nccl_call_id);
     if (const NcclCallSite* call = kernel.nccl_call) {

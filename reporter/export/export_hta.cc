@@ -14,6 +14,7 @@
 #include "reporter/export/export_filter.h"
 #include "reporter/gpu/export_names.h"
 #include "reporter/steps/step_patterns.h"
+#include "reporter/trace/kernel_dimension.h"
 
 namespace vprof::reporter {
 namespace {
@@ -119,10 +120,10 @@ class HtaRankWriter : public TimelineSink {
     const vprof::trace::GpuKernel& record = kernel.record;
     GpuSlice(kernel.name, "kernel", record.device(), record.stream(), kernel.start_ns,
              record.duration_ns(), kernel.nccl_call_id, record.context(), record.correlation_id())
-        .Dims("grid", Dimension(record.grid_x()), Dimension(record.grid_y()),
-              Dimension(record.grid_z()))
-        .Dims("block", Dimension(record.block_x()), Dimension(record.block_y()),
-              Dimension(record.block_z()));
+        .Dims("grid", KernelDimension(record.grid_x()), KernelDimension(record.grid_y()),
+              KernelDimension(record.grid_z()))
+        .Dims("block", KernelDimension(record.block_x()), KernelDimension(record.block_y()),
+              KernelDimension(record.block_z()));
     if (kernel.nccl_call) CommunicationArgs(*kernel.nccl_call);
     events_.EndArgs().End();
     EndLaunchFlow(record.correlation_id(), record.device(), record.stream(), kernel.start_ns);

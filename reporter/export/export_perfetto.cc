@@ -14,6 +14,7 @@
 #include "reporter/export/export_trace_walker.h"
 #include "reporter/export/perfetto_packets.h"
 #include "reporter/gpu/export_names.h"
+#include "reporter/trace/kernel_dimension.h"
 
 namespace vprof::reporter {
 namespace {
@@ -259,8 +260,8 @@ class PerfettoProcessWriter : public TimelineSink {
   void Hex(std::string_view name, uint64_t value) { Label(name, HexText(value)); }
 
   static std::string Dims(uint32_t x, uint32_t y, uint32_t z) {
-    return "[" + std::to_string(Dimension(x)) + ", " + std::to_string(Dimension(y)) + ", " +
-           std::to_string(Dimension(z)) + "]";
+    return "[" + std::to_string(KernelDimension(x)) + ", " + std::to_string(KernelDimension(y)) +
+           ", " + std::to_string(KernelDimension(z)) + "]";
   }
 
   // The device and stream are the track's name.

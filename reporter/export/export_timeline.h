@@ -125,9 +125,6 @@ inline int64_t ClampedDuration(int64_t start_ns, int64_t end_ns) {
   return end_ns > start_ns ? end_ns - start_ns : 0;
 }
 
-// A kernel's grid or block dimension: 0 (not written in the trace) means 1.
-inline uint32_t Dimension(uint32_t value) { return value == 0 ? 1 : value; }
-
 class TimelineSink {
  public:
   virtual ~TimelineSink() = default;

@@ -124,7 +124,8 @@ constexpr const char* kElementwise =
 
 TEST_CASE("a TF32 GEMM where A ran an FP32 one, before the first differing all-reduce") {
   ScratchDir a, b;
-  const std::array<uint32_t, 3> grid{16, 8, 1}, block{128, 1, 1};
+  // Written as capture writes them: a dimension of 1 is left out (0), and reads as 1.
+  const std::array<uint32_t, 3> grid{16, 8, 0}, block{128, 0, 0};
   // Before the window and after it the runs differ too, and vprof's own kernels differ in
   // count inside it: none of that may count.
   WriteRun(a.path(), Calls(20),
@@ -154,6 +155,8 @@ TEST_CASE("a TF32 GEMM where A ran an FP32 one, before the first differing all-r
   CHECK(why["first_a"]["launches"].number() == 2);
   CHECK(why["first_a"]["launches_other"].number() == 0);
   CHECK(why["first_a"]["grid"][0].number() == 16);
+  CHECK(why["first_a"]["grid"][2].number() == 1);
+  CHECK(why["first_a"]["block"][1].number() == 1);
   CHECK(why["first_b"]["name"].string() == kTf32Gemm);
   CHECK(why["first_b"]["block"][0].number() == 256);
   CHECK(why["family_a"].string() == "an FP32 GEMM kernel");
@@ -228,8 +231,11 @@ TEST_CASE("kernels no rule knows are still named, and the same kernels are said 
   CHECK(why["finding"].string() ==
         "run B launched my_custom_kernel_v2 where run A launched my_custom_kernel_v1: no rule "
         "names a cause");
-  CHECK(Has(out.text, "first in A: my_custom_kernel_v1: 1 launch in A, 0 in B"));
-  CHECK(Has(out.text, "first in B: my_custom_kernel_v2: 1 launch in B, 0 in A"));
+  // No dimension written: each is 1, as capture leaves 1 out.
+  CHECK(Has(out.text,
+            "first in A: my_custom_kernel_v1 (grid 1x1x1, block 1x1x1): 1 launch in A, 0 in B"));
+  CHECK(Has(out.text,
+            "first in B: my_custom_kernel_v2 (grid 1x1x1, block 1x1x1): 1 launch in B, 0 in A"));
 
   WriteRun(same.path(), Calls(22), {{"my_custom_kernel_v1", 2000}, {"shared_kernel", 2100}});
   const Output same_out = Compare(a, same);

@@ -131,6 +131,10 @@ struct GpuRecord {
   // CUDA-graph replays recorded whole (GpuGraphReplay, the light plan's
   // GRAPH_TRACE): their nodes are in no kernel, copy or memset figure.
   ActivityTotals graph_replays;
+  // The kernels those replays ran, from their graphs' node lists
+  // (GpuGraphNodes), and the replays of a graph whose list the trace lacks.
+  uint64_t graph_replay_kernels = 0;
+  uint64_t graph_replays_unlisted = 0;
   // By CUPTI device id, which is the CUDA device ordinal in the process
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.
   std::map<uint32_t, DeviceInfo> devices;

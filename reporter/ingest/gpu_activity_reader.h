@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "reporter/collectives/nccl_function.h"
@@ -67,6 +69,10 @@ class GpuActivityReader {
   IidTable<ApiName> apis_by_iid_;
   NcclKernelLinker linker_;
   StreamWaitMatcher stream_waits_;
+  // Kernel nodes per CUDA graph (GpuGraphNodes, named and unnamed), by graph
+  // id and by executable graph id: a replay recorded whole ran that many.
+  std::unordered_map<uint32_t, uint64_t> graph_kernels_;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> graph_list_kernels_;  // (graph, exec) id
 };
 
 }  // namespace vprof::reporter

@@ -112,7 +112,14 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     WriteTotals(json, "pageable_copies", gpu.pageable_copies, true);
     WriteTotals(json, "pinned_copies", gpu.pinned_copies, true);
     if (gpu.vprof_kernels.count) WriteTotals(json, "vprof_kernels", gpu.vprof_kernels, false);
-    if (gpu.graph_replays.count) WriteTotals(json, "graph_replays", gpu.graph_replays, false);
+    if (gpu.graph_replays.count) {
+      json.Object("graph_replays", [&] {
+        json.Field("count", gpu.graph_replays.count);
+        json.Field("total_ns", gpu.graph_replays.total_ns);
+        json.Field("kernels", gpu.graph_replay_kernels);
+        json.Field("unlisted", gpu.graph_replays_unlisted);
+      });
+    }
     WriteTotals(json, "memset", gpu.memset, true);
     if (gpu.capture && !gpu.capture->records_syncs) {
       json.Key("syncs");

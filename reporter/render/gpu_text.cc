@@ -87,23 +87,28 @@ std::string VprofKernelsText(const ActivityTotals& own) {
 }
 
 // CUDA-graph replays recorded whole, whose nodes no other figure counts.
-std::string GraphReplaysText(const ActivityTotals& replays) {
+std::string GraphReplaysText(const GpuReport& gpu) {
+  const ActivityTotals& replays = gpu.graph_replays;
   if (replays.count == 0) return "";
+  std::string ran = "running " + std::to_string(gpu.graph_replay_kernels) +
+                    " kernels by their graphs' node lists";
+  if (gpu.graph_replays_unlisted > 0) {
+    ran += ", and " + std::to_string(gpu.graph_replays_unlisted) + " of a graph not listed";
+  }
   return "; CUDA-graph replays recorded whole " + std::to_string(replays.count) + ", " +
-         FormatDurationNs(replays.total_ns) +
-         " (their kernels and copies are in no figure here; VPROF_CUPTI_KINDS=all or a deep "
-         "window records each)";
+         FormatDurationNs(replays.total_ns) + ", " + ran +
+         " (their kernels' times and their copies are in no figure here; "
+         "VPROF_CUPTI_KINDS=all or a deep window records each)";
 }
 
 void WriteTotals(const GpuReport& gpu, std::ostream& out) {
   WriteWrapped(out,
                "kernels " + std::to_string(gpu.kernels.count) + ", " +
-                   FormatDurationNs(gpu.kernels.total_ns) + GraphReplaysText(gpu.graph_replays) +
-                   "; memcpy " + std::to_string(gpu.memcpy.count) + ", " +
-                   FormatBytes(gpu.memcpy.bytes) + ", " + FormatDurationNs(gpu.memcpy.total_ns) +
-                   CopyKindsText(gpu) + "; memset " + std::to_string(gpu.memset.count) + ", " +
-                   FormatBytes(gpu.memset.bytes) + "; " + SyncsText(gpu) + "; " +
-                   ApiCallsText(gpu) + "; CUPTI dropped records " +
+                   FormatDurationNs(gpu.kernels.total_ns) + GraphReplaysText(gpu) + "; memcpy " +
+                   std::to_string(gpu.memcpy.count) + ", " + FormatBytes(gpu.memcpy.bytes) + ", " +
+                   FormatDurationNs(gpu.memcpy.total_ns) + CopyKindsText(gpu) + "; memset " +
+                   std::to_string(gpu.memset.count) + ", " + FormatBytes(gpu.memset.bytes) + "; " +
+                   SyncsText(gpu) + "; " + ApiCallsText(gpu) + "; CUPTI dropped records " +
                    std::to_string(gpu.dropped_records) + ", overhead " +
                    FormatDurationNs(gpu.cupti_overhead_ns) + VprofKernelsText(gpu.vprof_kernels),
                "    ", "      ");

@@ -118,8 +118,11 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   EncodeActivity(record.pinned_copies, totals.mutable_pinned_copies());
   EncodeActivity(record.vprof_kernels, totals.mutable_vprof_kernels());
   // Written only when recorded, so that a summary of traces without them is the same bytes.
-  if (record.graph_replays.count)
+  if (record.graph_replays.count) {
     EncodeActivity(record.graph_replays, totals.mutable_graph_replays());
+    totals.set_graph_replay_kernels(record.graph_replay_kernels);
+    totals.set_graph_replays_unlisted(record.graph_replays_unlisted);
+  }
   for (const auto& [id, device] : record.devices) {
     vprof::summary::GpuDeviceInfo& row = *totals.add_devices();
     row.set_id(id);
@@ -157,6 +160,8 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.pinned_copies = DecodeActivity(totals.pinned_copies());
   record.vprof_kernels = DecodeActivity(totals.vprof_kernels());
   record.graph_replays = DecodeActivity(totals.graph_replays());
+  record.graph_replay_kernels = totals.graph_replay_kernels();
+  record.graph_replays_unlisted = totals.graph_replays_unlisted();
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;
 }

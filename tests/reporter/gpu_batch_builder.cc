@@ -33,6 +33,21 @@ GpuBatchBuilder& GpuBatchBuilder::GraphReplay(uint32_t graph_id, uint64_t durati
   return *this;
 }
 
+GpuBatchBuilder& GpuBatchBuilder::GraphNodes(
+    uint32_t graph_id, uint32_t graph_exec_id,
+    const std::vector<std::pair<std::string_view, uint32_t>>& kernels, uint32_t unnamed_kernels) {
+  vprof::trace::GpuGraphNodes& graph = *batch_.add_graph_nodes();
+  graph.set_graph_id(graph_id);
+  graph.set_graph_exec_id(graph_exec_id);
+  graph.set_unnamed_kernels(unnamed_kernels);
+  for (const auto& [name, count] : kernels) {
+    vprof::trace::GraphKernelNodes& named = *graph.add_kernel();
+    named.set_name_iid(trace_.Intern(name));
+    named.set_count(count);
+  }
+  return *this;
+}
+
 GpuBatchBuilder& GpuBatchBuilder::Sync(uint32_t type, uint64_t duration_ns, uint32_t stream,
                                        uint64_t event_sync_id) {
   vprof::trace::GpuSync& sync = *batch_.add_sync();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "trace_file_builder.h"
 #include "vprof_trace.pb.h"
@@ -21,6 +23,10 @@ class GpuBatchBuilder {
   GpuBatchBuilder& Memset(uint64_t bytes, uint64_t duration_ns);
   // A CUDA-graph replay recorded whole.
   GpuBatchBuilder& GraphReplay(uint32_t graph_id, uint64_t duration_ns);
+  // A graph's node list (GpuGraphNodes): its kernel nodes by name, and those without one.
+  GpuBatchBuilder& GraphNodes(uint32_t graph_id, uint32_t graph_exec_id,
+                              const std::vector<std::pair<std::string_view, uint32_t>>& kernels,
+                              uint32_t unnamed_kernels = 0);
   GpuBatchBuilder& Sync(uint32_t type, uint64_t duration_ns, uint32_t stream = 0,
                         uint64_t event_sync_id = 0);
   GpuBatchBuilder& EventRecord(uint32_t stream, uint64_t event_sync_id, uint32_t cuda_event = 1);

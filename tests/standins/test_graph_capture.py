@@ -46,6 +46,9 @@ names = {k["name"] for k in gpu["top_kernels"]}
 check("sim_opt_kernel" not in names, f"light: graph nodes recorded: {sorted(names)}")
 replays = gpu.get("graph_replays")
 check(replays is not None and replays["count"] == STEPS, f"light: replays {replays}")
+# What the replays ran, from the graph's node list: the count 'all' records node by node.
+check(replays["kernels"] == STEPS * OPT_KERNELS and replays["unlisted"] == 0,
+      f"light: the replays ran {replays['kernels']} kernels, {replays['unlisted']} unlisted")
 # Each replay spans its nodes, run back to back: at least their durations, not much more.
 least = STEPS * OPT_KERNELS * OPT_US * 1000
 check(least <= replays["total_ns"] <= least + STEPS * 20_000_000,
@@ -97,7 +100,7 @@ GRAPH_STEP = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STAN
 node_ns = (2 * G_LAYERS + OPT_KERNELS) * G_US * 1000
 for kinds in ("", "all"):
     name = kinds or "light"
-    _, steps, rep = rank_of(kinds, sim=GRAPH_STEP)
+    rank, steps, rep = rank_of(kinds, sim=GRAPH_STEP)
     summary = rep["steps"]
     check(summary["source"] == "inferred_optimizer_kernels"
           and summary["steps_found"] == G_EAGER + G_STEPS,
@@ -117,6 +120,9 @@ for kinds in ("", "all"):
     labels = [line["label"] for line in rep["summary"]["lines"]]
     check("Outside the steps" not in labels, f"{name}: the Summary describes part of the run")
     if not kinds:
+        replays = rank["gpu"]["graph_replays"]
+        check(replays["kernels"] == G_STEPS * (2 * G_LAYERS + OPT_KERNELS),
+              f"light: whole-step replays ran {replays['kernels']} kernels")
         check(summary.get("graph_replays_recorded_whole") == G_STEPS,
               f"light: {summary.get('graph_replays_recorded_whole')} replays recorded whole")
         check(all(step["launches"] == 1 for step in steps["steps"]),

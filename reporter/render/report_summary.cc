@@ -8,6 +8,7 @@
 
 #include "reporter/base/binomial_tail.h"
 #include "reporter/base/rank_name.h"
+#include "reporter/base/saturating_ns.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
 #include "reporter/render/candidate_where.h"
@@ -153,9 +154,11 @@ std::string OutsideStepsText(const Report& report) {
     for (const ProcessReport& process : report.processes) {
       if (process.file != rank.file) continue;
       const GpuReport& gpu = process.gpu;
-      const int64_t run_ns = gpu.kernels.total_ns + gpu.graph_replays.total_ns +
-                             gpu.memcpy.total_ns + gpu.memset.total_ns;
-      const int64_t inside_ns = rank.total.window_ns - rank.total.idle_ns;
+      // Saturating: a hostile trace's durations reach INT64_MAX.
+      const int64_t run_ns =
+          SaturatingAdd(SaturatingAdd(gpu.kernels.total_ns, gpu.graph_replays.total_ns),
+                        SaturatingAdd(gpu.memcpy.total_ns, gpu.memset.total_ns));
+      const int64_t inside_ns = SaturatingSub(rank.total.window_ns, rank.total.idle_ns);
       if (run_ns <= 0) continue;
       const double share = static_cast<double>(inside_ns) / static_cast<double>(run_ns);
       if (share >= least) continue;
@@ -164,7 +167,8 @@ std::string OutsideStepsText(const Report& report) {
              RankName(rank.rank, rank.file) + "'s GPU time over the run (" +
              FormatDurationNs(inside_ns) + " of " + FormatDurationNs(run_ns) +
              "): every figure here describes that part only";
-      if (2 * gpu.graph_replays.total_ns > run_ns - inside_ns) {
+      if (2.0 * static_cast<double>(gpu.graph_replays.total_ns) >
+          static_cast<double>(run_ns) - static_cast<double>(inside_ns)) {
         text += "; most of the rest is CUDA-graph replays recorded whole (" +
                 FormatDurationNs(gpu.graph_replays.total_ns) +
                 "), in the steps left out or in replays that end no step (their graphs hold no "

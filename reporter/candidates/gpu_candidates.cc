@@ -1,9 +1,11 @@
 // Candidates from each process's GPU tables: operator scope, since those are
 // whole-trace totals of kernels and copies, not times on the step.
+#include <algorithm>
 #include <array>
 #include <string_view>
 
 #include "reporter/base/rank_name.h"
+#include "reporter/base/saturating_ns.h"
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
 #include "reporter/candidates/candidate_detectors.h"
@@ -113,7 +115,7 @@ void DetectOperatorCopies(const Report& report, std::vector<DetectedCandidate>& 
   ProcessFigure best;
   for (const ProcessReport& process : report.processes) {
     const GpuReport& gpu = process.gpu;
-    const ProcessFigure figure{&process, gpu.memcpy.total_ns + gpu.memset.total_ns,
+    const ProcessFigure figure{&process, SaturatingAdd(gpu.memcpy.total_ns, gpu.memset.total_ns),
                                gpu.memcpy.count + gpu.memset.count};
     if (figure.ns > best.ns) best = figure;
   }
@@ -147,8 +149,9 @@ ChangeKind CopiesChange(const std::string& rank, const GpuReport& gpu, Candidate
                                 : ChangeKind::kOverlapCopies;
   if (whole <= 0) return change;
   const auto share = [&](int64_t ns) { return FormatPercent(static_cast<double>(ns) / whole); };
-  const int64_t other_ns =
-      gpu.memcpy.total_ns - gpu.pageable_copies.total_ns - gpu.pinned_copies.total_ns;
+  const int64_t other_ns = std::max<int64_t>(
+      0, SaturatingSub(SaturatingSub(gpu.memcpy.total_ns, gpu.pageable_copies.total_ns),
+                       gpu.pinned_copies.total_ns));
   candidate.evidence.push_back(
       rank + "'s copy and memset time: " + share(gpu.pageable_copies.total_ns) +
       " copies from or into pageable host memory, " + share(gpu.pinned_copies.total_ns) +

@@ -432,11 +432,7 @@ ActivityTotals IpcTotals(const Report& report, const std::string& file) {
   ActivityTotals sum;
   if (!report.coverage) return sum;
   for (const CoverageProcess& process : report.coverage->processes) {
-    if (process.file != file) continue;
-    for (const auto& [api, totals] : process.ipc_calls) {
-      sum.count += totals.count;
-      sum.total_ns += totals.total_ns;
-    }
+    if (process.file == file) sum.Merge(SumOf(process.ipc_calls));
   }
   return sum;
 }

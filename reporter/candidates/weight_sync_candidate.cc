@@ -22,13 +22,7 @@ const CoverageProcess* CoverageOf(const Report& report, const std::string& file)
 }
 
 ActivityTotals IpcTotals(const CoverageProcess* process) {
-  ActivityTotals sum;
-  if (!process) return sum;
-  for (const auto& [api, totals] : process->ipc_calls) {
-    sum.count += totals.count;
-    sum.total_ns += totals.total_ns;
-  }
-  return sum;
+  return process ? SumOf(process->ipc_calls) : ActivityTotals{};
 }
 
 void AddIpcEvidence(const CoverageProcess& process, CandidateReport& candidate) {

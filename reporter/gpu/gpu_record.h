@@ -32,7 +32,20 @@ struct ActivityTotals {
     bytes += add_bytes;
     total_ns = SaturatingAdd(total_ns, ClampedNs(duration_ns));
   }
+  // Adds another's totals, the time stopping at the ends of int64 as Add's.
+  void Merge(const ActivityTotals& other) {
+    count += other.count;
+    bytes += other.bytes;
+    total_ns = SaturatingAdd(total_ns, other.total_ns);
+  }
 };
+
+// The totals of a map of them (by API or kernel name) together.
+inline ActivityTotals SumOf(const std::map<std::string, ActivityTotals>& by_name) {
+  ActivityTotals sum;
+  for (const auto& [name, totals] : by_name) sum.Merge(totals);
+  return sum;
+}
 
 // Kernels linked to NCCL calls (through ExternalCorrelation) and their time.
 struct LinkedGpuTime {

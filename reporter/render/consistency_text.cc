@@ -40,15 +40,6 @@ std::string SeenBoth(uint64_t wrappers, uint64_t extra_wrappers, uint64_t plugin
   return text + "/" + (plugin_attached ? std::to_string(plugin) : "-");
 }
 
-ActivityTotals IpcTotal(const CoverageProcess& row) {
-  ActivityTotals total;
-  for (const auto& [api, totals] : row.ipc_calls) {
-    total.count += totals.count;
-    total.total_ns += totals.total_ns;
-  }
-  return total;
-}
-
 void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
   ReportTable table = UntitledTable({{"rank", true},
                                      {"coll w/p", true},
@@ -68,7 +59,7 @@ void WriteCoverageTable(const CoverageReport& coverage, std::ostream& out) {
                   row.plugin_attached),
          row.gpu_captured ? std::to_string(row.nccl_kernels) : "-",
          row.gpu_captured ? std::to_string(row.nccl_graph_kernels) : "-", PluginText(row),
-         CountAndTime(row.custom_allreduce_kernels), CountAndTime(IpcTotal(row)),
+         CountAndTime(row.custom_allreduce_kernels), CountAndTime(SumOf(row.ipc_calls)),
          CountBytesAndTime(row.peer_copies), row.file});
   }
   TextTableOf(table).Write(out, "  ");

@@ -90,13 +90,17 @@ std::string VprofKernelsText(const ActivityTotals& own) {
 std::string GraphReplaysText(const GpuReport& gpu) {
   const ActivityTotals& replays = gpu.graph_replays;
   if (replays.count == 0) return "";
-  std::string ran = "running " + std::to_string(gpu.graph_replay_kernels) +
-                    " kernels by their graphs' node lists";
-  if (gpu.graph_replays_unlisted > 0) {
-    ran += ", and " + std::to_string(gpu.graph_replays_unlisted) + " of a graph not listed";
+  const uint64_t unlisted = gpu.graph_replays_unlisted;
+  std::string ran;
+  if (unlisted < replays.count) {
+    ran = ", running " + std::to_string(gpu.graph_replay_kernels) +
+          " kernels by their graphs' node lists";
+    if (unlisted > 0) ran += ", " + std::to_string(unlisted) + " replays of graphs not listed";
+  } else {
+    ran = ", their graphs' node lists not recorded";
   }
   return "; CUDA-graph replays recorded whole " + std::to_string(replays.count) + ", " +
-         FormatDurationNs(replays.total_ns) + ", " + ran +
+         FormatDurationNs(replays.total_ns) + ran +
          " (their kernels' times and their copies are in no figure here; "
          "VPROF_CUPTI_KINDS=all or a deep window records each)";
 }

@@ -92,9 +92,7 @@ void KeepMostTime(std::vector<Row>& rows, size_t keep, std::string Row::*name) {
 std::vector<KernelClassReport> KernelClasses(const GpuRecord& record) {
   std::map<std::string_view, ActivityTotals> classes;
   for (const auto& [name, kernel] : record.kernels_by_name) {
-    ActivityTotals& totals = classes[KernelClassOf(name)];
-    totals.count += kernel.count;
-    totals.total_ns += kernel.total_ns;
+    classes[KernelClassOf(name)].Merge(kernel);
   }
   std::vector<KernelClassReport> rows;
   for (const auto& [kernel_class, totals] : classes) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "reporter/base/mean_ns.h"
+#include "reporter/base/saturating_ns.h"
 #include "reporter/gpu/communication_class.h"
 #include "reporter/gpu/kernel_class.h"
 #include "reporter/phases/inferred_phase.h"
@@ -25,7 +26,7 @@ void Add(InferredTotals& totals, InferredPhase phase, uint64_t count, int64_t to
   if (count == 0 && total_ns == 0) return;  // a split's empty side
   PhaseTotals& row = totals[{phase.phase, phase.rule}];
   row.count += count;
-  row.total_ns += total_ns;
+  row.total_ns = SaturatingAdd(row.total_ns, total_ns);
 }
 
 PhaseReport ToRow(std::string_view phase, std::string_view rule, const PhaseTotals& totals,
@@ -98,7 +99,7 @@ std::vector<PhaseReport> InferredPhaseRows(const ProcessRecord& record,
     const std::string_view kernel_class = KernelClassOf(name);
     if (kernel_class == kNcclKernelClass) {
       unlinked_nccl.count += kernels.count;
-      unlinked_nccl.total_ns += kernels.total_ns;
+      unlinked_nccl.total_ns = SaturatingAdd(unlinked_nccl.total_ns, kernels.total_ns);
       continue;
     }
     if (!two_threads) {

@@ -93,20 +93,18 @@ std::string ExpectedNames() {
   return names + std::string(kSelectedApi);
 }
 
+bool IsGraphTrace(const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; }
+
 }  // namespace
 
 bool RecordsApiCalls(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER;
 }
 
-void RecordGraphNodes(CapturePlan* plan) {
-  std::erase_if(plan->kinds,
-                [](const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; });
-}
+void RecordGraphNodes(CapturePlan* plan) { std::erase_if(plan->kinds, IsGraphTrace); }
 
 bool RecordsGraphsWhole(const CapturePlan& plan) {
-  return std::ranges::any_of(
-      plan.kinds, [](const ActivityKind& k) { return k.kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE; });
+  return std::ranges::any_of(plan.kinds, IsGraphTrace);
 }
 
 void RecordEveryApi(CapturePlan* plan) {

@@ -37,12 +37,12 @@ std::string WindowText(uint32_t first, uint32_t last, uint32_t found, uint32_t s
 
 // Why the first steps before the warmup were left out.
 std::string SkippedWhy(const StepsReport& report) {
-  constexpr std::string_view kProfilerStart = "before cudaProfilerStart";
-  constexpr std::string_view kGraphReplays = "eager, before the first CUDA-graph replay's step";
+  const std::string profiler_start = "before cudaProfilerStart";
+  const std::string graph_replays = "the first CUDA-graph replay's step";
   if (report.before_profiler_start_excluded && report.before_graph_replays_excluded) {
-    return std::string(kProfilerStart) + " or " + std::string(kGraphReplays.substr(7));
+    return profiler_start + " or " + graph_replays;
   }
-  return std::string(report.before_graph_replays_excluded ? kGraphReplays : kProfilerStart);
+  return report.before_graph_replays_excluded ? "eager, before " + graph_replays : profiler_start;
 }
 
 // The program's numbers where every measured step of every rank has one and

@@ -10,9 +10,16 @@ fingerprints) are not the program's: the export files them under
 `vprof_kernel`, which is not counted; CUDA-graph replays that the
 light default records whole (`graph_replay`) are counted on a line of their
 own, since torch.profiler counts each node of them as a kernel
-(`VPROF_CUPTI_KINDS=all` records the nodes).
+(`VPROF_CUPTI_KINDS=all` records the nodes). The line "all_kernels" adds
+to the kernels recorded one by one those the replays ran, from each replay's
+"kernels" (its graph's node list): what torch.profiler counts as kernels.
+
+With --torch, two torch.profiler runs' files are held against each other:
+how far two runs of the workload differ, the floor under any comparison of
+vprof's run with torch.profiler's.
 
     python3 bench/compare_gpu_capture.py EXPORT.json TORCHPROF.rank0.json [...rank1.json]
+    python3 bench/compare_gpu_capture.py --torch TORCHPROF_A.json TORCHPROF_B.json
 """
 import json
 import sys
@@ -29,7 +36,30 @@ def kind_of(event):
     return kind
 
 
+def print_row(who, kind, theirs, ours):
+    dc = (ours["count"] - theirs["count"]) / theirs["count"] * 100 if theirs["count"] else 0.0
+    dt = (ours["time_us"] - theirs["time_us"]) / theirs["time_us"] * 100 if theirs["time_us"] else 0.0
+    print(f"{who:<8} {kind:11} {theirs['count']:>10} {ours['count']:>8} {dc:>+6.2f}% "
+          f"{theirs['time_us']:>14.1f} {ours['time_us']:>12.1f} {dt:>+6.2f}%")
+
+
+def print_header(ours_name):
+    print(f"{'process':8} {'kind':11} {'torch.prof':>10} {ours_name:>8} {'diff':>7} "
+          f"{'torch.prof µs':>14} {ours_name + ' µs':>12} {'diff':>7}")
+
+
+def compare_torch_runs(first, second):
+    first, second = json.load(open(first)), json.load(open(second))
+    print_header("run 2")
+    empty = {"count": 0, "time_us": 0.0}
+    for kind in ["nccl_kernel", *KINDS.values()]:
+        print_row("torch", kind, first.get(kind, empty), second.get(kind, empty))
+
+
 def main():
+    if sys.argv[1] == "--torch":
+        compare_torch_runs(sys.argv[2], sys.argv[3])
+        return
     export = json.load(open(sys.argv[1]))
     events = export["traceEvents"]
     windows = {}
@@ -40,6 +70,7 @@ def main():
         sys.exit(f"{len(windows)} processes with a 'measured' range, {len(sys.argv) - 2} torch.profiler files")
     kinds = ["nccl_kernel", *KINDS.values(), "graph_replay"]
     ours = {pid: {k: {"count": 0, "time_us": 0.0} for k in kinds} for pid in windows}
+    replay_kernels = {pid: 0 for pid in windows}
     for e in events:
         kind = kind_of(e)
         if kind is None or e["pid"] not in windows:
@@ -48,17 +79,18 @@ def main():
         if lo <= e["ts"] <= hi:
             ours[e["pid"]][kind]["count"] += 1
             ours[e["pid"]][kind]["time_us"] += e["dur"]
-    print(f"{'process':8} {'kind':7} {'torch.prof':>10} {'vprof':>8} {'diff':>7} "
-          f"{'torch.prof µs':>14} {'vprof µs':>12} {'diff':>7}")
+            if kind == "graph_replay":
+                replay_kernels[e["pid"]] += e.get("args", {}).get("kernels", 0)
+    print_header("vprof")
+    empty = {"count": 0, "time_us": 0.0}
     for pid, path in zip(sorted(windows), sys.argv[2:]):
         theirs = json.load(open(path))
         for kind in kinds:
-            t = theirs.get(kind, {"count": 0, "time_us": 0.0})
-            o = ours[pid][kind]
-            dc = (o["count"] - t["count"]) / t["count"] * 100 if t["count"] else 0.0
-            dt = (o["time_us"] - t["time_us"]) / t["time_us"] * 100 if t["time_us"] else 0.0
-            print(f"{pid:<8} {kind:7} {t['count']:>10} {o['count']:>8} {dc:>+6.2f}% "
-                  f"{t['time_us']:>14.1f} {o['time_us']:>12.1f} {dt:>+6.2f}%")
+            print_row(pid, kind, theirs.get(kind, empty), ours[pid][kind])
+        if replay_kernels[pid]:
+            kernels = theirs.get("kernel", empty)["count"]
+            print_row(pid, "all_kernels", {"count": kernels, "time_us": 0.0},
+                      {"count": ours[pid]["kernel"]["count"] + replay_kernels[pid], "time_us": 0.0})
 
 
 if __name__ == "__main__":

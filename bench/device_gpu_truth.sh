@@ -8,15 +8,17 @@
 # graph replays recorded whole, count and time, beside torch.profiler's. Fresh processes; with
 # ROUNDS > 1 the modes are interleaved within each round and every round is printed.
 # Usage: bench/device_gpu_truth.sh LIB VPROF [ROUNDS]
-# Modes: light (the default), all (VPROF_CUPTI_KINDS=all), light_memory (light,MEMORY2);
-# MODES="..." picks them.
+# Modes: light (the default), all (VPROF_CUPTI_KINDS=all), light_memory (light,MEMORY2), and
+# torchprof: torch.profiler a second time, held against its first run (how far two runs of the
+# workload differ: the floor under every comparison above). MODES="..." picks them (default: the
+# three vprof modes); WORKLOADS="..." picks among llama, graph and compiled.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 use_reporter "$2"
 rounds="${3:-1}"
 w=bench/workloads
 for round in $(seq 1 "$rounds"); do
-  for workload in llama graph compiled; do
+  for workload in ${WORKLOADS:-llama graph compiled}; do
     case $workload in
       llama) cmd=(python3 $w/llama_step.py --steps 10) ;;
       graph) cmd=(python3 $w/graph_step.py --replays 20) ;;
@@ -30,6 +32,17 @@ for round in $(seq 1 "$rounds"); do
     fi
     echo "round $round $workload torchprof: $(grep -E '_ms ' /tmp/gt.out)"
     for mode in ${MODES:-light all light_memory}; do
+      if [ "$mode" = torchprof ]; then
+        again=/tmp/gt-$workload-torchprof-again.json
+        rm -f "$again"
+        if timeout 300 "${cmd[@]}" --torch-profiler-out "$again" >/tmp/gt.out 2>/tmp/gt.err; then
+          echo "round $round $workload torchprof again: $(grep -E '_ms ' /tmp/gt.out)"
+          python3 bench/compare_gpu_capture.py --torch "$theirs" "$again"
+        else
+          echo "round $round $workload torchprof again failed: $(tail -2 /tmp/gt.err)"
+        fi
+        continue
+      fi
       kinds=()
       case $mode in
         all) kinds=(VPROF_CUPTI_KINDS=all) ;;

@@ -149,9 +149,9 @@ class ChromeProcessWriter : public TimelineSink {
         .Uint("correlation", record.correlation_id())
         .Uint("device", record.device())
         .Uint("stream", record.stream())
-        .Uint("graph id", record.graph_id())
-        .EndArgs()
-        .End();
+        .Uint("graph id", record.graph_id());
+    if (replay.kernels) events_.Uint("kernels", *replay.kernels);
+    events_.EndArgs().End();
     EndLaunchFlow(record.correlation_id(), track, replay.start_ns);
   }
 

@@ -165,6 +165,7 @@ class PerfettoProcessWriter : public TimelineSink {
     Start(GraphReplayName(record.graph_id()), "graph_replay");
     GpuWork(record.correlation_id());
     Uint("graph id", record.graph_id());
+    if (replay.kernels) Uint("kernels", *replay.kernels);
     HoldGpu(record.device(), record.stream(), replay.start_ns, record.duration_ns());
   }
 

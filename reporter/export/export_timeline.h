@@ -57,6 +57,8 @@ struct MemsetItem {
 struct GraphReplayItem {
   const vprof::trace::GpuGraphReplay& record;
   int64_t start_ns = 0;
+  // The kernels it ran, from its graph's node list; none: the trace has no list of it.
+  std::optional<uint64_t> kernels;
 };
 
 // What every timeline calls a replay recorded whole.

@@ -100,22 +100,11 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   for (const CopyRow& set : batch.memsets) record_.memset.Add(set.bytes, set.duration_ns);
   const vprof::trace::GpuBatch& others = batch.others;
   // A graph's node list comes before the records of its replays.
-  for (const auto& graph : others.graph_nodes()) {
-    uint64_t kernels = graph.unnamed_kernels();
-    for (const auto& named : graph.kernel()) kernels += named.count();
-    // A graph of many names comes in several messages with the same ids,
-    // each adding its names; a graph instantiated twice is listed twice.
-    uint64_t& listed = graph_list_kernels_[{graph.graph_id(), graph.graph_exec_id()}];
-    listed += kernels;
-    for (const uint32_t id : {graph.graph_id(), graph.graph_exec_id()}) {
-      if (id != 0) graph_kernels_[id] = listed;
-    }
-  }
+  for (const auto& graph : others.graph_nodes()) graph_kernels_.Add(graph);
   for (const GraphReplayRow& replay : batch.graph_replays) {
     record_.graph_replays.Add(0, replay.duration_ns);
-    const auto listed = graph_kernels_.find(replay.graph_id);
-    if (replay.graph_id != 0 && listed != graph_kernels_.end()) {
-      record_.graph_replay_kernels += listed->second;
+    if (const std::optional<uint64_t> kernels = graph_kernels_.Of(replay.graph_id)) {
+      record_.graph_replay_kernels += *kernels;
     } else {
       ++record_.graph_replays_unlisted;
     }

@@ -15,6 +15,7 @@
 
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/gpu/gpu_record.h"
+#include "reporter/gpu/graph_kernel_counts.h"
 #include "reporter/gpu/nccl_kernel_linker.h"
 #include "reporter/gpu/stream_wait_matcher.h"
 #include "reporter/trace/gpu_batch_records.h"
@@ -69,10 +70,7 @@ class GpuActivityReader {
   IidTable<ApiName> apis_by_iid_;
   NcclKernelLinker linker_;
   StreamWaitMatcher stream_waits_;
-  // Kernel nodes per CUDA graph (GpuGraphNodes, named and unnamed), by graph
-  // id and by executable graph id: a replay recorded whole ran that many.
-  std::unordered_map<uint32_t, uint64_t> graph_kernels_;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> graph_list_kernels_;  // (graph, exec) id
+  GraphKernelCounts graph_kernels_;  // what a replay recorded whole ran
 };
 
 }  // namespace vprof::reporter

@@ -6,11 +6,12 @@ treats each as compute work in its step, and both captures agree on what both re
 whole training step captured as one graph and replayed back to back, without NVTX ranges
 (sim_train --graph-step): the light default finds each replay's step from the graph's node list,
 read once as the graph was instantiated."""
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from harness import LIBVPROF, STANDINS, base_env, check, report_json, run, temp_dir  # noqa: E402
+from harness import LIBVPROF, STANDINS, VPROF, base_env, check, report_json, run, temp_dir  # noqa: E402
 
 STEPS, LAYERS, OPT_KERNELS, OPT_US = 4, 3, 3, 2000
 SIM = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STANDINS, "sim_train"),
@@ -29,11 +30,11 @@ def rank_of(kinds, sim=SIM, **extra_env):
     rep = report_json(trace_dir)
     ranks = [p for p in rep["processes"] if p["is_rank"]]
     check(len(ranks) == 1, f"{len(ranks)} ranks")
-    return ranks[0], rep["steps"]["ranks"][0], rep
+    return ranks[0], rep["steps"]["ranks"][0], rep, trace_dir
 
 
-light, light_steps, _ = rank_of("")
-full, full_steps, _ = rank_of("all")
+light, light_steps, _, _ = rank_of("")
+full, full_steps, _, _ = rank_of("all")
 
 check(light["gpu"]["capture"]["mode"] == "light" and full["gpu"]["capture"]["mode"] == "all",
       f"modes {light['gpu']['capture']['mode']}, {full['gpu']['capture']['mode']}")
@@ -80,7 +81,7 @@ for name, steps in (("light", light_steps), ("all", full_steps)):
               f"{name}: step compute {step['times']['compute_ns']} ns")
 # A libcupti that predates whole-graph records refuses GRAPH_TRACE: the light default then records
 # each node, silently, and the rest of the capture runs as before.
-old, _, _ = rank_of("", FAKE_CUPTI_NO_GRAPH_TRACE="1")
+old, _, _, _ = rank_of("", FAKE_CUPTI_NO_GRAPH_TRACE="1")
 gpu = old["gpu"]
 check(gpu["capture"]["state"] == "active" and gpu["capture"]["mode"] == "light",
       f"without GRAPH_TRACE: capture {gpu['capture']}")
@@ -100,7 +101,7 @@ GRAPH_STEP = [os.path.join(STANDINS, "sim_launch"), "-n", "1", os.path.join(STAN
 node_ns = (2 * G_LAYERS + OPT_KERNELS) * G_US * 1000
 for kinds in ("", "all"):
     name = kinds or "light"
-    rank, steps, rep = rank_of(kinds, sim=GRAPH_STEP)
+    rank, steps, rep, trace_dir = rank_of(kinds, sim=GRAPH_STEP)
     summary = rep["steps"]
     check(summary["source"] == "inferred_optimizer_kernels"
           and summary["steps_found"] == G_EAGER + G_STEPS,
@@ -129,6 +130,15 @@ for kinds in ("", "all"):
               f"light: {summary.get('graph_replays_recorded_whole')} replays recorded whole")
         check(all(step["launches"] == 1 for step in steps["steps"]),
               f"light: launches {[step['launches'] for step in steps['steps']]}")
+        # The timeline labels each replay with the kernels its graph's node list holds.
+        timeline = os.path.join(trace_dir, "timeline.json")
+        exported = run([VPROF, "export", "--format", "chrome", "-o", timeline, trace_dir])
+        check(exported.returncode == 0, f"light: export failed: {exported.stderr}")
+        with open(timeline) as f:
+            drawn = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "graph_replay"]
+        check(len(drawn) == G_STEPS
+              and all(e["args"].get("kernels") == 2 * G_LAYERS + OPT_KERNELS for e in drawn),
+              f"light: timeline replays {[e['args'] for e in drawn]}")
         top = rep["steps"]["ledger"]["lines"][0]
         check(top["cause"] == "compute" and top["phase"] == "cuda graph replay",
               f"light: first ledger line {top}")

@@ -10,9 +10,10 @@ fingerprints) are not the program's: the export files them under
 `vprof_kernel`, which is not counted; CUDA-graph replays that the
 light default records whole (`graph_replay`) are counted on a line of their
 own, since torch.profiler counts each node of them as a kernel
-(`VPROF_CUPTI_KINDS=all` records the nodes). The line "all_kernels" adds
-to the kernels recorded one by one those the replays ran, from each replay's
-"kernels" (its graph's node list): what torch.profiler counts as kernels.
+(`VPROF_CUPTI_KINDS=all` records the nodes). The lines "all_kernels" and
+"all_memsets" add to the kernels and memsets recorded one by one those the
+replays ran, from each replay's "kernels" and "memsets" (its graph's node
+list): what torch.profiler counts.
 
 With --torch, two torch.profiler runs' files are held against each other:
 how far two runs of the workload differ, the floor under any comparison of
@@ -70,7 +71,7 @@ def main():
         sys.exit(f"{len(windows)} processes with a 'measured' range, {len(sys.argv) - 2} torch.profiler files")
     kinds = ["nccl_kernel", *KINDS.values(), "graph_replay"]
     ours = {pid: {k: {"count": 0, "time_us": 0.0} for k in kinds} for pid in windows}
-    replay_kernels = {pid: 0 for pid in windows}
+    replay_nodes = {pid: {"kernel": 0, "memset": 0} for pid in windows}
     for e in events:
         kind = kind_of(e)
         if kind is None or e["pid"] not in windows:
@@ -80,17 +81,18 @@ def main():
             ours[e["pid"]][kind]["count"] += 1
             ours[e["pid"]][kind]["time_us"] += e["dur"]
             if kind == "graph_replay":
-                replay_kernels[e["pid"]] += e.get("args", {}).get("kernels", 0)
+                for node in replay_nodes[e["pid"]]:
+                    replay_nodes[e["pid"]][node] += e.get("args", {}).get(node + "s", 0)
     print_header("vprof")
     empty = {"count": 0, "time_us": 0.0}
     for pid, path in zip(sorted(windows), sys.argv[2:]):
         theirs = json.load(open(path))
         for kind in kinds:
             print_row(pid, kind, theirs.get(kind, empty), ours[pid][kind])
-        if replay_kernels[pid]:
-            kernels = theirs.get("kernel", empty)["count"]
-            print_row(pid, "all_kernels", {"count": kernels, "time_us": 0.0},
-                      {"count": ours[pid]["kernel"]["count"] + replay_kernels[pid], "time_us": 0.0})
+        if ours[pid]["graph_replay"]["count"]:
+            for node, ran in replay_nodes[pid].items():
+                print_row(pid, f"all_{node}s", {"count": theirs.get(node, empty)["count"], "time_us": 0.0},
+                          {"count": ours[pid][node]["count"] + ran, "time_us": 0.0})
 
 
 if __name__ == "__main__":

@@ -87,9 +87,11 @@ GraphNodeList ReadGraphNodes(const GraphDriver& driver, CUgraph graph) {
   std::unordered_map<std::string_view, size_t> index;  // views of the driver's names
   for (CUgraphNode node : nodes) {
     CUgraphNodeType type{};
-    if (driver.cuGraphNodeGetType(node, &type) != CUDA_SUCCESS ||
-        type != CU_GRAPH_NODE_TYPE_KERNEL) {
-      ++list.other_nodes;
+    if (driver.cuGraphNodeGetType(node, &type) != CUDA_SUCCESS) type = CU_GRAPH_NODE_TYPE_EMPTY;
+    if (type != CU_GRAPH_NODE_TYPE_KERNEL) {
+      ++(type == CU_GRAPH_NODE_TYPE_MEMSET   ? list.memset_nodes
+         : type == CU_GRAPH_NODE_TYPE_MEMCPY ? list.memcpy_nodes
+                                             : list.other_nodes);
       continue;
     }
     const char* name = KernelName(driver, node);
@@ -147,6 +149,8 @@ bool EncodeGraphNodeLists(TraceWriter& w, const std::vector<GraphNodeList>& list
       if (next == 0) {
         if (list.other_nodes) enc.AddVarint(f::kOtherNodes, list.other_nodes);
         if (list.unnamed_kernels) enc.AddVarint(f::kUnnamedKernels, list.unnamed_kernels);
+        if (list.memset_nodes) enc.AddVarint(f::kMemsetNodes, list.memset_nodes);
+        if (list.memcpy_nodes) enc.AddVarint(f::kMemcpyNodes, list.memcpy_nodes);
       }
       const size_t end = std::min(list.kernels.size(), next + kKernelsPerMessage);
       for (; next < end; ++next) {

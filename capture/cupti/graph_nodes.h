@@ -46,6 +46,8 @@ struct GraphNodeList {
   std::vector<GraphKernelCount> kernels;
   uint32_t other_nodes = 0;      // past kMaxGraphNodesRead too: their kind is not read
   uint32_t unnamed_kernels = 0;  // no name from the driver
+  uint32_t memset_nodes = 0;
+  uint32_t memcpy_nodes = 0;
 };
 
 // A graph of more nodes is read up to here (2 MiB of node handles).

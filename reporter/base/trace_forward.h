@@ -9,6 +9,7 @@
 namespace vprof::trace {
 
 class GpuCaptureStatus;
+class GpuGraphNodes;
 class GpuMemoryOp;
 class InjectionStatus;
 class LaunchCostCalibration;

@@ -150,7 +150,11 @@ class ChromeProcessWriter : public TimelineSink {
         .Uint("device", record.device())
         .Uint("stream", record.stream())
         .Uint("graph id", record.graph_id());
-    if (replay.kernels) events_.Uint("kernels", *replay.kernels);
+    if (replay.nodes) {
+      events_.Uint("kernels", replay.nodes->kernels)
+          .Uint("memsets", replay.nodes->memsets)
+          .Uint("memcpys", replay.nodes->memcpys);
+    }
     events_.EndArgs().End();
     EndLaunchFlow(record.correlation_id(), track, replay.start_ns);
   }

@@ -165,7 +165,11 @@ class PerfettoProcessWriter : public TimelineSink {
     Start(GraphReplayName(record.graph_id()), "graph_replay");
     GpuWork(record.correlation_id());
     Uint("graph id", record.graph_id());
-    if (replay.kernels) Uint("kernels", *replay.kernels);
+    if (replay.nodes) {
+      Uint("kernels", replay.nodes->kernels);
+      Uint("memsets", replay.nodes->memsets);
+      Uint("memcpys", replay.nodes->memcpys);
+    }
     HoldGpu(record.device(), record.stream(), replay.start_ns, record.duration_ns());
   }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "reporter/export/export_nccl_links.h"
+#include "reporter/gpu/graph_node_counts.h"
 #include "vprof_trace.pb.h"
 
 namespace vprof::reporter {
@@ -57,8 +58,8 @@ struct MemsetItem {
 struct GraphReplayItem {
   const vprof::trace::GpuGraphReplay& record;
   int64_t start_ns = 0;
-  // The kernels it ran, from its graph's node list; none: the trace has no list of it.
-  std::optional<uint64_t> kernels;
+  // What it ran, from its graph's node list; none: the trace has no list of it.
+  std::optional<GraphNodes> nodes;
 };
 
 // What every timeline calls a replay recorded whole.

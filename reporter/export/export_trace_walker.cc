@@ -7,7 +7,7 @@
 
 #include "reporter/export/export_event_writer.h"
 #include "reporter/gpu/export_names.h"
-#include "reporter/gpu/graph_kernel_counts.h"
+#include "reporter/gpu/graph_node_counts.h"
 #include "reporter/gpu/memory_events.h"
 #include "reporter/gpu/vprof_kernels.h"
 #include "reporter/trace/trace_names.h"
@@ -115,12 +115,12 @@ class TraceWalker {
       sink_.Memset({set, OnTimeline(set.start_ns()), links_.AddCopyOrSet(set.correlation_id())});
     }
     // A graph's node list comes before the records of its replays.
-    for (const auto& graph : batch.graph_nodes()) graph_kernels_.Add(graph);
+    for (const auto& graph : batch.graph_nodes()) graph_nodes_.Add(graph);
     for (const auto& replay : batch.graph_replay()) {
       // CUPTI could not time it: nothing to draw.
       if (replay.start_ns() == 0) continue;
       sink_.GraphReplay(
-          {replay, OnTimeline(replay.start_ns()), graph_kernels_.Of(replay.graph_id())});
+          {replay, OnTimeline(replay.start_ns()), graph_nodes_.Of(replay.graph_id())});
     }
     for (const auto& op : batch.memory()) {
       if (const std::optional<int64_t> delta = DeviceMemoryDelta(op)) {
@@ -203,7 +203,7 @@ class TraceWalker {
   std::unordered_map<uint64_t, KernelName> kernel_names_;  // by iid
   std::unordered_map<uint64_t, PluginComm> plugin_comms_;  // by context_id
   NcclLaunchLinks links_;
-  GraphKernelCounts graph_kernels_;
+  GraphNodeCounts graph_nodes_;
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> communicators_;  // id → size, rank
   std::vector<MemoryHeldItem> memory_changes_;  // bytes: the change, + allocated, - released
 };

@@ -15,6 +15,7 @@
 #include "reporter/base/trace_forward.h"
 #include "reporter/collectives/collective_stats.h"
 #include "reporter/collectives/nccl_function.h"
+#include "reporter/gpu/graph_node_counts.h"
 #include "reporter/gpu/memory_events.h"
 
 namespace vprof::reporter {
@@ -144,9 +145,9 @@ struct GpuRecord {
   // CUDA-graph replays recorded whole (GpuGraphReplay, the light plan's
   // GRAPH_TRACE): their nodes are in no kernel, copy or memset figure.
   ActivityTotals graph_replays;
-  // The kernels those replays ran, from their graphs' node lists
-  // (GpuGraphNodes), and the replays of a graph whose list the trace lacks.
-  uint64_t graph_replay_kernels = 0;
+  // The kernels, fills and copies those replays ran, from their graphs' node
+  // lists (GpuGraphNodes), and the replays of a graph whose list the trace lacks.
+  GraphNodes graph_replay_nodes;
   uint64_t graph_replays_unlisted = 0;
   // By CUPTI device id, which is the CUDA device ordinal in the process
   // (CommunicatorMembership::cuda_device). One entry per GPU, never per record.

@@ -139,12 +139,12 @@ struct GpuReport {
   uint64_t batches = 0;
   ActivityTotals kernels;
   ActivityTotals memcpy;
-  ActivityTotals peer_copies;         // of memcpy, those between two GPUs (PtoP)
-  ActivityTotals pageable_copies;     // of memcpy, those from or into pageable host memory
-  ActivityTotals pinned_copies;       // of memcpy, those from or into pinned host memory only
-  ActivityTotals vprof_kernels;       // vprof's own (collective fingerprints), in no other figure
-  ActivityTotals graph_replays;       // recorded whole: their nodes are in no kernel or copy figure
-  uint64_t graph_replay_kernels = 0;  // the kernels they ran, from the graphs' node lists
+  ActivityTotals peer_copies;      // of memcpy, those between two GPUs (PtoP)
+  ActivityTotals pageable_copies;  // of memcpy, those from or into pageable host memory
+  ActivityTotals pinned_copies;    // of memcpy, those from or into pinned host memory only
+  ActivityTotals vprof_kernels;    // vprof's own (collective fingerprints), in no other figure
+  ActivityTotals graph_replays;    // recorded whole: their nodes are in no kernel or copy figure
+  GraphNodes graph_replay_nodes;   // the kernels, fills and copies they ran, from the node lists
   uint64_t graph_replays_unlisted = 0;  // replays of a graph whose node list was not recorded
   ActivityTotals memset;
   ActivityTotals syncs;

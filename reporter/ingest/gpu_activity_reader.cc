@@ -100,11 +100,14 @@ void GpuActivityReader::AddBatch(const GpuBatchRecords& batch) {
   for (const CopyRow& set : batch.memsets) record_.memset.Add(set.bytes, set.duration_ns);
   const vprof::trace::GpuBatch& others = batch.others;
   // A graph's node list comes before the records of its replays.
-  for (const auto& graph : others.graph_nodes()) graph_kernels_.Add(graph);
+  for (const auto& graph : others.graph_nodes()) graph_nodes_.Add(graph);
   for (const GraphReplayRow& replay : batch.graph_replays) {
     record_.graph_replays.Add(0, replay.duration_ns);
-    if (const std::optional<uint64_t> kernels = graph_kernels_.Of(replay.graph_id)) {
-      record_.graph_replay_kernels += *kernels;
+    if (const std::optional<GraphNodes> nodes = graph_nodes_.Of(replay.graph_id)) {
+      GraphNodes& ran = record_.graph_replay_nodes;
+      ran.kernels = SaturatingAdd(ran.kernels, nodes->kernels);
+      ran.memsets = SaturatingAdd(ran.memsets, nodes->memsets);
+      ran.memcpys = SaturatingAdd(ran.memcpys, nodes->memcpys);
     } else {
       ++record_.graph_replays_unlisted;
     }

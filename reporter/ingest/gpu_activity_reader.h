@@ -15,7 +15,7 @@
 
 #include "reporter/collectives/nccl_function.h"
 #include "reporter/gpu/gpu_record.h"
-#include "reporter/gpu/graph_kernel_counts.h"
+#include "reporter/gpu/graph_node_counts.h"
 #include "reporter/gpu/nccl_kernel_linker.h"
 #include "reporter/gpu/stream_wait_matcher.h"
 #include "reporter/trace/gpu_batch_records.h"
@@ -70,7 +70,7 @@ class GpuActivityReader {
   IidTable<ApiName> apis_by_iid_;
   NcclKernelLinker linker_;
   StreamWaitMatcher stream_waits_;
-  GraphKernelCounts graph_kernels_;  // what a replay recorded whole ran
+  GraphNodeCounts graph_nodes_;  // what a replay recorded whole ran
 };
 
 }  // namespace vprof::reporter

@@ -116,7 +116,9 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
       json.Object("graph_replays", [&] {
         json.Field("count", gpu.graph_replays.count);
         json.Field("total_ns", gpu.graph_replays.total_ns);
-        json.Field("kernels", gpu.graph_replay_kernels);
+        json.Field("kernels", gpu.graph_replay_nodes.kernels);
+        json.Field("memsets", gpu.graph_replay_nodes.memsets);
+        json.Field("memcpys", gpu.graph_replay_nodes.memcpys);
         json.Field("unlisted", gpu.graph_replays_unlisted);
       });
     }

@@ -93,8 +93,10 @@ std::string GraphReplaysText(const GpuReport& gpu) {
   const uint64_t unlisted = gpu.graph_replays_unlisted;
   std::string ran;
   if (unlisted < replays.count) {
-    ran = ", running " + std::to_string(gpu.graph_replay_kernels) +
-          " kernels by their graphs' node lists";
+    const GraphNodes& nodes = gpu.graph_replay_nodes;
+    ran = ", running " + std::to_string(nodes.kernels) + " kernels, " +
+          std::to_string(nodes.memsets) + " memsets and " + std::to_string(nodes.memcpys) +
+          " copies by their graphs' node lists";
     if (unlisted > 0) ran += ", " + std::to_string(unlisted) + " replays of graphs not listed";
   } else {
     ran = ", their graphs' node lists not recorded";

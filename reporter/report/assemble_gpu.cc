@@ -174,7 +174,7 @@ GpuReport ToGpuReport(const GpuRecord& record) {
   report.pinned_copies = record.pinned_copies;
   report.vprof_kernels = record.vprof_kernels;
   report.graph_replays = record.graph_replays;
-  report.graph_replay_kernels = record.graph_replay_kernels;
+  report.graph_replay_nodes = record.graph_replay_nodes;
   report.graph_replays_unlisted = record.graph_replays_unlisted;
   report.memset = record.memset;
   report.syncs = record.syncs;

@@ -120,7 +120,9 @@ GpuTotals EncodeGpu(const GpuRecord& record) {
   // Written only when recorded, so that a summary of traces without them is the same bytes.
   if (record.graph_replays.count) {
     EncodeActivity(record.graph_replays, totals.mutable_graph_replays());
-    totals.set_graph_replay_kernels(record.graph_replay_kernels);
+    totals.set_graph_replay_kernels(record.graph_replay_nodes.kernels);
+    totals.set_graph_replay_memsets(record.graph_replay_nodes.memsets);
+    totals.set_graph_replay_memcpys(record.graph_replay_nodes.memcpys);
     totals.set_graph_replays_unlisted(record.graph_replays_unlisted);
   }
   for (const auto& [id, device] : record.devices) {
@@ -160,7 +162,8 @@ GpuRecord DecodeGpu(const GpuTotals& totals) {
   record.pinned_copies = DecodeActivity(totals.pinned_copies());
   record.vprof_kernels = DecodeActivity(totals.vprof_kernels());
   record.graph_replays = DecodeActivity(totals.graph_replays());
-  record.graph_replay_kernels = totals.graph_replay_kernels();
+  record.graph_replay_nodes = {totals.graph_replay_kernels(), totals.graph_replay_memsets(),
+                               totals.graph_replay_memcpys()};
   record.graph_replays_unlisted = totals.graph_replays_unlisted();
   for (const auto& row : totals.devices()) record.devices[row.id()] = {row.uuid(), row.name()};
   return record;

@@ -1,7 +1,7 @@
 // A CUDA graph's node list read through a GraphDriver whose functions are the
-// test's (a graph held in memory: kernels by name, copies, a kernel whose name
-// the driver cannot give), then encoded into a trace file and read back with
-// libprotobuf.
+// test's (a graph held in memory: kernels by name, copies, fills, an event
+// record, a kernel whose name the driver cannot give), then encoded into a
+// trace file and read back with libprotobuf.
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
@@ -12,9 +12,18 @@
 
 namespace {
 
-// The test's graph: one entry per node, nullptr for a copy, "" for a kernel
-// whose name the driver does not know.
-std::vector<const char*> g_nodes;
+// The test's graph: one entry per node; a kernel's name, "" for a kernel whose
+// name the driver does not know.
+struct TestNode {
+  CUgraphNodeType type;
+  const char* name;
+};
+std::vector<TestNode> g_nodes;
+
+TestNode Kernel(const char* name) { return {CU_GRAPH_NODE_TYPE_KERNEL, name}; }
+constexpr TestNode kCopy{CU_GRAPH_NODE_TYPE_MEMCPY, nullptr};
+constexpr TestNode kFill{CU_GRAPH_NODE_TYPE_MEMSET, nullptr};
+constexpr TestNode kEventRecord{CU_GRAPH_NODE_TYPE_EVENT_RECORD, nullptr};
 
 CUgraphNode Handle(size_t i) { return reinterpret_cast<CUgraphNode>(i + 1); }
 size_t Index(const void* handle) { return reinterpret_cast<size_t>(handle) - 1; }
@@ -30,7 +39,7 @@ CUresult CUDAAPI get_nodes(CUgraph, CUgraphNode* nodes, size_t* count) {
 }
 
 CUresult CUDAAPI node_type(CUgraphNode node, CUgraphNodeType* type) {
-  *type = g_nodes[Index(node)] ? CU_GRAPH_NODE_TYPE_KERNEL : CU_GRAPH_NODE_TYPE_MEMCPY;
+  *type = g_nodes[Index(node)].type;
   return CUDA_SUCCESS;
 }
 
@@ -41,7 +50,7 @@ CUresult CUDAAPI kernel_params(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS* params
 }
 
 CUresult CUDAAPI func_name(const char** name, CUfunction func) {
-  const char* known = g_nodes[Index(func)];
+  const char* known = g_nodes[Index(func)].name;
   if (*known == '\0') return CUDA_ERROR_NOT_FOUND;
   *name = known;
   return CUDA_SUCCESS;
@@ -65,20 +74,33 @@ struct GraphTrace : TraceInTempDir {
 }  // namespace
 
 TEST_CASE("a graph's node list counts kernels by name in first-seen order, and the rest") {
-  g_nodes = {"gemm", nullptr, "softmax", "gemm", "", "multi_tensor_apply_kernel", nullptr, "gemm"};
+  g_nodes = {Kernel("gemm"),
+             kCopy,
+             Kernel("softmax"),
+             kFill,
+             Kernel("gemm"),
+             Kernel(""),
+             kEventRecord,
+             Kernel("multi_tensor_apply_kernel"),
+             kCopy,
+             Kernel("gemm"),
+             kFill,
+             kFill};
   const vprof::GraphNodeList list = vprof::ReadGraphNodes(TestDriver(true), TestGraph());
   REQUIRE(list.kernels.size() == 3);
   CHECK((list.kernels[0].name == "gemm" && list.kernels[0].count == 3));
   CHECK((list.kernels[1].name == "softmax" && list.kernels[1].count == 1));
   CHECK((list.kernels[2].name == "multi_tensor_apply_kernel" && list.kernels[2].count == 1));
-  CHECK(list.other_nodes == 2);
+  CHECK(list.memcpy_nodes == 2);
+  CHECK(list.memset_nodes == 3);
+  CHECK(list.other_nodes == 1);
   CHECK(list.unnamed_kernels == 1);
 
   // A driver without cuFuncGetName (older than CUDA 12.3): every kernel unnamed, none lost.
   const vprof::GraphNodeList unnamed = vprof::ReadGraphNodes(TestDriver(false), TestGraph());
   CHECK(unnamed.kernels.empty());
   CHECK(unnamed.unnamed_kernels == 6);
-  CHECK(unnamed.other_nodes == 2);
+  CHECK((unnamed.memcpy_nodes == 2 && unnamed.memset_nodes == 3 && unnamed.other_nodes == 1));
 }
 
 TEST_CASE_METHOD(GraphTrace, "node lists are written in messages of at most 32 names") {
@@ -87,6 +109,8 @@ TEST_CASE_METHOD(GraphTrace, "node lists are written in messages of at most 32 n
   many.graph_id = 5;
   many.graph_exec_id = 9;
   many.other_nodes = 4;
+  many.memset_nodes = 7;
+  many.memcpy_nodes = 8;
   for (uint32_t i = 0; i < 70; ++i) many.kernels.push_back({"k" + std::to_string(i), i + 1});
   vprof::GraphNodeList empty;  // graph 6: no kernel, still said
   empty.graph_id = 6;
@@ -95,7 +119,7 @@ TEST_CASE_METHOD(GraphTrace, "node lists are written in messages of at most 32 n
 
   std::map<uint64_t, std::string> names;
   std::map<uint32_t, std::map<std::string, uint32_t>> kernels;  // by graph id
-  std::map<uint32_t, uint32_t> messages, others, unnamed, exec_ids;
+  std::map<uint32_t, uint32_t> messages, others, unnamed, exec_ids, fills, copies;
   for (const auto& p : finished_packets()) {
     if (p.has_interned_string()) names[p.interned_string().iid()] = p.interned_string().str();
     if (!p.has_gpu_batch()) continue;
@@ -104,6 +128,8 @@ TEST_CASE_METHOD(GraphTrace, "node lists are written in messages of at most 32 n
       CHECK(graph.kernel_size() <= 32);
       exec_ids[graph.graph_id()] = graph.graph_exec_id();
       others[graph.graph_id()] += graph.other_nodes();
+      fills[graph.graph_id()] += graph.memset_nodes();
+      copies[graph.graph_id()] += graph.memcpy_nodes();
       unnamed[graph.graph_id()] += graph.unnamed_kernels();
       for (const auto& kernel : graph.kernel()) {
         REQUIRE(names.count(kernel.name_iid()) == 1);  // names precede their use
@@ -115,6 +141,7 @@ TEST_CASE_METHOD(GraphTrace, "node lists are written in messages of at most 32 n
   CHECK(messages[6] == 1);
   CHECK(exec_ids[5] == 9);
   CHECK(others[5] == 4);  // said once, not once per message
+  CHECK((fills[5] == 7 && copies[5] == 8));
   CHECK(unnamed[6] == 2);
   REQUIRE(kernels[5].size() == 70);
   for (uint32_t i = 0; i < 70; ++i) CHECK(kernels[5]["k" + std::to_string(i)] == i + 1);

@@ -141,8 +141,11 @@ TEST_CASE("two hosts summarized apart merge into the report of the whole folder"
     INFO("rank " << *process.rank);
     CHECK(process.gpu.graph_replays.count == 6);
     CHECK(process.gpu.graph_replays.total_ns == 6 * (40'000 + *process.rank));
-    // Rank 1's graph listed with 6 kernel nodes; rank 2's not listed.
-    CHECK(process.gpu.graph_replay_kernels == (process.rank == 1 ? 36u : 0u));
+    // Rank 1's graph listed with 6 kernel nodes, 2 fills and a copy; rank 2's not listed.
+    const GraphNodes& ran = process.gpu.graph_replay_nodes;
+    CHECK(ran.kernels == (process.rank == 1 ? 36u : 0u));
+    CHECK(ran.memsets == (process.rank == 1 ? 12u : 0u));
+    CHECK(ran.memcpys == (process.rank == 1 ? 6u : 0u));
     CHECK(process.gpu.graph_replays_unlisted == (process.rank == 1 ? 0u : 6u));
   }
   REQUIRE(report.consistency);

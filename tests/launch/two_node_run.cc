@@ -204,9 +204,10 @@ void WriteRank(const std::string& directory, uint32_t rank, const std::vector<St
     if (step == kCutAfterStep + 1) cut_at = trace.bytes().size() + 20;
     trace.AddBatch(batch);
     GpuBatchBuilder gpu(trace);
-    // Rank 1's graph was listed as it was instantiated (6 kernel nodes); rank 2's was not.
+    // Rank 1's graph was listed as it was instantiated (6 kernel nodes, 2 fills, a copy); rank
+    // 2's was not.
     if (rank == 1 && step == 0) {
-      gpu.GraphNodes(kReplayedGraph, 1, {{"sim_fwd_kernel", 3}, {"sim_bwd_kernel", 2}}, 1);
+      gpu.GraphNodes(kReplayedGraph, 1, {{"sim_fwd_kernel", 3}, {"sim_bwd_kernel", 2}}, 1, 2, 1);
     }
     if (rank == 1 || rank == 2) gpu.GraphReplay(kReplayedGraph, 40'000 + rank);
     gpu.External(call_id, correlation)

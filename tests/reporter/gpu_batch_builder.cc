@@ -35,11 +35,14 @@ GpuBatchBuilder& GpuBatchBuilder::GraphReplay(uint32_t graph_id, uint64_t durati
 
 GpuBatchBuilder& GpuBatchBuilder::GraphNodes(
     uint32_t graph_id, uint32_t graph_exec_id,
-    const std::vector<std::pair<std::string_view, uint32_t>>& kernels, uint32_t unnamed_kernels) {
+    const std::vector<std::pair<std::string_view, uint32_t>>& kernels, uint32_t unnamed_kernels,
+    uint32_t memsets, uint32_t memcpys) {
   vprof::trace::GpuGraphNodes& graph = *batch_.add_graph_nodes();
   graph.set_graph_id(graph_id);
   graph.set_graph_exec_id(graph_exec_id);
   graph.set_unnamed_kernels(unnamed_kernels);
+  graph.set_memset_nodes(memsets);
+  graph.set_memcpy_nodes(memcpys);
   for (const auto& [name, count] : kernels) {
     vprof::trace::GraphKernelNodes& named = *graph.add_kernel();
     named.set_name_iid(trace_.Intern(name));

@@ -23,10 +23,12 @@ class GpuBatchBuilder {
   GpuBatchBuilder& Memset(uint64_t bytes, uint64_t duration_ns);
   // A CUDA-graph replay recorded whole.
   GpuBatchBuilder& GraphReplay(uint32_t graph_id, uint64_t duration_ns);
-  // A graph's node list (GpuGraphNodes): its kernel nodes by name, and those without one.
+  // A graph's node list (GpuGraphNodes): its kernel nodes by name, those without one, its fill
+  // and copy nodes.
   GpuBatchBuilder& GraphNodes(uint32_t graph_id, uint32_t graph_exec_id,
                               const std::vector<std::pair<std::string_view, uint32_t>>& kernels,
-                              uint32_t unnamed_kernels = 0);
+                              uint32_t unnamed_kernels = 0, uint32_t memsets = 0,
+                              uint32_t memcpys = 0);
   GpuBatchBuilder& Sync(uint32_t type, uint64_t duration_ns, uint32_t stream = 0,
                         uint64_t event_sync_id = 0);
   GpuBatchBuilder& EventRecord(uint32_t stream, uint64_t event_sync_id, uint32_t cuda_event = 1);

@@ -124,20 +124,23 @@ for kinds in ("", "all"):
     check("Outside the steps" not in labels, f"{name}: the Summary describes part of the run")
     if not kinds:
         replays = rank["gpu"]["graph_replays"]
-        check(replays["kernels"] == G_STEPS * (2 * G_LAYERS + OPT_KERNELS),
-              f"light: whole-step replays ran {replays['kernels']} kernels")
+        # Each step's graph: its kernels and the fill that zeroes the gradients first.
+        check(replays["kernels"] == G_STEPS * (2 * G_LAYERS + OPT_KERNELS)
+              and replays["memsets"] == G_STEPS and replays["memcpys"] == 0,
+              f"light: whole-step replays ran {replays}")
         check(summary.get("graph_replays_recorded_whole") == G_STEPS,
               f"light: {summary.get('graph_replays_recorded_whole')} replays recorded whole")
         check(all(step["launches"] == 1 for step in steps["steps"]),
               f"light: launches {[step['launches'] for step in steps['steps']]}")
-        # The timeline labels each replay with the kernels its graph's node list holds.
+        # The timeline labels each replay with the kernels and fills its graph's node list holds.
         timeline = os.path.join(trace_dir, "timeline.json")
         exported = run([VPROF, "export", "--format", "chrome", "-o", timeline, trace_dir])
         check(exported.returncode == 0, f"light: export failed: {exported.stderr}")
         with open(timeline) as f:
             drawn = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "graph_replay"]
         check(len(drawn) == G_STEPS
-              and all(e["args"].get("kernels") == 2 * G_LAYERS + OPT_KERNELS for e in drawn),
+              and all(e["args"].get("kernels") == 2 * G_LAYERS + OPT_KERNELS
+                      and e["args"].get("memsets") == 1 for e in drawn),
               f"light: timeline replays {[e['args'] for e in drawn]}")
         top = rep["steps"]["ledger"]["lines"][0]
         check(top["cause"] == "compute" and top["phase"] == "cuda graph replay",

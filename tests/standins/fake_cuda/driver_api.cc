@@ -10,7 +10,7 @@
 // stream fail with the driver's codes. A stream is capturing between the fake runtime's
 // cudaStreamBeginCapture and cudaStreamEndCapture. The graph functions of
 // capture/cupti/graph_driver_functions.def read the fake runtime's graphs: a node is a kernel
-// (named as its records name it) or, for a copy or fill, a memcpy node.
+// (named as its records name it), a memcpy node or a memset node.
 #include <cuda.h>
 
 #include <algorithm>
@@ -43,19 +43,15 @@ CUresult Status(cudaError_t e) {
   return e == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-// A graph node handed out by cuGraphGetNodes: its kernel's name, null for a copy or fill. A
-// kernel node's CUfunction is the node's own handle. Kept for the process's life (a graph's
-// nodes are read once, at its instantiation).
-struct GraphNode {
-  const char* name;
-};
+// A graph node handed out by cuGraphGetNodes. A kernel node's CUfunction is the node's own
+// handle. Kept for the process's life (a graph's nodes are read once, at its instantiation).
 std::mutex g_nodes_lock;
-std::deque<GraphNode> g_nodes;
+std::deque<FakeGraphNode> g_nodes;
 
 // The node behind a handle cuGraphGetNodes gave, or null.
-const GraphNode* FindNode(const void* handle) {
+const FakeGraphNode* FindNode(const void* handle) {
   const std::lock_guard<std::mutex> lock(g_nodes_lock);
-  for (const GraphNode& node : g_nodes) {
+  for (const FakeGraphNode& node : g_nodes) {
     if (&node == handle) return &node;
   }
   return nullptr;
@@ -268,32 +264,34 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
 
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
   if (hGraph == nullptr || numNodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const size_t count = fakeCudartGraphNodeNames(hGraph, nullptr, 0);
+  const size_t count = fakeCudartGraphNodes(hGraph, nullptr, 0);
   if (nodes == nullptr) {
     *numNodes = count;
     return CUDA_SUCCESS;
   }
-  std::vector<const char*> names(count);
-  fakeCudartGraphNodeNames(hGraph, names.data(), names.size());
+  std::vector<FakeGraphNode> found(count);
+  fakeCudartGraphNodes(hGraph, found.data(), found.size());
   const size_t given = std::min(*numNodes, count);
   const std::lock_guard<std::mutex> lock(g_nodes_lock);
   for (size_t i = 0; i < given; ++i) {
-    nodes[i] = reinterpret_cast<CUgraphNode>(&g_nodes.emplace_back(GraphNode{names[i]}));
+    nodes[i] = reinterpret_cast<CUgraphNode>(&g_nodes.emplace_back(found[i]));
   }
   *numNodes = given;
   return CUDA_SUCCESS;
 }
 
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
-  const GraphNode* node = FindNode(hNode);
+  const FakeGraphNode* node = FindNode(hNode);
   if (node == nullptr || type == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *type = node->name != nullptr ? CU_GRAPH_NODE_TYPE_KERNEL : CU_GRAPH_NODE_TYPE_MEMCPY;
+  *type = node->kind == kFakeGraphKernel ? CU_GRAPH_NODE_TYPE_KERNEL
+          : node->kind == kFakeGraphFill ? CU_GRAPH_NODE_TYPE_MEMSET
+                                         : CU_GRAPH_NODE_TYPE_MEMCPY;
   return CUDA_SUCCESS;
 }
 
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) {
-  const GraphNode* node = FindNode(hNode);
-  if (node == nullptr || node->name == nullptr || nodeParams == nullptr) {
+  const FakeGraphNode* node = FindNode(hNode);
+  if (node == nullptr || node->kernel_name == nullptr || nodeParams == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   *nodeParams = CUDA_KERNEL_NODE_PARAMS{};
@@ -304,11 +302,11 @@ CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAM
 }
 
 CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
-  const GraphNode* node = FindNode(hfunc);
-  if (node == nullptr || node->name == nullptr || name == nullptr) {
+  const FakeGraphNode* node = FindNode(hfunc);
+  if (node == nullptr || node->kernel_name == nullptr || name == nullptr) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  *name = node->name;
+  *name = node->kernel_name;
   return CUDA_SUCCESS;
 }
 

@@ -62,10 +62,18 @@ struct FakeActivitySink {
 // finds it with dlsym and registers its sink, which must live until the process exits.
 void fakeCudartSetActivitySink(const FakeActivitySink* sink);
 
-// For the fake libcuda's cuGraphGetNodes and node queries: the name of each node of `graph`, in
-// capture order, as its kernel records would name it; null for a copy or fill. Fills at most
-// `capacity` names and returns the graph's node count; 0 for an unknown graph.
-size_t fakeCudartGraphNodeNames(const void* graph, const char** names, size_t capacity);
+// A graph's node as the fake libcuda's node queries see it: its kind and, for a kernel, its name
+// as its kernel records would name it (null for a copy or fill).
+enum FakeGraphNodeKind { kFakeGraphKernel, kFakeGraphCopy, kFakeGraphFill };
+struct FakeGraphNode {
+  enum FakeGraphNodeKind kind;
+  const char* kernel_name;
+};
+
+// For the fake libcuda's cuGraphGetNodes and node queries: the nodes of `graph` in capture
+// order. Fills at most `capacity` of them and returns the graph's node count; 0 for an unknown
+// graph.
+size_t fakeCudartGraphNodes(const void* graph, struct FakeGraphNode* nodes, size_t capacity);
 
 }  // extern "C"
 

@@ -43,15 +43,21 @@ std::shared_ptr<EventRecord> GraphExec::NextLaunch(std::shared_ptr<EventRecord>*
 
 }  // namespace fake_cudart
 
-extern "C" __attribute__((visibility("default"))) size_t fakeCudartGraphNodeNames(
-    const void* graph, const char** names, size_t capacity) {
+extern "C" __attribute__((visibility("default"))) size_t fakeCudartGraphNodes(const void* graph,
+                                                                              FakeGraphNode* out,
+                                                                              size_t capacity) {
   const auto found = fake_cudart::Runtime::Get().FindGraph(
       reinterpret_cast<cudaGraph_t>(const_cast<void*>(graph)));
   if (!found) return 0;
   const std::vector<fake_cudart::GraphNode> nodes = found->Nodes();
   for (size_t i = 0; i < nodes.size() && i < capacity; ++i) {
-    const auto* kernel = std::get_if<fake_cudart::KernelOp>(&nodes[i].op);
-    names[i] = kernel ? fake_cudart::KernelRecordName(kernel->func, kernel->name) : nullptr;
+    if (const auto* kernel = std::get_if<fake_cudart::KernelOp>(&nodes[i].op)) {
+      out[i] = {kFakeGraphKernel, fake_cudart::KernelRecordName(kernel->func, kernel->name)};
+    } else {
+      out[i] = {std::holds_alternative<fake_cudart::FillOp>(nodes[i].op) ? kFakeGraphFill
+                                                                         : kFakeGraphCopy,
+                nullptr};
+    }
   }
   return nodes.size();
 }

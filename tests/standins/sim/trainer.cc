@@ -39,10 +39,12 @@ struct Resources {
   char* input_host = nullptr;
   bool input_pinned = false;
   char* input_device = nullptr;
+  float* grads = nullptr;  // --graph-step: the gradients each step zeroes first
   ~Resources() {
     cudaFree(metrics_send);
     cudaFree(metrics_recv);
     cudaFree(weights);
+    cudaFree(grads);
     cudaFree(peer_send);
     cudaFree(peer_recv);
     cudaFree(tp_send);
@@ -258,9 +260,15 @@ bool CaptureOptimizer(const SimOptions& options, Resources* res, std::string* er
                error);
 }
 
-// One step's kernels of --graph-step, queued on `stream` (run, or captured into a graph).
-bool LaunchWholeStep(const SimOptions& options, cudaStream_t stream, std::string* error) {
-  bool launched = true;
+// The gradients --graph-step zeroes at each step's start.
+constexpr size_t kGradElems = 1024;
+
+// One step's work of --graph-step, queued on `stream` (run, or captured into a graph): the
+// gradients zeroed (a fill), then the kernels.
+bool LaunchWholeStep(const SimOptions& options, float* grads, cudaStream_t stream,
+                     std::string* error) {
+  bool launched =
+      Check(cudaMemsetAsync(grads, 0, kGradElems * sizeof(float), stream), "zero_grad", error);
   for (int layer = 0; layer < options.layers && launched; ++layer) {
     launched = Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, stream), "forward", error);
   }
@@ -277,21 +285,23 @@ bool LaunchWholeStep(const SimOptions& options, cudaStream_t stream, std::string
 // Eager steps before the capture, as PyTorch's recipe warms a graph's work up.
 constexpr int kEagerWarmupSteps = 2;
 
-// --graph-step: kEagerWarmupSteps eager steps (forward's and backward's kernels, then
+// --graph-step: kEagerWarmupSteps eager steps (the gradients zeroed, forward's and backward's
+// kernels, then
 // --opt-kernels kernels of a fused optimizer), then one step captured into a CUDA graph and
 // replayed --steps times back to back, then synchronized: a training step run as one graph
 // (torch.cuda.make_graphed_callables, or torch.compile's reduce-overhead mode around the whole
 // step). No NVTX range and no collective: only the graph's node list says where the replays'
 // steps are.
 bool RunGraphSteps(const SimOptions& options, Resources* res, std::string* error) {
+  if (!Allocate(&res->grads, kGradElems, error)) return false;
   for (int step = 0; step < kEagerWarmupSteps; ++step) {
-    if (!LaunchWholeStep(options, res->compute, error)) return false;
+    if (!LaunchWholeStep(options, res->grads, res->compute, error)) return false;
   }
   if (!Check(cudaStreamBeginCapture(res->compute, cudaStreamCaptureModeGlobal),
              "cudaStreamBeginCapture", error)) {
     return false;
   }
-  const bool launched = LaunchWholeStep(options, res->compute, error);
+  const bool launched = LaunchWholeStep(options, res->grads, res->compute, error);
   // Ended also after a failed launch, so the stream is not left capturing.
   const cudaError_t ended = cudaStreamEndCapture(res->compute, &res->opt_graph);
   if (!launched || !Check(ended, "cudaStreamEndCapture", error) ||

@@ -6,7 +6,7 @@ peak RSS, one line per shape. Targets (the scale issue): at least 5 M events
 per CPU-second and at most 1 GiB peak RSS.
 
   bench/scale/run_scale.py --build build [--work DIR] [--keep]
-                           [--repeat N] [--baseline VPROF] [SHAPE ...]
+                           [--repeat N] [--baseline VPROF] [--jobs J,...] [SHAPE ...]
 
 SHAPE is small (8 x 100k), 8x10M, 1024x100k (the default: these three), or
 8x1M and 1024x10k (a tenth of the events: memory should not grow with them). The
@@ -17,6 +17,11 @@ afterwards unless --keep; 8x10M needs about 4 GB of disk.
 also runs another vprof binary (an earlier build) on the same traces,
 alternating with this one run by run, and prints its medians and the ratios:
 a shared machine's speed drifts, so only side-by-side runs compare.
+
+--jobs J,... runs the report with `--jobs J` for each J (default 1), the
+values alternating within each repeat, and prints each one's medians and its
+wall-time speed-up over the first J (the scale issue's target: at least 0.8 x
+J for J = 8 at 1024x100k).
 """
 import statistics
 import argparse
@@ -71,6 +76,7 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the generated traces")
     parser.add_argument("--repeat", type=int, default=1, help="runs per shape (medians printed)")
     parser.add_argument("--baseline", help="another vprof binary, run alternately for ratios")
+    parser.add_argument("--jobs", default="1", help="comma-separated --jobs values to run")
     parser.add_argument("shapes", nargs="*", default=DEFAULT_SHAPES, choices=list(SHAPES))
     args = parser.parse_args()
 
@@ -97,11 +103,14 @@ def main():
                 output = record.read()
         events = generated_events(output)
         report = ["report", "--format", "json", "--output", "/dev/null", directory]
-        runs, base_runs = [], []
+        jobs = [int(j) for j in args.jobs.split(",")]
+        runs_by_jobs, base_runs = {j: [] for j in jobs}, []
         for _ in range(max(1, args.repeat)):
-            runs.append(run_measured([vprof] + report))
+            for j in jobs:
+                runs_by_jobs[j].append(run_measured([vprof] + report + ["--jobs", str(j)]))
             if args.baseline:
                 base_runs.append(run_measured([args.baseline] + report))
+        runs = runs_by_jobs[jobs[0]]
         wall, cpu, peak_mib = (statistics.median(run[i] for run in runs) for i in range(3))
         status = next((run[3] for run in runs if run[3] != 0), 0)
         rate = events / cpu if cpu > 0 else float("inf")
@@ -110,6 +119,14 @@ def main():
         print(f"{name:<10} {events:>12,} {generation_s:>7.1f} {wall:>8.2f} {cpu:>8.2f} "
               f"{rate / 1e6:>10.2f} {peak_mib:>9.1f} {status:>4}  "
               f"{'meets targets' if ok else 'MISSES targets'}", flush=True)
+        for j in jobs[1:]:
+            j_wall, j_cpu, j_peak = (statistics.median(run[i] for run in runs_by_jobs[j])
+                                     for i in range(3))
+            print(f"{'  --jobs ' + str(j):<10} {'':>12} {'':>7} {j_wall:>8.2f} {j_cpu:>8.2f} "
+                  f"{events / j_cpu / 1e6:>10.2f} {j_peak:>9.1f}       "
+                  f"wall speed-up x{wall / j_wall:.2f} over --jobs {jobs[0]}"
+                  f" (rounds: {' '.join(f'{run[0]:.2f}' for run in runs_by_jobs[j])} s)",
+                  flush=True)
         if base_runs:
             base_cpu, base_peak = (statistics.median(run[i] for run in base_runs) for i in (1, 2))
             print(f"{'  baseline':<10} {'':>12} {'':>7} "

@@ -10,6 +10,7 @@
 
 #include "reporter/base/arg_cursor.h"
 #include "reporter/base/exit_status.h"
+#include "reporter/base/jobs_option.h"
 #include "reporter/candidates/audit_links.h"
 #include "reporter/cli/progress_line.h"
 #include "reporter/consistency/run_contract.h"
@@ -28,7 +29,7 @@ constexpr std::string_view kReportUsage =
     "usage: vprof report DIR [--format text|json|markdown|html] [-o FILE] [--strict]\n"
     "                        [--contract FILE] [--audit FILE] [--step-pattern REGEX]\n"
     "                        [--warmup N] [--phase-rules FILE] [--brief]\n"
-    "                        [--sections LIST] [-q|--quiet]\n"
+    "                        [--sections LIST] [-j|--jobs N] [-q|--quiet]\n"
     "       vprof report --node-summary OUT [--host NAME] [--clock monotonic|realtime]\n"
     "                    [--step-pattern REGEX] [--warmup N] [--phase-rules FILE] DIR\n"
     "       vprof report --merge-summaries [--format text|json] [-o FILE] SUMMARY...\n"
@@ -64,6 +65,9 @@ constexpr std::string_view kReportUsage =
     "  --sections LIST     text: only these sections, of summary, run, processes,\n"
     "                      communicators, ranks, gpu, consistency, phases, steps,\n"
     "                      candidates (comma-separated)\n"
+    "  -j, --jobs N        read the traces and replay the steps on N threads\n"
+    "                      (default: the CPUs available; the report is the same\n"
+    "                      for any N)\n"
     "  -q, --quiet         no progress line (on a terminal, a run that takes over a\n"
     "                      second to read shows one on standard error: traces read,\n"
     "                      bytes, time left)\n"
@@ -87,6 +91,7 @@ struct ReportOptions {
   ReportOutput output;
   bool strict = false;
   bool quiet = false;  // no progress line
+  unsigned jobs = AvailableCpus();
   std::optional<std::string> contract_file;
   std::optional<std::string> audit_file;
   AnalysisOptions analysis;  // --step-pattern, --warmup, --phase-rules
@@ -119,6 +124,9 @@ std::optional<ReportOptions> ParseReportOptions(const std::vector<std::string>& 
       if (!options.audit_file) return std::nullopt;
       continue;
     }
+    const OptionUse jobs = TakeJobsOption(arg, options.jobs);
+    if (jobs == OptionUse::kBad) return std::nullopt;
+    if (jobs == OptionUse::kTaken) continue;
     const OptionUse analysis = TakeAnalysisOption(arg, options.analysis);
     if (analysis == OptionUse::kBad) return std::nullopt;
     if (analysis == OptionUse::kTaken) continue;
@@ -190,8 +198,9 @@ int RunReportCommand(const std::vector<std::string>& args, std::ostream& out, st
   // On the terminal this process writes its errors to, never into a file or a pipe.
   const bool show_progress = &err == &std::cerr && isatty(STDERR_FILENO) && !options->quiet;
   ProgressLine progress(err, show_progress, show_progress ? TotalBytes(*paths) : 0);
-  Report report = BuildReport(options->directory, *paths, consistency, options->analysis.steps,
-                              [&progress](const MergeProgress& read) { progress.Reading(read); });
+  Report report = BuildReport(
+      options->directory, *paths, consistency, options->analysis.steps,
+      [&progress](const MergeProgress& read) { progress.Reading(read); }, options->jobs);
   progress.Analyzing();
   if (audit) LinkAudit(*audit, report.candidates);
   // Only the HTML page draws a step span by span: a second pass over the traces of the ranks it

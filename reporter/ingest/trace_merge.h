@@ -12,6 +12,7 @@
 
 #include "reporter/collectives/collective_matcher.h"
 #include "reporter/collectives/collective_stats.h"
+#include "reporter/ingest/read_ahead.h"
 #include "reporter/ingest/trace_source.h"
 
 namespace vprof::reporter {
@@ -26,10 +27,12 @@ struct MergeProgress {
 using MergeProgressSink = std::function<void(const MergeProgress&)>;
 
 // `sources` have had Open() called; their index is the process index. Reads
-// them to the end, leaving each record() final. `progress`, when given, is
-// told after each visit to a process (many times a second on a large run).
+// them to the end on up to `jobs` threads (ReadAhead), leaving each record()
+// final; their collective kernel spans go to `spans`, on this thread, in the
+// same order whatever `jobs`. `progress`, when given, is told after each
+// visit to a process (many times a second on a large run).
 void MergeTraces(const std::vector<std::unique_ptr<TraceSource>>& sources,
-                 CollectiveMatcher& matcher, CollectiveStats& stats,
-                 const MergeProgressSink& progress = {});
+                 CollectiveMatcher& matcher, CollectiveStats& stats, const ProcessSpanSink& spans,
+                 unsigned jobs, const MergeProgressSink& progress = {});
 
 }  // namespace vprof::reporter

@@ -5,17 +5,25 @@
 #include <cstdio>
 #include <map>
 
+#include "reporter/base/parallel_for.h"
 #include "reporter/base/units.h"
 #include "reporter/replay/replay_engine.h"
 #include "reporter/steps/step_store.h"
 
 namespace vprof::reporter {
 
-StepReplays::StepReplays(const StepsReport& steps) : steps_(steps) {
-  for (size_t i = 0; i < steps.full_steps.size(); ++i) {
-    if (std::optional<ReplayGraph> graph = BuildReplayGraph(steps, i)) {
-      graphs_.push_back(std::move(*graph));
-    }
+StepReplays::StepReplays(const StepsReport& steps, unsigned jobs) : steps_(steps), jobs_(jobs) {
+  std::vector<std::optional<ReplayGraph>> built(steps.full_steps.size());
+  std::vector<std::optional<ReplayOutcome>> outcomes(built.size());
+  ParallelFor(jobs, built.size(), [&](size_t i) {
+    built[i] = BuildReplayGraph(steps, i);
+    if (built[i]) outcomes[i] = Replay(*built[i], steps, {});
+  });
+  std::vector<std::optional<ReplayOutcome>> unchanged_outcomes;
+  for (size_t i = 0; i < built.size(); ++i) {
+    if (!built[i]) continue;
+    graphs_.push_back(std::move(*built[i]));
+    unchanged_outcomes.push_back(std::move(outcomes[i]));
   }
   check_.steps = static_cast<uint32_t>(graphs_.size());
   if (graphs_.empty()) {
@@ -26,8 +34,9 @@ StepReplays::StepReplays(const StepsReport& steps) : steps_(steps) {
   }
   double error = 0;
   int64_t measured = 0, unchanged = 0;
-  for (const ReplayGraph& graph : graphs_) {
-    const std::optional<ReplayOutcome> outcome = Replay(graph, steps, {});
+  for (size_t g = 0; g < graphs_.size(); ++g) {
+    const ReplayGraph& graph = graphs_[g];
+    const std::optional<ReplayOutcome>& outcome = unchanged_outcomes[g];
     if (!outcome) {
       check_.withheld = "step " + std::to_string(StepNumber(steps, graph.step)) +
                         "'s assumed edges contradict each other (a cycle)";
@@ -67,9 +76,12 @@ std::optional<Projection> StepReplays::Project(const ReplayChange& change,
   std::map<std::string, int64_t> path;
   int64_t unchanged = 0;
   std::string first_apart;
+  std::vector<std::optional<ReplayOutcome>> outcomes(graphs_.size());
+  ParallelFor(jobs_, graphs_.size(),
+              [&](size_t g) { outcomes[g] = Replay(graphs_[g], steps_, change); });
   for (size_t g = 0; g < graphs_.size(); ++g) {
     const ReplayGraph& graph = graphs_[g];
-    const std::optional<ReplayOutcome> outcome = Replay(graph, steps_, change);
+    const std::optional<ReplayOutcome>& outcome = outcomes[g];
     if (!outcome) {
       if (first_apart.empty()) first_apart = std::to_string(StepNumber(steps_, graph.step));
       continue;

@@ -30,7 +30,9 @@ struct Projection {
 
 class StepReplays {
  public:
-  explicit StepReplays(const StepsReport& steps);
+  // `jobs`: the threads that build and replay the steps' graphs, one step a
+  // thread at a time (the replays are the same for any number).
+  explicit StepReplays(const StepsReport& steps, unsigned jobs = 1);
 
   const ReplayCheck& check() const { return check_; }
   // The mean over the steps the change replays on; none with the reason in
@@ -39,6 +41,7 @@ class StepReplays {
 
  private:
   const StepsReport& steps_;
+  const unsigned jobs_;
   std::vector<ReplayGraph> graphs_;
   std::vector<int64_t> unchanged_ns_;  // each graph's replayed step, unchanged
   ReplayCheck check_;

@@ -300,7 +300,8 @@ Report FinishReport(std::string directory, TimeSource time_source,
                     const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
                     const std::vector<PendingCollective>& pending,
                     const std::map<OpKey, CrossRankTotals>& cross_rank,
-                    const ConsistencyOptions& consistency, const StepsMaker& make_steps) {
+                    const ConsistencyOptions& consistency, const StepsMaker& make_steps,
+                    unsigned jobs) {
   Report report = AssembleReport(std::move(directory), std::move(time_source), records, stats,
                                  pending, consistency);
   AddCollectiveGpuTime(cross_rank, report);
@@ -319,7 +320,7 @@ Report FinishReport(std::string directory, TimeSource time_source,
     }
   }
   if (report.steps && !report.steps->full_steps.empty()) {
-    const StepReplays replays(*report.steps);
+    const StepReplays replays(*report.steps, jobs);
     report.steps->replay = replays.check();
     report.candidates = RankCandidates(report, consistency.contract, &replays);
   } else {

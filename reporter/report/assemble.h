@@ -46,6 +46,7 @@ Report FinishReport(std::string directory, TimeSource time_source,
                     const std::vector<ProcessRecord>& records, const CollectiveStats& stats,
                     const std::vector<PendingCollective>& pending,
                     const std::map<OpKey, CrossRankTotals>& cross_rank,
-                    const ConsistencyOptions& consistency, const StepsMaker& make_steps);
+                    const ConsistencyOptions& consistency, const StepsMaker& make_steps,
+                    unsigned jobs = 1);
 
 }  // namespace vprof::reporter

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "reporter/base/parallel_for.h"
 #include "reporter/base/saturating_ns.h"
 #include "reporter/base/upper_median.h"
 #include "reporter/consistency/clock_collective_check.h"
@@ -98,7 +99,7 @@ TimeSource AlignClocks(const std::vector<std::unique_ptr<TraceSource>>& sources,
 
 GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoice clock,
                                 const StepPatterns& step_patterns, uint32_t warmup_steps,
-                                const MergeProgressSink& progress = {}) {
+                                unsigned jobs, const MergeProgressSink& progress = {}) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(std::make_unique<TraceSource>(path, step_patterns));
@@ -113,15 +114,13 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
 
   CrossRankGpuTime cross_rank;
   CollectiveClockCheck clock_check(sources.size(), reference);
-  for (size_t process = 0; process < sources.size(); ++process) {
-    sources[process]->SendCollectiveSpansTo(
-        [&cross_rank, &clock_check, process](const CollectiveKernelSpan& span) {
-          cross_rank.Add(span);
-          clock_check.Add(process, span);
-        });
-  }
+  const auto spans = [&cross_rank, &clock_check](uint32_t process,
+                                                 const CollectiveKernelSpan& span) {
+    cross_rank.Add(span);
+    clock_check.Add(process, span);
+  };
   CollectiveMatcher matcher(sources.size());
-  MergeTraces(sources, matcher, gathered.stats, progress);
+  MergeTraces(sources, matcher, gathered.stats, spans, jobs, progress);
   gathered.pending = matcher.TakePending();
   gathered.cross_rank = cross_rank.totals();
   const auto estimates = clock_check.Estimates();
@@ -146,11 +145,12 @@ GatheredTraces GatherTracesWith(const std::vector<std::string>& paths, ClockChoi
 }  // namespace
 
 GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
-                            const StepOptions& steps) {
-  return GatherTracesWith(paths, clock, StepPatterns(steps.patterns), steps.warmup_steps);
+                            const StepOptions& steps, unsigned jobs) {
+  return GatherTracesWith(paths, clock, StepPatterns(steps.patterns), steps.warmup_steps, jobs);
 }
 
-ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock) {
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock,
+                                  unsigned jobs) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(
@@ -159,26 +159,28 @@ ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockCh
   }
   ProcessRecords read{AlignClocks(sources, clock, ClockReference(sources)), {}};
   read.records.reserve(sources.size());
-  // One after another: nothing here compares processes as they are read.
-  for (const auto& source : sources) {
-    while (source->ReadNextBatch()) {
+  // Each on its own: nothing here compares processes as they are read.
+  ParallelFor(jobs, sources.size(), [&sources](size_t process) {
+    while (sources[process]->ReadNextBatch()) {
     }
-    read.records.push_back(std::move(source->record()));
-  }
+  });
+  for (const auto& source : sources) read.records.push_back(std::move(source->record()));
   return read;
 }
 
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
                    const ConsistencyOptions& consistency, const StepOptions& steps,
-                   const MergeProgressSink& progress) {
+                   const MergeProgressSink& progress, unsigned jobs) {
   const StepPatterns step_patterns(steps.patterns);
-  GatheredTraces gathered =
-      GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns, steps.warmup_steps, progress);
-  return FinishReport(directory, std::move(gathered.time_source), gathered.records, gathered.stats,
-                      gathered.pending, gathered.cross_rank, consistency,
-                      [&](const std::vector<ProcessReport>& processes) {
-                        return BuildStepsReport(gathered.records, processes, steps, step_patterns);
-                      });
+  GatheredTraces gathered = GatherTracesWith(paths, ClockChoice::kByHosts, step_patterns,
+                                             steps.warmup_steps, jobs, progress);
+  return FinishReport(
+      directory, std::move(gathered.time_source), gathered.records, gathered.stats,
+      gathered.pending, gathered.cross_rank, consistency,
+      [&](const std::vector<ProcessReport>& processes) {
+        return BuildStepsReport(gathered.records, processes, steps, step_patterns);
+      },
+      jobs);
 }
 
 }  // namespace vprof::reporter

@@ -34,9 +34,10 @@ struct GatheredTraces {
 
 // Problems with individual files end up in their records (state, problem),
 // never abort the pass. `steps`: how to find steps (and so which steps keep
-// their detail).
+// their detail). `jobs`: the threads that read the files (the result is the
+// same for any number).
 GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice clock,
-                            const StepOptions& steps = {});
+                            const StepOptions& steps = {}, unsigned jobs = 1);
 
 // Each trace's process record and the clocks they are put on, as
 // GatherTraces makes them, less the run's analyses: no collective matching,
@@ -46,14 +47,17 @@ struct ProcessRecords {
   TimeSource time_source;
   std::vector<ProcessRecord> records;  // indexed like the paths
 };
-ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock);
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock,
+                                  unsigned jobs = 1);
 
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.
 // `steps`: how to find steps (--step-pattern, --warmup); `progress`: told how
-// far the reading of the traces has come (trace_merge.h).
+// far the reading of the traces has come (trace_merge.h); `jobs`: the threads
+// that read the traces and replay the steps (the report is the same, byte for
+// byte, for any number).
 Report BuildReport(const std::string& directory, const std::vector<std::string>& paths,
                    const ConsistencyOptions& consistency = {}, const StepOptions& steps = {},
-                   const MergeProgressSink& progress = {});
+                   const MergeProgressSink& progress = {}, unsigned jobs = 1);
 
 }  // namespace vprof::reporter

@@ -32,20 +32,23 @@ uint32_t EndedWithin(const std::vector<ReplayOp>& ops, const std::vector<uint32_
 // (k+1)/N of its backward compute has run (buckets of about equal size, in
 // backward order), unless the compute it followed ended sooner.
 void AssumeBucketReadiness(const StepsReport& steps, ReplayGraph& graph) {
-  for (uint32_t r = 0; r < graph.ranks.size(); ++r) {
-    std::vector<uint32_t> backward, buckets;
-    for (uint32_t i = 0; i < graph.ops.size(); ++i) {
-      const ReplayOp& op = graph.ops[i];
-      if (op.rank != r) continue;
-      const ReplayWork& work = *op.work;
-      if (work.kind == WorkKind::kComm && work.role == CommRole::kGradientBuckets) {
-        buckets.push_back(i);
-      } else if (work.kind == WorkKind::kCompute &&
-                 work.phase < steps.ranks[r].phase_names.size() &&
-                 steps.ranks[r].phase_names[work.phase] == kBackwardPhase) {
-        backward.push_back(i);
-      }
+  // Per rank, in the order of the ops: one pass over all ranks' ops.
+  std::vector<std::vector<uint32_t>> backward_of(graph.ranks.size()),
+      buckets_of(backward_of.size());
+  for (uint32_t i = 0; i < graph.ops.size(); ++i) {
+    const ReplayOp& op = graph.ops[i];
+    const ReplayWork& work = *op.work;
+    const std::vector<std::string>& phases = steps.ranks[op.rank].phase_names;
+    if (work.kind == WorkKind::kComm && work.role == CommRole::kGradientBuckets) {
+      buckets_of[op.rank].push_back(i);
+    } else if (work.kind == WorkKind::kCompute && work.phase < phases.size() &&
+               phases[work.phase] == kBackwardPhase) {
+      backward_of[op.rank].push_back(i);
     }
+  }
+  for (uint32_t r = 0; r < graph.ranks.size(); ++r) {
+    const std::vector<uint32_t>& backward = backward_of[r];
+    const std::vector<uint32_t>& buckets = buckets_of[r];
     if (backward.empty()) continue;
     graph.ranks[r].first_backward =
         *std::min_element(backward.begin(), backward.end(), [&](uint32_t a, uint32_t b) {
@@ -192,15 +195,14 @@ std::optional<ReplayGraph> BuildReplayGraph(const StepsReport& steps, size_t ind
     }
   }
   for (ReplayRank& rank : graph.ranks) {
-    int64_t last_end = INT64_MIN;
-    for (const ReplayOp& op : graph.ops) {
-      if (&graph.ranks[op.rank] == &rank) last_end = std::max(last_end, op.work->end_ns);
-    }
+    const uint32_t r = static_cast<uint32_t>(&rank - graph.ranks.data());
+    // by_end is in order of end: its last piece ends last.
+    const int64_t last_end =
+        by_end[r].empty() ? INT64_MIN : graph.ops[by_end[r].back()].work->end_ns;
     // The window ended with the host's range, after the GPU's last work: the host's tail.
     if (rank.last_launch != kNone && rank.end_ns > last_end) {
       const int64_t launched = graph.ops[rank.last_launch].work->launch_ns;
       rank.host_tail_ns = rank.end_ns - launched;
-      const uint32_t r = static_cast<uint32_t>(&rank - graph.ranks.data());
       const uint32_t synced = EndedWithin(graph.ops, by_end[r], launched, rank.end_ns, kNone);
       if (rank.host_tail_ns > 2 * kEdgeSlackNs && synced != kNone &&
           rank.end_ns - graph.ops[synced].work->end_ns <=

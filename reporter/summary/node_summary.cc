@@ -91,9 +91,10 @@ std::vector<std::string> TracesOfHost(const std::vector<std::string>& paths,
 
 NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::string& host,
                                    const std::vector<std::string>& paths, ClockChoice clock,
-                                   const AnalysisOptions& analysis, const std::string& out_path) {
+                                   const AnalysisOptions& analysis, const std::string& out_path,
+                                   unsigned jobs) {
   const PhaseRulesScope phase_rules(analysis.phase_rules);
-  GatheredTraces gathered = GatherTraces(paths, clock, analysis.steps);
+  GatheredTraces gathered = GatherTraces(paths, clock, analysis.steps, jobs);
   NodeSummaryResult result;
   SummaryFileWriter writer(out_path);
 

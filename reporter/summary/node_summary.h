@@ -24,9 +24,11 @@ struct NodeSummaryResult {
 
 // Reads `paths` (traces in `directory`, all of `host`) on the given clock,
 // finding steps and phases as `analysis` says, and writes their summary,
-// which records `analysis`, to `out_path`.
+// which records `analysis`, to `out_path`. `jobs`: the threads that read the
+// traces (the summary is the same for any number).
 NodeSummaryResult WriteNodeSummary(const std::string& directory, const std::string& host,
                                    const std::vector<std::string>& paths, ClockChoice clock,
-                                   const AnalysisOptions& analysis, const std::string& out_path);
+                                   const AnalysisOptions& analysis, const std::string& out_path,
+                                   unsigned jobs = 1);
 
 }  // namespace vprof::reporter

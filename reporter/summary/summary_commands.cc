@@ -6,6 +6,7 @@
 #include "reporter/base/arg_cursor.h"
 #include "reporter/base/exit_status.h"
 #include "reporter/base/host_name.h"
+#include "reporter/base/jobs_option.h"
 #include "reporter/consistency/provenance.h"
 #include "reporter/consistency/run_contract.h"
 #include "reporter/render/report_output.h"
@@ -26,6 +27,7 @@ struct NodeSummaryOptions {
   ClockChoice clock = ClockChoice::kRealtime;
   std::string directory;
   AnalysisOptions analysis;  // --step-pattern, --warmup, --phase-rules
+  unsigned jobs = AvailableCpus();
 };
 
 std::optional<NodeSummaryOptions> ParseNodeSummaryOptions(const std::vector<std::string>& args,
@@ -33,6 +35,9 @@ std::optional<NodeSummaryOptions> ParseNodeSummaryOptions(const std::vector<std:
   NodeSummaryOptions options{"", HostName(), ClockChoice::kRealtime, "", {}};
   ArgCursor arg(args, "report", err);
   while (arg.Next()) {
+    const OptionUse jobs = TakeJobsOption(arg, options.jobs);
+    if (jobs == OptionUse::kBad) return std::nullopt;
+    if (jobs == OptionUse::kTaken) continue;
     const OptionUse analysis = TakeAnalysisOption(arg, options.analysis);
     if (analysis == OptionUse::kBad) return std::nullopt;
     if (analysis == OptionUse::kTaken) continue;
@@ -108,8 +113,9 @@ int RunNodeSummaryCommand(const std::vector<std::string>& args, std::ostream& er
     err << "vprof: no traces of host " << options->host << " in " << options->directory
         << "; the summary is empty\n";
   }
-  const NodeSummaryResult result = WriteNodeSummary(
-      options->directory, options->host, paths, options->clock, options->analysis, options->out);
+  const NodeSummaryResult result =
+      WriteNodeSummary(options->directory, options->host, paths, options->clock, options->analysis,
+                       options->out, options->jobs);
   for (const std::string& problem : result.problems) err << "vprof: " << problem << '\n';
   if (!result.error.empty()) {
     err << "vprof: " << result.error << '\n';

@@ -4,6 +4,8 @@
 // too (scripts/test.sh), which would flag a record read by two threads.
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,7 @@
 #include "reporter/base/parallel_for.h"
 #include "reporter/render/json_page.h"
 #include "reporter/report/build.h"
+#include "reporter/summary/node_summary.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 
@@ -37,6 +40,25 @@ TEST_CASE("a report built on 1, 3 and 8 threads is the same bytes") {
   REQUIRE(one.find("\"steps_found\"") != std::string::npos);
   CHECK(JsonReportOf(dir.path(), 3) == one);
   CHECK(JsonReportOf(dir.path(), 8) == one);
+}
+
+std::string NodeSummaryOf(const std::string& directory, unsigned jobs) {
+  const std::string out = directory + "/node" + std::to_string(jobs) + ".vsummary";
+  const auto listed = ListTraceFiles(directory);
+  REQUIRE(WriteNodeSummary(directory, "scale", listed.paths, ClockChoice::kRealtime, {}, out, jobs)
+              .error.empty());
+  std::ifstream in(out, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("a node summary written on 1 and 4 threads is the same bytes") {
+  testing::ScratchDir dir;
+  const vprof::bench::ScaleShape shape{
+      .ranks = 6, .events_per_rank = 2000, .ranks_per_host = 6, .seed = 5};
+  vprof::bench::WriteScaleTraces(dir.path(), shape);
+  const std::string one = NodeSummaryOf(dir.path(), 1);
+  REQUIRE(one.size() > 1000);
+  CHECK(NodeSummaryOf(dir.path(), 4) == one);
 }
 
 TEST_CASE("ParallelFor runs each index once and rethrows a body's exception") {

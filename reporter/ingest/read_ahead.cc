@@ -62,6 +62,7 @@ ReadAhead::ReadAhead(const std::vector<std::unique_ptr<TraceSource>>& sources, u
   }
   const unsigned workers = std::min<size_t>(jobs, sources.size() + 1) - 1;
   if (workers == 0) return;
+  read_ahead_ = true;
   for (uint32_t process = 0; process < sources.size(); ++process) {
     to_read_.emplace(lanes_[process].horizon_ns, process);
   }
@@ -96,7 +97,7 @@ void ReadAhead::QueueLocked(uint32_t process, MergeBatch batch) {
   if (!batch.calls.empty()) lane.horizon_ns = batch.start_ns;
   queued_events_ += EventsOf(batch);
   lane.ready.push_back(std::move(batch));
-  if (!workers_.empty() && !lane.ended) {
+  if (read_ahead_ && !lane.ended) {
     to_read_.emplace(lane.horizon_ns, process);
     work_.notify_one();
   }
@@ -154,7 +155,7 @@ MergeBatch ReadAhead::Next(uint32_t process, const ProcessSpanSink& spans) {
   lane.ready.pop_front();
   queued_events_ -= EventsOf(batch);
   hold.unlock();
-  if (!workers_.empty()) work_.notify_one();  // room again
+  if (read_ahead_) work_.notify_one();  // room again
   for (const CollectiveKernelSpan& span : batch.spans) spans(process, span);
   return batch;
 }

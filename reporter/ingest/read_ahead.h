@@ -86,6 +86,9 @@ class ReadAhead {
   size_t queued_events_ = 0;  // NCCL events in queued batches (a batch of none counts 1)
   bool stop_ = false;
   std::exception_ptr error_;
+  // Whether workers read ahead; set before they start, never changed (unlike
+  // workers_, which grows while the first of them already run).
+  bool read_ahead_ = false;
   std::vector<std::thread> workers_;
 };
 

@@ -5,7 +5,6 @@
 #include <set>
 #include <utility>
 
-#include "reporter/base/parallel_for.h"
 #include "reporter/base/saturating_ns.h"
 #include "reporter/base/upper_median.h"
 #include "reporter/consistency/clock_collective_check.h"
@@ -149,8 +148,7 @@ GatheredTraces GatherTraces(const std::vector<std::string>& paths, ClockChoice c
   return GatherTracesWith(paths, clock, StepPatterns(steps.patterns), steps.warmup_steps, jobs);
 }
 
-ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock,
-                                  unsigned jobs) {
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock) {
   std::vector<std::unique_ptr<TraceSource>> sources;
   for (const std::string& path : paths) {
     sources.push_back(
@@ -159,12 +157,12 @@ ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockCh
   }
   ProcessRecords read{AlignClocks(sources, clock, ClockReference(sources)), {}};
   read.records.reserve(sources.size());
-  // Each on its own: nothing here compares processes as they are read.
-  ParallelFor(jobs, sources.size(), [&sources](size_t process) {
-    while (sources[process]->ReadNextBatch()) {
+  // One after another: nothing here compares processes as they are read.
+  for (const auto& source : sources) {
+    while (source->ReadNextBatch()) {
     }
-  });
-  for (const auto& source : sources) read.records.push_back(std::move(source->record()));
+    read.records.push_back(std::move(source->record()));
+  }
   return read;
 }
 

@@ -47,8 +47,7 @@ struct ProcessRecords {
   TimeSource time_source;
   std::vector<ProcessRecord> records;  // indexed like the paths
 };
-ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock,
-                                  unsigned jobs = 1);
+ProcessRecords ReadProcessRecords(const std::vector<std::string>& paths, ClockChoice clock);
 
 // `paths` as ListTraceFiles(directory) found them; `consistency`: what
 // --strict and --contract ask of the run.

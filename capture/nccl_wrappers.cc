@@ -10,6 +10,7 @@
 #include "capture/cupti/gpu_capture.h"
 #include "capture/nccl/nccl_calls.h"
 #include "capture/nccl/nccl_functions.h"
+#include "capture/sources.h"
 
 namespace vprof {
 namespace {
@@ -31,7 +32,7 @@ ncclResult_t Intercept(NcclFn fn, Call call, Invoke invoke) {
   auto real = reinterpret_cast<Fn>(RealNccl(fn));
   if (!real) return Unresolved(fn);
   if (t_inside) return invoke(real);
-  EnsureInitialized();
+  EnsureInitialized(RegisteredSources());
   if (!RuntimeTracking()) return invoke(real);
   t_inside = true;
   NcclRecord r{};
@@ -74,4 +75,6 @@ ncclResult_t Intercept(NcclFn fn, Call call, Invoke invoke) {
 
 // Loaded by LD_PRELOAD (or dlopen): start before main. Here rather than in
 // the core library, so unit tests that link the core start nothing.
-__attribute__((constructor)) static void vprof_on_load() { vprof::EnsureInitialized(); }
+__attribute__((constructor)) static void vprof_on_load() {
+  vprof::EnsureInitialized(vprof::RegisteredSources());
+}

@@ -1,7 +1,8 @@
 // The capture sources' table: the one place that names every source, for the
-// writer's drains and for lifecycle.cc's start, ticks and fork. Each row says
-// why it is where it is; the drains' order is the order of the packets in the
-// trace, which the reporter reads in that order.
+// writer's drains and for the runtime's start, ticks and fork
+// (core/runtime.cc). Each row says why it is where it is; the drains' order is
+// the order of the packets in the trace, which the reporter reads in that
+// order.
 #include "capture/sources.h"
 
 #include "capture/audit/collective_audit.h"
@@ -173,10 +174,16 @@ void ClaimInjectionHooks(const SourceStart& start) {
 // In this order a forked child is reset; within each stage, in this order
 // recording starts.
 constexpr SourceHooks kHooks[] = {
-    // CUPTI hands its buffers over when asked: before each flush, and more
-    // often while device memory is to be sampled from a device not yet seen.
-    // Started by the CUDA driver's InitializeInjection, not here.
+    // Started when the CUDA driver calls InitializeInjection, so that CUPTI
+    // loads only in processes that initialise CUDA. CUPTI hands its buffers
+    // over when asked: before each flush, and more often while device memory
+    // is to be sampled from a device not yet seen.
     {.name = "GPU activity",
+     .stage = StartStage::kAtCudaInit,
+     .start =
+         [](const SourceStart& s) {
+           if (GpuCaptureWanted()) StartGpuCapture(s.settings.gpu_kinds, s.settings.deep);
+         },
      .before_flush =
          [](bool final) {
            RequestGpuFlush(final || GlobalDeviceMemorySampler().WaitingForDevice());

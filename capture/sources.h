@@ -1,5 +1,6 @@
 // The capture sources' table (capture_source.h): every drain the TraceWriter
-// runs, in order, and the Footer's KindCounts.
+// runs, in order, the Footer's KindCounts and the sources' hooks, which the
+// library's entry points hand to the runtime (EnsureInitialized).
 #pragma once
 
 #include "capture/core/capture_source.h"

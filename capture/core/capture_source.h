@@ -1,8 +1,8 @@
 // How the capture core knows its sources: each source (nccl/, nvtx/,
 // nccl_plugin/, audit/, cupti/, and the core's own packets about the process)
 // registers its drains, its Footer counts and its lifecycle hooks in one
-// ordered table, capture/sources.cc, which the TraceWriter and lifecycle.cc
-// walk without naming a source. The core includes no
+// ordered table, capture/sources.cc, which the TraceWriter and the runtime
+// (runtime.cc) walk without naming a source. The core includes no
 // source's header; a source reaches the writer through trace_writer.h, whose
 // buffer protocol every drain follows.
 #pragma once
@@ -35,7 +35,7 @@ enum class DrainPass : uint8_t {
 };
 
 // One drain of a source. Every drain runs on the writer thread with the flush
-// lock held (lifecycle.cc), never with a packet open, and returns false only
+// lock held (runtime.cc), never with a packet open, and returns false only
 // when the trace cannot be written (the writer's error() says why).
 struct SourceDrain {
   // What it writes. A kEachThread drain that fails without saying why is
@@ -71,13 +71,16 @@ struct SourceStart {
   const std::string& self_path;  // the path libvprof.so was loaded from
 };
 
-// When a source's start runs, within lifecycle.cc's start. Within a stage,
-// rows run in table order.
+// When a source's start runs (runtime.cc). Within a stage, rows run in table
+// order.
 enum class StartStage : uint8_t {
   // Before the writer thread starts, which alone uses what they set up after.
   kBeforeWriter,
   // Once the writer runs: hooks through which records may come at once.
   kAfterWriter,
+  // Each time the CUDA driver calls the injection hook (cuInit, once per
+  // process as a rule), after initialisation: what needs CUDA initialised.
+  kAtCudaInit,
 };
 
 // A source's part in the process's life beside its drains. Every hook is

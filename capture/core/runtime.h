@@ -1,12 +1,15 @@
-// The process-wide state the hot path consults, and its one way in.
+// The capture runtime: the process-wide state the hot path consults, and its
+// one way in. Defined in runtime.cc, which starts, ticks, flushes, forks and
+// ends the sources through the table handed to EnsureInitialized
+// (capture_source.h) and names none of them: the sources call down into the
+// runtime, never the runtime up into a source.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <string>
 
+#include "capture/core/capture_source.h"
 #include "capture/core/nccl_record.h"
-#include "common/deep_schedule.h"
 
 namespace vprof {
 
@@ -20,9 +23,15 @@ enum class RunState : uint32_t {
 
 extern std::atomic<RunState> g_run_state;
 
-// Idempotent; every way into a process (constructor, first intercepted call)
-// ends here.
-void EnsureInitialized();
+// Idempotent; every way into a process (the library's constructor, an
+// intercepted call, an injection hook) ends here, handing over the sources'
+// table (capture/sources.h), which the first call keeps.
+void EnsureInitialized(const CaptureSources& sources);
+
+// The CUDA driver called the injection hook (cuInit): the sources of
+// StartStage::kAtCudaInit start, with the settings parsed at initialisation.
+// Nothing while vprof is off or not initialised.
+void StartAtCudaInit();
 
 // Whether wrappers keep vprof's bookkeeping (sequence numbers, communicators)
 // current: true from initialisation until vprof is disabled.
@@ -42,17 +51,12 @@ inline bool RuntimeRecording() {
 // Writes every source's records out now, on the calling thread. For an exit
 // handler that must see records drained before a vendor library's teardown
 // (gpu_capture.cc): it keeps to the exit's bound on writes, waiting for a
-// writer tick that holds the flush lock no longer (lifecycle.cc). Not from a
+// writer tick that holds the flush lock no longer (runtime.cc). Not from a
 // drain, which holds the flush lock (it would wait out the bound). False
 // when nothing was written (not recording, the flush lock not taken in time,
 // or a write failed or stalled, which disables vprof as the writer's own
 // failures do).
 bool FlushTraceAtExit();
-
-// VPROF_CUPTI_KINDS as read at initialisation ("" when unset or disabled).
-std::string CuptiKindsSetting();
-// VPROF_DEEP as read at initialisation (always when unset or disabled).
-DeepSchedule DeepScheduleSetting();
 
 // Hot path: hands a finished record to this thread's buffer; never blocks.
 void Submit(const NcclRecord& r);

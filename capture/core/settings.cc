@@ -95,7 +95,10 @@ SettingsResult ParseSettings(EnvLookup lookup) {
     r.error = Describe("VPROF_GPU", v, "0 or 1");
     return r;
   }
-  if (const char* v = lookup("VPROF_CUPTI_KINDS")) s.cupti_kinds = v;
+  if (const char* v = lookup("VPROF_CUPTI_KINDS"); v && !ParseGpuKinds(v, &s.gpu_kinds)) {
+    r.error = Describe("VPROF_CUPTI_KINDS", v, GpuKindsExpected().c_str());
+    return r;
+  }
   if (const char* v = lookup("VPROF_DEEP"); v && !ParseDeepSchedule(v, &s.deep)) {
     r.error = Describe("VPROF_DEEP", v, kDeepScheduleExpected);
     return r;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "capture/core/gpu_kinds.h"
 #include "common/deep_schedule.h"
 
 namespace vprof {
@@ -25,9 +26,7 @@ struct Settings {
   double stop_after_s = 0;                  // VPROF_STOP_AFTER_S (0: never)
   LogLevel log_level = LogLevel::kWarn;     // VPROF_LOG_LEVEL
   bool gpu_capture = true;                  // VPROF_GPU (CUPTI activity)
-  // VPROF_CUPTI_KINDS: "light" (empty: the same), "all", or a list of kinds;
-  // read by capture/cupti/capture_plan.h when GPU capture starts.
-  std::string cupti_kinds;
+  GpuKinds gpu_kinds = LightGpuKinds();     // VPROF_CUPTI_KINDS (gpu_kinds.h)
   // VPROF_DEEP: when GPU activity is recorded (deep_schedule.h).
   DeepSchedule deep;
   // NCCL's profiler plugin interface (nccl_plugin.h).

@@ -97,7 +97,7 @@ class ThreadBuffers {
   }
 
   // In a forked child: the parent's records are the parent's to write, and
-  // every thread but the caller is gone. Takes no lock (see lifecycle.cc).
+  // every thread but the caller is gone. Takes no lock (see runtime.cc).
   void ResetInChild();
 
  private:

@@ -2,7 +2,7 @@
 // process's trace file. The records come from the sources' drains, which the
 // writer knows only through the table they register (capture_source.h).
 //
-// Only the holder of the flush lock (lifecycle.cc) calls into a TraceWriter:
+// Only the holder of the flush lock (runtime.cc) calls into a TraceWriter:
 // the writer thread normally, an exit handler at the end.
 //
 // The file on disk is whole after every write: each write puts the packets
@@ -79,7 +79,7 @@ class TraceWriter {
   void EndStalled();
 
   // The buffer protocol, which every drain (capture_source.h) follows.
-  //  - Who: the holder of the flush lock (lifecycle.cc) alone: the writer
+  //  - Who: the holder of the flush lock (runtime.cc) alone: the writer
   //    thread, or an exit handler as the trace ends. The lock is held across
   //    every drain of a pass, so a drain never waits for it, and what a
   //    drain calls must not either.

@@ -1,5 +1,5 @@
-// What GPU capture records, decided once from VPROF_CUPTI_KINDS: the CUPTI
-// activity kinds to enable and which CUDA API calls get records.
+// What GPU capture records, from VPROF_CUPTI_KINDS as parsed (gpu_kinds.h):
+// the CUPTI activity kinds to enable and which CUDA API calls get records.
 //
 // The light default records what the report's analyses read and nothing else.
 // PyTorch makes ~17 runtime and driver calls per kernel it launches, and a
@@ -11,12 +11,11 @@
 #include <cupti.h>
 
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace vprof {
+#include "capture/core/gpu_kinds.h"
 
-enum class ApiRecords { kNone, kSelected, kAll };
+namespace vprof {
 
 struct ActivityKind {
   CUpti_ActivityKind kind;
@@ -29,13 +28,8 @@ struct CapturePlan {
   std::string mode;  // "light", "all", or the list as given (spaces trimmed)
 };
 
-// setting: "" or "light": the light default; "all": every kind vprof knows
-// but GRAPH_TRACE (so each node of a graph is recorded), with every API call
-// recorded; otherwise a comma-separated list of kind names
-// (any case, spaces ignored), where SELECTED_API stands for the light plan's
-// API records. A bad setting gives the light plan and *error one line naming
-// VPROF_CUPTI_KINDS and what was expected.
-CapturePlan PlanCapture(std::string_view setting, std::string* error);
+// The CUPTI kinds of the kinds asked for, in gpu_kinds.def's order.
+CapturePlan PlanCapture(const GpuKinds& kinds);
 
 // Drops GRAPH_TRACE from a plan, so that a graph's nodes get kernel, copy and
 // memset records of their own: what deep windows record.

@@ -349,7 +349,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 // calls' correlation, the calibration), closes the recording gate, waiting at
 // most 2 s for a call inside it to leave; while the trace is still being
 // written, asks CUPTI for its last records and writes them out at once,
-// within the exit's bound on writes (the trace's final drain, lifecycle.cc's
+// within the exit's bound on writes (the trace's final drain, runtime.cc's
 // exit handler, comes after the teardown); then closes the reading gate,
 // waiting at most 2 s more for a buffer being read (only the reading: a
 // drain writes its file outside it).
@@ -394,15 +394,13 @@ void SwitchOffAfterFailedStart(bool apis_selected) {
   SetSelectedApisEnabled(false, &deselected);
 }
 
-void Start(const std::string& kind_list, const DeepSchedule& deep) {
+void Start(const GpuKinds& kinds, const DeepSchedule& deep) {
   g_start_entered.store(true);
   if (g_recording_stopped.load()) {
     LogDebug("CUDA started after the capture window ended: GPU capture stays off");
     return;
   }
-  std::string bad;
-  CapturePlan plan = PlanCapture(kind_list, &bad);
-  if (!bad.empty()) VPROF_WARN_ONCE("{}", bad);
+  CapturePlan plan = PlanCapture(kinds);
   std::string error;
   if (!LoadCupti(&*g_cupti, &error)) {
     SetState(sf::GpuCaptureState::GPU_CAPTURE_UNAVAILABLE, error);
@@ -584,7 +582,7 @@ void CountUnreadBuffers() {
 
 }  // namespace
 
-void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep) {
+void StartGpuCapture(const GpuKinds& kinds, const DeepSchedule& deep) {
   static std::once_flag once;
   std::call_once(once, [&] { Start(kinds, deep); });
 }

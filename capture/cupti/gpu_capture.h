@@ -21,9 +21,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <string>
 
 #include "capture/core/capture_source.h"
+#include "capture/core/gpu_kinds.h"
 #include "common/deep_schedule.h"
 
 namespace vprof {
@@ -34,12 +34,12 @@ class TraceWriter;
 extern std::atomic<bool> g_gpu_capture_active;
 
 // Idempotent. Records the outcome (GpuCaptureStatus) for the trace.
-// kinds: VPROF_CUPTI_KINDS as set (capture_plan.h reads it). Under a `deep`
+// kinds: VPROF_CUPTI_KINDS (capture_plan.h maps them to CUPTI's). Under a `deep`
 // schedule other than always, the plan's kinds wait for a deep window
 // (RecordGpuActivity); DEVICE and the selected API records are enabled at
 // start and stay on, the API records that begin between windows left out of
 // the trace.
-void StartGpuCapture(const std::string& kinds, const DeepSchedule& deep);
+void StartGpuCapture(const GpuKinds& kinds, const DeepSchedule& deep);
 // Writer thread, flush lock not held (disabling flushes CUPTI's buffers, and
 // their completion callback queues them for the writer): enables (on) or
 // disables the capture plan's kinds. `at_ns`: the instant the window opens or

@@ -22,7 +22,7 @@ static_assert(kNcclFnCount + 1 < TraceWriter::kFirstDynamicIid,
 
 // Where the registry's log was read up to, and where it ended when the trace
 // began (BeginCommunicatorsTrace). The process's, like every source's
-// state: it has one writer (lifecycle.cc), whose every trace begins here.
+// state: it has one writer (core/runtime.cc), whose every trace begins here.
 size_t g_comm_cursor = 0;
 size_t g_comms_before = 0;
 

@@ -43,7 +43,8 @@ ncclResult_t Init(uint32_t version, void** context, int* mask, const char* comm_
                   uint64_t comm_hash, int nnodes, int nranks, int rank) noexcept {
   if (context) *context = nullptr;
   try {
-    EnsureInitialized();
+    // vprof is initialised: NCCL loaded this library, whose constructor did it
+    // (capture/nccl_wrappers.cc), before it could call here.
     // Once per version: every communicator's init would otherwise rewrite the status.
     if (g_noted_version.exchange(version) != version) {
       NoteHookAttached(InjectionHook::kNcclProfiler, version);

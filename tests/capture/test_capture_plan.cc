@@ -1,5 +1,5 @@
-// VPROF_CUPTI_KINDS read into a capture plan: the light default, full capture, lists, and bad
-// values (one error naming the variable, the light plan kept).
+// VPROF_CUPTI_KINDS parsed (gpu_kinds.h) and mapped to CUPTI's kinds: the light default, full
+// capture, lists, and bad values (refused; settings.cc names the variable).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -7,6 +7,13 @@
 #include "capture/cupti/capture_plan.h"
 
 namespace {
+
+// The plan of a setting that parses.
+vprof::CapturePlan PlanOf(const char* setting) {
+  vprof::GpuKinds kinds;
+  REQUIRE(vprof::ParseGpuKinds(setting, &kinds));
+  return vprof::PlanCapture(kinds);
+}
 
 std::vector<std::string> kind_names(const vprof::CapturePlan& plan) {
   std::vector<std::string> names;
@@ -25,9 +32,7 @@ const std::vector<std::string> kLightKinds = {
 
 TEST_CASE("unset, empty and 'light' give the light plan with selected API records") {
   for (const char* setting : {"", "light", " LIGHT "}) {
-    std::string error;
-    const vprof::CapturePlan plan = vprof::PlanCapture(setting, &error);
-    CHECK(error.empty());
+    const vprof::CapturePlan plan = PlanOf(setting);
     CHECK(kind_names(plan) == kLightKinds);
     CHECK(plan.api_records == vprof::ApiRecords::kSelected);
     CHECK(plan.mode == "light");
@@ -35,9 +40,7 @@ TEST_CASE("unset, empty and 'light' give the light plan with selected API record
 }
 
 TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included, and graphs node by node") {
-  std::string error;
-  const vprof::CapturePlan plan = vprof::PlanCapture("all", &error);
-  CHECK(error.empty());
+  const vprof::CapturePlan plan = PlanOf("all");
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMCPY", "MEMCPY2",
                                                      "MEMSET", "SYNCHRONIZATION", "CUDA_EVENT",
                                                      "RUNTIME", "DRIVER", "EXTERNAL_CORRELATION",
@@ -47,75 +50,66 @@ TEST_CASE("'all' enables every kind, RUNTIME and DRIVER included, and graphs nod
 }
 
 TEST_CASE("a list names kinds in any case and order, with spaces; SELECTED_API adds API records") {
-  std::string error;
-  vprof::CapturePlan plan = vprof::PlanCapture(" memset , concurrent_kernel ", &error);
-  CHECK(error.empty());
+  vprof::CapturePlan plan = PlanOf(" memset , concurrent_kernel ");
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "MEMSET"});
   CHECK(plan.api_records == vprof::ApiRecords::kNone);
   CHECK(plan.mode == "memset , concurrent_kernel");
 
-  plan = vprof::PlanCapture("CONCURRENT_KERNEL,SELECTED_API,CONCURRENT_KERNEL", &error);
-  CHECK(error.empty());
+  plan = PlanOf("CONCURRENT_KERNEL,SELECTED_API,CONCURRENT_KERNEL");
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL"});
   CHECK(plan.api_records == vprof::ApiRecords::kSelected);
 
-  plan = vprof::PlanCapture("DRIVER,CONCURRENT_KERNEL", &error);
+  plan = PlanOf("DRIVER,CONCURRENT_KERNEL");
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER"});
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 }
 
 TEST_CASE("in a list, 'light' is the light plan: 'light,MEMORY2' adds device memory to it") {
-  std::string error;
-  vprof::CapturePlan plan = vprof::PlanCapture("light, memory2", &error);
-  CHECK(error.empty());
+  vprof::CapturePlan plan = PlanOf("light, memory2");
   std::vector<std::string> expected = kLightKinds;
   expected.push_back("MEMORY2");
   CHECK(kind_names(plan) == expected);
   CHECK(plan.api_records == vprof::ApiRecords::kSelected);
   CHECK(plan.mode == "light, memory2");
   // With a kind that records every API call, all API calls are recorded.
-  plan = vprof::PlanCapture("RUNTIME,light", &error);
+  plan = PlanOf("RUNTIME,light");
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 }
 
-TEST_CASE("an unknown or empty name keeps the light plan and names the variable and the choices") {
-  for (const char* setting : {"CONCURRENT_KERNEL,BOGUS", "CONCURRENT_KERNEL,", "ful"}) {
-    std::string error;
-    const vprof::CapturePlan plan = vprof::PlanCapture(setting, &error);
-    CHECK(kind_names(plan) == kLightKinds);
-    CHECK(plan.api_records == vprof::ApiRecords::kSelected);
-    CHECK(error.find("VPROF_CUPTI_KINDS='" + std::string(setting) + "'") == 0);
-    CHECK(error.find("light, all, or a comma-separated list of light, CONCURRENT_KERNEL") !=
-          std::string::npos);
-    CHECK(error.find("using the light default") != std::string::npos);
+TEST_CASE("an unknown or empty name is refused, and the choices name every kind") {
+  for (const char* setting : {"CONCURRENT_KERNEL,BOGUS", "CONCURRENT_KERNEL,", "ful", ","}) {
+    INFO(setting);
+    vprof::GpuKinds kinds;
+    CHECK_FALSE(vprof::ParseGpuKinds(setting, &kinds));
   }
+  CHECK(vprof::GpuKindsExpected() ==
+        "light, all, or a comma-separated list of light, CONCURRENT_KERNEL, MEMCPY, MEMCPY2, "
+        "MEMSET, GRAPH_TRACE, SYNCHRONIZATION, CUDA_EVENT, RUNTIME, DRIVER, "
+        "EXTERNAL_CORRELATION, OVERHEAD, DEVICE, MEMORY2, SELECTED_API");
 }
 
 TEST_CASE("deep windows record each node of a graph: RecordGraphNodes drops GRAPH_TRACE") {
-  std::string error;
-  vprof::CapturePlan plan = vprof::PlanCapture("light", &error);
+  vprof::CapturePlan plan = PlanOf("light");
   vprof::RecordGraphNodes(&plan);
   std::vector<std::string> expected = kLightKinds;
   std::erase(expected, "GRAPH_TRACE");
   CHECK(kind_names(plan) == expected);
   // Named in a list, it is the one kind the list has; dropped, none is left.
-  plan = vprof::PlanCapture("graph_trace", &error);
-  CHECK(error.empty());
+  plan = PlanOf("graph_trace");
   CHECK(kind_names(plan) == std::vector<std::string>{"GRAPH_TRACE"});
   vprof::RecordGraphNodes(&plan);
   CHECK(plan.kinds.empty());
 }
 
 TEST_CASE("a libcupti that cannot select APIs gets the RUNTIME and DRIVER kinds, once") {
-  std::string error;
-  vprof::CapturePlan plan = vprof::PlanCapture("", &error);
+  vprof::CapturePlan plan = PlanOf("");
   vprof::RecordEveryApi(&plan);
   std::vector<std::string> expected = kLightKinds;
   expected.insert(expected.end(), {"RUNTIME", "DRIVER"});
   CHECK(kind_names(plan) == expected);
   CHECK(plan.api_records == vprof::ApiRecords::kAll);
 
-  plan = vprof::PlanCapture("CONCURRENT_KERNEL,DRIVER,SELECTED_API", &error);
+  plan = PlanOf("CONCURRENT_KERNEL,DRIVER,SELECTED_API");
   vprof::RecordEveryApi(&plan);
   CHECK(kind_names(plan) == std::vector<std::string>{"CONCURRENT_KERNEL", "DRIVER", "RUNTIME"});
 }

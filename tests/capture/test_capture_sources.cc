@@ -42,6 +42,7 @@ TEST_CASE("the footer counts the sources in the trace format's order") {
 TEST_CASE("every hooks row does something, and names a stage only where it starts") {
   std::set<std::string> names;
   bool any_after_writer = false;
+  std::vector<std::string> at_cuda_init;
   for (const vprof::SourceHooks& row : vprof::RegisteredSources().hooks) {
     INFO(row.name);
     CHECK(names.insert(row.name).second);
@@ -50,8 +51,14 @@ TEST_CASE("every hooks row does something, and names a stage only where it start
       CHECK(row.start != nullptr);
       any_after_writer = true;
     }
+    if (row.stage == vprof::StartStage::kAtCudaInit) {
+      CHECK(row.start != nullptr);
+      at_cuda_init.emplace_back(row.name);
+    }
   }
   // The hooks through which CUDA and NVTX call in start once the writer runs.
   CHECK(any_after_writer);
   CHECK(names.count("injection hooks") == 1);
+  // GPU capture starts when the CUDA driver calls the injection hook, and nothing else does.
+  CHECK(at_cuda_init == std::vector<std::string>{"GPU activity"});
 }

@@ -84,6 +84,9 @@ TEST_CASE("a malformed setting is named with what was expected") {
       {"VPROF_AUDIT_EVERY", "0", "1 or more"},
       {"VPROF_AUDIT_EVERY", "2x", "1 or more"},
       {"VPROF_AUDIT_MIN_BYTES", "-1", "0 or more"},
+      {"VPROF_CUPTI_KINDS", "CONCURRENT_KERNEL,BOGUS", "light, all, or a comma-separated list"},
+      {"VPROF_CUPTI_KINDS", "CONCURRENT_KERNEL,", "of light, CONCURRENT_KERNEL, MEMCPY"},
+      {"VPROF_CUPTI_KINDS", "ful", "MEMORY2, SELECTED_API"},
   };
   for (const auto& c : cases) {
     INFO(c.name << "=" << c.value);
@@ -92,6 +95,24 @@ TEST_CASE("a malformed setting is named with what was expected") {
     CHECK(r.error.find(std::string("'") + c.value + "'") != std::string::npos);
     CHECK(r.error.find(c.expected) != std::string::npos);
   }
+}
+
+TEST_CASE("VPROF_CUPTI_KINDS and VPROF_DEEP are parsed with the rest, into typed values") {
+  const vprof::Settings unset = parse({}).settings;
+  CHECK(unset.gpu_kinds.mode == "light");
+  CHECK(unset.gpu_kinds.api_records == vprof::ApiRecords::kSelected);
+  CHECK(unset.gpu_kinds.Has(vprof::GpuKind::kGRAPH_TRACE));
+  CHECK_FALSE(unset.gpu_kinds.Has(vprof::GpuKind::kMEMORY2));
+  CHECK(unset.deep.mode == vprof::DeepSchedule::Mode::kAlways);
+
+  const vprof::Settings set =
+      parse({{"VPROF_CUPTI_KINDS", " memset,Runtime "}, {"VPROF_DEEP", "5/60"}}).settings;
+  CHECK(set.gpu_kinds.mode == "memset,Runtime");
+  CHECK(set.gpu_kinds.kinds.count() == 2);
+  CHECK(set.gpu_kinds.Has(vprof::GpuKind::kMEMSET));
+  CHECK(set.gpu_kinds.Has(vprof::GpuKind::kRUNTIME));
+  CHECK(set.gpu_kinds.api_records == vprof::ApiRecords::kAll);
+  CHECK(set.deep.mode == vprof::DeepSchedule::Mode::kDutyCycle);
 }
 
 TEST_CASE("collective fingerprints are off unless VPROF_AUDIT asks, and sampled as told") {

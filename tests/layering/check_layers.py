@@ -62,8 +62,9 @@ LAYERS = [
 ]
 # The capture side, on its own: it includes schema, common and itself, nothing else.
 # Inside it, three layers: the core (lowest); the sources beside one another;
-# the top (capture/ itself: the sources' table, the lifecycle, the exported
-# entry points and NCCL wrappers), which may include them all.
+# the top (capture/ itself: the sources' table, the exported entry points and
+# NCCL wrappers, which hand the table to the core's runtime), which may include
+# them all. check_links.py holds the objects to the same rules at link time.
 CAPTURE_CORE = "capture/core"
 CAPTURE_SOURCES = ["capture/nccl", "capture/nvtx", "capture/nccl_plugin", "capture/audit",
                    "capture/cupti"]

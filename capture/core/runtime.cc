@@ -1,5 +1,6 @@
-// Initialisation, the writer thread, and the ends of a process: exit, the
-// capture window's end, fork.
+// The runtime (runtime.h): initialisation, the writer thread, and the ends of
+// a process: exit, the capture window's end, fork. It walks the sources' table
+// it was handed (capture_source.h) and names no source.
 //
 // Signals: vprof installs no handler. A handler is something the program can
 // see (Python then keeps its own SIGINT handler away, and KeyboardInterrupt
@@ -13,6 +14,8 @@
 // a call into the host program or a library other than libc, except libcupti
 // from the GPU activity drain (reading filled buffers, and one late request
 // for hardware timestamps; gpu_capture.h), which takes no lock of vprof's.
+#include "capture/core/runtime.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>  // pthread_sigmask
@@ -29,11 +32,9 @@
 #include "capture/core/loader_calls.h"
 #include "capture/core/log.h"
 #include "capture/core/run_info.h"
-#include "capture/core/runtime.h"
 #include "capture/core/settings.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
-#include "capture/sources.h"
 
 namespace vprof {
 
@@ -42,7 +43,9 @@ std::atomic<RunState> g_run_state{RunState::kUninitialised};
 namespace {
 
 // All created once by Initialise() and never destroyed (see log.h).
+const CaptureSources* g_sources = nullptr;
 Settings* g_settings = nullptr;
+std::string* g_self_path = nullptr;  // what SourceStart names
 RunInfo* g_run = nullptr;
 TraceWriter* g_writer = nullptr;
 uint64_t g_window_origin_ns = 0;
@@ -95,7 +98,7 @@ void Disable(const char* why) {
 // Each source's hooks of one kind, in the table's order (capture_source.h).
 template <typename Call>
 void ForEachHook(Call&& call) {
-  for (const SourceHooks& hooks : RegisteredSources().hooks) call(hooks);
+  for (const SourceHooks& hooks : g_sources->hooks) call(hooks);
 }
 
 void BeforeFlush(bool final) {
@@ -239,7 +242,8 @@ void StartSources(StartStage stage, const SourceStart& start) {
   });
 }
 
-void Initialise() {
+void Initialise(const CaptureSources& sources) {
+  g_sources = &sources;
   SettingsResult parsed = ParseSettings([](const char* n) -> const char* { return getenv(n); });
   InitLog(parsed.settings.log_level);
   if (!parsed.error.empty()) {
@@ -251,10 +255,12 @@ void Initialise() {
     return;
   }
   g_settings = new Settings(parsed.settings);
+  // Before the run state says so: an entry point on another thread may start sources then.
+  g_self_path = new std::string(SelfPath());
   g_run = new RunInfo(CollectRunInfo());
   g_window_origin_ns = g_run->start_ns;
   g_writer = new TraceWriter;
-  if (!g_writer->Init(*g_settings, g_run, RegisteredSources())) {
+  if (!g_writer->Init(*g_settings, g_run, sources)) {
     Disable(g_writer->error());
     return;
   }
@@ -263,8 +269,7 @@ void Initialise() {
   GlobalThreadBuffers().Configure(ring_bytes / sizeof(NcclRecord), ring_bytes / sizeof(NvtxRecord));
   g_run_state.store(g_settings->start_after_s > 0 ? RunState::kWaiting : RunState::kRecording);
   InstallLoaderCallsForkHandlers();  // before any thread of vprof's calls into the loader
-  const std::string self_path = SelfPath();
-  const SourceStart start{*g_settings, self_path};
+  const SourceStart start{*g_settings, *g_self_path};
   StartSources(StartStage::kBeforeWriter, start);
   if (!StartWriter()) {
     Disable("cannot start the writer thread");
@@ -279,12 +284,12 @@ void Initialise() {
 
 }  // namespace
 
-void EnsureInitialized() {
+void EnsureInitialized(const CaptureSources& sources) {
   if (g_run_state.load(std::memory_order_acquire) != RunState::kUninitialised) return;
   static std::once_flag once;
-  std::call_once(once, [] {
+  std::call_once(once, [&] {
     try {
-      Initialise();
+      Initialise(sources);
     } catch (const std::exception& e) {
       Disable(e.what());
     } catch (...) {
@@ -303,9 +308,10 @@ bool FlushTraceAtExit() {
   return ok;
 }
 
-std::string CuptiKindsSetting() { return g_settings ? g_settings->cupti_kinds : ""; }
-
-DeepSchedule DeepScheduleSetting() { return g_settings ? g_settings->deep : DeepSchedule{}; }
+void StartAtCudaInit() {
+  if (!RuntimeTracking()) return;
+  StartSources(StartStage::kAtCudaInit, SourceStart{*g_settings, *g_self_path});
+}
 
 void Submit(const NcclRecord& r) {
   ThreadBuffer* b = GlobalThreadBuffers().Current();

@@ -12,7 +12,6 @@
 #include "capture/core/loaded_libraries.h"
 #include "capture/core/log.h"
 #include "capture/core/process_title.h"
-#include "capture/core/settings.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
 #include "capture/cupti/deep_windows.h"
@@ -24,6 +23,7 @@
 #include "capture/nccl_plugin/nccl_plugin.h"
 #include "capture/nvtx/nvtx_batch_writer.h"
 #include "capture/nvtx/nvtx_open_ranges.h"
+#include "common/settings.h"
 
 namespace vprof {
 namespace {

@@ -1,63 +1,25 @@
 #include "launch/launch_options.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <optional>
+#include <string>
 
-#include "capture/core/settings.h"
-#include "common/deep_schedule.h"
+#include "common/settings.h"
 #include "reporter/base/arg_cursor.h"
 
 namespace vprof::reporter {
 namespace {
 
-// One option per VPROF_* setting; the ranges are libvprof's
-// (capture/core/settings.cc), which docs/settings.md documents.
+// One option per VPROF_* setting; its value is checked by the parse libvprof
+// itself runs (common/settings.h), before anything starts.
 struct SettingOption {
   std::string_view option;
-  std::string_view variable;
-  std::string_view expected;  // for the message about a bad value
-  bool (*valid)(const std::string& value);
+  const char* variable;
 };
 
-template <unsigned long long kMin, unsigned long long kMax>
-bool IsUintIn(const std::string& value) {
-  if (value.empty() || value[0] == '-' || value[0] == '+') return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long number = std::strtoull(value.c_str(), &end, 10);
-  return errno == 0 && *end == '\0' && number >= kMin && number <= kMax;
-}
-
-bool IsSeconds(const std::string& value) {
-  if (value.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double seconds = std::strtod(value.c_str(), &end);
-  return errno == 0 && *end == '\0' && std::isfinite(seconds) && seconds >= 0;
-}
-
-bool IsDeepSchedule(const std::string& value) {
-  DeepSchedule schedule;
-  return ParseDeepSchedule(value, &schedule);
-}
-
-bool IsLogLevel(const std::string& value) {
-  for (const std::string_view level : {"trace", "debug", "info", "warn", "error", "off"}) {
-    if (value == level) return true;
-  }
-  return false;
-}
-
 constexpr SettingOption kSettingOptions[] = {
-    {"--flush-ms", "VPROF_FLUSH_MS", "milliseconds, an integer from 10 to 600000",
-     IsUintIn<10, 600000>},
-    {"--buffer-kb", "VPROF_BUFFER_KB", "KiB per thread, an integer from 16 to 16384",
-     IsUintIn<16, kMaxBufferKib>},
-    {"--start-after", "VPROF_START_AFTER_S", "seconds, a number >= 0", IsSeconds},
-    {"--stop-after", "VPROF_STOP_AFTER_S", "seconds, a number >= 0 (0: never)", IsSeconds},
-    {"--log-level", "VPROF_LOG_LEVEL", "one of trace, debug, info, warn, error, off", IsLogLevel},
-    {"--deep", "VPROF_DEEP", kDeepScheduleExpected, IsDeepSchedule},
+    {"--flush-ms", "VPROF_FLUSH_MS"},         {"--buffer-kb", "VPROF_BUFFER_KB"},
+    {"--start-after", "VPROF_START_AFTER_S"}, {"--stop-after", "VPROF_STOP_AFTER_S"},
+    {"--log-level", "VPROF_LOG_LEVEL"},       {"--deep", "VPROF_DEEP"},
 };
 
 const SettingOption* FindSettingOption(std::string_view name) {
@@ -109,12 +71,12 @@ std::optional<LaunchOptions> ParseLaunchOptions(const std::vector<std::string>& 
     } else if (const SettingOption* setting = FindSettingOption(arg.name())) {
       const auto value = arg.Value();
       if (!value) return std::nullopt;
-      if (!setting->valid(*value)) {
+      if (const std::optional<std::string> expected = SettingRefused(setting->variable, *value)) {
         arg.Complain(std::string(setting->option) + " '" + *value + "' is invalid: expected " +
-                     std::string(setting->expected));
+                     *expected);
         return std::nullopt;
       }
-      options.settings[std::string(setting->variable)] = *value;
+      options.settings[setting->variable] = *value;
     } else if (arg.name() == "--output" || arg.name() == "--library" ||
                arg.name() == "--report-format") {
       const auto value = arg.Value();

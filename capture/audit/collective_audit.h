@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "capture/core/nccl_record.h"
-#include "capture/core/settings.h"
 #include "capture/nccl/nccl_calls.h"
+#include "common/settings.h"
 
 namespace vprof {
 

@@ -12,7 +12,7 @@
 
 #include <atomic>
 
-#include "capture/core/settings.h"
+#include "common/settings.h"
 
 namespace vprof {
 

@@ -32,9 +32,9 @@
 #include "capture/core/loader_calls.h"
 #include "capture/core/log.h"
 #include "capture/core/run_info.h"
-#include "capture/core/settings.h"
 #include "capture/core/thread_buffers.h"
 #include "capture/core/trace_writer.h"
+#include "common/settings.h"
 
 namespace vprof {
 

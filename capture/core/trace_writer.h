@@ -26,7 +26,7 @@
 #include "capture/core/capture_source.h"
 #include "capture/core/proto_encoder.h"
 #include "capture/core/run_info.h"
-#include "capture/core/settings.h"
+#include "common/settings.h"
 
 namespace vprof {
 

@@ -9,7 +9,7 @@ namespace {
 // each row's place in the light default are there).
 constexpr ActivityKind kCuptiKinds[] = {
 #define VPROF_GPU_KIND(name, light, all) {CUPTI_ACTIVITY_KIND_##name, #name},
-#include "capture/core/gpu_kinds.def"
+#include "common/gpu_kinds.def"
 #undef VPROF_GPU_KIND
 };
 static_assert(std::size(kCuptiKinds) == kGpuKindCount);

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/core/gpu_kinds.h"
+#include "common/gpu_kinds.h"
 
 namespace vprof {
 

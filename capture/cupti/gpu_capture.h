@@ -23,8 +23,8 @@
 #include <cstdint>
 
 #include "capture/core/capture_source.h"
-#include "capture/core/gpu_kinds.h"
 #include "common/deep_schedule.h"
+#include "common/gpu_kinds.h"
 
 namespace vprof {
 

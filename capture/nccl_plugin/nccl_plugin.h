@@ -18,8 +18,8 @@
 #include <string>
 
 #include "capture/core/capture_source.h"
-#include "capture/core/settings.h"
 #include "capture/nccl_plugin/nccl_profiler_abi.h"
+#include "common/settings.h"
 
 // The structs NCCL looks up by name (entry_points.def lists them for export).
 extern "C" {

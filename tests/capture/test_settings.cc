@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "capture/core/settings.h"
+#include "common/settings.h"
 
 namespace {
 

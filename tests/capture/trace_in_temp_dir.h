@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "capture/core/settings.h"
 #include "capture/core/trace_writer.h"
 #include "capture/sources.h"
+#include "common/settings.h"
 #include "read_trace_file.h"
 
 struct TraceInTempDir {

@@ -79,10 +79,8 @@ SOURCE_INCLUDES = {
     # driver table.
     "capture/cupti": ["capture/audit"],
 }
-# Capture files the reporter and launch/ compile too (capture/core/meson.build's
-# shared_text_sources), settings' bounds, and the build's version.
+# The one capture file the reporter and launch/ include: the build's version.
 SHARED_WITH_CAPTURE = {
-    "capture/core/settings.h",
     "capture/core/vprof_build_info.h",
 }
 # Generated headers that are not a .pb.h beside their .proto: the folder

@@ -1,4 +1,4 @@
-#include "capture/core/gpu_kinds.h"
+#include "common/gpu_kinds.h"
 
 #include <cctype>
 #include <vector>
@@ -13,7 +13,7 @@ struct KindRow {
 };
 constexpr KindRow kRows[] = {
 #define VPROF_GPU_KIND(name, light, all) {#name, light, all},
-#include "capture/core/gpu_kinds.def"
+#include "common/gpu_kinds.def"
 #undef VPROF_GPU_KIND
 };
 static_assert(std::size(kRows) == kGpuKindCount);

@@ -1,9 +1,10 @@
-#include "capture/core/settings.h"
+#include "common/settings.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 namespace vprof {
@@ -26,8 +27,10 @@ std::string Shown(const char* value) {
   return out;
 }
 
-std::string Describe(const char* name, const char* value, const char* expected) {
-  return std::string(name) + "='" + Shown(value) + "' is invalid: expected " + expected;
+void Refuse(SettingsResult* r, const char* name, const char* value, std::string_view expected) {
+  r->error =
+      std::string(name) + "='" + Shown(value) + "' is invalid: expected " + std::string(expected);
+  r->expected = expected;
 }
 
 // Parses a whole string as an unsigned integer of at least lo.
@@ -84,40 +87,40 @@ bool ParseSwitch(const char* s, bool* out) {
 
 }  // namespace
 
-SettingsResult ParseSettings(EnvLookup lookup) {
+SettingsResult ParseSettings(const SettingLookup& lookup) {
   SettingsResult r;
   Settings& s = r.settings;
   if (const char* v = lookup("VPROF_ENABLE"); v && !ParseSwitch(v, &s.enabled)) {
-    r.error = Describe("VPROF_ENABLE", v, "0 or 1");
+    Refuse(&r, "VPROF_ENABLE", v, "0 or 1");
     return r;
   }
   if (const char* v = lookup("VPROF_GPU"); v && !ParseSwitch(v, &s.gpu_capture)) {
-    r.error = Describe("VPROF_GPU", v, "0 or 1");
+    Refuse(&r, "VPROF_GPU", v, "0 or 1");
     return r;
   }
   if (const char* v = lookup("VPROF_CUPTI_KINDS"); v && !ParseGpuKinds(v, &s.gpu_kinds)) {
-    r.error = Describe("VPROF_CUPTI_KINDS", v, GpuKindsExpected().c_str());
+    Refuse(&r, "VPROF_CUPTI_KINDS", v, GpuKindsExpected());
     return r;
   }
   if (const char* v = lookup("VPROF_DEEP"); v && !ParseDeepSchedule(v, &s.deep)) {
-    r.error = Describe("VPROF_DEEP", v, kDeepScheduleExpected);
+    Refuse(&r, "VPROF_DEEP", v, kDeepScheduleExpected);
     return r;
   }
   if (const char* v = lookup("VPROF_AUDIT")) {
     std::string_view mode(v);
     if (mode != "fingerprint" && mode != "off") {
-      r.error = Describe("VPROF_AUDIT", v, "fingerprint or off");
+      Refuse(&r, "VPROF_AUDIT", v, "fingerprint or off");
       return r;
     }
     s.audit_fingerprints = mode == "fingerprint";
   }
   if (const char* v = lookup("VPROF_AUDIT_EVERY"); v && !ParseUint64(v, 1, &s.audit_every)) {
-    r.error = Describe("VPROF_AUDIT_EVERY", v, "a whole number of collectives, 1 or more");
+    Refuse(&r, "VPROF_AUDIT_EVERY", v, "a whole number of collectives, 1 or more");
     return r;
   }
   if (const char* v = lookup("VPROF_AUDIT_MIN_BYTES");
       v && !ParseUint64(v, 0, &s.audit_min_bytes)) {
-    r.error = Describe("VPROF_AUDIT_MIN_BYTES", v, "a whole number of bytes, 0 or more");
+    Refuse(&r, "VPROF_AUDIT_MIN_BYTES", v, "a whole number of bytes, 0 or more");
     return r;
   }
   static constexpr struct {
@@ -128,52 +131,59 @@ SettingsResult ParseSettings(EnvLookup lookup) {
                          {"VPROF_NCCL_PROXY", &Settings::nccl_proxy}};
   for (const auto& sw : kPluginSwitches) {
     if (const char* v = lookup(sw.name); v && !ParseSwitch(v, &(s.*sw.field))) {
-      r.error = Describe(sw.name, v, "0 or 1");
+      Refuse(&r, sw.name, v, "0 or 1");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_OUTPUT_DIR")) {
     if (!*v) {
-      r.error = Describe("VPROF_OUTPUT_DIR", v, "a folder path");
+      Refuse(&r, "VPROF_OUTPUT_DIR", v, "a folder path");
       return r;
     }
     s.output_dir = v;
   }
   if (const char* v = lookup("VPROF_FLUSH_MS")) {
     if (!ParseUint(v, 10, 600000, &s.flush_interval_ms)) {
-      r.error = Describe("VPROF_FLUSH_MS", v, "milliseconds, an integer from 10 to 600000");
+      Refuse(&r, "VPROF_FLUSH_MS", v, "milliseconds, an integer from 10 to 600000");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_BUFFER_KB")) {
     if (!ParseUint(v, 16, kMaxBufferKib, &s.buffer_kib)) {
-      r.error = Describe("VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 16384");
+      Refuse(&r, "VPROF_BUFFER_KB", v, "KiB per thread, an integer from 16 to 16384");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_START_AFTER_S")) {
     if (!ParseSeconds(v, &s.start_after_s)) {
-      r.error = Describe("VPROF_START_AFTER_S", v, "seconds, a number >= 0");
+      Refuse(&r, "VPROF_START_AFTER_S", v, "seconds, a number >= 0");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_STOP_AFTER_S")) {
     if (!ParseSeconds(v, &s.stop_after_s)) {
-      r.error = Describe("VPROF_STOP_AFTER_S", v, "seconds, a number >= 0 (0: never)");
+      Refuse(&r, "VPROF_STOP_AFTER_S", v, "seconds, a number >= 0 (0: never)");
       return r;
     }
     if (s.stop_after_s > 0 && s.stop_after_s <= s.start_after_s) {
-      r.error = Describe("VPROF_STOP_AFTER_S", v, "a time after VPROF_START_AFTER_S, or 0");
+      Refuse(&r, "VPROF_STOP_AFTER_S", v, "a time after VPROF_START_AFTER_S, or 0");
       return r;
     }
   }
   if (const char* v = lookup("VPROF_LOG_LEVEL")) {
     if (!ParseLevel(v, &s.log_level)) {
-      r.error = Describe("VPROF_LOG_LEVEL", v, "one of trace, debug, info, warn, error, off");
+      Refuse(&r, "VPROF_LOG_LEVEL", v, "one of trace, debug, info, warn, error, off");
       return r;
     }
   }
   return r;
+}
+
+std::optional<std::string> SettingRefused(const char* name, const std::string& value) {
+  SettingsResult r = ParseSettings(
+      [&](const char* asked) { return asked == std::string_view(name) ? value.c_str() : nullptr; });
+  if (r.error.empty()) return std::nullopt;
+  return r.expected;
 }
 
 }  // namespace vprof

@@ -1,11 +1,15 @@
-// VPROF_* settings: parsed once, at initialisation, from the environment.
+// The VPROF_* settings, parsed in one place into typed values: by libvprof.so
+// once, at initialisation, from the environment; by `vprof run` for the
+// options that set them (launch/launch_options.cc), before anything starts.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
-#include "capture/core/gpu_kinds.h"
 #include "common/deep_schedule.h"
+#include "common/gpu_kinds.h"
 
 namespace vprof {
 
@@ -41,15 +45,20 @@ struct Settings {
 };
 
 // Reads a setting by name; returns nullptr when unset. Tests pass their own.
-using EnvLookup = const char* (*)(const char* name);
+using SettingLookup = std::function<const char*(const char* name)>;
 
 struct SettingsResult {
   Settings settings;
   // Empty when every setting was valid; otherwise one line naming the first
   // bad variable and what was expected. A bad setting turns profiling off.
   std::string error;
+  std::string expected;  // the error's "what was expected" alone
 };
 
-SettingsResult ParseSettings(EnvLookup lookup);
+SettingsResult ParseSettings(const SettingLookup& lookup);
+
+// What a setting's value should have been, when it is refused (the rest of
+// the environment unset); nothing when it is valid.
+std::optional<std::string> SettingRefused(const char* name, const std::string& value);
 
 }  // namespace vprof

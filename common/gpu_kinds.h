@@ -13,13 +13,13 @@ namespace vprof {
 
 enum class GpuKind : uint8_t {
 #define VPROF_GPU_KIND(name, light, all) k##name,
-#include "capture/core/gpu_kinds.def"
+#include "common/gpu_kinds.def"
 #undef VPROF_GPU_KIND
 };
 
 inline constexpr size_t kGpuKindCount = 0
 #define VPROF_GPU_KIND(name, light, all) +1
-#include "capture/core/gpu_kinds.def"
+#include "common/gpu_kinds.def"
 #undef VPROF_GPU_KIND
     ;
 

@@ -1,6 +1,7 @@
 """What scripts/demo.sh shows: 4 simulated ranks whose collectives run as
 kernels on the fake GPU (FAKE_NCCL_KERNELS=1), rank 3 late by 2 ms before
-every gradient all-reduce. The report must lead with its Summary, whose first
+every gradient all-reduce, a 1 MiB weight sync every fifth step
+(scripts/demo_job.sh says why not more). The report must lead with its Summary, whose first
 line names the late rank, show communication both hidden under compute and
 exposed, and rank the straggler first, with a time the simulator's own call
 log bounds: the sum, over the collectives rank 3 entered last, of its enter
@@ -24,7 +25,7 @@ trace_dir, log_dir = temp_dir("demo-traces"), temp_dir("demo-log")
 env = base_env(VPROF_OUTPUT_DIR=trace_dir, FAKE_NCCL_BUSBW_GBPS=2, FAKE_NCCL_KERNELS=1)
 cmd = [os.path.join(STANDINS, "sim_launch"), "-n", str(RANKS), os.path.join(STANDINS, "sim_train"),
        "--steps", str(STEPS), "--bucket-elems", "65536", "--slow-rank", str(SLOW_RANK),
-       "--slow-ms", str(SLOW_MS), "--log-dir", log_dir]
+       "--slow-ms", str(SLOW_MS), "--sync-elems", "262144", "--log-dir", log_dir]
 traced = run(cmd, preload=[LIBVPROF], env=env)
 check(traced.returncode == 0, f"traced run failed: {traced.stderr}")
 

@@ -223,9 +223,29 @@ std::string VerdictText(const Report& report) {
   return text;
 }
 
+// A step that moves the ledger's mean by itself (a compile step, a
+// checkpoint): its excess over the median, spread over the steps, when that is
+// at least a twentieth of the mean. The shares then lean toward that one step,
+// which the reader should know before acting on them. Empty otherwise, and
+// where the ledger is not over the full steps or there are too few for a
+// median apart from the mean.
+std::string OutlierText(const StepsReport& steps, const FullStepSpread& spread) {
+  const StepsLedger& ledger = *steps.ledger;
+  if (!ledger.full_steps || ledger.steps < 3 || ledger.steps != steps.full_steps.size() ||
+      !steps.median_step_ns) {
+    return "";
+  }
+  const int64_t excess = (spread.longest_ns - *steps.median_step_ns) / ledger.steps;
+  if (excess * 20 < ledger.mean_step_ns) return "";
+  return "; step " + std::to_string(StepNumber(steps, spread.longest_step)) + " alone (" +
+         FormatDurationNs(spread.longest_ns) + ", the median " +
+         FormatDurationNs(*steps.median_step_ns) + ") adds " + FormatDurationNs(excess) +
+         " to this mean";
+}
+
 // Where the step goes, from the full steps' ledger: who gave it, the mean
 // step, and each cause's share with its largest parts.
-std::string LedgerText(const StepsReport& steps) {
+std::string LedgerText(const StepsReport& steps, const FullStepSpread& spread) {
   const StepsLedger& ledger = *steps.ledger;
   std::string text;
   std::vector<std::pair<uint32_t, size_t>> givers;
@@ -293,7 +313,7 @@ std::string LedgerText(const StepsReport& steps) {
     }
     if (!shown.empty()) text += " (" + shown + ")";
   }
-  return text;
+  return text + OutlierText(steps, spread);
 }
 
 std::string HealthText(const Report& report, ReportSummary& summary) {
@@ -485,7 +505,8 @@ ReportSummary SummarizeReport(const Report& report) {
   if (report.steps) {
     summary.shares = SharesOf(*report.steps, spread);
     if (report.steps->ledger && report.steps->ledger->steps > 0) {
-      lines.push_back({"Where the step goes", LedgerText(*report.steps), "ledger", "Step ledger"});
+      lines.push_back(
+          {"Where the step goes", LedgerText(*report.steps, spread), "ledger", "Step ledger"});
     } else if (summary.shares) {
       lines.push_back({"Where the step goes", SharesText(*summary.shares), "segments", "Steps"});
     }

@@ -205,3 +205,39 @@ TEST_CASE("where the step goes: a cause's parts that name the same thing are one
   CHECK(Contains(text, "waiting for a late rank 35.0% (for rank 3 27.0%, for rank 0 8.0%)"));
   CHECK(Contains(text, "transfer 15.0% (gradient buckets 15.0%)"));
 }
+
+TEST_CASE("where the step goes: a step that moves the mean by itself is named with what it adds") {
+  // Five full steps of 10 ms and one of 70 ms (a compile step): the median is 10 ms, the mean
+  // 20 ms, and the long step adds (70 - 10) / 6 = 10 ms of it, more than a twentieth.
+  Report report = SampleReport();
+  REQUIRE(report.steps);
+  StepsReport& steps = *report.steps;
+  REQUIRE(!steps.full_steps.empty());
+  const FullStepReport first = steps.full_steps.front();
+  steps.full_steps.clear();
+  for (uint32_t i = 0; i < 6; ++i) {
+    FullStepReport step = first;
+    step.step = first.step + i;
+    step.duration_ns = i == 2 ? 70'000'000 : 10'000'000;
+    steps.full_steps.push_back(step);
+  }
+  steps.median_step_ns = 10'000'000;
+  StepsLedger ledger;
+  ledger.steps = 6;
+  ledger.mean_step_ns = 20'000'000;
+  ledger.ledger_steps.assign(steps.ranks.size(), 0);
+  ledger.ledger_steps[0] = 6;
+  ledger.lines = {{LedgerCause::kCompute, CommRole::kGradientBuckets, "backward", {}, 0, 1.0}};
+  steps.ledger = ledger;
+  const std::string long_step = std::to_string(StepNumber(steps, first.step + 2));
+  CHECK(Contains(Line(SummarizeReport(report), "Where the step goes").text,
+                 "; step " + long_step +
+                     " alone (70.0 ms, the median 10.0 ms) adds 10.0 ms to "
+                     "this mean"));
+
+  // At 12 ms the long step adds 2 / 6 = 0.33 ms to a mean of 10.33 ms: less than a twentieth,
+  // not named.
+  steps.full_steps[2].duration_ns = 12'000'000;
+  steps.ledger->mean_step_ns = 10'333'333;
+  CHECK_FALSE(Contains(Line(SummarizeReport(report), "Where the step goes").text, "alone"));
+}

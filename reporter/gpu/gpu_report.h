@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reporter/base/trace_forward.h"
+#include "reporter/gpu/api_records.h"
 #include "reporter/gpu/gpu_record.h"
 
 namespace vprof::reporter {
@@ -45,20 +47,38 @@ struct LaunchCostReport {
 // The calibration as the trace holds it (GpuCaptureStatus.launch_cost).
 LaunchCostReport LaunchCostReportOf(const vprof::trace::LaunchCostCalibration& calibration);
 
+// A process's GPU capture as its GpuCaptureStatus says (the trace's
+// GpuCaptureState and HwTrace, read into the report's own enums).
+enum class GpuCaptureState : uint8_t {
+  kUnspecified,
+  kActive,
+  kUnavailable,
+  kSubscriberConflict,  // another tool held CUPTI
+  kFailed,
+};
+// "active", "unavailable", "subscriber_conflict", "failed", "unspecified".
+std::string_view GpuCaptureStateName(GpuCaptureState state);
+
+// Hardware-event kernel timestamps.
+enum class HwTraceState : uint8_t { kNotAsked, kOn, kNotSupported, kUnavailable };
+// "on", "not_supported", "unavailable", or "" (not asked).
+std::string_view HwTraceStateName(HwTraceState state);
+
+// "all", "selected", "none".
+std::string_view ApiRecordsName(ApiRecords records);
+
 struct GpuCaptureReport {
-  // "active", "unavailable", "subscriber_conflict", "failed", "unspecified".
-  std::string state;
+  GpuCaptureState state = GpuCaptureState::kUnspecified;
   std::string detail;
   std::string cupti_path;
   uint32_t cupti_version = 0;
   std::string timestamp_source;
   std::string cuda_injection_found;
-  std::string mode;         // VPROF_CUPTI_KINDS as read: "light", "all", or a list
-  std::string api_records;  // which API calls have records: "all", "selected", "none"
+  std::string mode;  // VPROF_CUPTI_KINDS as read: "light", "all", or a list
+  ApiRecords api_records = ApiRecords::kNone;  // which API calls have records
   uint32_t selected_runtime_apis = 0;
   uint32_t selected_driver_apis = 0;
-  // Hardware-event kernel timestamps: "on", "not_supported", "unavailable", or "" (not asked).
-  std::string hw_trace;
+  HwTraceState hw_trace = HwTraceState::kNotAsked;
   std::string hw_trace_detail;
   // Activity buffers CUPTI handed over at exit too late to read before its
   // teardown, which the capture left unread: their records are missing.

@@ -15,17 +15,17 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
     return;
   }
   json.Object("capture", [&] {
-    json.Field("state", capture->state);
+    json.Field("state", GpuCaptureStateName(capture->state));
     json.Field("detail", capture->detail);
     json.Field("cupti_path", capture->cupti_path);
     json.Field("cupti_version", capture->cupti_version);
     json.Field("timestamp_source", capture->timestamp_source);
     json.Field("cuda_injection_found", capture->cuda_injection_found);
     json.Field("mode", capture->mode);
-    json.Field("api_records", capture->api_records);
+    json.Field("api_records", ApiRecordsName(capture->api_records));
     json.Field("selected_runtime_apis", capture->selected_runtime_apis);
     json.Field("selected_driver_apis", capture->selected_driver_apis);
-    json.Field("hw_trace", capture->hw_trace);
+    json.Field("hw_trace", HwTraceStateName(capture->hw_trace));
     json.Field("hw_trace_detail", capture->hw_trace_detail);
     if (capture->buffers_unread_at_exit > 0) {
       json.Field("buffers_unread_at_exit", capture->buffers_unread_at_exit);

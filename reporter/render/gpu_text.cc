@@ -22,7 +22,7 @@ std::string ProcessLabel(const ProcessReport& process) {
 std::string CaptureText(const GpuReport& gpu) {
   if (!gpu.capture) return "no capture status written (GPU records present)";
   const GpuCaptureReport& capture = *gpu.capture;
-  std::string state = capture.state;
+  std::string state(GpuCaptureStateName(capture.state));
   std::replace(state.begin(), state.end(), '_', ' ');
   std::string text = "capture " + state;
   if (!capture.detail.empty()) text += ": " + capture.detail;
@@ -31,13 +31,13 @@ std::string CaptureText(const GpuReport& gpu) {
     text += "; CUDA_INJECTION64_PATH was " + capture.cuda_injection_found;
   }
   if (!capture.mode.empty()) text += "; VPROF_CUPTI_KINDS " + capture.mode;
-  if (capture.api_records == "selected") {
+  if (capture.api_records == ApiRecords::kSelected) {
     text += " (API records of launches, copies, memsets, events, waits, syncs and CUDA IPC only: " +
             std::to_string(capture.selected_runtime_apis) + " runtime and " +
             std::to_string(capture.selected_driver_apis) + " driver APIs)";
   }
-  if (capture.hw_trace == "on") text += "; kernel timestamps from hardware events";
-  if (capture.hw_trace == "not_supported") {
+  if (capture.hw_trace == HwTraceState::kOn) text += "; kernel timestamps from hardware events";
+  if (capture.hw_trace == HwTraceState::kNotSupported) {
     text += "; hardware kernel timestamps not supported here (" + capture.hw_trace_detail + ")";
   }
   if (capture.buffers_unread_at_exit > 0) {
@@ -53,8 +53,8 @@ std::string CaptureText(const GpuReport& gpu) {
 std::string ApiCallsText(const GpuReport& gpu) {
   std::string text = "API calls " + std::to_string(gpu.api_calls);
   if (!gpu.capture) return text;
-  if (gpu.capture->api_records == "selected") return text + " (selected APIs only)";
-  if (gpu.capture->api_records == "none") return "API calls not recorded";
+  if (gpu.capture->api_records == ApiRecords::kSelected) return text + " (selected APIs only)";
+  if (gpu.capture->api_records == ApiRecords::kNone) return "API calls not recorded";
   return text;
 }
 
@@ -243,7 +243,7 @@ void WriteGpuTimeLine(std::span<const OpReport> rows, GpuTimeFigures (*figures_o
 
 // A capture that did not run as asked, or lost records.
 bool CaptureTroubled(const GpuReport& gpu) {
-  return gpu.dropped_records > 0 || (gpu.capture && gpu.capture->state != "active");
+  return gpu.dropped_records > 0 || (gpu.capture && gpu.capture->state != GpuCaptureState::kActive);
 }
 
 // The processes (indices) whose blocks a report of many shows: the first

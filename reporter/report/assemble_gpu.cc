@@ -11,43 +11,31 @@
 namespace vprof::reporter {
 namespace {
 
-std::string CaptureStateName(vprof::trace::GpuCaptureState state) {
+GpuCaptureState CaptureStateOf(vprof::trace::GpuCaptureState state) {
   switch (state) {
     case vprof::trace::GPU_CAPTURE_ACTIVE:
-      return "active";
+      return GpuCaptureState::kActive;
     case vprof::trace::GPU_CAPTURE_UNAVAILABLE:
-      return "unavailable";
+      return GpuCaptureState::kUnavailable;
     case vprof::trace::GPU_CAPTURE_SUBSCRIBER_CONFLICT:
-      return "subscriber_conflict";
+      return GpuCaptureState::kSubscriberConflict;
     case vprof::trace::GPU_CAPTURE_FAILED:
-      return "failed";
+      return GpuCaptureState::kFailed;
     default:
-      return "unspecified";
+      return GpuCaptureState::kUnspecified;
   }
 }
 
-std::string ApiRecordsName(const vprof::trace::GpuCaptureStatus& status) {
-  switch (ApiRecordsOf(status)) {
-    case ApiRecords::kAll:
-      return "all";
-    case ApiRecords::kSelected:
-      return "selected";
-    case ApiRecords::kNone:
-      break;
-  }
-  return "none";
-}
-
-std::string HwTraceName(vprof::trace::HwTrace hw_trace) {
+HwTraceState HwTraceOf(vprof::trace::HwTrace hw_trace) {
   switch (hw_trace) {
     case vprof::trace::HW_TRACE_ON:
-      return "on";
+      return HwTraceState::kOn;
     case vprof::trace::HW_TRACE_NOT_SUPPORTED:
-      return "not_supported";
+      return HwTraceState::kNotSupported;
     case vprof::trace::HW_TRACE_UNAVAILABLE:
-      return "unavailable";
+      return HwTraceState::kUnavailable;
     default:
-      return "";
+      return HwTraceState::kNotAsked;
   }
 }
 
@@ -61,17 +49,17 @@ bool EnablesKind(const vprof::trace::GpuCaptureStatus& status, std::string_view 
 
 GpuCaptureReport ToCaptureReport(const vprof::trace::GpuCaptureStatus& status) {
   GpuCaptureReport capture;
-  capture.state = CaptureStateName(status.state());
+  capture.state = CaptureStateOf(status.state());
   capture.detail = status.detail();
   capture.cupti_path = status.cupti_path();
   capture.cupti_version = status.cupti_version();
   capture.timestamp_source = status.timestamp_source();
   capture.cuda_injection_found = status.cuda_injection_found();
   capture.mode = status.capture_mode();
-  capture.api_records = ApiRecordsName(status);
+  capture.api_records = ApiRecordsOf(status);
   capture.selected_runtime_apis = status.selected_runtime_apis();
   capture.selected_driver_apis = status.selected_driver_apis();
-  capture.hw_trace = HwTraceName(status.hw_trace());
+  capture.hw_trace = HwTraceOf(status.hw_trace());
   capture.hw_trace_detail = status.hw_trace_detail();
   capture.buffers_unread_at_exit = status.buffers_unread_at_exit();
   if (status.has_launch_cost()) capture.launch_cost = LaunchCostReportOf(status.launch_cost());

@@ -129,7 +129,7 @@ TEST_CASE("GPU totals, kernel classes and top kernels of a process") {
   const GpuReport& gpu = report.processes.at(0).gpu;
 
   REQUIRE(gpu.capture);
-  CHECK(gpu.capture->state == "active");
+  CHECK(gpu.capture->state == GpuCaptureState::kActive);
   CHECK(gpu.batches == 2);
   CHECK(gpu.kernels.count == 3);
   CHECK(gpu.kernels.total_ns == 140000);
@@ -263,7 +263,7 @@ TEST_CASE("the last capture status holds, and a conflict is shown with its detai
   const Report report = ReportOf(dir.path());
   const GpuReport& gpu = report.processes.at(0).gpu;
   REQUIRE(gpu.capture);
-  CHECK(gpu.capture->state == "subscriber_conflict");
+  CHECK(gpu.capture->state == GpuCaptureState::kSubscriberConflict);
   CHECK(Contains(Unwrapped(TextOf(report)),
                  " non-rank, node1.500.vtrace: capture subscriber conflict: another tool holds "
                  "the CUPTI subscriber; timestamps: cupti_timestamp_callback; "
@@ -651,10 +651,10 @@ TEST_CASE("the light capture's status: selected API records, hardware timestamps
   const Report report = ReportOf(dir.path());
   const GpuCaptureReport& capture = *report.processes.at(0).gpu.capture;
   CHECK(capture.mode == "light");
-  CHECK(capture.api_records == "selected");
+  CHECK(capture.api_records == ApiRecords::kSelected);
   CHECK(capture.selected_runtime_apis == 99);
   CHECK(capture.selected_driver_apis == 163);
-  CHECK(capture.hw_trace == "not_supported");
+  CHECK(capture.hw_trace == HwTraceState::kNotSupported);
   const std::string text = Unwrapped(TextOf(report));
   INFO(text);
   CHECK(Contains(text,
@@ -710,6 +710,7 @@ TEST_CASE("a capture status from before api_records: RUNTIME among the kinds mea
     trace.AddFooter();
     trace.WriteTo(dir.File("node1.600.vtrace"));
     const Report report = ReportOf(dir.path());
-    CHECK(report.processes.at(0).gpu.capture->api_records == (runtime ? "all" : "none"));
+    CHECK(report.processes.at(0).gpu.capture->api_records ==
+          (runtime ? ApiRecords::kAll : ApiRecords::kNone));
   }
 }

@@ -35,7 +35,7 @@ Report GpuReportOf(int ranks) {
     process.is_rank = true;
     process.rank = r;
     process.file = "node.r" + std::to_string(r) + ".vtrace";
-    process.gpu.capture.emplace().state = "active";
+    process.gpu.capture.emplace().state = GpuCaptureState::kActive;
     process.gpu.batches = 1;
     process.gpu.kernels.count = 10;
     process.gpu.kernels.total_ns = (4000 + (r * 7) % 13) * int64_t{1'000'000};
@@ -65,7 +65,7 @@ TEST_CASE("many ranks: GPU blocks of the first, the least and most kernel time, 
   constexpr int kRanks = 40;
   Report report = GpuReportOf(kRanks);
   report.processes[25].gpu.dropped_records = 3;
-  report.processes[33].gpu.capture->state = "subscriber_conflict";
+  report.processes[33].gpu.capture->state = GpuCaptureState::kSubscriberConflict;
   // Independently: the ranks with the least and the most kernel time.
   int least = 0;
   int most = 0;

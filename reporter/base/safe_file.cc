@@ -43,6 +43,13 @@ bool WriteAll(int fd, std::string_view contents) {
 }  // namespace
 
 bool WriteFilePrivately(const std::string& path, std::string_view contents, std::string* error) {
+  return WriteFilePrivatelyFrom(
+      path, [&](const PieceSink& sink) { return sink(contents); }, error);
+}
+
+bool WriteFilePrivatelyFrom(const std::string& path,
+                            const std::function<bool(const PieceSink&)>& write,
+                            std::string* error) {
   // Said here for a clear message; the rename below replaces whatever is
   // planted at `path` meanwhile rather than writing through it.
   if (std::string refusal = WhyNotRegular(path); !refusal.empty()) {
@@ -59,10 +66,15 @@ bool WriteFilePrivately(const std::string& path, std::string_view contents, std:
     *error = "cannot create a file beside " + path + ": " + std::strerror(errno);
     return false;
   }
-  const bool written = WriteAll(fd, contents);
-  const int saved = errno;
+  int write_errno = 0;
+  const bool written = write([&](std::string_view piece) {
+    if (WriteAll(fd, piece)) return true;
+    write_errno = errno;
+    return false;
+  });
   if (::close(fd) != 0 || !written || std::rename(draft.c_str(), path.c_str()) != 0) {
-    *error = "cannot write " + path + ": " + std::strerror(written ? errno : saved);
+    const int why = !written && write_errno != 0 ? write_errno : errno;
+    *error = "cannot write " + path + ": " + std::strerror(why);
     ::unlink(draft.c_str());
     return false;
   }

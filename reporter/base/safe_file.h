@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,16 @@ namespace vprof::reporter {
 // followed. Refuses, with `error` naming the file, when something other than
 // a regular file is at `path`.
 bool WriteFilePrivately(const std::string& path, std::string_view contents, std::string* error);
+
+// Takes one piece of a file's contents; false when it could not be written.
+using PieceSink = std::function<bool(std::string_view piece)>;
+
+// WriteFilePrivately with contents made in pieces: `write` hands each to the
+// sink it is given (and returns false when one was refused), so that a large
+// file is never held whole. Nothing is renamed into place unless every piece
+// was written.
+bool WriteFilePrivatelyFrom(const std::string& path,
+                            const std::function<bool(const PieceSink&)>& write, std::string* error);
 
 // `path` opened for reading when it is a regular file, not through a link and
 // never waiting on a FIFO or device. -1 otherwise: with `refusal` naming the

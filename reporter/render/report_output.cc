@@ -8,6 +8,7 @@
 
 #include "reporter/base/exit_status.h"
 #include "reporter/base/safe_file.h"
+#include "reporter/base/valid_text_buffer.h"
 #include "reporter/base/valid_utf8.h"
 #include "reporter/base/visible_controls.h"
 #include "reporter/render/clock_description.h"
@@ -113,31 +114,38 @@ int EmitReport(const Report& report, const ReportOutput& output, std::ostream& o
   // Every format is written through here: the one place its text, names from
   // traces included, is made valid UTF-8 and, in the formats a terminal shows
   // as they are, freed of control characters (HTML shows them as its text
-  // escapes do, JSON escapes them in its own syntax).
-  const auto render = [&] {
-    std::ostringstream text;
+  // escapes do, JSON escapes them in its own syntax). In pieces, as it is
+  // written (valid_text_buffer.h).
+  const bool shown_raw =
+      output.format == ReportFormat::kText || output.format == ReportFormat::kMarkdown;
+  const auto render = [&](const PieceSink& sink) {
+    ValidTextBuffer valid(sink, shown_raw);
+    std::ostream text(&valid);
     WriteReport(report, output, text);
-    std::string valid = ValidUtf8(text.view());
-    const bool shown_raw =
-        output.format == ReportFormat::kText || output.format == ReportFormat::kMarkdown;
-    return shown_raw ? ShowControlCharacters(valid, LineBreaks::kKeep) : valid;
+    return valid.Finish();
+  };
+  const auto into_stream = [](std::ostream& stream) {
+    return [&stream](std::string_view piece) {
+      return static_cast<bool>(
+          stream.write(piece.data(), static_cast<std::streamsize>(piece.size())));
+    };
   };
   if (output.file && output.private_file) {
     std::string error;
-    if (!WriteFilePrivately(*output.file, render(), &error)) {
+    if (!WriteFilePrivatelyFrom(*output.file, render, &error)) {
       err << "vprof: " << error << '\n';
       return kExitFailure;
     }
   } else if (output.file) {
     std::ofstream file(*output.file, std::ios::out | std::ios::trunc);
-    if (file) file << render();
+    if (file) render(into_stream(file));
     file.close();
     if (!file) {
       err << "vprof: cannot write " << *output.file << ": " << std::strerror(errno) << '\n';
       return kExitFailure;
     }
   } else {
-    out << render();
+    render(into_stream(out));
     if (!out.flush()) {
       err << "vprof: cannot write the report to standard output\n";
       return kExitFailure;

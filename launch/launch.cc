@@ -1,7 +1,10 @@
 #include "launch/launch.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
+#include "common/settings.h"
 #include "launch/library_locator.h"
 #include "launch/output_folder.h"
 #include "launch/profiled_environment.h"
@@ -27,6 +30,15 @@ std::optional<Launch> PrepareLaunch(const LaunchOptions& options, const std::str
   // "run1/" names the folder run1, not an empty name inside it.
   if (!absolute.has_filename()) absolute = absolute.parent_path();
   const std::string output_dir = absolute.string();
+  // Every VPROF_* setting the processes will read (the environment's, this
+  // command's options over them), checked as libvprof checks it at start: a
+  // bad one would turn vprof off in every process, so nothing starts.
+  const SettingsResult checked = ParseSettings([&](const char* name) -> const char* {
+    if (std::string_view(name) == "VPROF_OUTPUT_DIR") return output_dir.c_str();
+    const auto set = options.settings.find(name);
+    return set != options.settings.end() ? set->second.c_str() : std::getenv(name);
+  });
+  if (!checked.error.empty()) return complain(checked.error);
   if (std::string refused = ClaimOutputFolder(output_dir, run_id, options.force);
       !refused.empty()) {
     return complain(refused);

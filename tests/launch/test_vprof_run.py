@@ -113,6 +113,19 @@ for args in (["--flush-ms", "5", "true"], ["--log-level", "loud", "true"], ["--o
     r = vprof(["run"] + args)
     check(r.returncode == 2 and r.stderr.startswith("vprof: run: "), f"{args}: {r.returncode}")
 
+# A bad VPROF_* variable in the environment is refused before anything starts, named with what
+# was expected, as libvprof would refuse it in every process; no folder is made.
+refused_out = os.path.join(temp_dir("run-refused"), "t")
+for name, value in (("VPROF_CUPTI_KINDS", "kernels"), ("VPROF_LOG_LEVEL", "loud")):
+    r = vprof(["run", "--output", refused_out, "true"], env=base_env(**{name: value}))
+    check(r.returncode == 1 and r.stderr.startswith(f"vprof: run: {name}='{value}' is invalid: expected"),
+          f"{name}={value}: exit {r.returncode}: {r.stderr}")
+    check(not os.path.exists(refused_out), f"{name}={value}: {refused_out} was made")
+# The option given wins over the environment's value, as it does in the processes.
+r = vprof(["run", "--log-level", "warn", "--output", refused_out, "true"],
+          env=base_env(VPROF_LOG_LEVEL="loud"))
+check(r.returncode == 0, f"--log-level over VPROF_LOG_LEVEL=loud: exit {r.returncode}: {r.stderr}")
+
 # libvprof.so: --library that does not exist; none beside a vprof elsewhere
 # (the error names both places); the install layout <prefix>/bin, <prefix>/lib.
 r = vprof(["run", "--library", "/nonexistent/libvprof.so", "true"])

@@ -1,11 +1,13 @@
 // Which API calls a process's GPU capture recorded, from its GpuCaptureStatus.
 #pragma once
 
+#include "common/gpu_kinds.h"
 #include "reporter/gpu/gpu_record.h"
 
 namespace vprof::reporter {
 
-enum class ApiRecords { kAll, kSelected, kNone };
+// The capture side's own three answers (VPROF_CUPTI_KINDS's API records).
+using vprof::ApiRecords;
 
 ApiRecords ApiRecordsOf(const vprof::trace::GpuCaptureStatus& status);
 

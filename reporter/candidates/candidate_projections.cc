@@ -55,13 +55,15 @@ std::optional<ReplayChange> Compute(const DetectedCandidate&, const StepsReport&
       2);
 }
 
-// The ranks the ledger names stragglers: a change of host timing leaves
-// theirs as measured, for their lateness is the straggler candidate's.
-std::vector<uint32_t> Stragglers(const StepsReport& steps) {
-  std::vector<uint32_t> ranks;
+// The ranks the ledger names stragglers, each with the median rank of the
+// others: a change of host timing keeps their lateness, for it is the
+// straggler candidate's.
+std::vector<std::pair<uint32_t, uint32_t>> Stragglers(const StepsReport& steps) {
+  std::vector<std::pair<uint32_t, uint32_t>> ranks;
   if (!steps.ledger) return ranks;
   for (const LateRank& late : steps.ledger->late) {
-    if (late.straggler) ranks.push_back(late.index);
+    if (late.straggler)
+      ranks.emplace_back(late.index, MedianRankBut(steps, late.index).value_or(kNone));
   }
   return ranks;
 }
@@ -72,7 +74,7 @@ ReplayChange BucketsWhenReady(const StepsReport& steps) {
       "gradient buckets issued as soon as their gradients are ready, in the same buckets and "
       "order";
   change.launched_when_ready = OfRole(CommRole::kGradientBuckets);
-  change.host_as_measured = Stragglers(steps);
+  change.lateness_kept = Stragglers(steps);
   return change;
 }
 
@@ -129,7 +131,7 @@ std::optional<ReplayChange> HostIdle(const DetectedCandidate&, const StepsReport
   ReplayChange change;
   change.description = std::string(kLaunchPaceChange);
   change.no_host_gaps = true;
-  change.host_as_measured = Stragglers(steps);
+  change.lateness_kept = Stragglers(steps);
   return change;
 }
 

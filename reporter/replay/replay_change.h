@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reporter/steps/step_report.h"
@@ -49,10 +50,13 @@ struct ReplayChange {
   // graph's, with the host's own work off the loop (synchronizations stay,
   // the host's time after them cut the same way).
   bool no_host_gaps = false;
-  // Ranks (StepsReport::ranks indexes) whose host timing no_host_gaps and
-  // launched_when_ready leave as measured: the stragglers, whose lateness is
-  // a cause of its own.
-  std::vector<uint32_t> host_as_measured;
+  // Ranks (StepsReport::ranks indexes) whose lateness is a cause of its own
+  // (the stragglers), each with the rank it is late against (the median
+  // rank; kNone for none). launched_when_ready leaves their host timing as
+  // measured; no_host_gaps cuts each of their host gaps by what it cuts the
+  // other rank's same gap (launch order), so that only their lateness stays:
+  // their gaps as measured where the two ranks' pieces do not line up.
+  std::vector<std::pair<uint32_t, uint32_t>> lateness_kept;
   // Ranks (StepsReport::ranks indexes) that run like another rank: its
   // pieces' times and its host's gaps, piece by piece in launch order; where
   // the two ranks' pieces differ the change cannot be replayed.

@@ -49,6 +49,36 @@ std::vector<int64_t> LaunchPace(const ReplayGraph& graph,
   return pace;
 }
 
+// A late rank's host gaps under no_host_gaps: each cut by what its peer's
+// host loses of its own time before the same launch (launch order; after a
+// synchronization, its time after it, not its wait for the late rank), never
+// below the late rank's own pace, so that the late rank stays as much later
+// than its peer as it was.
+void CutLikePeer(const ReplayGraph& graph, const std::vector<std::vector<uint32_t>>& by_rank,
+                 const std::vector<int64_t>& pace, uint32_t rank, uint32_t peer, Changed& c) {
+  if (rank >= by_rank.size() || peer >= by_rank.size()) return;
+  const std::vector<uint32_t>& mine = by_rank[rank];
+  const std::vector<uint32_t>& theirs = by_rank[peer];
+  if (mine.size() != theirs.size()) return;
+  const auto peer_loses = [&](bool synced, int64_t gap, int64_t after_sync) {
+    const int64_t own = synced ? after_sync : gap;
+    return own - std::min(own, pace[peer]);
+  };
+  const auto cut = [&](int64_t& gap, int64_t loses) {
+    gap = std::max(std::min(gap, pace[rank]), gap - loses);
+  };
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const ReplayOp& op = graph.ops[theirs[k]];
+    const int64_t loses = peer_loses(op.synced_on != kNone, op.host_gap_ns, op.host_after_sync_ns);
+    cut(c.host_gap[mine[k]], loses);
+    cut(c.after_sync[mine[k]], loses);
+  }
+  const ReplayRank& p = graph.ranks[peer];
+  const int64_t loses = peer_loses(p.tail_synced_on != kNone, p.host_tail_ns, p.tail_after_sync_ns);
+  cut(c.host_tail[rank], loses);
+  cut(c.tail_after_sync[rank], loses);
+}
+
 std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
                              const ReplayChange& change) {
   Changed c;
@@ -117,7 +147,7 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
     }
   }
   std::vector<bool> host_changes(graph.ranks.size(), true);
-  for (const uint32_t r : change.host_as_measured) {
+  for (const auto& [r, like] : change.lateness_kept) {
     if (r < host_changes.size()) host_changes[r] = false;
   }
   c.when_ready.assign(graph.ops.size(), false);
@@ -147,6 +177,9 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
       if (!host_changes[r]) continue;
       c.host_tail[r] = std::min(c.host_tail[r], pace[r]);
       c.tail_after_sync[r] = std::min(c.tail_after_sync[r], pace[r]);
+    }
+    for (const auto& [rank, like] : change.lateness_kept) {
+      CutLikePeer(graph, by_rank, pace, rank, like, c);
     }
   }
   return c;

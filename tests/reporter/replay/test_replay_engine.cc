@@ -40,7 +40,7 @@ StepsReport LateRankStep() {
                   {{0, 0, 5000}, Collective(8000, 8000, 9000, 1)}});
 }
 
-int64_t Ms(double ms) { return static_cast<int64_t>(ms * 1e6); }
+int64_t Ms(double ms) { return std::llround(ms * 1e6); }
 
 Projection Projected(const StepsReport& steps, const ReplayChange& change) {
   const StepReplays replays(steps);
@@ -83,6 +83,53 @@ TEST_CASE("host gaps cut to the quickest leave the kernels back to back") {
   CHECK(p.saving_share == Approx(9.0 / 17));
   REQUIRE_FALSE(p.critical_path.empty());
   CHECK(p.critical_path[0] == std::pair<std::string, int64_t>{"compute", Ms(8)});
+}
+
+TEST_CASE("host gaps cut on a straggler keep its lateness over its peer") {
+  // Both ranks launch two kernels of 1 ms 10 µs apart, then wait on the host before a third:
+  // rank 0 4.99 ms, rank 1 6.99 ms, 2 ms longer; each launches its all-reduce 10 µs later.
+  // Rank 1 arrives at 8 ms, 2 ms after rank 0, and the all-reduce ends 1 ms later, at 9 ms.
+  const StepsReport steps = OneStep(
+      {{{0, 0, 1000}, {10, 1000, 2000}, {5000, 5000, 6000}, Collective(5010, 6000, 9000, 1)},
+       {{0, 0, 1000}, {10, 1000, 2000}, {7000, 7000, 8000}, Collective(7010, 8000, 9000, 1)}});
+  ReplayChange change;
+  change.no_host_gaps = true;
+  change.lateness_kept.emplace_back(1, 0);
+  // Rank 0's gaps all become 10 µs: it launches the third kernel at 20 µs, which runs from 2 to
+  // 3 ms, and arrives at 3 ms. Rank 1's long gap loses what rank 0's lost (4.98 ms) and keeps
+  // its 2 ms more: the third kernel launched at 2.02 ms runs to 3.02 ms, when the all-reduce
+  // (launched at 2.03 ms) starts; it ends 1 ms after, at 4.02 ms.
+  CHECK(Projected(steps, change).step_ns == Ms(4.02));
+  // Rank 1 cut like any other rank would lose its lateness: both arrive at 3 ms.
+  change.lateness_kept.clear();
+  CHECK(Projected(steps, change).step_ns == Ms(4));
+  // Against no peer (or one whose pieces do not line up), a straggler's gaps stay as measured.
+  change.lateness_kept.emplace_back(1, kNone);
+  CHECK(Projected(steps, change).step_ns == Ms(9));
+}
+
+TEST_CASE("a peer's wait at a synchronization is not host time a straggler loses") {
+  // Both ranks run a kernel of 1 ms and an all-reduce (1 to 2 ms); rank 0 synchronizes on it and
+  // launches its next kernel 10 µs after it ends; rank 1's host is 3 ms later (a gap of 5 ms
+  // since its last launch). The second all-reduce waits for rank 1 until 6.01 ms: 7.01 ms.
+  const StepsReport steps = OneStep({{{0, 0, 1000},
+                                      Collective(10, 1000, 2000, 1),
+                                      {2010, 2010, 3010},
+                                      Collective(2020, 3010, 7010, 2)},
+                                     {{0, 0, 1000},
+                                      Collective(10, 1000, 2000, 1),
+                                      {5010, 5010, 6010},
+                                      Collective(5020, 6010, 7010, 2)}});
+  ReplayChange change;
+  change.no_host_gaps = true;
+  change.lateness_kept.emplace_back(1, 0);
+  // Rank 0's gap of 2 ms before its kernel is its wait, not its host's time (10 µs after the
+  // synchronization, already its quickest): rank 1 keeps its whole 3 ms and nothing changes.
+  CHECK(Projected(steps, change).step_ns == Ms(7.01));
+  // Cut like any rank, rank 1 launches 10 µs after its all-reduce: it runs 2 to 3 ms, rank 0
+  // arrives last at 3.01 ms, and the all-reduce takes its 1 ms.
+  change.lateness_kept.clear();
+  CHECK(Projected(steps, change).step_ns == Ms(4.01));
 }
 
 TEST_CASE("faster kernels shorten a GPU-bound step, not a host-bound one") {

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "capture/core/thread_buffers.h"
-#include "capture/core/trace_writer.h"
-#include "capture/nccl/nccl_functions.h"
-#include "capture/sources.h"
+#include "interpose/core/thread_buffers.h"
+#include "interpose/core/trace_writer.h"
+#include "interpose/nccl/nccl_functions.h"
+#include "interpose/sources.h"
 
 int main() {
   constexpr size_t kRecords = 1 << 16;  // per round, one ring's worth

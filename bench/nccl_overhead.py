@@ -24,7 +24,7 @@ def run_once(build, calls, preload, out_dir):
     # 2 records of 96 bytes at most).
     env["VPROF_BUFFER_KB"] = str(max(1024, calls * 8 * 96 // 1024))
     if preload:
-        env["LD_PRELOAD"] = os.path.join(build, "capture", "libvprof.so")
+        env["LD_PRELOAD"] = os.path.join(build, "interpose", "libvprof.so")
     exe = os.path.join(build, "bench", "nccl_call_loop")
     out = subprocess.run([exe, str(calls)], env=env, check=True, capture_output=True,
                          text=True).stdout

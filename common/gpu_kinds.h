@@ -1,7 +1,7 @@
 // VPROF_CUPTI_KINDS as a typed value: which kinds of GPU activity to record
 // (gpu_kinds.def) and which CUDA API calls get records. Parsed once, with
 // every other setting (settings.h); GPU capture maps it to CUPTI's kinds
-// (capture/cupti/capture_plan.h).
+// (cupti/capture_plan.h).
 #pragma once
 
 #include <bitset>

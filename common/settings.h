@@ -38,7 +38,7 @@ struct Settings {
   bool nccl_kernel_ch =
       false;  // VPROF_NCCL_KERNEL_CH: per-channel GPU times (costly on small messages)
   bool nccl_proxy = false;  // VPROF_NCCL_PROXY: network proxy operations
-  // Collective fingerprints (capture/audit/fingerprinter.h).
+  // Collective fingerprints (interpose/audit/fingerprinter.h).
   bool audit_fingerprints = false;  // VPROF_AUDIT=fingerprint (off: VPROF_AUDIT=off or unset)
   uint64_t audit_every = 1;         // VPROF_AUDIT_EVERY: every N-th collective per communicator
   uint64_t audit_min_bytes = 0;     // VPROF_AUDIT_MIN_BYTES: smaller buffers are not fingerprinted

@@ -42,7 +42,7 @@ const std::string_view kLaunchOptionsHelp =
     "                      (only in windows 'vprof trigger' opens), or ON/PERIOD\n"
     "                      seconds, e.g. 5/60 (VPROF_DEEP)\n"
     "  --library PATH      the libvprof.so to use (default: $VPROF_LIBRARY, else the one\n"
-    "                      beside this vprof: ../capture/ in a build, ../lib/ installed)\n"
+    "                      beside this vprof: ../interpose/ in a build, ../lib/ installed)\n"
     "  --report            after the command, write the report into the folder\n"
     "                      (report.txt, .json, .md or .html by --report-format) and\n"
     "                      print its Summary\n"

@@ -41,7 +41,7 @@ LibraryLocation LocateLibrary(const std::optional<std::string>& option, const st
   const fs::path folder = fs::path(self).parent_path();
   const fs::path prefix = folder.parent_path();
   location.error = "cannot find libvprof.so: tried";
-  for (const fs::path& candidate : {prefix / "capture" / "libvprof.so",
+  for (const fs::path& candidate : {prefix / "interpose" / "libvprof.so",
                                     prefix / "lib" / "libvprof.so", folder / "libvprof.so"}) {
     if (IsFile(candidate.string())) {
       location.path = candidate.lexically_normal().string();

@@ -12,7 +12,7 @@ struct LibraryLocation {
 };
 
 // `--library PATH` when given, else $VPROF_LIBRARY, else beside the vprof
-// executable `self`: <build>/reporter/vprof → <build>/capture/libvprof.so
+// executable `self`: <build>/reporter/vprof → <build>/interpose/libvprof.so
 // in a build tree, <prefix>/bin/vprof → <prefix>/lib/libvprof.so installed,
 // else in the executable's own folder (the two copied side by side).
 // An explicit path (option or variable) that does not exist is an error, not a

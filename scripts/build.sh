@@ -8,7 +8,7 @@
 # is built (scripts/test_targets.py): a sanitizer tree that runs one suite
 # does not build the rest. With --targets, only the ninja targets named, paths
 # relative to DIR (`ninja -C DIR -t targets all` lists them), e.g.
-# reporter/vprof capture/libvprof.so: the demo builds only what it runs.
+# reporter/vprof interpose/libvprof.so: the demo builds only what it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build}"

@@ -14,7 +14,7 @@ scripts/bootstrap.sh
 out="${VPROF_DEMO_DIR:-vprof-demo}"
 gpus=$( (nvidia-smi -L 2>/dev/null || true) | grep -c '^GPU ' || true)
 if [[ ${gpus:-0} -ge 2 ]] && python3 -c 'import torch, sys; sys.exit(torch.cuda.device_count() < 2)' 2>/dev/null; then
-  scripts/build.sh build --targets reporter/vprof capture/libvprof.so
+  scripts/build.sh build --targets reporter/vprof interpose/libvprof.so
   exec scripts/demo_gpu.sh build "$out"
 fi
 scripts/build.sh build --targets "${DEMO_TARGETS[@]}"

@@ -5,7 +5,7 @@
 # What the job needs built (ninja targets of the build folder; scripts/build.sh DIR --targets):
 # the reporter, the library, and of tests/standins/ the launcher, the training program and the
 # CPU stand-ins it loads (its model library, the fake CUDA runtime and driver, NCCL, CUPTI, NVML).
-DEMO_TARGETS=(reporter/vprof capture/libvprof.so
+DEMO_TARGETS=(reporter/vprof interpose/libvprof.so
               tests/standins/sim_launch tests/standins/sim_train tests/standins/libsim_model.so
               tests/standins/libcudart.so.13 tests/standins/libcuda.so.1
               tests/standins/libnccl.so.2 tests/standins/libcupti.so.13
@@ -21,7 +21,7 @@ run_demo_job() {
   local build
   build=$(cd "$1" && pwd)
   LD_LIBRARY_PATH="$build/tests/standins" \
-  LD_PRELOAD="$build/capture/libvprof.so" \
+  LD_PRELOAD="$build/interpose/libvprof.so" \
   VPROF_OUTPUT_DIR="$2" \
   FAKE_NCCL_BUSBW_GBPS=2 FAKE_NCCL_KERNELS=1 \
     "$build/tests/standins/sim_launch" -n 4 "$build/tests/standins/sim_train" \

@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "bench/cupti_probe_buffers.h"
-#include "capture/cupti/api_selection.h"
+#include "cupti/api_selection.h"
 
 namespace {
 

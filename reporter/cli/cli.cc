@@ -3,7 +3,7 @@
 #include <optional>
 #include <string_view>
 
-#include "capture/core/vprof_build_info.h"
+#include "common/vprof_build_info.h"
 #include "launch/run_command.h"
 #include "launch/slurm_command.h"
 #include "launch/trigger_command.h"

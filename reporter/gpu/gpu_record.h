@@ -138,7 +138,7 @@ struct GpuRecord {
   // pinned already. Count, bytes, time.
   ActivityTotals pageable_copies;
   ActivityTotals pinned_copies;
-  // vprof's own kernels (the collective fingerprints, capture/audit/; the launch-cost
+  // vprof's own kernels (the collective fingerprints, interpose/audit/; the launch-cost
   // calibration's are left out, and counted in its own figures): not the
   // program's, so in no other figure of the report.
   ActivityTotals vprof_kernels;

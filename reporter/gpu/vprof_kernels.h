@@ -1,5 +1,5 @@
 // vprof's own kernels, which it launches in the program's CUDA contexts
-// (capture/audit/fingerprint_kernel.cu): the collective fingerprints (the
+// (interpose/core/fingerprint_kernel.cu): the collective fingerprints (the
 // schema's CollectiveFingerprint) and the launch-cost calibration
 // (LaunchCostCalibration). Their records are vprof's, not the program's: the
 // report leaves them out of its figures, and the exports file them under a

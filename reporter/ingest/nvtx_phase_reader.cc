@@ -7,7 +7,7 @@
 namespace vprof::reporter {
 namespace {
 
-// The capture side nests push/pop ranges at most this deep (capture/core/nvtx_stack.h);
+// The capture side nests push/pop ranges at most this deep (interpose/core/nvtx_stack.h);
 // deeper depths come only from a damaged trace and are counted without nesting.
 constexpr uint32_t kMaxTrackedDepth = 64;
 

@@ -16,7 +16,7 @@ class FileInputStream;
 namespace vprof::reporter {
 
 // The largest packet a reader takes: vprof writes none over its 1 MiB encode
-// buffer (capture/core/trace_writer.cc), so 64 times that leaves room for other
+// buffer (interpose/core/trace_writer.cc), so 64 times that leaves room for other
 // writers, and a hostile length is refused before anything is sized by it.
 inline constexpr uint64_t kMaxPacketBytes = uint64_t{64} << 20;
 

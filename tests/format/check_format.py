@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-SOURCE_DIRS = ["common", "capture", "reporter", "launch", "tests", "bench", "schema"]
+SOURCE_DIRS = ["common", "interpose", "cupti", "reporter", "launch", "tests", "bench", "schema"]
 SUFFIXES = (".cc", ".h", ".cu")
 VERSION = 14
 SKIPPED = 77
@@ -55,16 +55,16 @@ def self_test(clang_format):
     style = os.path.join(here, "..", "..", ".clang-format")
     with tempfile.TemporaryDirectory() as root:
         shutil.copy(style, os.path.join(root, ".clang-format"))
-        os.makedirs(os.path.join(root, "capture"))
-        with open(os.path.join(root, "capture", "good.cc"), "w") as f:
+        os.makedirs(os.path.join(root, "interpose"))
+        with open(os.path.join(root, "interpose", "good.cc"), "w") as f:
             f.write("int Add(int a, int b) { return a + b; }\n")
         if unformatted(clang_format, root):
             print("self-test: a formatted file was reported", file=sys.stderr)
             return 1
-        with open(os.path.join(root, "capture", "bad.h"), "w") as f:
+        with open(os.path.join(root, "interpose", "bad.h"), "w") as f:
             f.write("int  Add( int a,int b ) {return a+b;}\n")
-        if unformatted(clang_format, root) != [os.path.join("capture", "bad.h")]:
-            print("self-test: capture/bad.h was not reported", file=sys.stderr)
+        if unformatted(clang_format, root) != [os.path.join("interpose", "bad.h")]:
+            print("self-test: interpose/bad.h was not reported", file=sys.stderr)
             return 1
     return 0
 

@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 run="$work/run"
 env -u LD_PRELOAD \
   LD_LIBRARY_PATH="$build/tests/standins" \
-  LD_PRELOAD="$build/capture/libvprof.so" \
+  LD_PRELOAD="$build/interpose/libvprof.so" \
   VPROF_OUTPUT_DIR="$run" VPROF_GPU=1 VPROF_CUPTI_KINDS=all \
   "$build/tests/standins/sim_launch" -n 2 "$build/tests/standins/sim_train" \
   --steps 3 --layers 4 --bucket-layers 2 --opt-kernels 2 --peer-copy-bytes 4096 \

@@ -1,4 +1,4 @@
-"""The collective fingerprint of capture/audit/fingerprint_hash.h, written again from its description
+"""The collective fingerprint of interpose/core/fingerprint_hash.h, written again from its description
 in Python, for tests that check the capture side's values against an independent computation:
 8-byte little-endian words w_i (the last zero-padded), the sum of term(w_i, i) mod 2^64, then
 finish(sum, length)."""

@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 BUILD = os.environ["VPROF_BUILD_ROOT"]
-LIBVPROF = os.path.join(BUILD, "capture", "libvprof.so")
+LIBVPROF = os.path.join(BUILD, "interpose", "libvprof.so")
 STANDINS = os.path.join(BUILD, "tests", "standins")
 VPROF = os.path.join(BUILD, "reporter", "vprof")
 

@@ -24,9 +24,9 @@ syms = subprocess.run(["nm", "-D", "--defined-only", LIBVPROF], capture_output=T
                       check=True).stdout.split("\n")
 kinds = {line.split()[-1]: line.split()[-2] for line in syms if line.strip()}  # name -> nm type
 exported = set(kinds)
-capture = os.path.join(os.path.dirname(__file__), "..", "..", "capture")
-nccl_table = open(os.path.join(capture, "nccl", "nccl_functions.def")).read()
-entry_table = open(os.path.join(capture, "entry_points.def")).read()
+interpose = os.path.join(os.path.dirname(__file__), "..", "..", "interpose")
+nccl_table = open(os.path.join(interpose, "nccl", "nccl_functions.def")).read()
+entry_table = open(os.path.join(interpose, "entry_points.def")).read()
 listed = {"nccl" + m for m in re.findall(r"^VPROF_NCCL_FN\((\w+),", nccl_table, re.M)}
 listed |= set(re.findall(r"^VPROF_ENTRY_(?:POINT|DATA)\((\w+)\)", entry_table, re.M))
 check(exported == listed,

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../capture/read_trace_file.h"
+#include "../interpose/read_trace_file.h"
 
 namespace {
 
@@ -23,7 +23,7 @@ namespace vt = vprof::trace;
 constexpr size_t kRangesBesideLoops = 11;
 
 const std::string kBuild = std::getenv("VPROF_BUILD_ROOT") ? std::getenv("VPROF_BUILD_ROOT") : ".";
-const std::string kLibvprof = kBuild + "/capture/libvprof.so";
+const std::string kLibvprof = kBuild + "/interpose/libvprof.so";
 const std::string kClient = kBuild + "/tests/integration/nvtx_client";
 
 struct Scratch {

@@ -23,7 +23,7 @@ std::string Touch(const std::string& path) {
 TEST_CASE("beside the vprof executable: build tree, then install prefix, then its own folder") {
   unsetenv("VPROF_LIBRARY");
   ScratchDir dir;
-  const std::string built = Touch(dir.File("build/capture/libvprof.so"));
+  const std::string built = Touch(dir.File("build/interpose/libvprof.so"));
   CHECK(LocateLibrary(std::nullopt, dir.File("build/reporter/vprof")).path == built);
   const std::string installed = Touch(dir.File("prefix/lib/libvprof.so"));
   CHECK(LocateLibrary(std::nullopt, dir.File("prefix/bin/vprof")).path == installed);
@@ -36,14 +36,14 @@ TEST_CASE("none found: the error names every path tried") {
   ScratchDir dir;
   const LibraryLocation none = LocateLibrary(std::nullopt, dir.File("x/bin/vprof"));
   CHECK(none.path.empty());
-  CHECK(none.error.find(dir.File("x/capture/libvprof.so")) != std::string::npos);
+  CHECK(none.error.find(dir.File("x/interpose/libvprof.so")) != std::string::npos);
   CHECK(none.error.find(dir.File("x/lib/libvprof.so")) != std::string::npos);
   CHECK(none.error.find(dir.File("x/bin/libvprof.so")) != std::string::npos);
 }
 
 TEST_CASE("--library, then VPROF_LIBRARY, win and must exist") {
   ScratchDir dir;
-  Touch(dir.File("build/capture/libvprof.so"));
+  Touch(dir.File("build/interpose/libvprof.so"));
   const std::string chosen = Touch(dir.File("mine/libvprof.so"));
   setenv("VPROF_LIBRARY", chosen.c_str(), 1);
   CHECK(LocateLibrary(std::nullopt, dir.File("build/reporter/vprof")).path == chosen);

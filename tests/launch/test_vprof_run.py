@@ -136,7 +136,7 @@ shutil.copy(VPROF, os.path.join(prefix, "bin", "vprof"))
 moved = [os.path.join(prefix, "bin", "vprof"), "run", "--output", os.path.join(prefix, "t"), "true"]
 r = subprocess.run(moved, env=base_env(), capture_output=True, text=True)
 check(r.returncode == 1, f"exit {r.returncode}")
-for tried in (os.path.join(prefix, "capture", "libvprof.so"),
+for tried in (os.path.join(prefix, "interpose", "libvprof.so"),
               os.path.join(prefix, "lib", "libvprof.so")):
     check(tried in r.stderr, f"error does not name {tried}: {r.stderr}")
 os.makedirs(os.path.join(prefix, "lib"))

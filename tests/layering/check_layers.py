@@ -10,14 +10,13 @@ read. It fails, naming file, line and include, when
   - a file includes one of a higher layer (LAYERS, lowest first; a folder may
     include its own files and those of any layer below it);
   - the capture side (CAPTURE) includes the reporter or launch/, or those
-    include the capture side, except the few capture files both sides compile
-    (SHARED_WITH_CAPTURE);
+    include the capture side (what both compile lies in common/);
   - within the capture side, the core includes a source or the top, or a
     source includes the top, or another source that SOURCE_INCLUDES does not
     let it include;
-  - a C++ file of reporter/ or capture/ lies in no layer's folder;
-  - a file of reporter/, launch/ or capture/ names a project header other
-    than from the top of the tree (the one include style: "capture/core/log.h",
+  - a C++ file of reporter/ or interpose/ lies in no layer's folder;
+  - a file of reporter/, launch/, interpose/ or cupti/ names a project header
+    other than from the top of the tree (the one include style: "interpose/core/log.h",
     not "log.h"; schema's generated headers keep their bare names).
 An include is found from the top of the tree, then beside the file, then
 among the generated headers (a .pb.h beside its .proto, GENERATED); one
@@ -60,34 +59,28 @@ LAYERS = [
     "launch",
     "reporter/cli",
 ]
-# The capture side, on its own: it includes schema, common and itself, nothing else.
-# Inside it, three layers: the core (lowest); the sources beside one another;
-# the top (capture/ itself: the sources' table, the exported entry points and
-# NCCL wrappers, which hand the table to the core's runtime), which may include
-# them all. check_links.py holds the objects to the same rules at link time.
-CAPTURE_CORE = "capture/core"
-CAPTURE_SOURCES = ["capture/nccl", "capture/nvtx", "capture/nccl_plugin", "capture/audit",
-                   "capture/cupti"]
-CAPTURE_TOP = "capture"
+# The capture side (libvprof.so), on its own: it includes schema, common and itself, nothing
+# else. Inside it, three layers: the core (lowest); the sources beside one another (cupti/ among
+# them, at the top of the tree: it knows interpose/ only through the core's registration
+# interface); the top (interpose/ itself: the sources' table, the exported entry points and
+# NCCL wrappers, which hand the table to the core's runtime), which may include them all.
+# check_links.py holds the objects to the same rules at link time.
+CAPTURE_CORE = "interpose/core"
+CAPTURE_SOURCES = ["interpose/nccl", "interpose/nvtx", "interpose/nccl_plugin", "interpose/audit",
+                   "cupti"]
+CAPTURE_TOP = "interpose"
 CAPTURE = [CAPTURE_CORE] + CAPTURE_SOURCES + [CAPTURE_TOP]
 # The only includes from one source to another, each with its reason (no
-# cycles: nccl < audit < cupti).
+# cycles).
 SOURCE_INCLUDES = {
     # Fingerprints are of NCCL calls: the call's buffers and function ids.
-    "capture/audit": ["capture/nccl"],
-    # The launch-cost calibration launches the audit's kernel through its
-    # driver table.
-    "capture/cupti": ["capture/audit"],
-}
-# The one capture file the reporter and launch/ include: the build's version.
-SHARED_WITH_CAPTURE = {
-    "capture/core/vprof_build_info.h",
+    "interpose/audit": ["interpose/nccl"],
 }
 # Generated headers that are not a .pb.h beside their .proto: the folder
 # whose meson.build makes them.
 GENERATED = {
     "vprof_trace_fields.h": "schema/vprof_trace_fields.h",
-    "capture/core/vprof_build_info.h": "capture/core/vprof_build_info.h",
+    "common/vprof_build_info.h": "common/vprof_build_info.h",
 }
 # The headers schema/meson.build generates, included by bare name from either side.
 SCHEMA_GENERATED = {"vprof_trace.pb.h", "vprof_trace_fields.h"}
@@ -164,10 +157,7 @@ def judge(including_folder, included_folder, included):
             return judge_capture(including_folder, included_folder)
         return f"the capture side ({including_folder}) may not include {included_folder}"
     if included_folder in CAPTURE:
-        if included in SHARED_WITH_CAPTURE:
-            return None
-        return (f"{including_folder} may not include the capture side ({included_folder}); "
-                f"only {', '.join(sorted(SHARED_WITH_CAPTURE))}")
+        return f"{including_folder} may not include the capture side ({included_folder})"
     if LAYERS.index(included_folder) > LAYERS.index(including_folder):
         return f"{including_folder} may not include {included_folder}, a higher layer"
     return None
@@ -216,26 +206,26 @@ def self_test():
         "reporter/summary/node_summary.proto": "",
         "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
         "launch/run_command.cc": '#include "reporter/render/text_page.h"\n'
-                                 '#include "capture/core/vprof_build_info.h"\n',
+                                 '#include "common/vprof_build_info.h"\n',
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
         "reporter/render/text_page.h": "",
         "common/utf8_repair.h": "",
         "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n',
-        "capture/core/log.h": "",
-        "capture/core/trace_writer.cc":
-            '#include "capture/core/log.h"\n#include "vprof_trace_fields.h"\n'
+        "interpose/core/log.h": "",
+        "interpose/core/trace_writer.cc":
+            '#include "interpose/core/log.h"\n#include "vprof_trace_fields.h"\n'
             '#include "common/utf8_repair.h"\n',
-        "capture/nccl/nccl_calls.h": "",
-        "capture/audit/collective_audit.h":
-            '#include "capture/nccl/nccl_calls.h"\n#include "capture/core/log.h"\n',
-        "capture/cupti/gpu_capture.h": "",
-        "capture/cupti/gpu_capture.cc":
-            '#include "capture/core/log.h"\n#include "capture/cupti/gpu_capture.h"\n',
-        "capture/sources.h": "",
-        "capture/sources.cc": '#include "capture/sources.h"\n#include "capture/cupti/gpu_capture.h"\n'
-                              '#include "capture/audit/collective_audit.h"\n'
-                              '#include "capture/core/log.h"\n',
+        "interpose/nccl/nccl_calls.h": "",
+        "interpose/audit/collective_audit.h":
+            '#include "interpose/nccl/nccl_calls.h"\n#include "interpose/core/log.h"\n',
+        "cupti/gpu_capture.h": "",
+        "cupti/gpu_capture.cc":
+            '#include "interpose/core/log.h"\n#include "cupti/gpu_capture.h"\n',
+        "interpose/sources.h": "",
+        "interpose/sources.cc": '#include "interpose/sources.h"\n#include "cupti/gpu_capture.h"\n'
+                              '#include "interpose/audit/collective_audit.h"\n'
+                              '#include "interpose/core/log.h"\n',
         "tests/reporter/test_units.cc": '#include "reporter/cli/cli.h"\n',
     }
     bad = {
@@ -243,36 +233,40 @@ def self_test():
                                   '  #  include "reporter/render/text_page.h"\n',
         "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
         "reporter/render/text_page.cc": '#include "launch/run_command.h"\n',
-        "launch/launch.cc": '#include "capture/core/log.h"\n',
-        "capture/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
-        "capture/core/log.cc": '#include "capture/cupti/gpu_capture.h"\n',
-        "capture/nccl/nccl_calls.cc": '#include "capture/audit/collective_audit.h"\n',
-        "capture/cupti/gpu_capture.cc": '#include "capture/sources.h"\n',
-        "capture/nvtx/nvtx_callbacks.cc": '#include "../core/log.h"\n',
-        "capture/core/settings.cc": '#include "settings.h"\n',
-        "capture/core/settings.h": "",
-        "capture/stray/stray.cc": "",
-        "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n#include "capture/core/log.h"\n',
+        "launch/launch.cc": '#include "interpose/core/log.h"\n',
+        "interpose/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
+        "interpose/core/log.cc": '#include "cupti/gpu_capture.h"\n',
+        "interpose/nccl/nccl_calls.cc": '#include "interpose/audit/collective_audit.h"\n',
+        "cupti/gpu_capture.cc": '#include "interpose/sources.h"\n',
+        "cupti/launch_cost.cc": '#include "interpose/audit/collective_audit.h"\n',
+        "interpose/nvtx/nvtx_callbacks.cc": '#include "../core/log.h"\n',
+        "interpose/core/settings.cc": '#include "settings.h"\n',
+        "interpose/core/settings.h": "",
+        "interpose/stray/stray.cc": "",
+        "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n#include "interpose/core/log.h"\n',
         "reporter/stray.cc": "",
     }
     expected = [
-        'capture/core/log.cc:1: #include "capture/cupti/gpu_capture.h": capture/core may not '
-        "include capture/cupti, a higher layer",
-        'capture/core/settings.cc:1: #include "settings.h": write it from the top of the tree: '
-        '"capture/core/settings.h"',
-        'capture/core/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
-        "(capture/core) may not include reporter/base",
-        'capture/cupti/gpu_capture.cc:1: #include "capture/sources.h": capture/cupti may not '
-        "include capture, a higher layer",
-        'capture/nccl/nccl_calls.cc:1: #include "capture/audit/collective_audit.h": capture/nccl '
-        "may not include capture/audit, another source (check_layers.py SOURCE_INCLUDES)",
-        'capture/nvtx/nvtx_callbacks.cc:1: #include "../core/log.h": write it from the top of '
-        'the tree: "capture/core/log.h"',
-        "capture/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
-        'common/utf8_repair.cc:2: #include "capture/core/log.h": common includes nothing else '
-        "of the tree (capture/core)",
-        'launch/launch.cc:1: #include "capture/core/log.h": launch may not include the capture '
-        "side (capture/core); only " + ", ".join(sorted(SHARED_WITH_CAPTURE)),
+        'common/utf8_repair.cc:2: #include "interpose/core/log.h": common includes nothing else '
+        "of the tree (interpose/core)",
+        'cupti/gpu_capture.cc:1: #include "interpose/sources.h": cupti may not include '
+        "interpose, a higher layer",
+        'cupti/launch_cost.cc:1: #include "interpose/audit/collective_audit.h": cupti may not '
+        "include interpose/audit, another source (check_layers.py SOURCE_INCLUDES)",
+        'interpose/core/log.cc:1: #include "cupti/gpu_capture.h": interpose/core may not '
+        "include cupti, a higher layer",
+        'interpose/core/settings.cc:1: #include "settings.h": write it from the top of the tree: '
+        '"interpose/core/settings.h"',
+        'interpose/core/trace_writer.cc:1: #include "reporter/base/units.h": the capture side '
+        "(interpose/core) may not include reporter/base",
+        'interpose/nccl/nccl_calls.cc:1: #include "interpose/audit/collective_audit.h": '
+        "interpose/nccl may not include interpose/audit, another source (check_layers.py "
+        "SOURCE_INCLUDES)",
+        'interpose/nvtx/nvtx_callbacks.cc:1: #include "../core/log.h": write it from the top of '
+        'the tree: "interpose/core/log.h"',
+        "interpose/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
+        'launch/launch.cc:1: #include "interpose/core/log.h": launch may not include the capture '
+        "side (interpose/core)",
         'reporter/base/units.cc:2: #include "reporter/render/text_page.h": reporter/base may '
         "not include reporter/render, a higher layer",
         'reporter/render/text_page.cc:1: #include "launch/run_command.h": reporter/render may '

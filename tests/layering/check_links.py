@@ -46,7 +46,7 @@ def capture_objects(build, root):
         base = root if source.startswith(os.path.abspath(root) + os.sep) else build
         relative = os.path.relpath(source, base)
         if relative.startswith("tests/") or not output.startswith(
-                os.path.join(os.path.abspath(build), "capture") + os.sep):
+                os.path.join(os.path.abspath(build), "interpose") + os.sep):
             continue
         if folder_of(relative) in CAPTURE + ["common"] and os.path.isfile(output):
             objects[output] = relative
@@ -101,18 +101,18 @@ def self_test():
         print(f"no C++ compiler ({compiler}) to build the self-test's objects", file=sys.stderr)
         return 1
     tree = {
-        "capture/core/runtime.cc": "namespace vprof { void Flush() {} void Start(); "
+        "interpose/core/runtime.cc": "namespace vprof { void Flush() {} void Start(); "
                                    "void Init() { Start(); } }\n",
-        "capture/cupti/gpu_capture.cc": "namespace vprof { void Flush(); inline int Twice(int x)"
+        "cupti/gpu_capture.cc": "namespace vprof { void Flush(); inline int Twice(int x)"
                                         " { return 2 * x; } void Start() { Flush(); Twice(1); } }\n",
-        "capture/nvtx/nvtx_callbacks.cc": "namespace vprof { inline int Twice(int x) "
+        "interpose/nvtx/nvtx_callbacks.cc": "namespace vprof { inline int Twice(int x) "
                                           "{ return 2 * x; } int Attach() { return Twice(2); } }\n",
-        "capture/sources.cc": "namespace vprof { void Start(); int Attach(); "
+        "interpose/sources.cc": "namespace vprof { void Start(); int Attach(); "
                               "void Table() { Start(); Attach(); } }\n",
     }
     expected = [
-        "capture/core/runtime.cc uses vprof::Start(), defined in capture/cupti/gpu_capture.cc: "
-        "capture/core may not include capture/cupti, a higher layer",
+        "interpose/core/runtime.cc uses vprof::Start(), defined in cupti/gpu_capture.cc: "
+        "interpose/core may not include cupti, a higher layer",
     ]
     failures = []
     with tempfile.TemporaryDirectory(prefix="check-links-") as scratch:
@@ -122,7 +122,7 @@ def self_test():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as out:
                 out.write(text)
-            output = "capture/libvprof_capture.a.p/" + path[len("capture/"):].replace("/", "_") + ".o"
+            output = "interpose/libvprof_capture.a.p/" + path.replace("/", "_") + ".o"
             os.makedirs(os.path.join(build, os.path.dirname(output)), exist_ok=True)
             # -O0: the inline function is compiled into each object as a weak definition.
             subprocess.run([compiler, "-O0", "-c", os.path.join(root, path), "-o",
@@ -135,11 +135,11 @@ def self_test():
         if got != expected:
             failures.append("expected:\n  " + "\n  ".join(expected) + "\ngot:\n  "
                             + "\n  ".join(got))
-        os.remove(os.path.join(build, "capture/libvprof_capture.a.p/core_runtime.cc.o"))
-        with open(os.path.join(root, "capture/core/runtime.cc"), "w") as out:
+        os.remove(os.path.join(build, "interpose/libvprof_capture.a.p/interpose_core_runtime.cc.o"))
+        with open(os.path.join(root, "interpose/core/runtime.cc"), "w") as out:
             out.write("namespace vprof { void Flush() {} }\n")
-        subprocess.run([compiler, "-O0", "-c", os.path.join(root, "capture/core/runtime.cc"),
-                        "-o", os.path.join(build, "capture/libvprof_capture.a.p/core_runtime.cc.o")],
+        subprocess.run([compiler, "-O0", "-c", os.path.join(root, "interpose/core/runtime.cc"),
+                        "-o", os.path.join(build, "interpose/libvprof_capture.a.p/interpose_core_runtime.cc.o")],
                        check=True)
         got = check(build, root)
         if got:

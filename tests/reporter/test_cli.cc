@@ -6,8 +6,8 @@
 #include <regex>
 #include <sstream>
 
-#include "capture/core/vprof_build_info.h"
 #include "cli_runner.h"
+#include "common/vprof_build_info.h"
 #include "four_rank_run.h"
 #include "mini_json.h"
 #include "reporter/cli/cli.h"

@@ -1,7 +1,7 @@
 // Fake libcuda.so.1: the driver functions vprof's kernels use
-// (capture/audit/cuda_driver_functions.def), with cuda.h's signatures, over the fake
+// (interpose/core/cuda_driver_functions.def), with cuda.h's signatures, over the fake
 // runtime's streams. It knows vprof's two kernels: vprof_fingerprint, run on
-// the host with capture/audit/fingerprint_hash.h when the stream reaches it, writing
+// the host with interpose/core/fingerprint_hash.h when the stream reaches it, writing
 // its result the way fingerprint_kernel.cu does (value, then tag), and the
 // launch-cost calibration's: the empty vprof_calibrate, which takes no
 // parameters, and vprof_calibrate_wait(ns), which sleeps that long. "Device"
@@ -9,7 +9,7 @@
 // a fatbin, an unknown function, a bad launch configuration or an unknown
 // stream fail with the driver's codes. A stream is capturing between the fake runtime's
 // cudaStreamBeginCapture and cudaStreamEndCapture. The graph functions of
-// capture/cupti/graph_driver_functions.def read the fake runtime's graphs: a node is a kernel
+// cupti/graph_driver_functions.def read the fake runtime's graphs: a node is a kernel
 // (named as its records name it), a memcpy node or a memset node.
 #include <cuda.h>
 
@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "activity_hooks.h"
-#include "capture/audit/fingerprint_hash.h"
 #include "fake_cudart.h"
+#include "interpose/core/fingerprint_hash.h"
 
 namespace {
 

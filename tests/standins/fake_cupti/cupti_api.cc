@@ -1,4 +1,4 @@
-// The exported CUPTI entry points vprof calls (capture/cupti/cupti_functions.def), with the
+// The exported CUPTI entry points vprof calls (cupti/cupti_functions.def), with the
 // signatures of the real cupti.h. Activity comes from the fake CUDA runtime's work
 // (activity_recorder.h).
 #include <cupti.h>

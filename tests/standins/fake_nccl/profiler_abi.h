@@ -1,6 +1,6 @@
 // The profiler plugin interface as the stand-in (playing NCCL) calls it: the structs NCCL 2.27
 // (v4), 2.28 (v5) and 2.29+ (v6) look up in a plugin, and the descriptors they pass. Our own
-// declarations, kept apart from vprof's (capture/nccl_plugin/nccl_profiler_abi.h) on purpose: the
+// declarations, kept apart from vprof's (interpose/nccl_plugin/nccl_profiler_abi.h) on purpose: the
 // two are written independently from NCCL's layout, so a mistake in one shows up as a mismatch in
 // the tests instead of being shared. Offsets are pinned by the static_asserts below.
 #pragma once

@@ -1,5 +1,5 @@
 // Fake libnvidia-ml.so.1: the NVML functions vprof reads device memory with
-// (capture/cupti/nvml_functions.def), over the fake CUDA runtime's devices. A GPU's
+// (cupti/nvml_functions.def), over the fake CUDA runtime's devices. A GPU's
 // UUID is the one the fake CUPTI gives it ("GPU-fa4ec0de-0000-0000-0000-"
 // and the ordinal in 12 hex digits); its memory in use is FAKE_NVML_BASE_MIB
 // (the driver's and contexts' share, read at every call) plus what the fake
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "capture/cupti/nvml_abi.h"
+#include "cupti/nvml_abi.h"
 
 namespace {
 

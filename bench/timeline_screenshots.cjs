@@ -7,7 +7,7 @@
 // writes OUT_PREFIX-whole.png and OUT_PREFIX-zoom16.png.
 "use strict";
 const path = require("path");
-const { chromium } = require(path.join(__dirname, "../reporter/render/web/node_modules/playwright-core"));
+const { chromium } = require(path.join(__dirname, "../reporter/render/html/web/node_modules/playwright-core"));
 
 (async () => {
   const [page_file, prefix] = process.argv.slice(2);

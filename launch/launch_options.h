@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reporter/render/report_output.h"
+#include "reporter/output/report_output.h"
 #include "reporter/report/analysis_options.h"
 
 namespace vprof::reporter {

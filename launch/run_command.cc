@@ -6,8 +6,8 @@
 #include "launch/child_process.h"
 #include "launch/launch.h"
 #include "reporter/base/exit_status.h"
+#include "reporter/output/report_output.h"
 #include "reporter/phases/phase_rules.h"
-#include "reporter/render/report_output.h"
 #include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 

@@ -6,10 +6,10 @@
 #include "launch/library_locator.h"
 #include "launch/slurm_environment.h"
 #include "reporter/base/exit_status.h"
-#include "reporter/render/report_output.h"
-#include "reporter/summary/summary_commands.h"
-#include "reporter/summary/summary_file.h"
-#include "reporter/summary/summary_merge.h"
+#include "reporter/node_summary/summary_commands.h"
+#include "reporter/node_summary/summary_file.h"
+#include "reporter/node_summary/summary_merge.h"
+#include "reporter/output/report_output.h"
 #include "reporter/trace/trace_directory.h"
 
 extern char** environ;

@@ -39,9 +39,9 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # Exactly the versions package-lock.json pins, installed again only when it
 # changed (the stamp is the lock file npm ci last installed).
-web="$(cd "$(dirname "$0")/.." && pwd)/reporter/render/web"
+web="$(cd "$(dirname "$0")/.." && pwd)/reporter/render/html/web"
 if ! cmp -s "$web/package-lock.json" "$web/node_modules/.vprof-installed-lock" 2>/dev/null; then
-  echo "bootstrap: npm ci in reporter/render/web"
+  echo "bootstrap: npm ci in reporter/render/html/web"
   if ! (cd "$web" && npm ci --no-audit --no-fund --loglevel=error); then
     echo "bootstrap: npm ci in $web failed: the HTML report needs d3 from the npm registry" >&2
     exit 1

@@ -16,10 +16,10 @@
 #include "reporter/consistency/run_contract.h"
 #include "reporter/drift/alignment_check.h"
 #include "reporter/export/step_timeline_spans.h"
-#include "reporter/render/report_output.h"
+#include "reporter/node_summary/summary_commands.h"
+#include "reporter/output/report_output.h"
 #include "reporter/report/analysis_options.h"
 #include "reporter/report/build.h"
-#include "reporter/summary/summary_commands.h"
 #include "reporter/trace/trace_directory.h"
 
 namespace vprof::reporter {

@@ -1,6 +1,6 @@
 // `vprof report`: its options, the report built from a run's traces and written in the format
 // asked for, the progress line while it reads, and the strict verdict's exit status; with
-// --node-summary or --merge-summaries, the node-by-node commands (reporter/summary/).
+// --node-summary or --merge-summaries, the node-by-node commands (reporter/node_summary/).
 #pragma once
 
 #include <ostream>

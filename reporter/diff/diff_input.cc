@@ -12,8 +12,8 @@
 
 #include "reporter/base/safe_file.h"
 #include "reporter/base/units.h"
-#include "reporter/render/json_keys.h"
-#include "reporter/render/json_page.h"
+#include "reporter/render/json/json_keys.h"
+#include "reporter/render/json/json_page.h"
 #include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 

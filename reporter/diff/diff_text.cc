@@ -8,7 +8,7 @@
 
 #include "reporter/base/text_layout.h"
 #include "reporter/base/units.h"
-#include "reporter/render/table_text.h"
+#include "reporter/render/text/table_text.h"
 
 namespace vprof::reporter {
 namespace {

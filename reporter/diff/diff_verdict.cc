@@ -4,7 +4,7 @@
 
 #include "reporter/base/units.h"
 #include "reporter/diff/report_sections.h"
-#include "reporter/render/json_keys.h"
+#include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
 namespace {

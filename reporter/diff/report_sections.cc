@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "reporter/render/json_keys.h"
+#include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
 

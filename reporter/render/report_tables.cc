@@ -11,8 +11,6 @@
 #include "reporter/render/chart_palette.h"
 #include "reporter/render/clock_description.h"
 #include "reporter/render/folded_tables.h"
-#include "reporter/render/launch_cost_text.h"
-#include "reporter/render/projection_text.h"
 #include "reporter/render/ranks_shown.h"
 #include "reporter/render/short_kernel_name.h"
 #include "reporter/render/timeline_step.h"
@@ -20,6 +18,8 @@
 #include "reporter/steps/deep_capture.h"
 #include "reporter/steps/full_steps.h"
 #include "reporter/steps/ledger.h"
+#include "reporter/summary/launch_cost_text.h"
+#include "reporter/summary/projection_text.h"
 
 namespace vprof::reporter {
 namespace {

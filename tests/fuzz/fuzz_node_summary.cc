@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/render/json_page.h"
-#include "reporter/render/text_page.h"
-#include "reporter/summary/summary_merge.h"
+#include "reporter/node_summary/summary_merge.h"
+#include "reporter/render/json/json_page.h"
+#include "reporter/render/text/text_page.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "reporter/render/json_page.h"
-#include "reporter/render/text_page.h"
+#include "reporter/render/json/json_page.h"
+#include "reporter/render/text/text_page.h"
 #include "reporter/report/build.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -50,8 +50,16 @@ LAYERS = [
     "reporter/replay",
     "reporter/candidates",
     "reporter/report",
-    "reporter/render",
+    # The Summary's lines and the sentences it shares with the sections, chosen from a Report.
     "reporter/summary",
+    # What every format shares, then one folder a format, then where the output goes.
+    "reporter/render",
+    "reporter/render/text",
+    "reporter/render/json",
+    "reporter/render/markdown",
+    "reporter/render/html",
+    "reporter/output",
+    "reporter/node_summary",
     "reporter/export",
     "reporter/drift",
     "reporter/diff",
@@ -200,16 +208,17 @@ def self_test():
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n',
         "reporter/base/valid_utf8.cc": '#include "common/utf8_repair.h"\n',
         "reporter/trace/trace_reader.h": '#include "vprof_trace.pb.h"\n#include <string>\n',
-        "reporter/render/text_page.cc":
+        "reporter/render/text/text_page.cc":
             '#include "reporter/base/units.h"\n#include "reporter/trace/trace_reader.h"\n'
             '#include "nccl.h"\n',
-        "reporter/summary/node_summary.proto": "",
-        "reporter/summary/summary_file.h": '#include "reporter/summary/node_summary.pb.h"\n',
-        "launch/run_command.cc": '#include "reporter/render/text_page.h"\n'
+        "reporter/node_summary/node_summary.proto": "",
+        "reporter/node_summary/summary_file.h": '#include "reporter/node_summary/node_summary.pb.h"\n',
+        "launch/run_command.cc": '#include "reporter/render/text/text_page.h"\n'
                                  '#include "common/vprof_build_info.h"\n',
         "reporter/cli/cli.cc": '#include "launch/run_command.h"\n',
         "launch/run_command.h": "",
-        "reporter/render/text_page.h": "",
+        "reporter/render/text/text_page.h": "",
+        "reporter/render/json/json_page.h": "",
         "common/utf8_repair.h": "",
         "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n',
         "interpose/core/log.h": "",
@@ -230,9 +239,9 @@ def self_test():
     }
     bad = {
         "reporter/base/units.cc": '#include "reporter/base/units.h"\n'
-                                  '  #  include "reporter/render/text_page.h"\n',
-        "reporter/trace/trace_reader.cc": '#include "reporter/summary/node_summary.pb.h"\n',
-        "reporter/render/text_page.cc": '#include "launch/run_command.h"\n',
+                                  '  #  include "reporter/render/text/text_page.h"\n',
+        "reporter/trace/trace_reader.cc": '#include "reporter/node_summary/node_summary.pb.h"\n',
+        "reporter/render/text/text_page.cc": '#include "launch/run_command.h"\n',
         "launch/launch.cc": '#include "interpose/core/log.h"\n',
         "interpose/core/trace_writer.cc": '#include "reporter/base/units.h"\n',
         "interpose/core/log.cc": '#include "cupti/gpu_capture.h"\n',
@@ -245,6 +254,7 @@ def self_test():
         "interpose/stray/stray.cc": "",
         "common/utf8_repair.cc": '#include "common/utf8_repair.h"\n#include "interpose/core/log.h"\n',
         "reporter/stray.cc": "",
+        "reporter/render/page_sections.cc": '#include "reporter/render/json/json_page.h"\n',
     }
     expected = [
         'common/utf8_repair.cc:2: #include "interpose/core/log.h": common includes nothing else '
@@ -267,13 +277,15 @@ def self_test():
         "interpose/stray/stray.cc: in no layer's folder (check_layers.py CAPTURE)",
         'launch/launch.cc:1: #include "interpose/core/log.h": launch may not include the capture '
         "side (interpose/core)",
-        'reporter/base/units.cc:2: #include "reporter/render/text_page.h": reporter/base may '
-        "not include reporter/render, a higher layer",
-        'reporter/render/text_page.cc:1: #include "launch/run_command.h": reporter/render may '
-        "not include launch, a higher layer",
+        'reporter/base/units.cc:2: #include "reporter/render/text/text_page.h": reporter/base may '
+        "not include reporter/render/text, a higher layer",
+        'reporter/render/page_sections.cc:1: #include "reporter/render/json/json_page.h": '
+        "reporter/render may not include reporter/render/json, a higher layer",
+        'reporter/render/text/text_page.cc:1: #include "launch/run_command.h": reporter/render/text '
+        "may not include launch, a higher layer",
         "reporter/stray.cc: in no layer's folder (check_layers.py LAYERS)",
-        'reporter/trace/trace_reader.cc:1: #include "reporter/summary/node_summary.pb.h": '
-        "reporter/trace may not include reporter/summary, a higher layer",
+        'reporter/trace/trace_reader.cc:1: #include "reporter/node_summary/node_summary.pb.h": '
+        "reporter/trace may not include reporter/node_summary, a higher layer",
     ]
     failures = []
     with tempfile.TemporaryDirectory(prefix="check-layers-") as scratch:

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/render/text_page.h"
+#include "reporter/render/text/text_page.h"
 #include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 

@@ -12,7 +12,7 @@
 #include "report_of.h"
 #include "reporter/consistency/clock_collective_check.h"
 #include "reporter/render/clock_description.h"
-#include "reporter/render/json_page.h"
+#include "reporter/render/json/json_page.h"
 #include "scratch_dir.h"
 #include "trace_file_builder.h"
 

@@ -14,7 +14,7 @@
 #include "reporter/base/sha256.h"
 #include "reporter/cli/cli.h"
 #include "reporter/gpu/export_names.h"
-#include "reporter/render/text_page.h"
+#include "reporter/render/text/text_page.h"
 #include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"

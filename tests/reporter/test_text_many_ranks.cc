@@ -12,11 +12,11 @@
 #include "report_of.h"
 #include "reporter/base/units.h"
 #include "reporter/collectives/size_bucket.h"
-#include "reporter/render/gpu_text.h"
 #include "reporter/render/phases_across_ranks.h"
 #include "reporter/render/spread_over_ranks.h"
-#include "reporter/render/steps_text.h"
-#include "reporter/render/text_page.h"
+#include "reporter/render/text/gpu_text.h"
+#include "reporter/render/text/steps_text.h"
+#include "reporter/render/text/text_page.h"
 #include "unwrapped.h"
 
 using namespace vprof::reporter;

@@ -4,7 +4,7 @@
 
 #include "four_rank_run.h"
 #include "reporter/base/text_layout.h"
-#include "reporter/render/text_page.h"
+#include "reporter/render/text/text_page.h"
 #include "reporter/report/build.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"

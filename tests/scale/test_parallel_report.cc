@@ -13,9 +13,9 @@
 
 #include "bench/scale/scale_trace_generator.h"
 #include "reporter/base/parallel_for.h"
-#include "reporter/render/json_page.h"
+#include "reporter/node_summary/node_summary.h"
+#include "reporter/render/json/json_page.h"
 #include "reporter/report/build.h"
-#include "reporter/summary/node_summary.h"
 #include "reporter/trace/trace_directory.h"
 #include "scratch_dir.h"
 

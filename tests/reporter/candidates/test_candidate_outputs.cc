@@ -8,8 +8,8 @@
 #include "candidate_fixture.h"
 #include "reporter/base/text_layout.h"
 #include "reporter/candidates/rank_candidates.h"
-#include "reporter/render/candidates_json.h"
-#include "reporter/render/candidates_text.h"
+#include "reporter/render/json/candidates_json.h"
+#include "reporter/render/text/candidates_text.h"
 #include "tests/reporter/mini_json.h"
 
 using namespace vprof::reporter;

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "reporter/render/html_page.h"
-#include "reporter/render/markdown_page.h"
+#include "reporter/render/html/html_page.h"
+#include "reporter/render/markdown/markdown_page.h"
 
 namespace vprof::reporter::testing {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "reporter/render/chart_palette.h"
-#include "reporter/render/html_page.h"
-#include "reporter/render/svg_charts.h"
+#include "reporter/render/html/html_page.h"
+#include "reporter/render/html/svg_charts.h"
 #include "sample_report.h"
 
 using namespace vprof::reporter;

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "rendered_report.h"
-#include "reporter/render/svg_charts.h"
+#include "reporter/render/html/svg_charts.h"
 #include "sample_report.h"
 
 using namespace vprof::reporter;

@@ -4,7 +4,7 @@
 // cell cap keeping the first steps.
 #include <catch2/catch.hpp>
 
-#include "reporter/render/html_heatmap.h"
+#include "reporter/render/html/html_heatmap.h"
 
 using namespace vprof::reporter;
 

@@ -3,7 +3,7 @@
 // rank order, and the capture's health counted over the processes.
 #include <catch2/catch.hpp>
 
-#include "reporter/render/report_summary.h"
+#include "reporter/summary/report_summary.h"
 #include "sample_report.h"
 
 using namespace vprof::reporter;

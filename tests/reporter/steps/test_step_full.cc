@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "reporter/render/steps_text.h"
+#include "reporter/render/text/steps_text.h"
 #include "reporter/steps/full_steps.h"
 #include "unwrapped.h"
 

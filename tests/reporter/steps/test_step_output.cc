@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "mini_json.h"
-#include "reporter/render/json_page.h"
-#include "reporter/render/text_page.h"
+#include "reporter/render/json/json_page.h"
+#include "reporter/render/text/text_page.h"
 #include "reporter/report/build.h"
 #include "reporter/steps/step_patterns.h"
 #include "reporter/trace/trace_directory.h"

@@ -77,7 +77,7 @@ Process EncodeProcess(const ProcessRecord& record, const ParticipantStats& parti
   }
   *process.mutable_gpu() = EncodeGpu(record.gpu);
   for (const auto& [name, value] : record.nccl_env) {
-    vprof::summary::EnvVariable& variable = *process.add_nccl_env();
+    vprof::trace::EnvVar& variable = *process.add_nccl_env();
     variable.set_name(name);
     variable.set_value(value);
   }

@@ -3,8 +3,8 @@
 // rank order, and the capture's health counted over the processes.
 #include <catch2/catch.hpp>
 
+#include "../render/sample_report.h"
 #include "reporter/summary/report_summary.h"
-#include "sample_report.h"
 
 using namespace vprof::reporter;
 using namespace vprof::reporter::testing;

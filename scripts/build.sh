@@ -25,6 +25,14 @@ fi
 targets=()
 if (($# > 0)) && [[ "$1" == --tests ]]; then
   shift
+  # An existing tree reads the meson.build files again first (ninja's own
+  # regeneration rule), so that the tests and targets it lists are today's,
+  # not those of its last build (a moved or renamed test).
+  ninja -C "$dir" build.ninja >"$dir/ninja-output.log" 2>&1 || {
+    echo "build.sh: configuring $dir again failed; the end of $dir/ninja-output.log:" >&2
+    tail -30 "$dir/ninja-output.log" >&2
+    exit 1
+  }
   listed=$(scripts/test_targets.py "$dir" "$@")
   mapfile -t targets <<<"$listed"
 elif (($# > 0)); then

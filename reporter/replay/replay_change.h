@@ -55,7 +55,8 @@ struct ReplayChange {
   // rank; kNone for none). launched_when_ready leaves their host timing as
   // measured; no_host_gaps cuts each of their host gaps by what it cuts the
   // other rank's same gap (launch order), so that only their lateness stays:
-  // their gaps as measured where the two ranks' pieces do not line up.
+  // their gaps as measured where the two ranks' pieces do not line up
+  // (replay_engine.cc: as many, of the same kinds and names in launch order).
   std::vector<std::pair<uint32_t, uint32_t>> lateness_kept;
   // Ranks (StepsReport::ranks indexes) that run like another rank: its
   // pieces' times and its host's gaps, piece by piece in launch order; where

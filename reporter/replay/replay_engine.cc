@@ -49,17 +49,37 @@ std::vector<int64_t> LaunchPace(const ReplayGraph& graph,
   return pace;
 }
 
+// Whether two ranks' pieces line up: as many, and the k-th of each (launch
+// order) of the same kind and name, so that one's k-th stands for the other's.
+bool PiecesLineUp(const ReplayGraph& graph, const StepsReport& steps,
+                  const std::vector<std::vector<uint32_t>>& by_rank, uint32_t rank,
+                  uint32_t other) {
+  const std::vector<uint32_t>& mine = by_rank[rank];
+  const std::vector<uint32_t>& theirs = by_rank[other];
+  if (mine.size() != theirs.size()) return false;
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const ReplayWork& a = *graph.ops[mine[k]].work;
+    const ReplayWork& b = *graph.ops[theirs[k]].work;
+    if (a.kind != b.kind ||
+        steps.ranks[rank].replay_names[a.name] != steps.ranks[other].replay_names[b.name]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // A late rank's host gaps under no_host_gaps: each cut by what its peer's
 // host loses of its own time before the same launch (launch order; after a
 // synchronization, its time after it, not its wait for the late rank), never
 // below the late rank's own pace, so that the late rank stays as much later
 // than its peer as it was.
-void CutLikePeer(const ReplayGraph& graph, const std::vector<std::vector<uint32_t>>& by_rank,
+void CutLikePeer(const ReplayGraph& graph, const StepsReport& steps,
+                 const std::vector<std::vector<uint32_t>>& by_rank,
                  const std::vector<int64_t>& pace, uint32_t rank, uint32_t peer, Changed& c) {
   if (rank >= by_rank.size() || peer >= by_rank.size()) return;
+  if (!PiecesLineUp(graph, steps, by_rank, rank, peer)) return;
   const std::vector<uint32_t>& mine = by_rank[rank];
   const std::vector<uint32_t>& theirs = by_rank[peer];
-  if (mine.size() != theirs.size()) return;
   const auto peer_loses = [&](bool synced, int64_t gap, int64_t after_sync) {
     const int64_t own = synced ? after_sync : gap;
     return own - std::min(own, pace[peer]);
@@ -97,9 +117,9 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
   }
   const std::vector<std::vector<uint32_t>> by_rank = OpsByRank(graph);
   for (const auto& [rank, like] : change.runs_like) {
+    if (!PiecesLineUp(graph, steps, by_rank, rank, like)) return std::nullopt;
     const std::vector<uint32_t>& mine = by_rank[rank];
     const std::vector<uint32_t>& theirs = by_rank[like];
-    if (mine.size() != theirs.size()) return std::nullopt;
     // Their k-th piece is my k-th: their edges, moved onto mine.
     std::map<uint32_t, uint32_t> mine_of;
     for (size_t k = 0; k < mine.size(); ++k) mine_of[theirs[k]] = mine[k];
@@ -108,12 +128,7 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
       return found == mine_of.end() ? kNone : found->second;
     };
     for (size_t k = 0; k < mine.size(); ++k) {
-      const ReplayOp& a = graph.ops[mine[k]];
       const ReplayOp& b = graph.ops[theirs[k]];
-      if (a.work->kind != b.work->kind || steps.ranks[rank].replay_names[a.work->name] !=
-                                              steps.ranks[like].replay_names[b.work->name]) {
-        return std::nullopt;
-      }
       c.duration[mine[k]] = b.duration_ns;
       c.host_gap[mine[k]] = b.host_gap_ns;
       c.after_sync[mine[k]] = b.host_after_sync_ns;
@@ -179,7 +194,7 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
       c.tail_after_sync[r] = std::min(c.tail_after_sync[r], pace[r]);
     }
     for (const auto& [rank, like] : change.lateness_kept) {
-      CutLikePeer(graph, by_rank, pace, rank, like, c);
+      CutLikePeer(graph, steps, by_rank, pace, rank, like, c);
     }
   }
   return c;

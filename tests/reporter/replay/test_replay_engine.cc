@@ -103,9 +103,19 @@ TEST_CASE("host gaps cut on a straggler keep its lateness over its peer") {
   // Rank 1 cut like any other rank would lose its lateness: both arrive at 3 ms.
   change.lateness_kept.clear();
   CHECK(Projected(steps, change).step_ns == Ms(4));
-  // Against no peer (or one whose pieces do not line up), a straggler's gaps stay as measured.
+  // Against no peer, a straggler's gaps stay as measured.
   change.lateness_kept.emplace_back(1, kNone);
   CHECK(Projected(steps, change).step_ns == Ms(9));
+  // So do they against a peer whose pieces do not line up: as many, but rank 1's third kernel
+  // another one than rank 0's.
+  const StepsReport unlike = OneStep(
+      {{{0, 0, 1000}, {10, 1000, 2000}, {5000, 5000, 6000}, Collective(5010, 6000, 9000, 1)},
+       {{0, 0, 1000},
+        {10, 1000, 2000},
+        {7000, 7000, 8000, "softmax"},
+        Collective(7010, 8000, 9000, 1)}});
+  change.lateness_kept = {{1, 0}};
+  CHECK(Projected(unlike, change).step_ns == Ms(9));
 }
 
 TEST_CASE("a peer's wait at a synchronization is not host time a straggler loses") {

@@ -148,7 +148,6 @@ std::optional<Changed> Apply(const ReplayGraph& graph, const StepsReport& steps,
     c.host_tail[rank] = Divided(c.host_tail[rank], factor);
     c.tail_after_sync[rank] = Divided(c.tail_after_sync[rank], factor);
   }
-  std::vector<bool> group_faster(graph.groups.size(), false);
   for (const ReplayChange::Faster& rule : change.faster) {
     std::vector<bool> done(graph.groups.size(), false);
     for (uint32_t i = 0; i < graph.ops.size(); ++i) {

@@ -26,7 +26,7 @@ targets=()
 if (($# > 0)) && [[ "$1" == --tests ]]; then
   shift
   # An existing tree reads the meson.build files again first (ninja's own
-  # regeneration rule), so that the tests and targets it lists are today's,
+  # regeneration rule), so that the tests and targets it lists are the current ones,
   # not those of its last build (a moved or renamed test).
   ninja -C "$dir" build.ninja >"$dir/ninja-output.log" 2>&1 || {
     echo "build.sh: configuring $dir again failed; the end of $dir/ninja-output.log:" >&2

@@ -7,11 +7,11 @@
 namespace vprof::reporter {
 namespace {
 
-bool IsWhole(DiffUnit unit) {
-  return unit == DiffUnit::kNs || unit == DiffUnit::kBytes || unit == DiffUnit::kCount;
+bool IsWhole(FigureUnit unit) {
+  return unit == FigureUnit::kNs || unit == FigureUnit::kBytes || unit == FigureUnit::kCount;
 }
 
-void WriteNumber(JsonWriter& json, DiffUnit unit, double value) {
+void WriteNumber(JsonWriter& json, FigureUnit unit, double value) {
   if (IsWhole(unit)) {
     json.Int(std::llround(value));
   } else {
@@ -19,7 +19,7 @@ void WriteNumber(JsonWriter& json, DiffUnit unit, double value) {
   }
 }
 
-void WriteValue(JsonWriter& json, std::string_view key, DiffUnit unit,
+void WriteValue(JsonWriter& json, std::string_view key, FigureUnit unit,
                 const std::optional<DiffValue>& value) {
   json.Key(key);
   if (!value) {
@@ -34,11 +34,11 @@ void WriteValue(JsonWriter& json, std::string_view key, DiffUnit unit,
 void WriteMetric(JsonWriter& json, const DiffMetric& metric) {
   json.BeginObject();
   json.Field("metric", metric.name);
-  json.Field("unit", DiffUnitName(metric.unit));
+  json.Field("unit", FigureUnitName(metric.unit));
   WriteValue(json, "a", metric.unit, metric.a);
   WriteValue(json, "b", metric.unit, metric.b);
   json.Key("change");
-  if (metric.unit == DiffUnit::kText) {
+  if (metric.unit == FigureUnit::kText) {
     if (metric.a && metric.b) {
       json.String(*metric.a == *metric.b ? "same" : "differs");
     } else {

@@ -23,25 +23,25 @@ std::string Printf(const char* format, double value) {
   return text;
 }
 
-std::string FormatNumber(DiffUnit unit, double value) {
+std::string FormatNumber(FigureUnit unit, double value) {
   switch (unit) {
-    case DiffUnit::kNs:
+    case FigureUnit::kNs:
       return FormatDuration(value);
-    case DiffUnit::kBytes:
+    case FigureUnit::kBytes:
       return FormatBytes(static_cast<uint64_t>(std::llround(value)));
-    case DiffUnit::kCount:
+    case FigureUnit::kCount:
       return Printf("%.0f", value);
-    case DiffUnit::kGbps:
+    case FigureUnit::kGbps:
       return FormatGBps(value);
-    case DiffUnit::kShare:
+    case FigureUnit::kShare:
       return Printf("%.1f%%", value * 100);
-    case DiffUnit::kText:
+    case FigureUnit::kText:
       break;
   }
   return Printf("%g", value);
 }
 
-std::string FormatValue(DiffUnit unit, const std::optional<DiffValue>& value) {
+std::string FormatValue(FigureUnit unit, const std::optional<DiffValue>& value) {
   if (!value) return "—";
   if (const double* number = std::get_if<double>(&*value)) return FormatNumber(unit, *number);
   const std::string& text = std::get<std::string>(*value);
@@ -51,14 +51,14 @@ std::string FormatValue(DiffUnit unit, const std::optional<DiffValue>& value) {
 
 // A share changes by percentage points; other units by their own amount.
 std::string FormatChange(const DiffMetric& metric) {
-  if (metric.unit == DiffUnit::kText) {
+  if (metric.unit == FigureUnit::kText) {
     if (!metric.a || !metric.b) return "";
     return *metric.a == *metric.b ? "same" : "differs";
   }
   const std::optional<double> change = Change(metric);
   if (!change) return "";
   const std::string sign = *change < 0 ? "-" : *change > 0 ? "+" : "";
-  if (metric.unit == DiffUnit::kShare) return sign + Printf("%.1f pp", std::fabs(*change) * 100);
+  if (metric.unit == FigureUnit::kShare) return sign + Printf("%.1f pp", std::fabs(*change) * 100);
   return sign + FormatNumber(metric.unit, std::fabs(*change));
 }
 
@@ -80,7 +80,7 @@ double LargestChange(const DiffItem& item) {
   if (item.presence != Presence::kBoth) return INFINITY;
   double largest = 0;
   for (const DiffMetric& metric : item.metrics) {
-    if (metric.unit == DiffUnit::kText) {
+    if (metric.unit == FigureUnit::kText) {
       if (metric.a != metric.b) return INFINITY;
       continue;
     }

@@ -4,6 +4,7 @@
 
 #include "reporter/base/units.h"
 #include "reporter/diff/report_sections.h"
+#include "reporter/model/report_figures.h"
 #include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
@@ -81,7 +82,7 @@ std::string DiffVerdict(const std::vector<DiffSection>& sections) {
     for (const DiffItem& item : steps->items) {
       if (item.presence != Presence::kBoth) continue;
       for (const DiffMetric& metric : item.metrics) {
-        if (metric.name != json_keys::segment_times::kWindowNs) continue;
+        if (metric.name != KeyOf(kSegmentFigures, &SegmentTimes::window_ns)) continue;
         const std::optional<double> change = Change(metric);
         if (change && *change * sign > most) {
           most = *change * sign;

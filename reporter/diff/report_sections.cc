@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "reporter/model/report_figures.h"
 #include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
@@ -46,10 +47,10 @@ std::optional<std::string> TextAt(const JsonNode& node, std::string_view key) {
 // Processes are matched by rank: file names hold pids, which differ between
 // runs. A process without a rank keeps its file name.
 std::string ProcessName(const JsonNode& process) {
-  if (const std::optional<double> rank = NumberAt(process, keys::process::kRank)) {
+  if (const std::optional<double> rank = NumberAt(process, kRankKey)) {
     return "rank " + std::to_string(static_cast<int64_t>(*rank));
   }
-  return "file " + TextAt(process, keys::process::kFile).value_or("?");
+  return "file " + TextAt(process, kFileKey).value_or("?");
 }
 
 // Items in the order added; a name met again gets " #2", " #3", so that the
@@ -68,19 +69,19 @@ class ItemList {
   std::map<std::string, int> seen_;
 };
 
-void AddNumber(SideItem& item, const JsonNode& node, std::string_view key, DiffUnit unit) {
+void AddNumber(SideItem& item, const JsonNode& node, std::string_view key, FigureUnit unit) {
   if (const std::optional<double> value = NumberAt(node, key)) {
     item.metrics.push_back({std::string(key), unit, *value});
   }
 }
 
 void AddText(SideItem& item, std::string_view name, std::string text) {
-  item.metrics.push_back({std::string(name), DiffUnit::kText, std::move(text)});
+  item.metrics.push_back({std::string(name), FigureUnit::kText, std::move(text)});
 }
 
 struct KeyUnit {
   std::string_view key;
-  DiffUnit unit;
+  FigureUnit unit;
 };
 
 void AddNumbers(SideItem& item, const JsonNode& node, const std::vector<KeyUnit>& keys) {
@@ -95,12 +96,12 @@ SideSection ReadLedger(const JsonNode& report) {
   if (!ledger) return std::nullopt;
   ItemList items;
   AddNumber(items.Add(std::string(kMeanStepItem)), *ledger, keys::ledger::kMeanStepNs,
-            DiffUnit::kNs);
+            FigureUnit::kNs);
   if (const JsonNode::Array* lines = ArrayAt(*ledger, keys::ledger::kLines)) {
     for (const JsonNode& line : *lines) {
       const std::optional<std::string> name = TextAt(line, keys::ledger::kName);
       if (!name) continue;
-      AddNumber(items.Add(*name), line, keys::ledger::kPerStepNs, DiffUnit::kNs);
+      AddNumber(items.Add(*name), line, keys::ledger::kPerStepNs, FigureUnit::kNs);
     }
   }
   return items.Take();
@@ -112,21 +113,17 @@ SideSection ReadPhases(const JsonNode& report) {
   ItemList items;
   for (const JsonNode& process : *processes) {
     const std::string who = ProcessName(process);
-    AddNumbers(items.Add(who + ": all ranges"), process,
-               {{keys::process_phases::kRanges, DiffUnit::kCount},
-                {keys::process_phases::kSpanNs, DiffUnit::kNs}});
+    AddFigures<ProcessPhasesReport>(items.Add(who + ": all ranges"), process,
+                                    kProcessPhasesFigures);
     const JsonNode::Array* phases = ArrayAt(process, keys::process_phases::kPhases);
     for (const JsonNode& phase : phases ? *phases : JsonNode::Array{}) {
-      const JsonNode* unmatched = Member(phase, keys::phase::kUnmatched);
+      const JsonNode* unmatched = Member(phase, KeyOf(kPhaseFigures, &PhaseReport::unmatched));
       const bool is_unmatched =
           unmatched && unmatched->type() == JsonNode::Type::kBool && unmatched->boolean();
-      SideItem& item = items.Add(who + ": " + TextAt(phase, keys::phase::kPhase).value_or("?") +
-                                 (is_unmatched ? " (unmatched)" : ""));
-      AddNumbers(item, phase,
-                 {{keys::phase::kCount, DiffUnit::kCount},
-                  {keys::phase::kTotalNs, DiffUnit::kNs},
-                  {keys::phase::kMeanNs, DiffUnit::kNs},
-                  {keys::phase::kSpanShare, DiffUnit::kShare}});
+      SideItem& item = items.Add(
+          who + ": " + TextAt(phase, KeyOf(kPhaseFigures, &PhaseReport::name)).value_or("?") +
+          (is_unmatched ? " (unmatched)" : ""));
+      AddFigures<PhaseReport>(item, phase, kPhaseFigures);
     }
   }
   return items.Take();
@@ -140,7 +137,7 @@ SideSection ReadSteps(const JsonNode& report) {
   if (std::optional<std::string> window = TextAt(*steps, keys::steps::kWindow)) {
     AddText(run, keys::steps::kWindow, std::move(*window));
   }
-  AddNumber(run, *steps, keys::steps::kMedianStepNs, DiffUnit::kNs);
+  AddNumber(run, *steps, keys::steps::kMedianStepNs, FigureUnit::kNs);
   if (std::optional<std::string> problem = TextAt(*steps, keys::steps::kProblem);
       problem && !problem->empty()) {
     AddText(run, keys::steps::kProblem, std::move(*problem));
@@ -149,13 +146,7 @@ SideSection ReadSteps(const JsonNode& report) {
   for (const JsonNode& rank : ranks ? *ranks : JsonNode::Array{}) {
     SideItem& item = items.Add(ProcessName(rank));
     if (const JsonNode* total = Member(rank, keys::rank_steps::kTotal)) {
-      AddNumbers(item, *total,
-                 {{keys::segment_times::kWindowNs, DiffUnit::kNs},
-                  {keys::segment_times::kComputeNs, DiffUnit::kNs},
-                  {keys::segment_times::kExposedCommNs, DiffUnit::kNs},
-                  {keys::segment_times::kOverlappedCommNs, DiffUnit::kNs},
-                  {keys::segment_times::kCopyNs, DiffUnit::kNs},
-                  {keys::segment_times::kIdleNs, DiffUnit::kNs}});
+      AddFigures<SegmentTimes>(item, *total, kSegmentFigures);
     }
   }
   return items.Take();
@@ -174,17 +165,17 @@ SideSection ReadMemory(const JsonNode& report) {
     SideItem& item = items.Add(ProcessName(rank));
     if (const JsonNode* device = Member(rank, keys::device_memory::kDeviceMemory)) {
       AddNumbers(item, *device,
-                 {{keys::device_memory::kPeakUsedBytes, DiffUnit::kBytes},
-                  {keys::device_memory::kLowUsedBytes, DiffUnit::kBytes},
-                  {keys::device_memory::kHeadroomBytes, DiffUnit::kBytes}});
+                 {{keys::device_memory::kPeakUsedBytes, FigureUnit::kBytes},
+                  {keys::device_memory::kLowUsedBytes, FigureUnit::kBytes},
+                  {keys::device_memory::kHeadroomBytes, FigureUnit::kBytes}});
     }
     if (std::optional<std::string> why = TextAt(rank, keys::rank_steps::kMemoryUnavailable);
         why && !why->empty()) {
       AddText(item, keys::rank_steps::kMemoryUnavailable, std::move(*why));
     }
     AddNumbers(item, rank,
-               {{keys::rank_steps::kAllocationCalls, DiffUnit::kCount},
-                {keys::rank_steps::kAllocationCallNs, DiffUnit::kNs}});
+               {{keys::rank_steps::kAllocationCalls, FigureUnit::kCount},
+                {keys::rank_steps::kAllocationCallNs, FigureUnit::kNs}});
     double to_host = 0, to_device = 0;
     bool moved = false;
     std::optional<double> held;
@@ -203,11 +194,11 @@ SideSection ReadMemory(const JsonNode& report) {
     }
     if (moved) {
       item.metrics.push_back(
-          {std::string(keys::rank_step::kToHostBytes), DiffUnit::kBytes, to_host});
+          {std::string(keys::rank_step::kToHostBytes), FigureUnit::kBytes, to_host});
       item.metrics.push_back(
-          {std::string(keys::rank_step::kToDeviceBytes), DiffUnit::kBytes, to_device});
+          {std::string(keys::rank_step::kToDeviceBytes), FigureUnit::kBytes, to_device});
     }
-    if (held) item.metrics.push_back({"peak_held_bytes", DiffUnit::kBytes, *held});
+    if (held) item.metrics.push_back({"peak_held_bytes", FigureUnit::kBytes, *held});
     const std::string who = ProcessName(rank);
     for (const JsonNode& phase : ArrayAt(rank, keys::rank_steps::kPhaseMemory)
                                      ? *ArrayAt(rank, keys::rank_steps::kPhaseMemory)
@@ -220,11 +211,12 @@ SideSection ReadMemory(const JsonNode& report) {
       SideItem& phase_item = items.Add(name);
       if (const JsonNode* in_phase = Member(phase, keys::phase_memory::kHeld)) {
         AddNumbers(phase_item, *in_phase,
-                   {{keys::phase_memory::kPeakBytes, DiffUnit::kBytes},
-                    {keys::phase_memory::kLowBytes, DiffUnit::kBytes}});
+                   {{keys::phase_memory::kPeakBytes, FigureUnit::kBytes},
+                    {keys::phase_memory::kLowBytes, FigureUnit::kBytes}});
       }
       if (const JsonNode* sampled = Member(phase, keys::device_memory::kDeviceMemory)) {
-        AddNumbers(phase_item, *sampled, {{keys::device_memory::kPeakUsedBytes, DiffUnit::kBytes}});
+        AddNumbers(phase_item, *sampled,
+                   {{keys::device_memory::kPeakUsedBytes, FigureUnit::kBytes}});
       }
     }
   }
@@ -236,21 +228,16 @@ SideSection ReadCandidates(const JsonNode& report) {
   if (!candidates) return std::nullopt;
   ItemList items;
   for (const JsonNode& candidate : *candidates) {
-    std::string name = TextAt(candidate, keys::candidate::kKind).value_or("?");
-    if (std::optional<std::string> change = TextAt(candidate, keys::candidate::kChange);
+    std::string name =
+        TextAt(candidate, KeyOf(kCandidateFigures, &CandidateReport::kind)).value_or("?");
+    if (std::optional<std::string> change =
+            TextAt(candidate, KeyOf(kCandidateFigures, &CandidateReport::change));
         change && !change->empty()) {
       name += " (" + *change + ")";
     }
     SideItem& item = items.Add(name);
-    AddNumbers(item, candidate,
-               {{keys::candidate::kRankOrder, DiffUnit::kCount},
-                {keys::candidate::kExposedNs, DiffUnit::kNs},
-                {keys::candidate::kStepShare, DiffUnit::kShare},
-                {keys::candidate::kCount, DiffUnit::kCount},
-                {keys::candidate::kTotalNs, DiffUnit::kNs}});
-    if (std::optional<std::string> strict = TextAt(candidate, keys::candidate::kStrict)) {
-      AddText(item, keys::candidate::kStrict, std::move(*strict));
-    }
+    AddFigures<CandidateReport>(item, candidate, kCandidateFigures);
+    AddFigures<CandidateReport>(item, candidate, kCandidateRuleFigures);
   }
   return items.Take();
 }
@@ -319,21 +306,21 @@ SideSection ReadCommunication(const JsonNode& report) {
   for (const auto& [key, row] : rows) {
     SideItem& item =
         items.Add("size " + std::to_string(std::get<0>(key)) + ": " + names[std::get<1>(key)]);
-    auto add = [&](std::string_view metric, DiffUnit unit, double value) {
+    auto add = [&](std::string_view metric, FigureUnit unit, double value) {
       item.metrics.push_back({std::string(metric), unit, value});
     };
-    add("communicators", DiffUnit::kCount, static_cast<double>(row.communicators.size()));
-    add("count", DiffUnit::kCount, row.count);
-    add("total_bytes", DiffUnit::kBytes, row.total_bytes);
+    add("communicators", FigureUnit::kCount, static_cast<double>(row.communicators.size()));
+    add("count", FigureUnit::kCount, row.count);
+    add("total_bytes", FigureUnit::kBytes, row.total_bytes);
     if (row.count > 0) {
-      add("mean_time_ns", DiffUnit::kNs, std::round(row.total_time_ns / row.count));
-      add("arrival_skew_mean_ns", DiffUnit::kNs, std::round(row.skew_sum_ns / row.count));
+      add("mean_time_ns", FigureUnit::kNs, std::round(row.total_time_ns / row.count));
+      add("arrival_skew_mean_ns", FigureUnit::kNs, std::round(row.skew_sum_ns / row.count));
     }
-    add("arrival_skew_max_ns", DiffUnit::kNs, row.skew_max_ns);
+    add("arrival_skew_max_ns", FigureUnit::kNs, row.skew_max_ns);
     // Bytes per ns is GB/s (1 GB/s = 10⁹ B/s).
     if (row.total_time_ns > 0) {
-      add("algbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns);
-      add("busbw_gbps", DiffUnit::kGbps, row.total_bytes / row.total_time_ns * row.bus_factor);
+      add("algbw_gbps", FigureUnit::kGbps, row.total_bytes / row.total_time_ns);
+      add("busbw_gbps", FigureUnit::kGbps, row.total_bytes / row.total_time_ns * row.bus_factor);
     }
     AddText(item, keys::op::kMostOftenLast, MostOftenLast(row.last_times));
   }
@@ -345,10 +332,7 @@ SideSection ReadLateness(const JsonNode& report) {
   if (!ranks) return std::nullopt;
   ItemList items;
   for (const JsonNode& rank : *ranks) {
-    AddNumbers(items.Add(ProcessName(rank)), rank,
-               {{keys::rank::kCollectives, DiffUnit::kCount},
-                {keys::rank::kLastArrivals, DiffUnit::kCount},
-                {keys::rank::kMeanLatenessNs, DiffUnit::kNs}});
+    AddFigures<RankReport>(items.Add(ProcessName(rank)), rank, kRankFigures);
   }
   return items.Take();
 }
@@ -361,13 +345,12 @@ SideSection ReadKernelClasses(const JsonNode& report) {
     const JsonNode* gpu = Member(process, keys::process::kGpu);
     const JsonNode::Array* classes = gpu ? ArrayAt(*gpu, keys::gpu::kKernelClasses) : nullptr;
     for (const JsonNode& kernel_class : classes ? *classes : JsonNode::Array{}) {
-      AddNumbers(items.Add(ProcessName(process) + ": " +
-                           TextAt(kernel_class, keys::kernel_class::kClass).value_or("?")),
-                 kernel_class,
-                 {{keys::kernel_class::kCount, DiffUnit::kCount},
-                  {keys::kernel_class::kTotalNs, DiffUnit::kNs},
-                  {keys::kernel_class::kMeanNs, DiffUnit::kNs},
-                  {keys::kernel_class::kShare, DiffUnit::kShare}});
+      AddFigures<KernelClassReport>(
+          items.Add(
+              ProcessName(process) + ": " +
+              TextAt(kernel_class, KeyOf(kKernelClassFigures, &KernelClassReport::kernel_class))
+                  .value_or("?")),
+          kernel_class, kKernelClassFigures);
     }
   }
   return items.Take();
@@ -386,7 +369,7 @@ SideSection ReadProvenance(const JsonNode& report) {
   AddText(inputs, "all_inputs_whole", YesNo(report, keys::report::kAllInputsWhole));
   if (const JsonNode::Array* processes = ArrayAt(report, keys::report::kProcesses)) {
     inputs.metrics.push_back(
-        {"processes", DiffUnit::kCount, static_cast<double>(processes->size())});
+        {"processes", FigureUnit::kCount, static_cast<double>(processes->size())});
   }
   if (const JsonNode* time_source = Member(report, keys::report::kTimeSource)) {
     if (std::optional<std::string> clock = TextAt(*time_source, keys::time_source::kClock)) {
@@ -401,7 +384,7 @@ SideSection ReadProvenance(const JsonNode& report) {
   const JsonNode* failed = Member(*consistency, keys::consistency::kFailed);
   const bool did_fail = failed && failed->type() == JsonNode::Type::kBool && failed->boolean();
   AddText(item, "strict_verdict", did_fail ? "failed" : mode == "strict" ? "passed" : "not strict");
-  AddNumber(item, *consistency, keys::consistency::kViolations, DiffUnit::kCount);
+  AddNumber(item, *consistency, keys::consistency::kViolations, FigureUnit::kCount);
   for (std::string_view side : {keys::consistency::kRequested, keys::consistency::kActual}) {
     if (const JsonNode* part = Member(*consistency, side)) {
       if (std::optional<std::string> fingerprint = TextAt(*part, keys::consistency::kFingerprint)) {
@@ -413,6 +396,14 @@ SideSection ReadProvenance(const JsonNode& report) {
 }
 
 }  // namespace
+
+void AddMetric(SideItem& item, const JsonNode& node, std::string_view key, FigureUnit unit) {
+  if (unit != FigureUnit::kText) {
+    AddNumber(item, node, key, unit);
+  } else if (std::optional<std::string> text = TextAt(node, key)) {
+    AddText(item, key, std::move(*text));
+  }
+}
 
 const std::vector<SectionRule>& DiffSectionRules() {
   static const std::vector<SectionRule> rules = {

@@ -47,19 +47,19 @@ std::string_view PresenceName(Presence presence) {
   return "neither";
 }
 
-std::string_view DiffUnitName(DiffUnit unit) {
+std::string_view FigureUnitName(FigureUnit unit) {
   switch (unit) {
-    case DiffUnit::kNs:
+    case FigureUnit::kNs:
       return "ns";
-    case DiffUnit::kBytes:
+    case FigureUnit::kBytes:
       return "bytes";
-    case DiffUnit::kCount:
+    case FigureUnit::kCount:
       return "count";
-    case DiffUnit::kGbps:
+    case FigureUnit::kGbps:
       return "GB/s";
-    case DiffUnit::kShare:
+    case FigureUnit::kShare:
       return "share";
-    case DiffUnit::kText:
+    case FigureUnit::kText:
       return "text";
   }
   return "text";

@@ -12,10 +12,9 @@
 #include <variant>
 #include <vector>
 
-namespace vprof::reporter {
+#include "reporter/model/figure.h"
 
-// How a metric's value reads; numbers of kNs, kBytes and kCount are whole.
-enum class DiffUnit { kNs, kBytes, kCount, kGbps, kShare, kText };
+namespace vprof::reporter {
 
 // A number, or a word (a fingerprint, a verdict, a rank) compared for equality.
 using DiffValue = std::variant<double, std::string>;
@@ -25,7 +24,7 @@ enum class Presence { kBoth, kOnlyInA, kOnlyInB, kNeither };
 
 struct DiffMetric {
   std::string name;  // the JSON report's key, e.g. "mean_time_ns"
-  DiffUnit unit = DiffUnit::kCount;
+  FigureUnit unit = FigureUnit::kCount;
   std::optional<DiffValue> a, b;  // none: not on that side
 };
 
@@ -65,6 +64,6 @@ std::optional<double> RelativeChange(const DiffMetric& metric);
 // "both", "only_in_a", "only_in_b", "neither".
 std::string_view PresenceName(Presence presence);
 // "ns", "bytes", "count", "GB/s", "share", "text".
-std::string_view DiffUnitName(DiffUnit unit);
+std::string_view FigureUnitName(FigureUnit unit);
 
 }  // namespace vprof::reporter

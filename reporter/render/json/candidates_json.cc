@@ -1,5 +1,7 @@
 #include "reporter/render/json/candidates_json.h"
 
+#include "reporter/model/report_figures.h"
+#include "reporter/render/json/figures_json.h"
 #include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
@@ -49,30 +51,11 @@ void WriteAudit(JsonWriter& json, const CandidateAudit& audit) {
 
 void WriteCandidate(JsonWriter& json, const CandidateReport& c) {
   json.BeginObject();
-  json.Field(keys::candidate::kRankOrder, c.rank_order);
-  json.Field(keys::candidate::kKind, c.kind);
-  json.Field("title", c.title);
-  json.Field(keys::candidate::kChange, c.change);
-  json.Field("scope", CandidateScopeName(c.scope));
-  json.Field("rank", c.rank);
-  json.Field("phase", c.phase);
-  json.Field("role", c.role);
-  json.Field(keys::candidate::kExposedNs, c.exposed_ns);
-  json.Field(keys::candidate::kStepShare, c.step_share);
-  json.Field(keys::candidate::kCount, c.count);
-  json.Field(keys::candidate::kTotalNs, c.total_ns);
-  json.Field("vprof_cost_ns", c.vprof_cost_ns);
-  json.Field("projected_saving_ns", c.projected_saving_ns);
-  json.Field("projected_share", c.projected_share);
-  json.Field("projection", c.projection);
-  json.Field("projection_withheld", c.projection_withheld);
+  WriteFigures<CandidateReport>(json, c, kCandidateFigures);
   json.Values("evidence", c.evidence);
   json.Array("examples", c.examples,
              [&](const CandidateExample& example) { WriteExample(json, example); });
-  json.Field(keys::candidate::kStrict, StrictTagName(c.strict));
-  json.Field("rule_id", c.rule_id);
-  json.Field("rule", c.rule);
-  json.Field("contract_declares", c.contract_declares);
+  WriteFigures<CandidateReport>(json, c, kCandidateRuleFigures);
   if (c.audit) WriteAudit(json, *c.audit);
   json.EndObject();
 }

@@ -1,5 +1,7 @@
 #include "reporter/render/json/gpu_json.h"
 
+#include "reporter/model/report_figures.h"
+#include "reporter/render/json/figures_json.h"
 #include "reporter/render/json/json_keys.h"
 
 namespace vprof::reporter {
@@ -133,11 +135,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
     json.Field("dropped_records", gpu.dropped_records);
     json.Field("cupti_overhead_ns", gpu.cupti_overhead_ns);
     json.Objects(keys::gpu::kKernelClasses, gpu.kernel_classes, [&](const KernelClassReport& row) {
-      json.Field(keys::kernel_class::kClass, row.kernel_class);
-      json.Field(keys::kernel_class::kCount, row.count);
-      json.Field(keys::kernel_class::kTotalNs, row.total_ns);
-      json.Field(keys::kernel_class::kMeanNs, row.mean_ns);
-      json.Field(keys::kernel_class::kShare, row.share);
+      WriteFigures<KernelClassReport>(json, row, kKernelClassFigures);
     });
     json.Objects("top_kernels", gpu.top_kernels, [&](const KernelReport& row) {
       json.Field("name", row.name);

@@ -1,9 +1,8 @@
 // The keys of the JSON report that `vprof diff` reads back
-// (reporter/diff/report_sections.cc), written down once: the writers write
+// (reporter/diff/report_sections.cc) outside the records' figure tables
+// (reporter/model/report_figures.h), written down once: the writers write
 // them and the diff reads them by these names, so neither can rename a key
-// the other depends on. A namespace per kind of JSON object, named after it;
-// a key every object of a list has for its process ("rank", "file") is in
-// `process`.
+// the other depends on. A namespace per kind of JSON object, named after it.
 #pragma once
 
 #include <string_view>
@@ -29,24 +28,13 @@ namespace time_source {
 inline constexpr Key kClock = "clock";
 }  // namespace time_source
 
-// processes[], ranks[], phases[], steps.ranks[]: whose row it is.
 namespace process {
-inline constexpr Key kRank = "rank";
-inline constexpr Key kFile = "file";
 inline constexpr Key kGpu = "gpu";
 }  // namespace process
 
 namespace gpu {
 inline constexpr Key kKernelClasses = "kernel_classes";
 }  // namespace gpu
-
-namespace kernel_class {
-inline constexpr Key kClass = "class";
-inline constexpr Key kCount = "count";
-inline constexpr Key kTotalNs = "total_ns";
-inline constexpr Key kMeanNs = "mean_ns";
-inline constexpr Key kShare = "share";
-}  // namespace kernel_class
 
 namespace communicator {
 inline constexpr Key kCommId = "comm_id";
@@ -69,26 +57,9 @@ inline constexpr Key kLastRank = "rank";    // in most_often_last
 inline constexpr Key kLastTimes = "times";  // in most_often_last
 }  // namespace op
 
-namespace rank {
-inline constexpr Key kCollectives = "collectives";
-inline constexpr Key kLastArrivals = "last_arrivals";
-inline constexpr Key kMeanLatenessNs = "mean_lateness_ns";
-}  // namespace rank
-
 namespace process_phases {
-inline constexpr Key kRanges = "ranges";
-inline constexpr Key kSpanNs = "span_ns";
 inline constexpr Key kPhases = "phases";
 }  // namespace process_phases
-
-namespace phase {
-inline constexpr Key kPhase = "phase";
-inline constexpr Key kUnmatched = "unmatched";
-inline constexpr Key kCount = "count";
-inline constexpr Key kTotalNs = "total_ns";
-inline constexpr Key kMeanNs = "mean_ns";
-inline constexpr Key kSpanShare = "span_share";
-}  // namespace phase
 
 namespace steps {
 inline constexpr Key kWindow = "window";
@@ -116,15 +87,6 @@ inline constexpr Key kSteps = "steps";
 inline constexpr Key kPhaseMemory = "phase_memory";
 }  // namespace rank_steps
 
-namespace segment_times {
-inline constexpr Key kWindowNs = "window_ns";
-inline constexpr Key kComputeNs = "compute_ns";
-inline constexpr Key kExposedCommNs = "exposed_comm_ns";
-inline constexpr Key kOverlappedCommNs = "overlapped_comm_ns";
-inline constexpr Key kCopyNs = "copy_ns";
-inline constexpr Key kIdleNs = "idle_ns";
-}  // namespace segment_times
-
 // NVML's samples: the object under this key in a rank's steps, a step and a
 // phase, and its members.
 namespace device_memory {
@@ -150,17 +112,6 @@ inline constexpr Key kHeld = "held";
 inline constexpr Key kPeakBytes = "peak_bytes";  // in held
 inline constexpr Key kLowBytes = "low_bytes";    // in held
 }  // namespace phase_memory
-
-namespace candidate {
-inline constexpr Key kKind = "kind";
-inline constexpr Key kChange = "change";
-inline constexpr Key kRankOrder = "rank_order";
-inline constexpr Key kExposedNs = "exposed_ns";
-inline constexpr Key kStepShare = "step_share";
-inline constexpr Key kCount = "count";
-inline constexpr Key kTotalNs = "total_ns";
-inline constexpr Key kStrict = "strict";
-}  // namespace candidate
 
 namespace consistency {
 inline constexpr Key kMode = "mode";

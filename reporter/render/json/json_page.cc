@@ -3,9 +3,11 @@
 #include "reporter/base/json_writer.h"
 #include "reporter/base/units.h"
 #include "reporter/collectives/nccl_function.h"
+#include "reporter/model/report_figures.h"
 #include "reporter/render/json/candidates_json.h"
 #include "reporter/render/json/clock_json.h"
 #include "reporter/render/json/consistency_json.h"
+#include "reporter/render/json/figures_json.h"
 #include "reporter/render/json/gpu_json.h"
 #include "reporter/render/json/json_keys.h"
 #include "reporter/render/json/steps_json.h"
@@ -50,10 +52,10 @@ void WriteTimeSource(JsonWriter& json, const TimeSource& time_source) {
 
 void WriteProcess(JsonWriter& json, const ProcessReport& process) {
   json.BeginObject();
-  json.Field(keys::process::kFile, process.file);
+  json.Field(kFileKey, process.file);
   json.Field("host", process.host);
   json.Field("pid", process.pid);
-  json.Field(keys::process::kRank, process.rank);
+  json.Field(kRankKey, process.rank);
   json.Field("rank_source", UnlessEmpty(process.rank_source));
   json.Field("is_rank", process.is_rank);
   json.Field("nccl_events", process.nccl_events);
@@ -162,12 +164,7 @@ void WriteCommunicator(JsonWriter& json, const CommunicatorReport& comm) {
 
 void WriteRank(JsonWriter& json, const RankReport& rank) {
   json.BeginObject();
-  json.Field(keys::process::kRank, rank.rank);
-  json.Field(keys::process::kFile, rank.file);
-  json.Field(keys::rank::kCollectives, rank.collectives);
-  json.Field(keys::rank::kLastArrivals, rank.last_arrivals);
-  json.Field(keys::rank::kMeanLatenessNs, rank.mean_lateness_ns);
-  json.Field("total_lead_ns", rank.total_lead_ns);
+  WriteFigures<RankReport>(json, rank, kRankFigures);
   json.Key("longest_lead");
   if (rank.longest_lead.lead_ns > 0) {
     const LeadExample& lead = rank.longest_lead;
@@ -219,24 +216,9 @@ void WriteSummary(JsonWriter& json, const Report& report) {
 
 void WriteProcessPhases(JsonWriter& json, const ProcessPhasesReport& process) {
   json.BeginObject();
-  json.Field(keys::process::kRank, process.rank);
-  json.Field(keys::process::kFile, process.file);
-  json.Field("source", process.inferred ? "inferred" : "nvtx");
-  json.Field("role", process.role);
-  json.Field("role_rule", process.role_rule);
-  json.Field(keys::process_phases::kRanges, process.ranges);
-  json.Field(keys::process_phases::kSpanNs, process.span_ns);
-  json.Field("nccl_ranges", process.nccl_ranges);
-  json.Field("dropped", process.dropped);
+  WriteFigures<ProcessPhasesReport>(json, process, kProcessPhasesFigures);
   json.Objects(keys::process_phases::kPhases, process.phases, [&](const PhaseReport& phase) {
-    json.Field(keys::phase::kPhase, phase.name);
-    json.Field(keys::phase::kUnmatched, phase.unmatched);
-    json.Field("source", phase.source);
-    json.Field(keys::phase::kCount, phase.count);
-    json.Field(keys::phase::kTotalNs, phase.total_ns);
-    json.Field(keys::phase::kMeanNs, phase.mean_ns);
-    json.Field(keys::phase::kSpanShare, phase.span_share);
-    json.Field("depth", phase.depth);
+    WriteFigures<PhaseReport>(json, phase, kPhaseFigures);
   });
   json.EndObject();
 }

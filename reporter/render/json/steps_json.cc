@@ -1,6 +1,8 @@
 #include "reporter/render/json/steps_json.h"
 
 #include "reporter/base/units.h"
+#include "reporter/model/report_figures.h"
+#include "reporter/render/json/figures_json.h"
 #include "reporter/render/json/json_keys.h"
 #include "reporter/steps/comm_roles.h"
 #include "reporter/steps/ledger.h"
@@ -14,16 +16,7 @@ namespace {
 void WriteTimes(JsonWriter& json, std::string_view key, const SegmentTimes& times) {
   json.Key(key);
   json.BeginObject();
-  json.Field(keys::segment_times::kWindowNs, times.window_ns);
-  json.Field(keys::segment_times::kComputeNs, times.compute_ns);
-  json.Field(keys::segment_times::kExposedCommNs, times.exposed_comm_ns);
-  json.Field("exposed_comm_blocking_ns", times.exposed_comm_blocking_ns);
-  json.Field("exposed_comm_idle_fill_ns", times.exposed_comm_idle_fill_ns);
-  json.Field(keys::segment_times::kOverlappedCommNs, times.overlapped_comm_ns);
-  json.Field(keys::segment_times::kCopyNs, times.copy_ns);
-  json.Field(keys::segment_times::kIdleNs, times.idle_ns);
-  json.Field("idle_host_bound_ns", times.idle_host_bound_ns);
-  json.Field("idle_waiting_ns", times.idle_waiting_ns);
+  WriteFigures<SegmentTimes>(json, times, kSegmentFigures);
   json.Key("exposed_by_reason_ns");
   json.BeginObject();
   for (const auto& [reason, ns] : times.exposed_by_reason_ns) {
@@ -251,8 +244,8 @@ void WritePhaseMemory(JsonWriter& json, const std::vector<PhaseMemoryReport>& ph
 
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
-  json.Field(keys::process::kRank, rank.rank);
-  json.Field(keys::process::kFile, rank.file);
+  json.Field(kRankKey, rank.rank);
+  json.Field(kFileKey, rank.file);
   json.Field("steps_found", rank.steps_found);
   json.Field("late_records", rank.late_records);
   json.Field("unlaunched_records", rank.unlaunched_records);

@@ -1,0 +1,115 @@
+// The figures of the report's flat records, a table each (figure.h): what
+// the JSON report writes for each record, in order, and which of them
+// `vprof diff` compares. A record's lists and nested objects follow its
+// figures and are written by hand (reporter/render/json/).
+#pragma once
+
+#include <array>
+
+#include "reporter/gpu/gpu_report.h"
+#include "reporter/model/candidate_report.h"
+#include "reporter/model/figure.h"
+#include "reporter/model/report.h"
+#include "reporter/steps/step_report.h"
+
+namespace vprof::reporter {
+
+// Whose row it is, in every list of processes: ranks[], phases[].
+inline constexpr std::string_view kRankKey = "rank";
+inline constexpr std::string_view kFileKey = "file";
+
+// phases[]: a process's NVTX (or inferred) phases; its phases[] follow.
+inline constexpr std::array<Figure<ProcessPhasesReport>, 9> kProcessPhasesFigures{{
+    {kRankKey, &ProcessPhasesReport::rank},
+    {kFileKey, &ProcessPhasesReport::file},
+    {"source",
+     [](const ProcessPhasesReport& process) -> std::string_view {
+       return process.inferred ? "inferred" : "nvtx";
+     }},
+    {"role", &ProcessPhasesReport::role},
+    {"role_rule", &ProcessPhasesReport::role_rule},
+    {"ranges", &ProcessPhasesReport::ranges, FigureUnit::kCount},
+    {"span_ns", &ProcessPhasesReport::span_ns, FigureUnit::kNs},
+    {"nccl_ranges", &ProcessPhasesReport::nccl_ranges},
+    {"dropped", &ProcessPhasesReport::dropped},
+}};
+
+// phases[].phases[]
+inline constexpr std::array<Figure<PhaseReport>, 8> kPhaseFigures{{
+    {"phase", &PhaseReport::name},
+    {"unmatched", &PhaseReport::unmatched},
+    {"source", &PhaseReport::source},
+    {"count", &PhaseReport::count, FigureUnit::kCount},
+    {"total_ns", &PhaseReport::total_ns, FigureUnit::kNs},
+    {"mean_ns", &PhaseReport::mean_ns, FigureUnit::kNs},
+    {"span_share", &PhaseReport::span_share, FigureUnit::kShare},
+    {"depth", &PhaseReport::depth},
+}};
+
+// ranks[]: arrival at matched collectives; its longest_lead follows.
+inline constexpr std::array<Figure<RankReport>, 6> kRankFigures{{
+    {kRankKey, &RankReport::rank},
+    {kFileKey, &RankReport::file},
+    {"collectives", &RankReport::collectives, FigureUnit::kCount},
+    {"last_arrivals", &RankReport::last_arrivals, FigureUnit::kCount},
+    {"mean_lateness_ns", &RankReport::mean_lateness_ns, FigureUnit::kNs},
+    {"total_lead_ns", &RankReport::total_lead_ns},
+}};
+
+// processes[].gpu.kernel_classes[]
+inline constexpr std::array<Figure<KernelClassReport>, 5> kKernelClassFigures{{
+    {"class", &KernelClassReport::kernel_class},
+    {"count", &KernelClassReport::count, FigureUnit::kCount},
+    {"total_ns", &KernelClassReport::total_ns, FigureUnit::kNs},
+    {"mean_ns", &KernelClassReport::mean_ns, FigureUnit::kNs},
+    {"share", &KernelClassReport::share, FigureUnit::kShare},
+}};
+
+// A window's GPU time by what the GPU did (steps' totals, a step, a segment);
+// exposed communication by reason and by communicator follow.
+inline constexpr std::array<Figure<SegmentTimes>, 10> kSegmentFigures{{
+    {"window_ns", &SegmentTimes::window_ns, FigureUnit::kNs},
+    {"compute_ns", &SegmentTimes::compute_ns, FigureUnit::kNs},
+    {"exposed_comm_ns", &SegmentTimes::exposed_comm_ns, FigureUnit::kNs},
+    {"exposed_comm_blocking_ns", &SegmentTimes::exposed_comm_blocking_ns},
+    {"exposed_comm_idle_fill_ns", &SegmentTimes::exposed_comm_idle_fill_ns},
+    {"overlapped_comm_ns", &SegmentTimes::overlapped_comm_ns, FigureUnit::kNs},
+    {"copy_ns", &SegmentTimes::copy_ns, FigureUnit::kNs},
+    {"idle_ns", &SegmentTimes::idle_ns, FigureUnit::kNs},
+    {"idle_host_bound_ns", &SegmentTimes::idle_host_bound_ns},
+    {"idle_waiting_ns", &SegmentTimes::idle_waiting_ns},
+}};
+
+// candidates[]: what the candidate is and what it buys; its evidence and
+// examples follow, then kCandidateRuleFigures.
+inline constexpr std::array<Figure<CandidateReport>, 17> kCandidateFigures{{
+    {"rank_order", &CandidateReport::rank_order, FigureUnit::kCount},
+    {"kind", &CandidateReport::kind},
+    {"title", &CandidateReport::title},
+    {"change", &CandidateReport::change},
+    {"scope",
+     [](const CandidateReport& c) -> std::string_view { return CandidateScopeName(c.scope); }},
+    {kRankKey, &CandidateReport::rank},
+    {"phase", &CandidateReport::phase},
+    {"role", &CandidateReport::role},
+    {"exposed_ns", &CandidateReport::exposed_ns, FigureUnit::kNs},
+    {"step_share", &CandidateReport::step_share, FigureUnit::kShare},
+    {"count", &CandidateReport::count, FigureUnit::kCount},
+    {"total_ns", &CandidateReport::total_ns, FigureUnit::kNs},
+    {"vprof_cost_ns", &CandidateReport::vprof_cost_ns},
+    {"projected_saving_ns", &CandidateReport::projected_saving_ns},
+    {"projected_share", &CandidateReport::projected_share},
+    {"projection", &CandidateReport::projection},
+    {"projection_withheld", &CandidateReport::projection_withheld},
+}};
+
+// candidates[]: the strict tag and the rule that decided it.
+inline constexpr std::array<Figure<CandidateReport>, 4> kCandidateRuleFigures{{
+    {"strict", [](const CandidateReport& c) -> std::string_view { return StrictTagName(c.strict); },
+     FigureUnit::kText},
+    {"rule_id", &CandidateReport::rule_id},
+    {"rule", &CandidateReport::rule},
+    {"contract_declares", &CandidateReport::contract_declares},
+}};
+
+}  // namespace vprof::reporter

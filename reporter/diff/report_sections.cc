@@ -95,8 +95,7 @@ SideSection ReadLedger(const JsonNode& report) {
   const JsonNode* ledger = steps ? Member(*steps, keys::steps::kLedger) : nullptr;
   if (!ledger) return std::nullopt;
   ItemList items;
-  AddNumber(items.Add(std::string(kMeanStepItem)), *ledger, keys::ledger::kMeanStepNs,
-            FigureUnit::kNs);
+  AddFigures<StepsLedger>(items.Add(std::string(kMeanStepItem)), *ledger, kLedgerFigures);
   if (const JsonNode::Array* lines = ArrayAt(*ledger, keys::ledger::kLines)) {
     for (const JsonNode& line : *lines) {
       const std::optional<std::string> name = TextAt(line, keys::ledger::kName);

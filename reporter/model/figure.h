@@ -25,7 +25,7 @@ using FigureValue =
     std::variant<int64_t Struct::*, uint64_t Struct::*, uint32_t Struct::*, double Struct::*,
                  bool Struct::*, std::string Struct::*, std::optional<double> Struct::*,
                  std::optional<int32_t> Struct::*, std::optional<int64_t> Struct::*,
-                 std::string_view (*)(const Struct&)>;
+                 std::optional<bool> Struct::*, std::string_view (*)(const Struct&)>;
 
 template <typename Struct>
 struct Figure {

@@ -10,6 +10,7 @@
 #include "reporter/model/candidate_report.h"
 #include "reporter/model/figure.h"
 #include "reporter/model/report.h"
+#include "reporter/steps/comm_roles.h"
 #include "reporter/steps/step_report.h"
 
 namespace vprof::reporter {
@@ -78,6 +79,51 @@ inline constexpr std::array<Figure<SegmentTimes>, 10> kSegmentFigures{{
     {"idle_ns", &SegmentTimes::idle_ns, FigureUnit::kNs},
     {"idle_host_bound_ns", &SegmentTimes::idle_host_bound_ns},
     {"idle_waiting_ns", &SegmentTimes::idle_waiting_ns},
+}};
+
+// steps.ranks[]: a rank's steps; what was measured of them follows.
+inline constexpr std::array<Figure<RankStepsReport>, 8> kRankStepsFigures{{
+    {kRankKey, &RankStepsReport::rank},
+    {kFileKey, &RankStepsReport::file},
+    {"steps_found", &RankStepsReport::steps_found},
+    {"late_records", &RankStepsReport::late_records},
+    {"unlaunched_records", &RankStepsReport::unlaunched_records},
+    {"steps_missing_phase_ranges", &RankStepsReport::steps_missing_phase_ranges},
+    {"max_connections_one", &RankStepsReport::max_connections_one},
+    {"bucket_plan_stable", &RankStepsReport::bucket_plan_stable},
+}};
+
+// steps.full_steps[]: a step across ranks; the rank whose ledger it took follows.
+inline constexpr std::array<Figure<FullStepReport>, 5> kFullStepFigures{{
+    {"step", &FullStepReport::step},
+    {"start_ns", &FullStepReport::start_ns},
+    {"duration_ns", &FullStepReport::duration_ns},
+    {"slowest_rank", &FullStepReport::slowest_rank},
+    {"max_exposed_comm_ns", &FullStepReport::max_exposed_comm_ns},
+}};
+
+// steps.ledger; the steps each rank's ledger gave, its lines and the late
+// ranks follow.
+inline constexpr std::array<Figure<StepsLedger>, 5> kLedgerFigures{{
+    {"steps", &StepsLedger::steps},
+    {"mean_step_ns", &StepsLedger::mean_step_ns, FigureUnit::kNs},
+    {"mean_window_ns", &StepsLedger::mean_window_ns},
+    {"matched_collectives", &StepsLedger::matched_collectives},
+    {"unmatched_collectives", &StepsLedger::unmatched_collectives},
+}};
+
+// steps.ledger.late_ranks[], after the late rank's rank and file.
+inline constexpr std::array<Figure<LateRank>, 10> kLateRankFigures{{
+    {"straggler", &LateRank::straggler},
+    {"wait_per_step_ns", &LateRank::wait_per_step_ns},
+    {"last", &LateRank::last},
+    {"collectives", &LateRank::collectives},
+    {"expected_last", &LateRank::expected_last},
+    {"p_value", &LateRank::p_value},
+    {"role", [](const LateRank& late) -> std::string_view { return CommRoleName(late.role); }},
+    {"last_in_role", &LateRank::last_in_role},
+    {"role_collectives", &LateRank::role_collectives},
+    {"phase", &LateRank::phase},
 }};
 
 // candidates[]: what the candidate is and what it buys; its evidence and

@@ -71,7 +71,6 @@ inline constexpr Key kLedger = "ledger";
 
 // steps.ledger, its lines[] and ledger_steps[].
 namespace ledger {
-inline constexpr Key kMeanStepNs = "mean_step_ns";
 inline constexpr Key kLines = "lines";
 inline constexpr Key kName = "name";
 inline constexpr Key kPerStepNs = "per_step_ns";

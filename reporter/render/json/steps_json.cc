@@ -41,11 +41,7 @@ void WriteRankOf(JsonWriter& json, const StepsReport& steps, uint32_t index) {
 
 void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& ledger) {
   json.BeginObject();
-  json.Field("steps", ledger.steps);
-  json.Field(keys::ledger::kMeanStepNs, ledger.mean_step_ns);
-  json.Field("mean_window_ns", ledger.mean_window_ns);
-  json.Field("matched_collectives", ledger.matched_collectives);
-  json.Field("unmatched_collectives", ledger.unmatched_collectives);
+  WriteFigures<StepsLedger>(json, ledger, kLedgerFigures);
   json.Key(keys::ledger::kLedgerSteps);
   json.BeginArray();
   for (uint32_t i = 0; i < ledger.ledger_steps.size(); ++i) {
@@ -76,16 +72,7 @@ void WriteLedger(JsonWriter& json, const StepsReport& steps, const StepsLedger& 
       "late_ranks", ledger.late,
       [&](const LateRank& late) {
         WriteRankOf(json, steps, late.index);
-        json.Field("straggler", late.straggler);
-        json.Field("wait_per_step_ns", late.wait_per_step_ns);
-        json.Field("last", late.last);
-        json.Field("collectives", late.collectives);
-        json.Field("expected_last", late.expected_last);
-        json.Field("p_value", late.p_value);
-        json.Field("role", CommRoleName(late.role));
-        json.Field("last_in_role", late.last_in_role);
-        json.Field("role_collectives", late.role_collectives);
-        json.Field("phase", late.phase);
+        WriteFigures<LateRank>(json, late, kLateRankFigures);
       },
       JsonWriter::Layout::kOneLine);
   json.EndObject();
@@ -244,14 +231,7 @@ void WritePhaseMemory(JsonWriter& json, const std::vector<PhaseMemoryReport>& ph
 
 void WriteRank(JsonWriter& json, const RankStepsReport& rank) {
   json.BeginObject();
-  json.Field(kRankKey, rank.rank);
-  json.Field(kFileKey, rank.file);
-  json.Field("steps_found", rank.steps_found);
-  json.Field("late_records", rank.late_records);
-  json.Field("unlaunched_records", rank.unlaunched_records);
-  json.Field("steps_missing_phase_ranges", rank.steps_missing_phase_ranges);
-  json.Field("max_connections_one", rank.max_connections_one);
-  json.Field("bucket_plan_stable", rank.bucket_plan_stable);
+  WriteFigures<RankStepsReport>(json, rank, kRankStepsFigures);
   WriteDeepCapture(json, rank.deep_capture);
   WriteLaunchCost(json, rank.launch_cost);
   WriteTimes(json, keys::rank_steps::kTotal, rank.total);
@@ -329,11 +309,7 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   json.Objects(
       "full_steps", steps.full_steps,
       [&](const FullStepReport& step) {
-        json.Field("step", step.step);
-        json.Field("start_ns", step.start_ns);
-        json.Field("duration_ns", step.duration_ns);
-        json.Field("slowest_rank", step.slowest_rank);
-        json.Field("max_exposed_comm_ns", step.max_exposed_comm_ns);
+        WriteFigures<FullStepReport>(json, step, kFullStepFigures);
         json.Field("ledger_rank", step.ledger_rank ? steps.ranks[*step.ledger_rank].rank
                                                    : std::optional<int32_t>());
       },

@@ -149,6 +149,10 @@ TEST_CASE("no key is declared twice for one JSON object") {
   CHECK(RepeatedKeys(kKernelClassFigures).empty());
   CHECK(RepeatedKeys(kSegmentFigures).empty());
   CHECK(RepeatedKeys(kCandidateFigures, kCandidateRuleFigures).empty());
+  CHECK(RepeatedKeys(kRankStepsFigures).empty());
+  CHECK(RepeatedKeys(kFullStepFigures).empty());
+  CHECK(RepeatedKeys(kLedgerFigures).empty());
+  CHECK(RepeatedKeys(kLateRankFigures).empty());
   CHECK(RepeatedKeys(kWaitFigures, kWaitFigures).size() == kWaitFigures.size());
 }
 

@@ -17,8 +17,9 @@
 # plan: no API records, which stay on between windows in the light plan); device (VPROF_CUPTI_KINDS=DEVICE: CUPTI
 # attached, nothing recorded per launch); nonvml (the light default with NVML's sampling off:
 # the CPU stand-in libnvidia-ml.so.1 from NONVML_DIR, told to fail its initialisation, is found
-# first, so the capture records why it could not sample and carries on). MODES="..." picks and
-# orders them.
+# first, so the capture records why it could not sample and carries on); baseline (the light
+# default of another libvprof.so, named by BASELINE_LIB: a change's cost, A against B in the same
+# rounds). MODES="..." picks and orders them.
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 rounds="$2"
@@ -44,6 +45,7 @@ for round in $(seq 1 "$rounds"); do
         all) env=(VPROF_CUPTI_KINDS=all) ;;
         nogpu) env=(VPROF_GPU=0) ;;
         torchprof) pre="" flag="--torch-profiler" ;;
+        baseline) pre="${BASELINE_LIB:?BASELINE_LIB names the other libvprof.so}" ;;
       esac
       out=/tmp/cm-$workload-$mode
       rm -rf "$out"

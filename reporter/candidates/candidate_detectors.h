@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,16 @@ inline constexpr double kSignificantShare = 0.05;
 // Examples (spans) per candidate.
 inline constexpr size_t kMaxCandidateExamples = 3;
 
+// Which lines of the step ledger a candidate's time is.
+using LinePredicate = std::function<bool(const LedgerLine&)>;
+
 struct DetectedCandidate {
   ChangeKind change;
   CandidateReport report;  // all but rank_order and the strict fields
+  // A candidate from the step ledger: its lines, by which the replay's saving
+  // on the steps it replays is carried to the measured steps
+  // (candidate_projections.cc); empty for candidates from totals.
+  LinePredicate ledger_lines{};
 };
 
 // Whole-trace totals (GPU tables, communicators) per window: divided by the

@@ -10,6 +10,11 @@
 
 namespace vprof::reporter {
 
+// A ledger candidate's saving is carried from the replayed steps to the
+// measured ones by the ratio of its time on each (candidate_projections.cc);
+// a ratio further than this from 1 is named in its evidence.
+inline constexpr double kCarriedNoted = 0.1;
+
 void ProjectCandidates(const StepsReport& steps, const StepReplays& replays,
                        std::vector<DetectedCandidate>& candidates);
 

@@ -32,8 +32,6 @@ struct Part {
   }
 };
 
-using LinePredicate = std::function<bool(const LedgerLine&)>;
-
 Part Sum(const StepsLedger& ledger, const LinePredicate& takes) {
   Part part;
   for (const LedgerLine& line : ledger.lines) {
@@ -156,9 +154,10 @@ bool InWeightSync(const LedgerLine& line) { return line.phase == kWeightSyncPhas
 
 void DetectCompute(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
-  const Part part = Sum(*steps.ledger, [](const LedgerLine& line) {
+  const LinePredicate lines = [](const LedgerLine& line) {
     return line.cause == LedgerCause::kCompute && !InWeightSync(line);
-  });
+  };
+  const Part part = Sum(*steps.ledger, lines);
   if (part.per_step_ns <= 0) return;
   CandidateReport candidate =
       FromPart(steps, part, kComputeKind, "GPU compute: the kernels themselves", "of GPU compute");
@@ -176,7 +175,7 @@ void DetectCompute(const Report& report, std::vector<DetectedCandidate>& out) {
   candidate.evidence.push_back(
       "the step is as short as its kernels only where nothing else is exposed: the other "
       "candidates' time is apart from this");
-  out.push_back({ChangeKind::kFasterKernels, std::move(candidate)});
+  out.push_back({ChangeKind::kFasterKernels, std::move(candidate), lines});
 }
 
 // Of the GPU's idle inside a rank's kept steps (the replay's pieces of work),
@@ -210,9 +209,10 @@ IdleBeforeGraphs IdleBeforeGraphsOf(const RankStepsReport& rank) {
 
 void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
-  const Part part = Sum(*steps.ledger, [](const LedgerLine& line) {
+  const LinePredicate lines = [](const LedgerLine& line) {
     return line.cause == LedgerCause::kHostBoundIdle && !InWeightSync(line);
-  });
+  };
+  const Part part = Sum(*steps.ledger, lines);
   if (part.per_step_ns <= 0) return;
   CandidateReport candidate =
       FromPart(steps, part, "host_idle", "GPU idle until the host launched the next work",
@@ -262,13 +262,15 @@ void DetectHostIdle(const Report& report, std::vector<DetectedCandidate>& out) {
                "synchronizations, its work between launches)"
              : "already, the rest is before work launched one by one"));
   }
-  out.push_back({change, std::move(candidate)});
+  out.push_back({change, std::move(candidate), lines});
 }
 
 void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
-  const Part part =
-      Sum(*steps.ledger, [](const LedgerLine& line) { return line.cause == LedgerCause::kCopy; });
+  const LinePredicate lines = [](const LedgerLine& line) {
+    return line.cause == LedgerCause::kCopy;
+  };
+  const Part part = Sum(*steps.ledger, lines);
   if (part.per_step_ns <= 0) return;
   CandidateReport candidate =
       FromPart(steps, part, "copies", "Copies with neither compute nor communication",
@@ -285,7 +287,7 @@ void DetectCopies(const Report& report, std::vector<DetectedCandidate>& out) {
                                  std::to_string(gpu.memset.count) + " memset over the trace");
     change = CopiesChange(rank, gpu, candidate);
   }
-  out.push_back({change, std::move(candidate)});
+  out.push_back({change, std::move(candidate), lines});
 }
 
 // What each role's candidate is: kind, title, change.
@@ -393,9 +395,10 @@ ChangeKind GradientBucketsChange(const StepsReport& steps, const RankStepsReport
 void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
   const StepsReport& steps = *report.steps;
   for (const RoleCandidate& each : kRoleCandidates) {
-    const Part part = Sum(*steps.ledger, [&](const LedgerLine& line) {
-      return line.cause == LedgerCause::kTransfer && line.role == each.role;
-    });
+    const LinePredicate lines = [role = each.role](const LedgerLine& line) {
+      return line.cause == LedgerCause::kTransfer && line.role == role;
+    };
+    const Part part = Sum(*steps.ledger, lines);
     if (part.per_step_ns <= 0) continue;
     CandidateReport candidate = FromPart(steps, part, each.kind, each.title,
                                          "of exposed transfer (after every member arrived)");
@@ -424,7 +427,7 @@ void DetectRoles(const Report& report, std::vector<DetectedCandidate>& out) {
     const ChangeKind change = each.role == CommRole::kGradientBuckets
                                   ? GradientBucketsChange(steps, main, candidate)
                                   : each.change;
-    out.push_back({change, std::move(candidate)});
+    out.push_back({change, std::move(candidate), lines});
   }
 }
 
@@ -472,7 +475,7 @@ void DetectWeightSyncPart(const Report& report, std::vector<DetectedCandidate>& 
   }
   candidate.examples = CollectiveExamples(steps, CommRole::kWeightSync);
   out.push_back({ipc.count > 0 ? ChangeKind::kBatchIpcHandles : ChangeKind::kBatchWeightBroadcasts,
-                 std::move(candidate)});
+                 std::move(candidate), in_sync});
 }
 
 }  // namespace

@@ -186,7 +186,10 @@ void DetectLedgerStragglers(const Report& report, std::vector<DetectedCandidate>
         "member's kernel is longer than the last member's by its wait for that one");
     AddLateRankEvidence(report, RankReportOf(report, rank.file), late.wait_per_step_ns,
                         static_cast<int64_t>(TraceWindowsOf(report).count), candidate);
-    out.push_back({ChangeKind::kRebalanceLateRank, std::move(candidate)});
+    out.push_back({ChangeKind::kRebalanceLateRank, std::move(candidate),
+                   [index = late.index](const LedgerLine& line) {
+                     return line.cause == LedgerCause::kWaitForRank && line.late == index;
+                   }});
   }
 }
 

@@ -103,10 +103,16 @@ struct CandidateReport {
   int64_t total_ns = 0;              // their time, per step
   // What fixing it buys: the full step's time saved, per step, by the
   // replay of the measured steps with the change `projection` names
-  // (reporter/replay/); none with the reason in projection_withheld.
+  // (reporter/replay/); none with the reason in projection_withheld. For a
+  // candidate from the step ledger, the saving on the replayed steps
+  // (replayed_saving_ns) carried to the measured steps by its time on each
+  // (candidate_projections.cc), and its share of the measured mean full
+  // step, as step_share is; for the others, the replayed steps' saving and
+  // its share of the unchanged replayed step.
   std::optional<int64_t> projected_saving_ns;
-  std::optional<double> projected_share;  // of the unchanged replayed step
-  std::string projection;                 // "its kernels 2x faster", "rank 3 running like rank 0"
+  std::optional<double> projected_share;
+  std::optional<int64_t> replayed_saving_ns;  // per replayed step, the replay's own figure
+  std::string projection;  // "its kernels 2x faster", "rank 3 running like rank 0"
   std::string projection_withheld;
   // Of exposed_ns, per step, what vprof's own recording may account for
   // (LaunchCostEstimate, host-bound idle only); 0 where not known.

@@ -41,8 +41,11 @@ template <typename Struct, typename Member, size_t N>
 consteval std::string_view KeyOf(const std::array<Figure<Struct>, N>& figures,
                                  Member Struct::*member) {
   for (const Figure<Struct>& figure : figures) {
-    const auto* found = std::get_if<Member Struct::*>(&figure.value);
-    if (found && *found == member) return figure.key;
+    // By value, not std::get_if: UBSan's pointer checks are not constant expressions.
+    if (std::holds_alternative<Member Struct::*>(figure.value) &&
+        std::get<Member Struct::*>(figure.value) == member) {
+      return figure.key;
+    }
   }
   throw "the member is not among the figures";  // stops the compilation
 }

@@ -128,7 +128,7 @@ inline constexpr std::array<Figure<LateRank>, 10> kLateRankFigures{{
 
 // candidates[]: what the candidate is and what it buys; its evidence and
 // examples follow, then kCandidateRuleFigures.
-inline constexpr std::array<Figure<CandidateReport>, 17> kCandidateFigures{{
+inline constexpr std::array<Figure<CandidateReport>, 18> kCandidateFigures{{
     {"rank_order", &CandidateReport::rank_order, FigureUnit::kCount},
     {"kind", &CandidateReport::kind},
     {"title", &CandidateReport::title},
@@ -145,6 +145,7 @@ inline constexpr std::array<Figure<CandidateReport>, 17> kCandidateFigures{{
     {"vprof_cost_ns", &CandidateReport::vprof_cost_ns},
     {"projected_saving_ns", &CandidateReport::projected_saving_ns},
     {"projected_share", &CandidateReport::projected_share},
+    {"replayed_saving_ns", &CandidateReport::replayed_saving_ns},
     {"projection", &CandidateReport::projection},
     {"projection_withheld", &CandidateReport::projection_withheld},
 }};

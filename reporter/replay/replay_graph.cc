@@ -71,6 +71,7 @@ void AssumeBucketReadiness(const StepsReport& steps, ReplayGraph& graph) {
 std::optional<ReplayGraph> BuildReplayGraph(const StepsReport& steps, size_t index) {
   ReplayGraph graph;
   graph.step = steps.full_steps[index].step;
+  graph.full_step = static_cast<uint32_t>(index);
   graph.start_ns = steps.full_steps[index].start_ns;
   graph.measured_ns = steps.full_steps[index].duration_ns;
   for (uint32_t r = 0; r < steps.ranks.size(); ++r) {

@@ -93,7 +93,8 @@ struct ReplayRank {
 };
 
 struct ReplayGraph {
-  uint32_t step = 0;  // index among the steps found
+  uint32_t step = 0;       // index among the steps found
+  uint32_t full_step = 0;  // index into StepsReport::full_steps
   std::vector<ReplayOp> ops;
   std::vector<ReplayGroup> groups;
   std::vector<ReplayRank> ranks;  // by StepsReport::ranks index

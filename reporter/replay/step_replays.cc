@@ -86,18 +86,18 @@ std::optional<Projection> StepReplays::Project(const ReplayChange& change,
       if (first_apart.empty()) first_apart = std::to_string(StepNumber(steps_, graph.step));
       continue;
     }
-    ++projection.steps;
+    projection.full_steps.push_back(graph.full_step);
     unchanged += unchanged_ns_[g];
     projection.step_ns += outcome->step_ns;
     for (const auto& [what, ns] : outcome->critical_path) path[what] += ns;
   }
-  if (2 * projection.steps < graphs_.size()) {
-    why_not = "the change replays on " + std::to_string(projection.steps) + " of the " +
+  if (2 * projection.full_steps.size() < graphs_.size()) {
+    why_not = "the change replays on " + std::to_string(projection.full_steps.size()) + " of the " +
               std::to_string(graphs_.size()) + " kept steps (step " + first_apart +
               ": ranks whose work does not line up piece by piece, or a cycle)";
     return std::nullopt;
   }
-  const auto n = static_cast<int64_t>(projection.steps);
+  const auto n = static_cast<int64_t>(projection.full_steps.size());
   projection.step_ns /= n;
   unchanged /= n;
   projection.saving_ns = unchanged - projection.step_ns;

@@ -23,8 +23,9 @@ struct Projection {
   int64_t saving_ns = 0;    // the unchanged replay's mean less that
   double saving_share = 0;  // of the unchanged replay's mean
   // The kept steps the change could be replayed on (a rank running like
-  // another needs their pieces to line up), of check().steps.
-  uint32_t steps = 0;
+  // another needs their pieces to line up), of check().steps, as indexes
+  // into StepsReport::full_steps.
+  std::vector<uint32_t> full_steps;
   std::vector<std::pair<std::string, int64_t>> critical_path;  // per step, most first
 };
 

@@ -358,6 +358,15 @@ std::string LedgerLineName(const StepsReport& steps, const LedgerLine& line) {
   return std::string(LedgerCauseName(line.cause));
 }
 
+StepsLedger LedgerOfFullSteps(const StepsReport& steps, const std::vector<uint32_t>& full_steps) {
+  std::vector<Pick> picks;
+  for (const uint32_t i : full_steps) {
+    const FullStepReport& full = steps.full_steps[i];
+    if (full.ledger_rank) picks.push_back({*full.ledger_rank, i, full.duration_ns});
+  }
+  return Summarize(steps, picks);
+}
+
 void BuildLedgers(StepsReport& steps) {
   if (steps.ranks.empty()) return;
   const std::vector<Shortest> shortest = ShortestMembers(steps);

@@ -46,6 +46,11 @@ inline constexpr double kStragglerMinShare = 0.01;
 // `steps.ledger`. Needs the full steps (CompleteFullSteps).
 void BuildLedgers(StepsReport& steps);
 
+// The lines of the given full steps' ledgers alone (indexes into
+// StepsReport::full_steps, after BuildLedgers), summed as `steps.ledger`'s
+// are over every measured full step: what a cause is on some of the steps.
+StepsLedger LedgerOfFullSteps(const StepsReport& steps, const std::vector<uint32_t>& full_steps);
+
 // "last at 61 of its 76 gradient-bucket collectives, in backward, where
 // chance gives 19 (one-sided binomial p = 1.2e-20, over its roles); 69 of its
 // 99 collectives in all".

@@ -32,9 +32,10 @@ void WriteWhatifText(const WhatifAnswer& answer, std::ostream& out) {
   const Projection& p = *answer.projection;
   std::string saving = p.saving_ns >= 0 ? "saves " + FormatDurationNs(p.saving_ns)
                                         : "costs " + FormatDurationNs(-p.saving_ns);
-  const std::string over = p.steps < check.steps ? ", over the " + std::to_string(p.steps) +
-                                                       " of them the change replays on"
-                                                 : "";
+  const std::string over =
+      p.full_steps.size() < check.steps
+          ? ", over the " + std::to_string(p.full_steps.size()) + " of them the change replays on"
+          : "";
   WriteWrapped(out,
                FormatDurationNs(p.step_ns) + " per step: " + saving + " per step (" +
                    FormatPercent(p.saving_share) + "), projected" + over,
@@ -63,7 +64,7 @@ void WriteWhatifJson(const WhatifAnswer& answer, std::ostream& out) {
   if (answer.projection) {
     const Projection& p = *answer.projection;
     json.BeginObject();
-    json.Field("steps", p.steps);
+    json.Field("steps", p.full_steps.size());
     json.Field("step_ns", p.step_ns);
     json.Field("saving_ns", p.saving_ns);
     json.Field("saving_share", p.saving_share);

@@ -254,7 +254,7 @@ TEST_CASE("JSON output holds the report's values") {
   const CliResult result = Run({"report", dir.path(), "--format", "json"});
   REQUIRE(result.status == kExitOk);
   const JsonValue report = JsonValue::Parse(result.out);
-  CHECK(report["report_version"].number() == 2);
+  CHECK(report["report_version"].number() == 3);
   CHECK(report["directory"].string() == dir.path());
   CHECK(report["all_inputs_whole"].boolean());
   CHECK(report["time_source"]["clock"].string() == "monotonic");

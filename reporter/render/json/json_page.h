@@ -9,7 +9,7 @@ namespace vprof::reporter {
 
 // Bumped when a key changes meaning or goes away; new keys do not bump it.
 // 2: a communicator's lists of comm ranks became runs ("0-3", "5").
-inline constexpr int kJsonReportVersion = 2;
+inline constexpr int kJsonReportVersion = 3;
 
 void WriteJsonReport(const Report& report, std::ostream& out);
 

@@ -123,6 +123,7 @@ TEST_CASE("the JSON candidates: documented keys and the ranked values") {
                                       "vprof_cost_ns",
                                       "projected_saving_ns",
                                       "projected_share",
+                                      "replayed_saving_ns",
                                       "projection",
                                       "projection_withheld",
                                       "evidence",

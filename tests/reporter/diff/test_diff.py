@@ -298,11 +298,11 @@ class DiffTest(unittest.TestCase):
     def test_bad_inputs(self):
         not_json = self.root / "notes.txt"
         not_json.write_text("hello")
-        newer = write_json(self.root / "newer.json", {"report_version": 3})
+        newer = write_json(self.root / "newer.json", {"report_version": 4})
         no_version = write_json(self.root / "list.json", [1, 2])
         missing = self.root / "missing"
         cases = [(missing, "no such file or directory"), (not_json, "not JSON"),
-                 (newer, "report_version 3 is newer than this vprof reads (2)"),
+                 (newer, "report_version 4 is newer than this vprof reads (3)"),
                  (no_version, "not a vprof JSON report")]
         for path, what in cases:
             result = vprof("diff", self.a, path)

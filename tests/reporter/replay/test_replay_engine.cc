@@ -225,6 +225,57 @@ TEST_CASE("each candidate kind projects the change it stands for") {
   CHECK(host[0].report.projected_saving_ns == Ms(9));
 }
 
+// A ledger candidate's saving on the replayed steps is carried to the measured steps by its
+// time on each: HostBound's step, replayed (9 ms of host-bound idle, all of it saved), and an
+// 11 ms step the replay did not keep, with 3 ms of it. Per measured step the idle is 6 ms, and
+// so is the saving: 9 ms × 6 ÷ 9, a share of the 14 ms mean step.
+TEST_CASE("a ledger candidate's saving is carried from the replayed steps to the measured ones") {
+  StepsReport steps = HostBound();
+  RankStepsReport& rank = steps.ranks[0];
+  RankStepReport& later = rank.steps.emplace_back();
+  later.start_ns = Ms(20);
+  later.end_ns = Ms(31);
+  FullStepReport& unreplayed = steps.full_steps.emplace_back();
+  unreplayed.step = 1;
+  unreplayed.start_ns = Ms(20);
+  unreplayed.duration_ns = Ms(11);
+  const auto ledger = [](int64_t idle_ns) {
+    return std::vector<LedgerItem>{{idle_ns, LedgerCause::kHostBoundIdle},
+                                   {Ms(8), LedgerCause::kCompute}};
+  };
+  rank.steps[0].ledger = ledger(Ms(9));
+  rank.steps[1].ledger = ledger(Ms(3));
+  for (FullStepReport& full : steps.full_steps) full.ledger_rank = 0;
+  steps.ledger.emplace();
+  steps.ledger->mean_step_ns = Ms(14);
+
+  const StepReplays replays(steps);
+  REQUIRE(replays.check().steps == 1);
+  std::vector<DetectedCandidate> host(1);
+  host[0].report.kind = "host_idle";
+  host[0].report.exposed_ns = Ms(6);
+  host[0].ledger_lines = [](const LedgerLine& line) {
+    return line.cause == LedgerCause::kHostBoundIdle;
+  };
+  std::vector<DetectedCandidate> totals = host;  // a candidate without ledger lines
+  totals[0].ledger_lines = nullptr;
+  ProjectCandidates(steps, replays, host);
+  ProjectCandidates(steps, replays, totals);
+
+  const CandidateReport& carried = host[0].report;
+  CHECK(carried.replayed_saving_ns == Ms(9));
+  CHECK(carried.projected_saving_ns == Ms(6));
+  CHECK(carried.projected_share == Approx(6.0 / 14));
+  REQUIRE_FALSE(carried.evidence.empty());
+  CHECK(carried.evidence.back() ==
+        "the replayed steps (1) hold 9.00 ms of it per step, the measured steps 6.00 ms: the "
+        "saving on the replayed steps (9.00 ms) is carried to the measured steps in that "
+        "proportion");
+  CHECK(totals[0].report.projected_saving_ns == Ms(9));
+  CHECK(totals[0].report.projected_share == Approx(9.0 / 17));
+  CHECK(totals[0].report.evidence.empty());
+}
+
 TEST_CASE("kernel name patterns: '*' any run, case ignored, the whole name") {
   CHECK(NameMatches("gemm*", "GEMM_kernel"));
   CHECK(NameMatches("*gemm*", "sm90_xmma_gemm_f16f16"));

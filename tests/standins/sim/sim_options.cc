@@ -17,6 +17,7 @@ constexpr char kUsage[] =
     "                 [--log-dir DIR] [--peer-copy-bytes N] [--graph-opt]\n"
     "                 [--cuda-after-ms N] [--fork-child] [--train-in-child]\n"
     "                 [--tp-elems N] [--shard-elems N] [--launch-gap-us N]\n"
+    "                 [--launch-gap-steps N]\n"
     "                 [--alloc-per-step N] [--late-start-ms N] [--late-buckets]\n"
     "                 [--input-bytes N] [--pinned-input] [--graph-step]\n";
 
@@ -63,6 +64,8 @@ bool ParseOptions(int argc, char** argv, SimOptions* options) {
       {"--tp-elems", [&](const char* v) { return ParseInteger(v, 0, &o.tp_elems); }},
       {"--shard-elems", [&](const char* v) { return ParseInteger(v, 0, &o.shard_elems); }},
       {"--launch-gap-us", [&](const char* v) { return ParseInteger(v, 0, &o.launch_gap_us); }},
+      {"--launch-gap-steps",
+       [&](const char* v) { return ParseInteger(v, 0, &o.launch_gap_steps); }},
       {"--alloc-per-step", [&](const char* v) { return ParseInteger(v, 0, &o.alloc_per_step); }},
       {"--late-start-ms", [&](const char* v) { return ParseInteger(v, 0, &o.late_start_ms); }},
       {"--input-bytes", [&](const char* v) { return ParseInteger(v, 0, &o.input_bytes); }},

@@ -51,6 +51,9 @@ struct SimOptions {
   // Microseconds the host sleeps before launching each forward and backward kernel (a program
   // whose host is slower than its GPU); 0: none.
   uint64_t launch_gap_us = 0;
+  // The steps (from 1) that sleep launch_gap_us, the first so many; 0: every step. A program
+  // whose first steps are slow (compilation, a cold cache) and whose later ones are not.
+  int launch_gap_steps = 0;
   // cudaMalloc and cudaFree pairs of 1 MiB at the start of each step's forward; 0: none.
   int alloc_per_step = 0;
   // Milliseconds the slow rank's host sleeps at the start of each step, before forward (a data

@@ -147,9 +147,10 @@ bool CheckLayerCollectives(const SimOptions& options, const Communicators& comms
   return true;
 }
 
-// The host's own work before a launch, when it is slower than the GPU.
-void HostGap(const SimOptions& options) {
-  if (options.launch_gap_us > 0) {
+// The host's own work before a launch in `step`, when it is slower than the GPU.
+void HostGap(const SimOptions& options, int step) {
+  if (options.launch_gap_us > 0 &&
+      (options.launch_gap_steps == 0 || step <= options.launch_gap_steps)) {
     std::this_thread::sleep_for(std::chrono::microseconds(options.launch_gap_us));
   }
 }
@@ -376,7 +377,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
       if (!Allocate(options, &blocks, error) || !UploadInput(options, res, error)) return false;
       for (int layer = 0; layer < options.layers; ++layer) {
         if (!GatherShards(options, comms, res, log, error)) return false;
-        HostGap(options);
+        HostGap(options, step);
         if (!Check(LaunchKernel(sim_fwd_kernel, options.fwd_us, res.compute), "forward", error) ||
             !TensorParallelAllReduce(options, comms, res, log, error)) {
           return false;
@@ -386,7 +387,7 @@ bool Train(const SimOptions& options, const Communicators& comms, CollectiveLog*
     {
       const NvtxRange backward("backward");
       for (int done = 1; done <= options.layers; ++done) {
-        HostGap(options);
+        HostGap(options, step);
         if (!Check(LaunchKernel(sim_bwd_kernel, options.bwd_us, res.compute), "backward", error) ||
             !TensorParallelAllReduce(options, comms, res, log, error)) {
           return false;

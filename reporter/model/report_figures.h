@@ -66,6 +66,85 @@ inline constexpr std::array<Figure<KernelClassReport>, 5> kKernelClassFigures{{
     {"share", &KernelClassReport::share, FigureUnit::kShare},
 }};
 
+// processes[].gpu.capture: how GPU activity was captured; buffers left
+// unread at exit (when any) and the launch-cost calibration follow.
+inline constexpr std::array<Figure<GpuCaptureReport>, 12> kGpuCaptureFigures{{
+    {"state",
+     [](const GpuCaptureReport& c) -> std::string_view { return GpuCaptureStateName(c.state); }},
+    {"detail", &GpuCaptureReport::detail},
+    {"cupti_path", &GpuCaptureReport::cupti_path},
+    {"cupti_version", &GpuCaptureReport::cupti_version},
+    {"timestamp_source", &GpuCaptureReport::timestamp_source},
+    {"cuda_injection_found", &GpuCaptureReport::cuda_injection_found},
+    {"mode", &GpuCaptureReport::mode},
+    {"api_records",
+     [](const GpuCaptureReport& c) -> std::string_view { return ApiRecordsName(c.api_records); }},
+    {"selected_runtime_apis", &GpuCaptureReport::selected_runtime_apis},
+    {"selected_driver_apis", &GpuCaptureReport::selected_driver_apis},
+    {"hw_trace",
+     [](const GpuCaptureReport& c) -> std::string_view { return HwTraceStateName(c.hw_trace); }},
+    {"hw_trace_detail", &GpuCaptureReport::hw_trace_detail},
+}};
+
+// processes[].gpu.capture.launch_cost: the calibration of vprof's own cost.
+inline constexpr std::array<Figure<LaunchCostReport>, 8> kLaunchCostFigures{{
+    {"rounds", &LaunchCostReport::rounds},
+    {"launches_per_round", &LaunchCostReport::launches_per_round},
+    {"bare_launch_ns", &LaunchCostReport::bare_launch_ns},
+    {"traced_launch_ns", &LaunchCostReport::traced_launch_ns},
+    {"failure", &LaunchCostReport::failure},
+    {"bare_kernel_gpu_ns", &LaunchCostReport::bare_kernel_gpu_ns},
+    {"traced_kernel_gpu_ns", &LaunchCostReport::traced_kernel_gpu_ns},
+    {"gpu_failure", &LaunchCostReport::gpu_failure},
+}};
+
+// processes[].gpu.top_kernels[]
+inline constexpr std::array<Figure<KernelReport>, 5> kKernelFigures{{
+    {"name", &KernelReport::name},
+    {"class", &KernelReport::kernel_class},
+    {"count", &KernelReport::count},
+    {"total_ns", &KernelReport::total_ns},
+    {"mean_ns", &KernelReport::mean_ns},
+}};
+
+// processes[].gpu.nccl_linkage: NCCL calls linked to their kernels; its ops[] follow.
+inline constexpr std::array<Figure<NcclLinkageReport>, 7> kNcclLinkageFigures{{
+    {"calls", &NcclLinkageReport::calls},
+    {"grouped_calls", &NcclLinkageReport::grouped_calls},
+    {"linked_calls", &NcclLinkageReport::linked_calls},
+    {"linked_kernels", &NcclLinkageReport::linked_kernels},
+    {"linked_kernels_without_call", &NcclLinkageReport::linked_kernels_without_call},
+    {"nccl_kernels", &NcclLinkageReport::nccl_kernels},
+    {"unlinked_nccl_kernels", &NcclLinkageReport::unlinked_nccl_kernels},
+}};
+
+// processes[].gpu.nccl_linkage.ops[]
+inline constexpr std::array<Figure<NcclFunctionGpuReport>, 8> kNcclFunctionGpuFigures{{
+    {"op", &NcclFunctionGpuReport::op},
+    {"calls", &NcclFunctionGpuReport::calls},
+    {"linked_calls", &NcclFunctionGpuReport::linked_calls},
+    {"kernels", &NcclFunctionGpuReport::kernels},
+    {"gpu_time_total_ns", &NcclFunctionGpuReport::gpu_time_total_ns},
+    {"gpu_time_mean_ns", &NcclFunctionGpuReport::gpu_time_mean_ns},
+    {"host_time_total_ns", &NcclFunctionGpuReport::host_time_total_ns},
+    {"host_time_mean_ns", &NcclFunctionGpuReport::host_time_mean_ns},
+}};
+
+// processes[].gpu.stream_waits; its edges[] follow.
+inline constexpr std::array<Figure<StreamWaitReport>, 4> kStreamWaitFigures{{
+    {"event_records", &StreamWaitReport::event_records},
+    {"waits", &StreamWaitReport::waits},
+    {"matched_waits", &StreamWaitReport::matched_waits},
+    {"distinct_edges", &StreamWaitReport::distinct_edges},
+}};
+
+// processes[].gpu.stream_waits.edges[]
+inline constexpr std::array<Figure<StreamEdgeReport>, 3> kStreamEdgeFigures{{
+    {"record_stream", &StreamEdgeReport::record_stream},
+    {"wait_stream", &StreamEdgeReport::wait_stream},
+    {"count", &StreamEdgeReport::count},
+}};
+
 // A window's GPU time by what the GPU did (steps' totals, a step, a segment);
 // exposed communication by reason and by communicator follow.
 inline constexpr std::array<Figure<SegmentTimes>, 10> kSegmentFigures{{

@@ -17,18 +17,7 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
     return;
   }
   json.Object("capture", [&] {
-    json.Field("state", GpuCaptureStateName(capture->state));
-    json.Field("detail", capture->detail);
-    json.Field("cupti_path", capture->cupti_path);
-    json.Field("cupti_version", capture->cupti_version);
-    json.Field("timestamp_source", capture->timestamp_source);
-    json.Field("cuda_injection_found", capture->cuda_injection_found);
-    json.Field("mode", capture->mode);
-    json.Field("api_records", ApiRecordsName(capture->api_records));
-    json.Field("selected_runtime_apis", capture->selected_runtime_apis);
-    json.Field("selected_driver_apis", capture->selected_driver_apis);
-    json.Field("hw_trace", HwTraceStateName(capture->hw_trace));
-    json.Field("hw_trace_detail", capture->hw_trace_detail);
+    WriteFigures<GpuCaptureReport>(json, *capture, kGpuCaptureFigures);
     if (capture->buffers_unread_at_exit > 0) {
       json.Field("buffers_unread_at_exit", capture->buffers_unread_at_exit);
     }
@@ -37,16 +26,8 @@ void WriteCapture(JsonWriter& json, const std::optional<GpuCaptureReport>& captu
       return json.Null();
     }
     const LaunchCostReport& cost = *capture->launch_cost;
-    json.Object("launch_cost", [&] {
-      json.Field("rounds", cost.rounds);
-      json.Field("launches_per_round", cost.launches_per_round);
-      json.Field("bare_launch_ns", cost.bare_launch_ns);
-      json.Field("traced_launch_ns", cost.traced_launch_ns);
-      json.Field("failure", cost.failure);
-      json.Field("bare_kernel_gpu_ns", cost.bare_kernel_gpu_ns);
-      json.Field("traced_kernel_gpu_ns", cost.traced_kernel_gpu_ns);
-      json.Field("gpu_failure", cost.gpu_failure);
-    });
+    json.Object("launch_cost",
+                [&] { WriteFigures<LaunchCostReport>(json, cost, kLaunchCostFigures); });
   });
 }
 
@@ -62,22 +43,9 @@ void WriteTotals(JsonWriter& json, std::string_view key, const ActivityTotals& t
 
 void WriteLinkage(JsonWriter& json, const NcclLinkageReport& nccl) {
   json.Object("nccl_linkage", [&] {
-    json.Field("calls", nccl.calls);
-    json.Field("grouped_calls", nccl.grouped_calls);
-    json.Field("linked_calls", nccl.linked_calls);
-    json.Field("linked_kernels", nccl.linked_kernels);
-    json.Field("linked_kernels_without_call", nccl.linked_kernels_without_call);
-    json.Field("nccl_kernels", nccl.nccl_kernels);
-    json.Field("unlinked_nccl_kernels", nccl.unlinked_nccl_kernels);
+    WriteFigures<NcclLinkageReport>(json, nccl, kNcclLinkageFigures);
     json.Objects("ops", nccl.ops, [&](const NcclFunctionGpuReport& op) {
-      json.Field("op", op.op);
-      json.Field("calls", op.calls);
-      json.Field("linked_calls", op.linked_calls);
-      json.Field("kernels", op.kernels);
-      json.Field("gpu_time_total_ns", op.gpu_time_total_ns);
-      json.Field("gpu_time_mean_ns", op.gpu_time_mean_ns);
-      json.Field("host_time_total_ns", op.host_time_total_ns);
-      json.Field("host_time_mean_ns", op.host_time_mean_ns);
+      WriteFigures<NcclFunctionGpuReport>(json, op, kNcclFunctionGpuFigures);
     });
   });
 }
@@ -90,14 +58,9 @@ void WriteStreamWaits(JsonWriter& json, const GpuReport& gpu) {
   }
   const StreamWaitReport& waits = gpu.stream_waits;
   json.Object("stream_waits", [&] {
-    json.Field("event_records", waits.event_records);
-    json.Field("waits", waits.waits);
-    json.Field("matched_waits", waits.matched_waits);
-    json.Field("distinct_edges", waits.distinct_edges);
+    WriteFigures<StreamWaitReport>(json, waits, kStreamWaitFigures);
     json.Objects("edges", waits.top_edges, [&](const StreamEdgeReport& edge) {
-      json.Field("record_stream", edge.record_stream);
-      json.Field("wait_stream", edge.wait_stream);
-      json.Field("count", edge.count);
+      WriteFigures<StreamEdgeReport>(json, edge, kStreamEdgeFigures);
     });
   });
 }
@@ -138,11 +101,7 @@ void WriteGpuJson(JsonWriter& json, const GpuReport& gpu) {
       WriteFigures<KernelClassReport>(json, row, kKernelClassFigures);
     });
     json.Objects("top_kernels", gpu.top_kernels, [&](const KernelReport& row) {
-      json.Field("name", row.name);
-      json.Field("class", row.kernel_class);
-      json.Field("count", row.count);
-      json.Field("total_ns", row.total_ns);
-      json.Field("mean_ns", row.mean_ns);
+      WriteFigures<KernelReport>(json, row, kKernelFigures);
     });
     WriteLinkage(json, gpu.nccl);
     WriteStreamWaits(json, gpu);

@@ -153,6 +153,13 @@ TEST_CASE("no key is declared twice for one JSON object") {
   CHECK(RepeatedKeys(kFullStepFigures).empty());
   CHECK(RepeatedKeys(kLedgerFigures).empty());
   CHECK(RepeatedKeys(kLateRankFigures).empty());
+  CHECK(RepeatedKeys(kGpuCaptureFigures).empty());
+  CHECK(RepeatedKeys(kLaunchCostFigures).empty());
+  CHECK(RepeatedKeys(kKernelFigures).empty());
+  CHECK(RepeatedKeys(kNcclLinkageFigures).empty());
+  CHECK(RepeatedKeys(kNcclFunctionGpuFigures).empty());
+  CHECK(RepeatedKeys(kStreamWaitFigures).empty());
+  CHECK(RepeatedKeys(kStreamEdgeFigures).empty());
   CHECK(RepeatedKeys(kWaitFigures, kWaitFigures).size() == kWaitFigures.size());
 }
 

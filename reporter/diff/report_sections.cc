@@ -163,10 +163,12 @@ SideSection ReadMemory(const JsonNode& report) {
   for (const JsonNode& rank : *ranks) {
     SideItem& item = items.Add(ProcessName(rank));
     if (const JsonNode* device = Member(rank, keys::device_memory::kDeviceMemory)) {
-      AddNumbers(item, *device,
-                 {{keys::device_memory::kPeakUsedBytes, FigureUnit::kBytes},
-                  {keys::device_memory::kLowUsedBytes, FigureUnit::kBytes},
-                  {keys::device_memory::kHeadroomBytes, FigureUnit::kBytes}});
+      AddNumbers(
+          item, *device,
+          {{KeyOf(kSampledMemoryFigures, &SampledDeviceMemory::peak_used_bytes),
+            FigureUnit::kBytes},
+           {KeyOf(kSampledMemoryFigures, &SampledDeviceMemory::low_used_bytes), FigureUnit::kBytes},
+           {keys::device_memory::kHeadroomBytes, FigureUnit::kBytes}});
     }
     if (std::optional<std::string> why = TextAt(rank, keys::rank_steps::kMemoryUnavailable);
         why && !why->empty()) {
@@ -183,19 +185,25 @@ SideSection ReadMemory(const JsonNode& report) {
                                     : JsonNode::Array{}) {
       const JsonNode* memory = Member(step, keys::rank_step::kMemory);
       const std::optional<double> peak =
-          memory ? NumberAt(*memory, keys::rank_step::kPeakBytes) : std::nullopt;
+          memory ? NumberAt(*memory, KeyOf(kStepMemoryFigures, &StepMemory::peak_bytes))
+                 : std::nullopt;
       if (peak && (!held || *peak > *held)) held = peak;
       if (const JsonNode* transfers = Member(step, keys::rank_step::kTransfers)) {
         moved = true;
-        to_host += NumberAt(*transfers, keys::rank_step::kToHostBytes).value_or(0);
-        to_device += NumberAt(*transfers, keys::rank_step::kToDeviceBytes).value_or(0);
+        to_host += NumberAt(*transfers, KeyOf(kStepTransferFigures, &StepTransfers::to_host_bytes))
+                       .value_or(0);
+        to_device +=
+            NumberAt(*transfers, KeyOf(kStepTransferFigures, &StepTransfers::to_device_bytes))
+                .value_or(0);
       }
     }
     if (moved) {
       item.metrics.push_back(
-          {std::string(keys::rank_step::kToHostBytes), FigureUnit::kBytes, to_host});
+          {std::string(KeyOf(kStepTransferFigures, &StepTransfers::to_host_bytes)),
+           FigureUnit::kBytes, to_host});
       item.metrics.push_back(
-          {std::string(keys::rank_step::kToDeviceBytes), FigureUnit::kBytes, to_device});
+          {std::string(KeyOf(kStepTransferFigures, &StepTransfers::to_device_bytes)),
+           FigureUnit::kBytes, to_device});
     }
     if (held) item.metrics.push_back({"peak_held_bytes", FigureUnit::kBytes, *held});
     const std::string who = ProcessName(rank);
@@ -215,7 +223,8 @@ SideSection ReadMemory(const JsonNode& report) {
       }
       if (const JsonNode* sampled = Member(phase, keys::device_memory::kDeviceMemory)) {
         AddNumbers(phase_item, *sampled,
-                   {{keys::device_memory::kPeakUsedBytes, FigureUnit::kBytes}});
+                   {{KeyOf(kSampledMemoryFigures, &SampledDeviceMemory::peak_used_bytes),
+                     FigureUnit::kBytes}});
       }
     }
   }

@@ -145,6 +145,56 @@ inline constexpr std::array<Figure<StreamEdgeReport>, 3> kStreamEdgeFigures{{
     {"count", &StreamEdgeReport::count},
 }};
 
+// A span of a process's timeline, named as `vprof export` names it.
+inline constexpr std::array<Figure<SpanRef>, 4> kSpanFigures{{
+    {"id", &SpanRef::id},
+    {"name", &SpanRef::name},
+    {"start_ns", &SpanRef::start_ns},
+    {"duration_ns", &SpanRef::duration_ns},
+}};
+
+// steps.ranks[].deep_capture and steps.deep_without_steps[]: what a deep
+// schedule left of the steps.
+inline constexpr std::array<Figure<DeepCaptureReport>, 5> kDeepCaptureFigures{{
+    {"schedule", &DeepCaptureReport::schedule},
+    {"windows", &DeepCaptureReport::windows},
+    {"shallow_steps", &DeepCaptureReport::shallow_steps},
+    {"deep_median_step_ns", &DeepCaptureReport::deep_median_ns},
+    {"shallow_median_step_ns", &DeepCaptureReport::shallow_median_ns},
+}};
+
+// steps.ranks[].steps[].memory: memory held from CUDA in a step's window.
+inline constexpr std::array<Figure<StepMemory>, 8> kStepMemoryFigures{{
+    {"start_bytes", &StepMemory::start_bytes},
+    {"peak_bytes", &StepMemory::peak_bytes},
+    {"low_bytes", &StepMemory::low_bytes},
+    {"allocations", &StepMemory::allocations},
+    {"allocated_bytes", &StepMemory::allocated_bytes},
+    {"releases", &StepMemory::releases},
+    {"released_bytes", &StepMemory::released_bytes},
+    {"api_ns", &StepMemory::api_ns},
+}};
+
+// steps.ranks[].steps[].transfers: large device-host copies, unmaps and maps.
+inline constexpr std::array<Figure<StepTransfers>, 9> kStepTransferFigures{{
+    {"to_host_copies", &StepTransfers::to_host_copies},
+    {"to_host_bytes", &StepTransfers::to_host_bytes},
+    {"to_host_ns", &StepTransfers::to_host_ns},
+    {"to_device_copies", &StepTransfers::to_device_copies},
+    {"to_device_bytes", &StepTransfers::to_device_bytes},
+    {"to_device_ns", &StepTransfers::to_device_ns},
+    {"unmaps", &StepTransfers::unmaps},
+    {"maps", &StepTransfers::maps},
+    {"map_call_ns", &StepTransfers::map_call_ns},
+}};
+
+// device_memory (a rank's steps, a step, a phase's spans): NVML's samples.
+inline constexpr std::array<Figure<SampledDeviceMemory>, 3> kSampledMemoryFigures{{
+    {"samples", &SampledDeviceMemory::samples},
+    {"peak_used_bytes", &SampledDeviceMemory::peak_used_bytes},
+    {"low_used_bytes", &SampledDeviceMemory::low_used_bytes},
+}};
+
 // A window's GPU time by what the GPU did (steps' totals, a step, a segment);
 // exposed communication by reason and by communicator follow.
 inline constexpr std::array<Figure<SegmentTimes>, 10> kSegmentFigures{{

@@ -87,21 +87,16 @@ inline constexpr Key kPhaseMemory = "phase_memory";
 }  // namespace rank_steps
 
 // NVML's samples: the object under this key in a rank's steps, a step and a
-// phase, and its members.
+// phase (its members: kSampledMemoryFigures), and what the rank's adds.
 namespace device_memory {
 inline constexpr Key kDeviceMemory = "device_memory";
-inline constexpr Key kPeakUsedBytes = "peak_used_bytes";
-inline constexpr Key kLowUsedBytes = "low_used_bytes";
 inline constexpr Key kHeadroomBytes = "headroom_bytes";
 }  // namespace device_memory
 
 // steps.ranks[].steps[]
 namespace rank_step {
 inline constexpr Key kMemory = "memory";
-inline constexpr Key kPeakBytes = "peak_bytes";  // in memory
 inline constexpr Key kTransfers = "transfers";
-inline constexpr Key kToHostBytes = "to_host_bytes";      // in transfers
-inline constexpr Key kToDeviceBytes = "to_device_bytes";  // in transfers
 }  // namespace rank_step
 
 namespace phase_memory {

@@ -94,19 +94,8 @@ void WriteSpan(JsonWriter& json, std::string_view key, const std::optional<SpanR
   json.Key(key);
   if (!span) return json.Null();
   json.BeginObject();
-  json.Field("id", span->id);
-  json.Field("name", span->name);
-  json.Field("start_ns", span->start_ns);
-  json.Field("duration_ns", span->duration_ns);
+  WriteFigures<SpanRef>(json, *span, kSpanFigures);
   json.EndObject();
-}
-
-void WriteDeepCaptureFields(JsonWriter& json, const DeepCaptureReport& deep) {
-  json.Field("schedule", deep.schedule);
-  json.Field("windows", deep.windows);
-  json.Field("shallow_steps", deep.shallow_steps);
-  json.Field("deep_median_step_ns", deep.deep_median_ns);
-  json.Field("shallow_median_step_ns", deep.shallow_median_ns);
 }
 
 // null when the process recorded GPU activity for its whole run.
@@ -114,7 +103,7 @@ void WriteDeepCapture(JsonWriter& json, const std::optional<DeepCaptureReport>& 
   json.Key("deep_capture");
   if (!deep) return json.Null();
   json.BeginObject();
-  WriteDeepCaptureFields(json, *deep);
+  WriteFigures<DeepCaptureReport>(json, *deep, kDeepCaptureFigures);
   json.EndObject();
 }
 
@@ -140,14 +129,7 @@ void WriteMemory(JsonWriter& json, const std::optional<StepMemory>& memory) {
     return;
   }
   json.BeginObject();
-  json.Field("start_bytes", memory->start_bytes);
-  json.Field(keys::rank_step::kPeakBytes, memory->peak_bytes);
-  json.Field("low_bytes", memory->low_bytes);
-  json.Field("allocations", memory->allocations);
-  json.Field("allocated_bytes", memory->allocated_bytes);
-  json.Field("releases", memory->releases);
-  json.Field("released_bytes", memory->released_bytes);
-  json.Field("api_ns", memory->api_ns);
+  WriteFigures<StepMemory>(json, *memory, kStepMemoryFigures);
   json.EndObject();
 }
 
@@ -159,22 +141,12 @@ void WriteTransfers(JsonWriter& json, const std::optional<StepTransfers>& transf
     return;
   }
   json.BeginObject(JsonWriter::Layout::kOneLine);
-  json.Field("to_host_copies", transfers->to_host_copies);
-  json.Field(keys::rank_step::kToHostBytes, transfers->to_host_bytes);
-  json.Field("to_host_ns", transfers->to_host_ns);
-  json.Field("to_device_copies", transfers->to_device_copies);
-  json.Field(keys::rank_step::kToDeviceBytes, transfers->to_device_bytes);
-  json.Field("to_device_ns", transfers->to_device_ns);
-  json.Field("unmaps", transfers->unmaps);
-  json.Field("maps", transfers->maps);
-  json.Field("map_call_ns", transfers->map_call_ns);
+  WriteFigures<StepTransfers>(json, *transfers, kStepTransferFigures);
   json.EndObject();
 }
 
 void WriteSampled(JsonWriter& json, const SampledDeviceMemory& memory) {
-  json.Field("samples", memory.samples);
-  json.Field(keys::device_memory::kPeakUsedBytes, memory.peak_used_bytes);
-  json.Field(keys::device_memory::kLowUsedBytes, memory.low_used_bytes);
+  WriteFigures<SampledDeviceMemory>(json, memory, kSampledMemoryFigures);
 }
 
 // "device_memory": NVML's samples in a step or a phase's spans, on one line; null without.
@@ -293,7 +265,9 @@ void WriteStepsJson(JsonWriter& json, const Report& report) {
   if (!steps.deep_without_steps.empty()) {
     json.Objects(
         "deep_without_steps", steps.deep_without_steps,
-        [&](const DeepCaptureReport& deep) { WriteDeepCaptureFields(json, deep); },
+        [&](const DeepCaptureReport& deep) {
+          WriteFigures<DeepCaptureReport>(json, deep, kDeepCaptureFigures);
+        },
         JsonWriter::Layout::kOneLine);
   }
   json.Field(keys::steps::kWindow, steps.window);

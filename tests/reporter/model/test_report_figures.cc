@@ -160,6 +160,11 @@ TEST_CASE("no key is declared twice for one JSON object") {
   CHECK(RepeatedKeys(kNcclFunctionGpuFigures).empty());
   CHECK(RepeatedKeys(kStreamWaitFigures).empty());
   CHECK(RepeatedKeys(kStreamEdgeFigures).empty());
+  CHECK(RepeatedKeys(kSpanFigures).empty());
+  CHECK(RepeatedKeys(kDeepCaptureFigures).empty());
+  CHECK(RepeatedKeys(kStepMemoryFigures).empty());
+  CHECK(RepeatedKeys(kStepTransferFigures).empty());
+  CHECK(RepeatedKeys(kSampledMemoryFigures).empty());
   CHECK(RepeatedKeys(kWaitFigures, kWaitFigures).size() == kWaitFigures.size());
 }
 

@@ -13,10 +13,12 @@ DEMO_TARGETS=(reporter/vprof interpose/libvprof.so
 
 # run_demo_job BUILD_DIR OUT_DIR: 4 simulated ranks (CPU stand-ins for CUDA and NCCL, collectives
 # as kernels on the fake GPU) under LD_PRELOAD=libvprof.so, rank 3 deliberately late: it sleeps
-# 2 ms before each of its gradient-bucket all-reduces; traces into OUT_DIR. The weight sync every
+# 3 ms before each of its gradient-bucket all-reduces; traces into OUT_DIR. The weight sync every
 # fifth step broadcasts 1 MiB: the fake GPU runs a kernel on the CPU, whose time grows with the
 # machine's load, and with the simulator's default 4 MiB it came to 1 to 2 ms per step on two
 # loaded cores, as much as the late rank, so that which one the report ranked first was chance.
+# The same load lengthens every rank's host gaps: with rank 3 late by 2 ms, host-bound idle was
+# once projected to save 3.6 ms per step against the late rank's 2.6 ms, and ranked first.
 run_demo_job() {
   local build
   build=$(cd "$1" && pwd)
@@ -25,5 +27,5 @@ run_demo_job() {
   VPROF_OUTPUT_DIR="$2" \
   FAKE_NCCL_BUSBW_GBPS=2 FAKE_NCCL_KERNELS=1 \
     "$build/tests/standins/sim_launch" -n 4 "$build/tests/standins/sim_train" \
-      --steps 20 --bucket-elems 65536 --slow-rank 3 --slow-ms 2 --sync-elems 262144
+      --steps 20 --bucket-elems 65536 --slow-rank 3 --slow-ms 3 --sync-elems 262144
 }

@@ -1,7 +1,7 @@
 """What scripts/demo.sh shows: 4 simulated ranks whose collectives run as
-kernels on the fake GPU (FAKE_NCCL_KERNELS=1), rank 3 late by 2 ms before
+kernels on the fake GPU (FAKE_NCCL_KERNELS=1), rank 3 late by 3 ms before
 every gradient all-reduce, a 1 MiB weight sync every fifth step
-(scripts/demo_job.sh says why not more). The report must lead with its Summary, whose first
+(scripts/demo_job.sh says why not more, and why 3 ms). The report must lead with its Summary, whose first
 line names the late rank, show communication both hidden under compute and
 exposed, and rank the straggler first, with a time the simulator's own call
 log bounds: the sum, over the collectives rank 3 entered last, of its enter
@@ -19,7 +19,7 @@ import subprocess
 
 from harness import LIBVPROF, STANDINS, VPROF, base_env, check, report_json, run, temp_dir
 
-RANKS, STEPS, SLOW_RANK, SLOW_MS = 4, 10, 3, 2
+RANKS, STEPS, SLOW_RANK, SLOW_MS = 4, 10, 3, 3
 
 trace_dir, log_dir = temp_dir("demo-traces"), temp_dir("demo-log")
 env = base_env(VPROF_OUTPUT_DIR=trace_dir, FAKE_NCCL_BUSBW_GBPS=2, FAKE_NCCL_KERNELS=1)

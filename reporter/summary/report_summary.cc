@@ -180,8 +180,32 @@ std::string OutsideStepsText(const Report& report) {
   return least < kStepsHoldRun ? text : "";
 }
 
+// "<what>: 6.11 ms per step on rank 0, 83.4% of the step, most in backward".
+std::string CandidateTimeText(const CandidateReport& candidate) {
+  return FormatDurationNs(candidate.exposed_ns) + " per step" +
+         (candidate.rank ? " on rank " + std::to_string(*candidate.rank) : "") +
+         (candidate.step_share ? ", " + FormatPercent(*candidate.step_share) + " of the step"
+                               : "") +
+         (candidate.phase.empty() ? "" : ", most in " + candidate.phase);
+}
+
+// The compute candidate where it holds more of the full step than `top`,
+// a full-step waste ranked first for what fixing it saves: then compute, not
+// that waste, is what bounds the step.
+const CandidateReport* LargerCompute(const Report& report, const CandidateReport& top) {
+  if (top.scope != CandidateScope::kFullStep || !top.step_share) return nullptr;
+  for (const CandidateReport& candidate : report.candidates) {
+    if (candidate.kind == "compute" && candidate.step_share &&
+        *candidate.step_share > *top.step_share) {
+      return &candidate;
+    }
+  }
+  return nullptr;
+}
+
 // The first line: what bounds the step, where, how much, and the candidate
-// that says so.
+// that says so; where that is compute but a waste ranks first, that waste
+// too.
 std::string VerdictText(const Report& report) {
   if (report.candidates.empty()) {
     return report.steps && report.steps->ledger
@@ -191,8 +215,6 @@ std::string VerdictText(const Report& report) {
   const CandidateReport& top = report.candidates.front();
   const std::string share =
       top.step_share ? ", " + FormatPercent(*top.step_share) + " of the step" : "";
-  const std::string on = top.rank ? " on rank " + std::to_string(*top.rank) : "";
-  const std::string in = top.phase.empty() ? "" : ", most in " + top.phase;
   std::string text;
   if (top.kind == "straggler") {
     const LateRank* late = nullptr;
@@ -210,11 +232,12 @@ std::string VerdictText(const Report& report) {
     }
     text += ": the other ranks wait " + FormatDurationNs(top.exposed_ns) + " per step" + share;
   } else if (top.kind == "compute") {
-    text = "GPU compute bounds the step: " + FormatDurationNs(top.exposed_ns) + " per step" + on +
-           share + in;
+    text = "GPU compute bounds the step: " + CandidateTimeText(top);
+  } else if (const CandidateReport* compute = LargerCompute(report, top)) {
+    text = "GPU compute bounds the step: " + CandidateTimeText(*compute) +
+           "; the waste to fix first: " + top.title + ", " + CandidateTimeText(top);
   } else if (top.scope == CandidateScope::kFullStep) {
-    text = top.title + " bounds the step: " + FormatDurationNs(top.exposed_ns) + " per step" + on +
-           share + in;
+    text = top.title + " bounds the step: " + CandidateTimeText(top);
   } else {
     text = "no full-step figure; the largest: " + top.title + ", " +
            FormatDurationNs(top.exposed_ns) + " per step (" +
@@ -226,9 +249,11 @@ std::string VerdictText(const Report& report) {
 // A step that moves the ledger's mean by itself (a compile step, a
 // checkpoint): its excess over the median, spread over the steps, when that is
 // at least a twentieth of the mean. The shares then lean toward that one step,
-// which the reader should know before acting on them. Empty otherwise, and
-// where the ledger is not over the full steps or there are too few for a
-// median apart from the mean.
+// which the reader should know before acting on them. Where it is the first
+// measured step after the warmup, as a step that compiles or warms a cache
+// is, the option that leaves it out too. Empty otherwise, and where the ledger
+// is not over the full steps or there are too few for a median apart from the
+// mean.
 std::string OutlierText(const StepsReport& steps, const FullStepSpread& spread) {
   const StepsLedger& ledger = *steps.ledger;
   if (!ledger.full_steps || ledger.steps < 3 || ledger.steps != steps.full_steps.size() ||
@@ -237,10 +262,15 @@ std::string OutlierText(const StepsReport& steps, const FullStepSpread& spread) 
   }
   const int64_t excess = (spread.longest_ns - *steps.median_step_ns) / ledger.steps;
   if (excess * 20 < ledger.mean_step_ns) return "";
-  return "; step " + std::to_string(StepNumber(steps, spread.longest_step)) + " alone (" +
-         FormatDurationNs(spread.longest_ns) + ", the median " +
-         FormatDurationNs(*steps.median_step_ns) + ") adds " + FormatDurationNs(excess) +
-         " to this mean";
+  std::string text = "; step " + std::to_string(StepNumber(steps, spread.longest_step)) +
+                     " alone (" + FormatDurationNs(spread.longest_ns) + ", the median " +
+                     FormatDurationNs(*steps.median_step_ns) + ") adds " +
+                     FormatDurationNs(excess) + " to this mean";
+  if (spread.longest_step == steps.first_measured && steps.first_measured == steps.warmup_steps) {
+    text += ": the first measured step; --warmup " + std::to_string(spread.longest_step + 1) +
+            " leaves it out";
+  }
+  return text;
 }
 
 // Where the step goes, from the full steps' ledger: who gave it, the mean

@@ -68,6 +68,35 @@ TEST_CASE("the summary gives the step, where it goes, the top candidates and the
   CHECK(Contains(Line(summary, "vprof's own cost").text, "not measured"));
 }
 
+TEST_CASE("the verdict names compute as the bound where it is larger than the waste ranked first") {
+  Report report = SampleReport();
+  CandidateReport idle;
+  idle.kind = "host_idle";
+  idle.title = "GPU idle until the host launched the next work";
+  idle.scope = CandidateScope::kFullStep;
+  idle.exposed_ns = 952'000;
+  idle.step_share = 0.13;
+  idle.phase = "optimizer";
+  CandidateReport compute;
+  compute.kind = "compute";
+  compute.title = "GPU compute: the kernels themselves";
+  compute.scope = CandidateScope::kFullStep;
+  compute.exposed_ns = 6'110'000;
+  compute.step_share = 0.834;
+  compute.rank = 0;
+  compute.phase = "backward";
+  report.candidates = {idle, compute};
+  CHECK(Line(SummarizeReport(report), "Verdict").text ==
+        "GPU compute bounds the step: 6.11 ms per step on rank 0, 83.4% of the step, most in "
+        "backward; the waste to fix first: GPU idle until the host launched the next work, 952 "
+        "µs per step, 13.0% of the step, most in optimizer");
+  // Where the waste is the larger part, it is what bounds the step.
+  report.candidates[0].step_share = 0.9;
+  CHECK(Line(SummarizeReport(report), "Verdict").text ==
+        "GPU idle until the host launched the next work bounds the step: 952 µs per step, 90.0% "
+        "of the step, most in optimizer");
+}
+
 TEST_CASE("the summary names the longest step") {
   Report report = SampleReport();
   report.steps->full_steps[1].duration_ns = 70'000'000;
@@ -234,6 +263,21 @@ TEST_CASE("where the step goes: a step that moves the mean by itself is named wi
                  "; step " + long_step +
                      " alone (70.0 ms, the median 10.0 ms) adds 10.0 ms to "
                      "this mean"));
+
+  // Not the first measured step: no warmup to suggest.
+  CHECK_FALSE(Contains(Line(SummarizeReport(report), "Where the step goes").text, "--warmup"));
+
+  // The first measured step, right after the warmup, as a step that compiles is: the option
+  // that leaves it out is named, counting the steps found up to and including it.
+  std::swap(steps.full_steps[0].duration_ns, steps.full_steps[2].duration_ns);
+  steps.warmup_steps = first.step;
+  steps.first_measured = first.step;
+  CHECK(Contains(Line(SummarizeReport(report), "Where the step goes").text,
+                 "; step " + std::to_string(StepNumber(steps, first.step)) +
+                     " alone (70.0 ms, the median 10.0 ms) adds 10.0 ms to this mean: the "
+                     "first measured step; --warmup " +
+                     std::to_string(first.step + 1) + " leaves it out"));
+  std::swap(steps.full_steps[0].duration_ns, steps.full_steps[2].duration_ns);
 
   // At 12 ms the long step adds 2 / 6 = 0.33 ms to a mean of 10.33 ms: less than a twentieth,
   // not named.

@@ -69,23 +69,23 @@ TEST_CASE("the summary gives the step, where it goes, the top candidates and the
 }
 
 TEST_CASE("the verdict names compute as the bound where it is larger than the waste ranked first") {
+  const auto full_step = [](std::string kind, std::string title, int64_t ns, double share,
+                            std::string phase) {
+    CandidateReport candidate;
+    candidate.kind = std::move(kind);
+    candidate.title = std::move(title);
+    candidate.scope = CandidateScope::kFullStep;
+    candidate.exposed_ns = ns;
+    candidate.step_share = share;
+    candidate.phase = std::move(phase);
+    return candidate;
+  };
   Report report = SampleReport();
-  CandidateReport idle;
-  idle.kind = "host_idle";
-  idle.title = "GPU idle until the host launched the next work";
-  idle.scope = CandidateScope::kFullStep;
-  idle.exposed_ns = 952'000;
-  idle.step_share = 0.13;
-  idle.phase = "optimizer";
-  CandidateReport compute;
-  compute.kind = "compute";
-  compute.title = "GPU compute: the kernels themselves";
-  compute.scope = CandidateScope::kFullStep;
-  compute.exposed_ns = 6'110'000;
-  compute.step_share = 0.834;
-  compute.rank = 0;
-  compute.phase = "backward";
-  report.candidates = {idle, compute};
+  report.candidates = {
+      full_step("host_idle", "GPU idle until the host launched the next work", 952'000, 0.13,
+                "optimizer"),
+      full_step("compute", "GPU compute: the kernels themselves", 6'110'000, 0.834, "backward")};
+  report.candidates[1].rank = 0;
   CHECK(Line(SummarizeReport(report), "Verdict").text ==
         "GPU compute bounds the step: 6.11 ms per step on rank 0, 83.4% of the step, most in "
         "backward; the waste to fix first: GPU idle until the host launched the next work, 952 "

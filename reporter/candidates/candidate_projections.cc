@@ -185,45 +185,45 @@ constexpr std::array kRows = {
 // the candidate's time on each: saving × its time per measured step ÷ its
 // time per replayed step, and the share is of the measured mean step, as
 // the candidate's own share is. Unchanged where the replayed steps hold none
-// of it; the evidence names a ratio far from 1 where there is a saving.
-void SetProjection(const StepsReport& steps, const Projection& projection,
-                   DetectedCandidate& candidate) {
+// of it. Returns the evidence line that names a ratio far from 1 where there
+// is a saving, else "": the caller adds the one of the projection it keeps.
+std::string SetProjection(const StepsReport& steps, const Projection& projection,
+                          DetectedCandidate& candidate) {
   CandidateReport& report = candidate.report;
   report.projected_saving_ns = projection.saving_ns;
   report.projected_share = projection.saving_share;
   report.replayed_saving_ns = projection.saving_ns;
-  if (!candidate.ledger_lines || !steps.ledger || steps.ledger->mean_step_ns <= 0) return;
+  if (!candidate.ledger_lines || !steps.ledger || steps.ledger->mean_step_ns <= 0) return "";
   int64_t on_replayed = 0;
   for (const LedgerLine& line : LedgerOfFullSteps(steps, projection.full_steps).lines) {
     if (candidate.ledger_lines(line)) on_replayed += line.per_step_ns;
   }
-  if (on_replayed <= 0) return;
+  if (on_replayed <= 0) return "";
   const double ratio = static_cast<double>(report.exposed_ns) / static_cast<double>(on_replayed);
   const double saving = static_cast<double>(projection.saving_ns) * ratio;
   report.projected_saving_ns = std::llround(saving);
   report.projected_share = saving / static_cast<double>(steps.ledger->mean_step_ns);
-  if (projection.saving_ns == 0 || std::fabs(ratio - 1) <= kCarriedNoted) return;
+  if (projection.saving_ns == 0 || std::fabs(ratio - 1) <= kCarriedNoted) return "";
   std::vector<uint32_t> numbers;
   for (const uint32_t i : projection.full_steps) {
     numbers.push_back(StepNumber(steps, steps.full_steps[i].step));
   }
   std::sort(numbers.begin(), numbers.end());
-  report.evidence.push_back("the replayed steps (" + RankList(RankRanges(numbers)) + ") hold " +
-                            FormatDurationNs(on_replayed) + " of it per step, the measured steps " +
-                            FormatDurationNs(report.exposed_ns) +
-                            ": the saving on the replayed steps (" +
-                            FormatDurationNs(projection.saving_ns) +
-                            ") is carried to the measured steps in that "
-                            "proportion");
+  return "the replayed steps (" + RankList(RankRanges(numbers)) + ") hold " +
+         FormatDurationNs(on_replayed) + " of it per step, the measured steps " +
+         FormatDurationNs(report.exposed_ns) + ": the saving on the replayed steps (" +
+         FormatDurationNs(projection.saving_ns) +
+         ") is carried to the measured steps in that proportion";
 }
 
 // The same buckets issued sooner can buy nothing where they are ready only
 // as backward ends (one bucket after the last layer). Where regrouping would
 // buy more than twice as much, the candidate stands for regrouping (S4, not
 // eligible under strict consistency), with what the same buckets buy as
-// evidence.
+// evidence; `carried` becomes the regrouping's (SetProjection).
 void OfferRegrouping(const StepsReport& steps, const StepReplays& replays,
-                     const Projection& same_buckets, DetectedCandidate& candidate) {
+                     const Projection& same_buckets, DetectedCandidate& candidate,
+                     std::string& carried) {
   std::string why_not;
   const ReplayChange change = RegroupedBuckets(steps);
   const std::optional<Projection> regrouped = replays.Project(change, why_not);
@@ -236,7 +236,7 @@ void OfferRegrouping(const StepsReport& steps, const StepReplays& replays,
                             " per step (projected): they are ready only as backward ends");
   candidate.change = ChangeKind::kOverlapRegroupingReductions;
   report.projection = change.description;
-  SetProjection(steps, *regrouped, candidate);
+  carried = SetProjection(steps, *regrouped, candidate);
 }
 
 }  // namespace
@@ -267,10 +267,11 @@ void ProjectCandidates(const StepsReport& steps, const StepReplays& replays,
       candidate.projection_withheld = why_not;
       continue;
     }
-    SetProjection(steps, *projected, each);
+    std::string carried = SetProjection(steps, *projected, each);
     if (each.change == ChangeKind::kOverlapSameBuckets) {
-      OfferRegrouping(steps, replays, *projected, each);
+      OfferRegrouping(steps, replays, *projected, each, carried);
     }
+    if (!carried.empty()) candidate.evidence.push_back(std::move(carried));
   }
 }
 

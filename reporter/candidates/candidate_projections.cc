@@ -185,8 +185,10 @@ constexpr std::array kRows = {
 // the candidate's time on each: saving × its time per measured step ÷ its
 // time per replayed step, and the share is of the measured mean step, as
 // the candidate's own share is. Unchanged where the replayed steps hold none
-// of it. Returns the evidence line that names a ratio far from 1 where there
-// is a saving, else "": the caller adds the one of the projection it keeps.
+// of it; withheld where they hold less than 1 / kCarriedMost of what the
+// measured steps do. Returns the evidence line that names a ratio far from 1
+// where there is a saving, else "": the caller adds the one of the
+// projection it keeps.
 std::string SetProjection(const StepsReport& steps, const Projection& projection,
                           DetectedCandidate& candidate) {
   CandidateReport& report = candidate.report;
@@ -200,19 +202,26 @@ std::string SetProjection(const StepsReport& steps, const Projection& projection
   }
   if (on_replayed <= 0) return "";
   const double ratio = static_cast<double>(report.exposed_ns) / static_cast<double>(on_replayed);
-  const double saving = static_cast<double>(projection.saving_ns) * ratio;
-  report.projected_saving_ns = std::llround(saving);
-  report.projected_share = saving / static_cast<double>(steps.ledger->mean_step_ns);
-  if (projection.saving_ns == 0 || std::fabs(ratio - 1) <= kCarriedNoted) return "";
   std::vector<uint32_t> numbers;
   for (const uint32_t i : projection.full_steps) {
     numbers.push_back(StepNumber(steps, steps.full_steps[i].step));
   }
   std::sort(numbers.begin(), numbers.end());
-  return "the replayed steps (" + RankList(RankRanges(numbers)) + ") hold " +
-         FormatDurationNs(on_replayed) + " of it per step, the measured steps " +
-         FormatDurationNs(report.exposed_ns) + ": the saving on the replayed steps (" +
-         FormatDurationNs(projection.saving_ns) +
+  const std::string held = "the replayed steps (" + RankList(RankRanges(numbers)) + ") hold " +
+                           FormatDurationNs(on_replayed) + " of it per step, the measured steps " +
+                           FormatDurationNs(report.exposed_ns);
+  if (ratio > kCarriedMost) {
+    report.projected_saving_ns.reset();
+    report.projected_share.reset();
+    report.projection_withheld = held + ": too little to carry their saving (" +
+                                 FormatDurationNs(projection.saving_ns) + ") over";
+    return "";
+  }
+  const double saving = static_cast<double>(projection.saving_ns) * ratio;
+  report.projected_saving_ns = std::llround(saving);
+  report.projected_share = saving / static_cast<double>(steps.ledger->mean_step_ns);
+  if (projection.saving_ns == 0 || std::fabs(ratio - 1) <= kCarriedNoted) return "";
+  return held + ": the saving on the replayed steps (" + FormatDurationNs(projection.saving_ns) +
          ") is carried to the measured steps in that proportion";
 }
 

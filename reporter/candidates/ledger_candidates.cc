@@ -4,7 +4,6 @@
 // their full-step shares add up to at most the step; the waits for a late
 // rank are the straggler's (straggler_candidate.cc).
 #include <algorithm>
-#include <functional>
 #include <map>
 
 #include "reporter/base/rank_name.h"

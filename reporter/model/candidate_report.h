@@ -107,8 +107,10 @@ struct CandidateReport {
   // candidate from the step ledger, the saving on the replayed steps
   // (replayed_saving_ns) carried to the measured steps by its time on each
   // (candidate_projections.cc), and its share of the measured mean full
-  // step, as step_share is; for the others, the replayed steps' saving and
-  // its share of the unchanged replayed step.
+  // step, as step_share is; for the others, and where the replayed steps
+  // hold none of the candidate's time, the replayed steps' saving and its
+  // share of the unchanged replayed step. Withheld where they hold less than
+  // 1 / kCarriedMost of what the measured steps do.
   std::optional<int64_t> projected_saving_ns;
   std::optional<double> projected_share;
   std::optional<int64_t> replayed_saving_ns;  // per replayed step, the replay's own figure

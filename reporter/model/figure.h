@@ -2,7 +2,9 @@
 // in the model, and whether and how `vprof diff` compares it. The JSON writer
 // writes a struct's figures in the order of its table (report_figures.h) and
 // the diff reads the compared ones back by the same keys and units, so a
-// figure added to a table is written and compared without another edit.
+// figure added to a table is written, and, in a record the diff reads (a
+// section of reporter/diff/report_sections.cc), compared, without another
+// edit.
 #pragma once
 
 #include <array>

@@ -266,8 +266,9 @@ std::string OutlierText(const StepsReport& steps, const FullStepSpread& spread) 
                      " alone (" + FormatDurationNs(spread.longest_ns) + ", the median " +
                      FormatDurationNs(*steps.median_step_ns) + ") adds " +
                      FormatDurationNs(excess) + " to this mean";
-  if (spread.longest_step == steps.first_measured && steps.first_measured == steps.warmup_steps) {
-    text += ": the first measured step; --warmup " + std::to_string(spread.longest_step + 1) +
+  if (spread.longest_step == steps.first_measured) {
+    // --warmup counts the steps after any left out before cudaProfilerStart.
+    text += ": the first measured step; --warmup " + std::to_string(steps.warmup_steps + 1) +
             " leaves it out";
   }
   return text;

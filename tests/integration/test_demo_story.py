@@ -92,15 +92,13 @@ check(text.returncode == 0, text.stderr)
 check(text.stdout.splitlines()[2].startswith("Summary"), text.stdout[:300])
 check(text.stdout.splitlines()[3].startswith(f"  Verdict: rank {rank} is late"), text.stdout[:400])
 # What fixing it buys: the straggler's projected saving, and `vprof whatif --no-straggler`, the
-# same change asked by hand, gives the same saving on the replayed steps; the candidate's own is
-# that saving carried to the measured steps by its wait on each, within 10% of it on a job whose
-# steps are alike unless its evidence says otherwise; the text answer names the change.
+# same change asked by hand, gives the same saving on the replayed steps (the candidate's own is
+# that saving carried to the measured steps: tests/reporter/replay, test_replay_pairs.py); the
+# text answer names the change.
 replay = rep["steps"]["replay"]
 check(replay["steps"] > 0 and not replay["withheld"], f"replay {replay}")
 saving, replayed = cand["projected_saving_ns"], cand["replayed_saving_ns"]
 check(saving is not None and 0 < saving < replay["replayed_ns"], f"{cand}")
-carried_said = any("is carried to the measured steps" in line for line in cand["evidence"])
-check(carried_said or abs(saving - replayed) <= 0.10 * replayed, f"{cand}")
 asked = subprocess.run([VPROF, "whatif", trace_dir, "--no-straggler", "--format", "json"],
                        capture_output=True, text=True, timeout=120)
 check(asked.returncode == 0, asked.stderr)

@@ -1,6 +1,6 @@
 // The figure tables (reporter/model/report_figures.h): what the JSON writer
 // writes from them and what `vprof diff` reads back by them, and the recipe
-// for a new figure (docs/internals.md) shown on a record of the test's own.
+// for a new figure (CONTRIBUTING.md, "A new figure") shown on a record of the test's own.
 #include <catch2/catch.hpp>
 #include <set>
 #include <sstream>
@@ -166,6 +166,35 @@ TEST_CASE("no key is declared twice for one JSON object") {
   CHECK(RepeatedKeys(kStepTransferFigures).empty());
   CHECK(RepeatedKeys(kSampledMemoryFigures).empty());
   CHECK(RepeatedKeys(kWaitFigures, kWaitFigures).size() == kWaitFigures.size());
+}
+
+template <typename Struct, size_t N>
+bool AnyCompared(const std::array<Figure<Struct>, N>& figures) {
+  for (const Figure<Struct>& figure : figures) {
+    if (figure.compared) return true;
+  }
+  return false;
+}
+
+// The diff reads the phases, arrival, kernel classes, GPU time, ledger and candidates
+// (report_sections.cc); a unit on a row of any other table would compare nothing.
+TEST_CASE("only the tables the diff reads have compared figures") {
+  CHECK_FALSE(AnyCompared(kRankStepsFigures));
+  CHECK_FALSE(AnyCompared(kFullStepFigures));
+  CHECK_FALSE(AnyCompared(kLateRankFigures));
+  CHECK_FALSE(AnyCompared(kGpuCaptureFigures));
+  CHECK_FALSE(AnyCompared(kLaunchCostFigures));
+  CHECK_FALSE(AnyCompared(kKernelFigures));
+  CHECK_FALSE(AnyCompared(kNcclLinkageFigures));
+  CHECK_FALSE(AnyCompared(kNcclFunctionGpuFigures));
+  CHECK_FALSE(AnyCompared(kStreamWaitFigures));
+  CHECK_FALSE(AnyCompared(kStreamEdgeFigures));
+  CHECK_FALSE(AnyCompared(kSpanFigures));
+  CHECK_FALSE(AnyCompared(kDeepCaptureFigures));
+  CHECK_FALSE(AnyCompared(kStepMemoryFigures));
+  CHECK_FALSE(AnyCompared(kStepTransferFigures));
+  CHECK_FALSE(AnyCompared(kSampledMemoryFigures));
+  CHECK(AnyCompared(kPhaseFigures));
 }
 
 static_assert(KeyOf(kPhaseFigures, &PhaseReport::name) == "phase");

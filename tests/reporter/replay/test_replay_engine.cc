@@ -274,6 +274,21 @@ TEST_CASE("a ledger candidate's saving is carried from the replayed steps to the
   CHECK(totals[0].report.projected_saving_ns == Ms(9));
   CHECK(totals[0].report.projected_share == Approx(9.0 / 17));
   CHECK(totals[0].report.evidence.empty());
+
+  // Where the replayed step holds a fifth of the measured steps' 6 ms (1.2 ms, a ratio of 5,
+  // above kCarriedMost), it cannot speak for them: withheld, with both figures.
+  rank.steps[0].ledger = ledger(Ms(1.2));
+  std::vector<DetectedCandidate> thin = {host[0]};
+  thin[0].report = CandidateReport{};
+  thin[0].report.kind = "host_idle";
+  thin[0].report.exposed_ns = Ms(6);
+  ProjectCandidates(steps, replays, thin);
+  CHECK_FALSE(thin[0].report.projected_saving_ns);
+  CHECK_FALSE(thin[0].report.projected_share);
+  CHECK(thin[0].report.replayed_saving_ns == Ms(9));
+  CHECK(thin[0].report.projection_withheld ==
+        "the replayed steps (1) hold 1.20 ms of it per step, the measured steps 6.00 ms: too "
+        "little to carry their saving (9.00 ms) over");
 }
 
 TEST_CASE("kernel name patterns: '*' any run, case ignored, the whole name") {

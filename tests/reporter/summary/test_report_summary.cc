@@ -268,15 +268,21 @@ TEST_CASE("where the step goes: a step that moves the mean by itself is named wi
   CHECK_FALSE(Contains(Line(SummarizeReport(report), "Where the step goes").text, "--warmup"));
 
   // The first measured step, right after the warmup, as a step that compiles is: the option
-  // that leaves it out is named, counting the steps found up to and including it.
+  // that leaves it out is named, one more step of warmup. The sample's first full step is the
+  // third found (index 2): 2 steps of warmup, then --warmup 3; or, with the first step found
+  // dropped before cudaProfilerStart, 1 of warmup, then --warmup 2.
+  REQUIRE(first.step == 2);
   std::swap(steps.full_steps[0].duration_ns, steps.full_steps[2].duration_ns);
-  steps.warmup_steps = first.step;
-  steps.first_measured = first.step;
+  steps.first_measured = 2;
+  steps.warmup_steps = 2;
+  const std::string first_long = "; step " + std::to_string(StepNumber(steps, 2)) +
+                                 " alone (70.0 ms, the median 10.0 ms) adds 10.0 ms to this "
+                                 "mean: the first measured step; --warmup ";
   CHECK(Contains(Line(SummarizeReport(report), "Where the step goes").text,
-                 "; step " + std::to_string(StepNumber(steps, first.step)) +
-                     " alone (70.0 ms, the median 10.0 ms) adds 10.0 ms to this mean: the "
-                     "first measured step; --warmup " +
-                     std::to_string(first.step + 1) + " leaves it out"));
+                 first_long + "3 leaves it out"));
+  steps.warmup_steps = 1;
+  CHECK(Contains(Line(SummarizeReport(report), "Where the step goes").text,
+                 first_long + "2 leaves it out"));
   std::swap(steps.full_steps[0].duration_ns, steps.full_steps[2].duration_ns);
 
   // At 12 ms the long step adds 2 / 6 = 0.33 ms to a mean of 10.33 ms: less than a twentieth,

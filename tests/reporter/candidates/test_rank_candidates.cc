@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "candidate_fixture.h"
+#include "reporter/candidates/candidate_detectors.h"
 #include "reporter/candidates/rank_candidates.h"
 #include "reporter/steps/ledger.h"
 
@@ -619,4 +620,30 @@ TEST_CASE("idle before work already in CUDA graphs is not advised into a graph")
   const CandidateReport launched = Find(RankCandidates(eager, std::nullopt), "host_idle");
   CHECK(launched.change == "cuda_graph_capture");
   CHECK_FALSE(AnyEvidence(launched, "CUDA graph launched"));
+}
+
+// The replay's saving is carried to the measured steps by the ledger lines each candidate names
+// (candidate_projections.cc): they must be the lines its time was summed from. The fixture's
+// ledger, per step (candidate_fixture.h): compute 49 ms, tensor-parallel transfer 30 ms,
+// host-bound idle 20 ms.
+TEST_CASE("each ledger candidate's lines sum to its time") {
+  const Report report = StepsFixture();
+  std::vector<DetectedCandidate> detected;
+  DetectLedgerCandidates(report, detected);
+  const auto lines_of = [&](const DetectedCandidate& candidate) {
+    int64_t ns = 0;
+    for (const LedgerLine& line : report.steps->ledger->lines) {
+      if (candidate.ledger_lines(line)) ns += line.per_step_ns;
+    }
+    return ns;
+  };
+  std::vector<std::tuple<std::string, int64_t, int64_t>> found;
+  for (const DetectedCandidate& candidate : detected) {
+    REQUIRE(candidate.ledger_lines);
+    found.emplace_back(candidate.report.kind, candidate.report.exposed_ns, lines_of(candidate));
+  }
+  CHECK(found == std::vector<std::tuple<std::string, int64_t, int64_t>>{
+                     {"compute", 49 * kMs, 49 * kMs},
+                     {"tp_communication", 30 * kMs, 30 * kMs},
+                     {"host_idle", 20 * kMs, 20 * kMs}});
 }

@@ -177,6 +177,9 @@ SideSection ReadMemory(const JsonNode& report) {
     AddNumbers(item, rank,
                {{keys::rank_steps::kAllocationCalls, FigureUnit::kCount},
                 {keys::rank_steps::kAllocationCallNs, FigureUnit::kNs}});
+    constexpr std::string_view kToHost = KeyOf(kStepTransferFigures, &StepTransfers::to_host_bytes);
+    constexpr std::string_view kToDevice =
+        KeyOf(kStepTransferFigures, &StepTransfers::to_device_bytes);
     double to_host = 0, to_device = 0;
     bool moved = false;
     std::optional<double> held;
@@ -190,20 +193,13 @@ SideSection ReadMemory(const JsonNode& report) {
       if (peak && (!held || *peak > *held)) held = peak;
       if (const JsonNode* transfers = Member(step, keys::rank_step::kTransfers)) {
         moved = true;
-        to_host += NumberAt(*transfers, KeyOf(kStepTransferFigures, &StepTransfers::to_host_bytes))
-                       .value_or(0);
-        to_device +=
-            NumberAt(*transfers, KeyOf(kStepTransferFigures, &StepTransfers::to_device_bytes))
-                .value_or(0);
+        to_host += NumberAt(*transfers, kToHost).value_or(0);
+        to_device += NumberAt(*transfers, kToDevice).value_or(0);
       }
     }
     if (moved) {
-      item.metrics.push_back(
-          {std::string(KeyOf(kStepTransferFigures, &StepTransfers::to_host_bytes)),
-           FigureUnit::kBytes, to_host});
-      item.metrics.push_back(
-          {std::string(KeyOf(kStepTransferFigures, &StepTransfers::to_device_bytes)),
-           FigureUnit::kBytes, to_device});
+      item.metrics.push_back({std::string(kToHost), FigureUnit::kBytes, to_host});
+      item.metrics.push_back({std::string(kToDevice), FigureUnit::kBytes, to_device});
     }
     if (held) item.metrics.push_back({"peak_held_bytes", FigureUnit::kBytes, *held});
     const std::string who = ProcessName(rank);
